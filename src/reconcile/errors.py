@@ -1,0 +1,21 @@
+"""Errors of the core, split by whose fault they are (STYLE.md, habit 4)."""
+
+from __future__ import annotations
+
+__all__ = ["ConflictError", "ReconcileError", "ValidationError"]
+
+
+class ReconcileError(Exception):
+    """Base of the core's errors; ``str(error)`` is the message a person reads (the seed's words)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class ValidationError(ReconcileError):
+    """The caller's input breaks a rule: HTTP 422, nothing written."""
+
+
+class ConflictError(ReconcileError):
+    """The request conflicts with the current state: HTTP 409."""
