@@ -1,0 +1,233 @@
+"""Confirmation by state (seed 001 «Подтверждение по состоянию», change 000).
+
+After any refresh, a command in ``claimed`` whose desired result is visible in the mirror becomes
+``confirmed_by_state``. :func:`mirror_needs` says which mirror records the check reads; :func:`confirm`
+decides. ``params`` are the command's params as delivered (temp keys substituted); a command that still
+references a temp key is never confirmed.
+
+- ``ensure_fields``: every given field equals the mirror's (strings by :func:`reconcile.text.same_text`:
+  CRLF == LF, ``null`` == ""); ``labels_add`` all present, ``labels_remove`` all absent;
+- ``ensure_status``: the status equals the last step of the path;
+- ``ensure_sprint``: the sprint's name equals ``sprint``; ``backlog`` means no sprint;
+- ``ensure_link``: the wanted link is there — ``source → target`` of the Jira type
+  ``link_types[link_type]``, or ``target → source`` when that type is symmetric — and there is no conflict:
+  no link of another type from ``link_types`` between the two issues in either direction, and no
+  ``target → source`` link of the wanted type when it is not symmetric. Links are read from the source
+  issue's mirror record, as the agent reads the source's ``issuelinks``;
+- ``ensure_issue``: a mirror issue with exactly the same ``summary`` (the agent's duplicate search compares
+  exactly too), ``reporter`` = the agent's ``jira_user``, ``created`` not earlier than 7 days before ``now``;
+  never while ``jira_user`` is unknown. When several match, the newest (``created``, then key) wins.
+  The confirmation carries its key;
+- ``ensure_comment``, ``ensure_attachment``, ``refresh``: never (no comments or attachments in the mirror).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import attrs
+
+from reconcile.records import MirrorIssue, MirrorLink
+from reconcile.tempkeys import temp_refs
+from reconcile.text import same_text
+
+__all__ = [
+    "ISSUE_LOOKBACK",
+    "AgentFacts",
+    "Confirmation",
+    "MirrorNeeds",
+    "confirm",
+    "mirror_needs",
+]
+
+#: How far back ``ensure_issue`` looks for an issue it created (the agent's ``created >= -7d``).
+ISSUE_LOOKBACK = timedelta(days=7)
+
+_TEXT_FIELDS = (
+    "summary",
+    "description",
+    "priority",
+    "duedate",
+    "planned_start",
+    "planned_end",
+    "epic_key",
+    "assignee",
+)
+
+
+@attrs.frozen(kw_only=True)
+class AgentFacts:
+    """What the agent told the hub on ``claim`` (``agent_status``)."""
+
+    jira_user: str | None = None
+    symmetric_link_types: frozenset[str] = frozenset()
+
+
+@attrs.frozen(kw_only=True)
+class Confirmation:
+    """The command is ``confirmed_by_state``; ``key`` is the found issue's key for ``ensure_issue``."""
+
+    key: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class MirrorNeeds:
+    """Mirror records the confirmation of one command reads.
+
+    ``keys``: the issues by key. ``summary``: for ``ensure_issue``, the issues with exactly this summary
+    (the storage may narrow them further by ``reporter`` and ``created``).
+    """
+
+    keys: tuple[str, ...] = ()
+    summary: str | None = None
+
+
+def mirror_needs(command_type: str, params: Mapping[str, Any]) -> MirrorNeeds:
+    """Which mirror records :func:`confirm` needs for this command (nothing for types never confirmed)."""
+    if temp_refs(command_type, params):
+        return MirrorNeeds()
+    if command_type in ("ensure_fields", "ensure_status", "ensure_sprint"):
+        key = params.get("key")
+        return MirrorNeeds(keys=(key,) if isinstance(key, str) else ())
+    if command_type == "ensure_link":
+        source = params.get("source")
+        return MirrorNeeds(keys=(source,) if isinstance(source, str) else ())
+    if command_type == "ensure_issue":
+        summary = params.get("summary")
+        return MirrorNeeds(summary=summary if isinstance(summary, str) else None)
+    return MirrorNeeds()
+
+
+def confirm(
+    command_type: str,
+    params: Mapping[str, Any],
+    *,
+    mirror: Mapping[str, MirrorIssue],
+    facts: AgentFacts,
+    link_types: Mapping[str, str],
+    now: datetime,
+) -> Confirmation | None:
+    """A :class:`Confirmation` when the command's desired result is visible in ``mirror``, else ``None``.
+
+    ``mirror`` maps keys to mirror records and holds at least what :func:`mirror_needs` names (for
+    ``ensure_issue``, the records are scanned by value).
+    """
+    if temp_refs(command_type, params):
+        return None
+    ok: bool
+    if command_type == "ensure_issue":
+        key = _created_issue(params, mirror.values(), facts, now)
+        return Confirmation(key=key) if key is not None else None
+    if command_type == "ensure_fields":
+        ok = _fields_match(params, mirror)
+    elif command_type == "ensure_status":
+        ok = _status_match(params, mirror)
+    elif command_type == "ensure_sprint":
+        ok = _sprint_match(params, mirror)
+    elif command_type == "ensure_link":
+        ok = _link_match(params, mirror, facts, link_types)
+    else:
+        ok = False
+    return Confirmation() if ok else None
+
+
+def _issue(params: Mapping[str, Any], mirror: Mapping[str, MirrorIssue], name: str = "key") -> MirrorIssue | None:
+    key = params.get(name)
+    return mirror.get(key) if isinstance(key, str) else None
+
+
+def _fields_match(params: Mapping[str, Any], mirror: Mapping[str, MirrorIssue]) -> bool:
+    issue = _issue(params, mirror)
+    if issue is None:
+        return False
+    for name, wanted in params.items():
+        if name == "key":
+            continue
+        if name in _TEXT_FIELDS:
+            if wanted is not None and not isinstance(wanted, str):
+                return False
+            if not same_text(getattr(issue, name), wanted):
+                return False
+        elif name == "labels_add":
+            if not all(label in issue.labels for label in wanted or ()):
+                return False
+        elif name == "labels_remove":
+            if any(label in issue.labels for label in wanted or ()):
+                return False
+        else:
+            return False  # a parameter we cannot see in the mirror: never confirm blindly
+    return True
+
+
+def _status_match(params: Mapping[str, Any], mirror: Mapping[str, MirrorIssue]) -> bool:
+    issue = _issue(params, mirror)
+    target = params.get("target")
+    path = [target] if isinstance(target, str) else list(target) if isinstance(target, list | tuple) else []
+    return issue is not None and bool(path) and issue.status is not None and issue.status == path[-1]
+
+
+def _sprint_match(params: Mapping[str, Any], mirror: Mapping[str, MirrorIssue]) -> bool:
+    issue = _issue(params, mirror)
+    sprint = params.get("sprint")
+    if issue is None or not isinstance(sprint, str):
+        return False
+    if sprint == "backlog":
+        return issue.sprint is None
+    return issue.sprint is not None and issue.sprint.name == sprint
+
+
+def _link_match(
+    params: Mapping[str, Any],
+    mirror: Mapping[str, MirrorIssue],
+    facts: AgentFacts,
+    link_types: Mapping[str, str],
+) -> bool:
+    source, target = params.get("source"), params.get("target")
+    logical = params.get("link_type")
+    issue = _issue(params, mirror, "source")
+    if issue is None or not isinstance(target, str) or not isinstance(logical, str):
+        return False
+    wanted_type = link_types.get(logical)
+    if wanted_type is None:
+        return False
+    symmetric = wanted_type in facts.symmetric_link_types
+    known_types = set(link_types.values())
+    between = [link for link in issue.links if {link.source, link.target} == {source, target}]
+
+    def forward(link: MirrorLink) -> bool:
+        return link.source == source and link.target == target
+
+    wanted = any(link.type == wanted_type and (forward(link) or symmetric) for link in between)
+    conflict = any(
+        (link.type in known_types and link.type != wanted_type)
+        or (link.type == wanted_type and not forward(link) and not symmetric)
+        for link in between
+    )
+    return wanted and not conflict
+
+
+def _parse_time(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+def _created_issue(
+    params: Mapping[str, Any], candidates: Iterable[MirrorIssue], facts: AgentFacts, now: datetime
+) -> str | None:
+    summary = params.get("summary")
+    if not facts.jira_user or not isinstance(summary, str):
+        return None
+    since = (now if now.tzinfo is not None else now.replace(tzinfo=UTC)) - ISSUE_LOOKBACK
+    found: list[tuple[datetime, str]] = []
+    for issue in candidates:
+        created = _parse_time(issue.created)
+        if issue.summary == summary and issue.reporter == facts.jira_user and created is not None and created >= since:
+            found.append((created, issue.key))
+    return max(found)[1] if found else None

@@ -1,0 +1,224 @@
+"""The claim decision (seed 001, «Пакет и порядок выполнения», «Повторная выдача»; DESIGN.md section 6).
+
+One command in flight, strict order ``(batch.created_at, seq)``. On every ``claim`` the hub:
+
+1. re-delivers the oldest ``claimed`` command (by ``claimed_at``, then ``id``): same id and params,
+   ``deliveries + 1``; one that already has ``deliveries >= 3`` is failed with :data:`DELIVERY_LIMIT_ERROR`
+   and the next ``claimed`` one is looked at;
+2. with no ``claimed`` command left, walks the ``queued`` ones in order: a command referencing a temp key
+   whose ``ensure_issue`` ended without a key is skipped with the seed's message (settled first) and the walk goes
+   on; one whose ``ensure_issue`` has not finished waits and blocks the queue; the first ready one is issued
+   with temp keys substituted.
+
+How storage uses it, in one transaction::
+
+    while True:
+        snapshot = ClaimSnapshot(claimed=..., queued_head=<first N queued in order>,
+                                 queue_complete=<fewer than N came back>, outcomes=...)
+        decision = decide_claim(snapshot)
+        carry out decision.actions in order
+        if not decision.needs_more:
+            break
+
+``needs_more`` is set only when every queued candidate given was skipped and more may be queued behind them;
+the skips carried out, the next snapshot starts after them. The decision takes no clock: the new
+``claimed_at`` of a :class:`Redeliver` or :class:`Issue` is the storage's ``now``.
+
+:func:`decide_auto_refresh` says whether an empty claim should create the hub's auto refresh batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+import attrs
+
+from reconcile.tempkeys import Ready, Skip, TempKeyOutcome, Wait, settle
+
+__all__ = [
+    "DELIVERY_LIMIT",
+    "DELIVERY_LIMIT_ERROR",
+    "Action",
+    "ClaimDecision",
+    "ClaimSnapshot",
+    "ClaimedCommand",
+    "FailCommand",
+    "Issue",
+    "QueuedCommand",
+    "Redeliver",
+    "SkipCommand",
+    "TempKeyOutcome",
+    "Waiting",
+    "decide_auto_refresh",
+    "decide_claim",
+]
+
+DELIVERY_LIMIT = 3
+DELIVERY_LIMIT_ERROR = "агент не отчитался после 3 выдач"
+
+
+@attrs.frozen(kw_only=True)
+class ClaimedCommand:
+    """A command in ``claimed``.
+
+    ``batch_id`` and ``temp_key`` matter only for an ``ensure_issue``: when it is failed at the delivery
+    limit, its dependents later in the queue are skipped in the same decision.
+    """
+
+    id: int
+    claimed_at: datetime
+    deliveries: int
+    batch_id: int | None = None
+    temp_key: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class QueuedCommand:
+    """A command in ``queued``, with ``params`` as stored (temp keys not substituted).
+
+    ``temp_key`` is the command's own (``ensure_issue`` only), so that skipping it settles its dependents too.
+    """
+
+    id: int
+    batch_id: int
+    type: str
+    params: Mapping[str, Any]
+    temp_key: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class ClaimSnapshot:
+    """What the decision reads.
+
+    - ``claimed``: every command in ``claimed`` (any order).
+    - ``queued_head``: the first queued commands in ``(batch.created_at, seq)`` order — all of them or a
+      prefix; ``queue_complete`` says it is all of them.
+    - ``outcomes``: per ``batch_id`` of the queued commands given, every ``ensure_issue`` temp key of that
+      batch → its status and ``result.key`` (``SELECT batch_id, temp_key, status, result FROM command WHERE
+      temp_key IS NOT NULL AND batch_id IN (…)``).
+    """
+
+    claimed: Sequence[ClaimedCommand] = ()
+    queued_head: Sequence[QueuedCommand] = ()
+    queue_complete: bool = True
+    outcomes: Mapping[int, Mapping[str, TempKeyOutcome]] = attrs.field(factory=dict)
+
+
+@attrs.frozen(kw_only=True)
+class FailCommand:
+    """Set the claimed command to ``failed`` with ``error`` (``finished_at`` = now)."""
+
+    id: int
+    error: str = DELIVERY_LIMIT_ERROR
+
+
+@attrs.frozen(kw_only=True)
+class SkipCommand:
+    """Set the queued command to ``skipped`` with ``error`` (``finished_at`` = now)."""
+
+    id: int
+    error: str
+
+
+@attrs.frozen(kw_only=True)
+class Redeliver:
+    """Deliver the claimed command again: same id and params, ``claimed_at`` = now, these ``deliveries``."""
+
+    id: int
+    deliveries: int
+
+
+@attrs.frozen(kw_only=True)
+class Issue:
+    """Deliver the queued command: ``claimed``, ``claimed_at`` = now, ``deliveries = 1``.
+
+    ``params`` are the stored ones with temp keys substituted (for a tail refresh, unresolved temp keys
+    dropped); the delivery-time additions of :mod:`reconcile.delivery` come on top and are not stored.
+    """
+
+    id: int
+    params: dict[str, Any]
+
+
+Action = FailCommand | SkipCommand | Redeliver | Issue
+
+
+@attrs.frozen(kw_only=True)
+class Waiting:
+    """The head of the queue waits for the ``ensure_issue`` of ``temp_key`` in its batch to finish."""
+
+    command_id: int
+    temp_key: str
+
+
+@attrs.frozen(kw_only=True)
+class ClaimDecision:
+    """Actions to carry out in order, in one transaction: fails, skips, then at most one delivery."""
+
+    actions: tuple[Action, ...] = ()
+    needs_more: bool = False
+    waiting: Waiting | None = None
+
+    @property
+    def delivery(self) -> Redeliver | Issue | None:
+        """The command to hand to the agent, if any."""
+        last = self.actions[-1] if self.actions else None
+        return last if isinstance(last, Redeliver | Issue) else None
+
+
+def decide_claim(snapshot: ClaimSnapshot) -> ClaimDecision:
+    """The claim decision for ``snapshot`` (see the module docstring for the rules and the storage loop)."""
+    actions: list[Action] = []
+    outcomes: dict[int, dict[str, TempKeyOutcome]] = {
+        batch_id: dict(per_batch) for batch_id, per_batch in snapshot.outcomes.items()
+    }
+
+    def settled(batch_id: int | None, temp_key: str | None, status: str) -> None:
+        if batch_id is not None and temp_key is not None:
+            outcomes.setdefault(batch_id, {})[temp_key] = TempKeyOutcome(status=status)
+
+    for claimed in sorted(snapshot.claimed, key=lambda c: (c.claimed_at, c.id)):
+        if claimed.deliveries >= DELIVERY_LIMIT:
+            actions.append(FailCommand(id=claimed.id))
+            settled(claimed.batch_id, claimed.temp_key, "failed")
+            continue
+        actions.append(Redeliver(id=claimed.id, deliveries=claimed.deliveries + 1))
+        return ClaimDecision(actions=tuple(actions))
+
+    for queued in snapshot.queued_head:
+        verdict = settle(queued.type, queued.params, outcomes.get(queued.batch_id, {}))
+        if isinstance(verdict, Skip):
+            actions.append(SkipCommand(id=queued.id, error=verdict.error))
+            settled(queued.batch_id, queued.temp_key, "skipped")
+            continue
+        if isinstance(verdict, Wait):
+            return ClaimDecision(
+                actions=tuple(actions), waiting=Waiting(command_id=queued.id, temp_key=verdict.temp_key)
+            )
+        assert isinstance(verdict, Ready)
+        actions.append(Issue(id=queued.id, params=verdict.params))
+        return ClaimDecision(actions=tuple(actions))
+
+    return ClaimDecision(actions=tuple(actions), needs_more=not snapshot.queue_complete)
+
+
+def decide_auto_refresh(
+    *,
+    queue_empty: bool,
+    projects_exist: bool,
+    last_full_refresh_started_at: datetime | None,
+    now: datetime,
+    auto_refresh_minutes: float,
+) -> bool:
+    """Whether an empty claim creates the hub's refresh batch (DESIGN.md section 6).
+
+    Only when nothing is queued and there are projects (no projects, no base JQL, nothing to read); then when
+    no full refresh ever started, or the last one started more than ``auto_refresh_minutes`` before ``now``.
+    """
+    if not queue_empty or not projects_exist:
+        return False
+    if last_full_refresh_started_at is None:
+        return True
+    return now - last_full_refresh_started_at > timedelta(minutes=auto_refresh_minutes)
