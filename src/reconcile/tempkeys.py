@@ -14,11 +14,12 @@ Everything here is pure: outcomes of the creating ``ensure_issue`` commands come
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 import attrs
+
+from reconcile.commands import is_temp_key, key_params
 
 __all__ = [
     "NO_KEYS_TO_REFRESH",
@@ -41,24 +42,6 @@ NO_KEYS_TO_REFRESH = "нет ключей для обновления"
 RESOLVED_STATUSES: frozenset[str] = frozenset({"done", "confirmed_by_state"})
 #: Statuses of an ``ensure_issue`` that has not finished yet: its dependents wait.
 PENDING_STATUSES: frozenset[str] = frozenset({"queued", "claimed"})
-
-# Private equivalents of reconcile.commands.is_temp_key / key_params: that module was not there yet when this
-# one was written; they must agree with it.
-_TEMP_KEY = re.compile(r"new:[1-9][0-9]*")
-_KEY_PARAMS: dict[str, tuple[str, ...]] = {
-    "ensure_issue": ("epic_key",),
-    "ensure_fields": ("key", "epic_key"),
-    "ensure_comment": ("key",),
-    "ensure_status": ("key",),
-    "ensure_link": ("source", "target"),
-    "ensure_sprint": ("key",),
-    "ensure_attachment": ("key",),
-    "refresh": ("keys",),
-}
-
-
-def _is_temp_key(value: object) -> bool:
-    return isinstance(value, str) and _TEMP_KEY.fullmatch(value) is not None
 
 
 @attrs.frozen(kw_only=True)
@@ -102,8 +85,8 @@ class Skip:
 
 def _refs_in(value: object) -> list[str]:
     if isinstance(value, list | tuple):
-        return [v for v in value if _is_temp_key(v)]
-    return [value] if isinstance(value, str) and _is_temp_key(value) else []
+        return [v for v in value if is_temp_key(v)]
+    return [value] if isinstance(value, str) and is_temp_key(value) else []
 
 
 def temp_refs(command_type: str, params: Mapping[str, Any]) -> tuple[str, ...]:
@@ -113,7 +96,7 @@ def temp_refs(command_type: str, params: Mapping[str, Any]) -> tuple[str, ...]:
     For ``refresh`` every temp key in ``keys`` counts.
     """
     seen: dict[str, None] = {}
-    for name in _KEY_PARAMS.get(command_type, ()):
+    for name in key_params(command_type):
         for ref in _refs_in(params.get(name)):
             seen.setdefault(ref, None)
     return tuple(seen)
@@ -126,17 +109,17 @@ def substitute(command_type: str, params: Mapping[str, Any], resolved: Mapping[s
     refresh reads only the keys that exist). Idempotent: substituting twice changes nothing more.
     """
     result = dict(params)
-    for name in _KEY_PARAMS.get(command_type, ()):
+    for name in key_params(command_type):
         if name not in result:
             continue
         value = result[name]
         if command_type == "refresh" and isinstance(value, list | tuple):
             result[name] = [
-                resolved[v] if _is_temp_key(v) and v in resolved else v
+                resolved[v] if is_temp_key(v) and v in resolved else v
                 for v in value
-                if not _is_temp_key(v) or v in resolved
+                if not is_temp_key(v) or v in resolved
             ]
-        elif isinstance(value, str) and _is_temp_key(value) and value in resolved:
+        elif isinstance(value, str) and is_temp_key(value) and value in resolved:
             result[name] = resolved[value]
     return result
 
