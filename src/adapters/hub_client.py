@@ -1,0 +1,223 @@
+"""The httpx client the agent uses to talk to the hub's ``/agent/*`` endpoints (DESIGN.md section 6).
+
+Errors split by what the caller can do about them::
+
+    HubError
+    ├── HubUnreachable      no answer: a transport error, or a 5xx (the hub or a proxy in front of it is
+    │                       down); retrying later may help
+    └── HubRefused          the hub answered 4xx: ``status_code`` and ``detail``; retrying the same request
+        └── ClaimConflict   will not help
+                            409 on claim: another agent is active
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import attrs
+import httpx
+
+from reconcile.plans.base import Delivery, Operation, Page, Report
+from reconcile.records import converter, issue_to_wire
+
+__all__ = [
+    "ClaimConflict",
+    "HubClient",
+    "HubError",
+    "HubRefused",
+    "HubUnreachable",
+    "ReportAck",
+    "page_to_wire",
+    "report_from_wire",
+    "report_to_wire",
+]
+
+
+class HubError(Exception):
+    """Base of the hub client's errors."""
+
+
+class HubUnreachable(HubError):
+    """The hub did not answer (transport error or a 5xx): the request may or may not have been processed."""
+
+
+class HubRefused(HubError):
+    """The hub answered with a 4xx: the request is wrong for the hub's current state."""
+
+    def __init__(self, status_code: int, detail: str) -> None:
+        super().__init__(f"HTTP {status_code}: {detail}")
+        self.status_code = status_code
+        self.detail = detail
+
+
+class ClaimConflict(HubRefused):
+    """409 on claim: another agent is active (DESIGN.md 5.4, «Exactly one agent may be active»)."""
+
+
+@attrs.frozen(kw_only=True)
+class ReportAck:
+    """The hub's answer to a report: whether it changed the command, and the command's status now."""
+
+    accepted: bool
+    status: str
+
+
+def page_to_wire(page: Page) -> dict[str, Any]:
+    return {
+        "page": page.page,
+        "kind": page.kind,
+        "issues": [issue_to_wire(issue) for issue in page.issues],
+        "history": [converter.unstructure(entry) for entry in page.history],
+    }
+
+
+def report_to_wire(report: Report, jira_calls: int) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "status": report.status,
+        "result": dict(report.result),
+        "jira_calls": jira_calls,
+        "operations": [op.to_json() for op in report.operations],
+    }
+    if report.error is not None:
+        body["error"] = report.error
+    return body
+
+
+def report_from_wire(data: dict[str, Any]) -> tuple[Report, int]:
+    """The inverse of :func:`report_to_wire` (the agent's journal stores the wire form)."""
+    report = Report(
+        status=data["status"],
+        result=data.get("result") or {},
+        error=data.get("error"),
+        operations=tuple(Operation(**op) for op in data.get("operations") or ()),
+    )
+    return report, int(data.get("jira_calls") or 0)
+
+
+def _detail(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text[:500]
+    if isinstance(body, dict) and "detail" in body:
+        return str(body["detail"])
+    return str(body)[:500]
+
+
+class HubClient:
+    """``Authorization: Bearer <agent token>``; one instance per agent process."""
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        timeout: float = 30.0,
+    ) -> None:
+        self._timeout = timeout
+        self._http = httpx.AsyncClient(
+            base_url=base_url.rstrip("/"),
+            headers={"Authorization": f"Bearer {token}"},
+            transport=transport,
+            timeout=timeout,
+        )
+
+    async def __aenter__(self) -> HubClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        read_seconds: float | None = None,
+        refusal: Callable[[int, str], HubRefused] = HubRefused,
+        allow: Iterable[int] = (),
+    ) -> httpx.Response:
+        try:
+            response = await self._http.request(
+                method, path, json=json, timeout=read_seconds if read_seconds is not None else self._timeout
+            )
+        except httpx.TransportError as exc:
+            raise HubUnreachable(f"{method} {path}: {type(exc).__name__}: {exc}") from exc
+        if response.status_code >= 500:
+            raise HubUnreachable(f"{method} {path}: HTTP {response.status_code}: {_detail(response)}")
+        if response.status_code >= 400 and response.status_code not in set(allow):
+            raise refusal(response.status_code, _detail(response))
+        return response
+
+    async def claim(
+        self,
+        *,
+        agent_id: str,
+        version: str,
+        jira_user: str | None = None,
+        jira_time_zone: str | None = None,
+        symmetric_link_types: Iterable[str] = (),
+        wait: float | None = None,
+    ) -> Delivery | None:
+        """``POST /agent/claim``: the delivered command, or ``None`` when the hub had nothing (204)."""
+        body: dict[str, Any] = {
+            "agent_id": agent_id,
+            "version": version,
+            "jira_user": jira_user,
+            "jira_time_zone": jira_time_zone,
+            "symmetric_link_types": sorted(symmetric_link_types),
+        }
+        if wait is not None:
+            body["wait"] = wait
+        # The long poll holds the request up to ``wait`` seconds: the read timeout must outlast it.
+        response = await self._request(
+            "POST",
+            "/agent/claim",
+            json=body,
+            read_seconds=self._timeout + (wait or 0),
+            refusal=_claim_refusal,
+        )
+        if response.status_code == 204:
+            return None
+        data = response.json()
+        return Delivery(
+            id=int(data["id"]),
+            type=str(data["type"]),
+            params=data.get("params") or {},
+            pause_seconds=float(data.get("pause_seconds") or 0),
+            deliveries=int(data.get("deliveries") or 1),
+            context=data.get("context") or {},
+        )
+
+    async def post_page(self, command_id: int, page: Page) -> None:
+        """``POST /agent/commands/{id}/pages``: one page of a refresh (idempotent upserts on the hub)."""
+        await self._request("POST", f"/agent/commands/{command_id}/pages", json=page_to_wire(page))
+
+    async def report(self, command_id: int, report: Report, jira_calls: int) -> ReportAck:
+        """``POST /agent/commands/{id}/report`` (idempotent on the hub)."""
+        return await self.report_wire(command_id, report_to_wire(report, jira_calls))
+
+    async def report_wire(self, command_id: int, body: dict[str, Any]) -> ReportAck:
+        """The same as :meth:`report` with the body already in wire form (as the journal keeps it)."""
+        response = await self._request("POST", f"/agent/commands/{command_id}/report", json=body)
+        data = response.json()
+        return ReportAck(accepted=bool(data.get("accepted")), status=str(data.get("status")))
+
+    async def fetch_file(self, sha256: str) -> bytes | None:
+        """``GET /agent/files/{sha}``: the bytes, or ``None`` when the hub no longer has the file (404)."""
+        response = await self._request("GET", f"/agent/files/{sha256}", allow=(404,))
+        if response.status_code == 404:
+            return None
+        return response.content
+
+
+def _claim_refusal(status_code: int, detail: str) -> HubRefused:
+    if status_code == 409:
+        return ClaimConflict(status_code, detail)
+    return HubRefused(status_code, detail)

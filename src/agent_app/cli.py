@@ -1,0 +1,115 @@
+"""``sdlc-agent run``: the agent inside the bank's network (DESIGN.md 5.4, 10)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import socket
+import sys
+from importlib import metadata
+from pathlib import Path
+
+from adapters.clock import SystemClock
+from adapters.hub_client import HubClient
+from adapters.jira_http import JiraHttp
+from agent_app.journal import Journal
+from agent_app.loop import Agent, AgentFatal
+from reconcile.plans import executor_for
+
+__all__ = ["agent_version", "build_parser", "main"]
+
+
+def agent_version() -> str:
+    try:
+        return metadata.version("sdlc-hub")
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+        return "0+unknown"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sdlc-agent", description="The sdlc-hub agent: hub commands → Jira.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="claim commands from the hub and execute them in Jira")
+    run.add_argument("--hub", required=True, help="the hub's base URL")
+    run.add_argument("--hub-token", required=True, help="an agent-role token of the hub")
+    run.add_argument("--jira", required=True, help="Jira's base URL")
+    run.add_argument("--jira-token", help="a Jira personal access token (Bearer)")
+    run.add_argument("--jira-user", help="a Jira user for basic auth (with --jira-password)")
+    run.add_argument("--jira-password", help="the Jira user's password")
+    run.add_argument(
+        "--journal",
+        default=".sdlc-agent/journal.json",
+        help="the local journal file (default: .sdlc-agent/journal.json)",
+    )
+    run.add_argument(
+        "--agent-id",
+        default=socket.gethostname(),
+        help="this agent's id (default: the host name; keep it stable across restarts)",
+    )
+    run.add_argument(
+        "--claim-wait",
+        type=float,
+        default=25.0,
+        help="long-poll seconds asked of the hub (it caps them at claim_wait_seconds)",
+    )
+    run.add_argument("--log-level", default="INFO")
+    return parser
+
+
+def _configure_logging(level: str) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    root = logging.getLogger("agent_app")
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+    root.propagate = False
+
+
+async def _run(args: argparse.Namespace) -> int:
+    clock = SystemClock()
+    if args.jira_token:
+        jira = JiraHttp.connect(args.jira, token=args.jira_token, clock=clock)
+    else:
+        jira = JiraHttp.connect(args.jira, user=args.jira_user, password=args.jira_password, clock=clock)
+    if asyncio.iscoroutine(jira):
+        jira = await jira
+    hub = HubClient(args.hub, args.hub_token)
+    agent = Agent(
+        hub=hub,
+        jira=jira,
+        journal=Journal(Path(args.journal)),
+        clock=clock,
+        agent_id=args.agent_id,
+        version=agent_version(),
+        claim_wait=args.claim_wait,
+        executor_for=executor_for,
+    )
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, agent.request_stop)
+    try:
+        await agent.run()
+    except AgentFatal as exc:
+        print(f"sdlc-agent: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        await hub.aclose()
+        close = getattr(jira, "aclose", None)
+        if close is not None:
+            await close()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.jira_token and not (args.jira_user and args.jira_password):
+        parser.error("give --jira-token, or --jira-user with --jira-password")
+    _configure_logging(args.log_level)
+    return asyncio.run(_run(args))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
