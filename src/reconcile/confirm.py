@@ -14,10 +14,11 @@ references a temp key is never confirmed.
   no link of another type from ``link_types`` between the two issues in either direction, and no
   ``target → source`` link of the wanted type when it is not symmetric. Links are read from the source
   issue's mirror record, as the agent reads the source's ``issuelinks``;
-- ``ensure_issue``: a mirror issue with exactly the same ``summary`` (the agent's duplicate search compares
-  exactly too), ``reporter`` = the agent's ``jira_user``, ``created`` not earlier than 7 days before ``now``;
-  never while ``jira_user`` is unknown. When several match, the newest (``created``, then key) wins.
-  The confirmation carries its key;
+- ``ensure_issue``: a mirror issue with the same ``summary`` after trimming spaces at both ends (Jira trims
+  the summary it stores; the agent's duplicate search compares the same way), ``reporter`` = the agent's
+  ``jira_user``, ``created`` not earlier than 7 days before ``now``; never while ``jira_user`` is unknown.
+  When several match, the oldest (``created``, then key) wins, as in the agent. The confirmation carries
+  its key;
 - ``ensure_comment``, ``ensure_attachment``, ``refresh``: never (no comments or attachments in the mirror).
 """
 
@@ -76,8 +77,9 @@ class Confirmation:
 class MirrorNeeds:
     """Mirror records the confirmation of one command reads.
 
-    ``keys``: the issues by key. ``summary``: for ``ensure_issue``, the issues with exactly this summary
-    (the storage may narrow them further by ``reporter`` and ``created``).
+    ``keys``: the issues by key. ``summary``: for ``ensure_issue``, the issues with this summary, already
+    trimmed (the mirror keeps Jira's trimmed summary; the storage may narrow them further by ``reporter``
+    and ``created``).
     """
 
     keys: tuple[str, ...] = ()
@@ -96,7 +98,7 @@ def mirror_needs(command_type: str, params: Mapping[str, Any]) -> MirrorNeeds:
         return MirrorNeeds(keys=(source,) if isinstance(source, str) else ())
     if command_type == "ensure_issue":
         summary = params.get("summary")
-        return MirrorNeeds(summary=summary if isinstance(summary, str) else None)
+        return MirrorNeeds(summary=summary.strip() if isinstance(summary, str) else None)
     return MirrorNeeds()
 
 
@@ -228,6 +230,11 @@ def _created_issue(
     found: list[tuple[datetime, str]] = []
     for issue in candidates:
         created = _parse_time(issue.created)
-        if issue.summary == summary and issue.reporter == facts.jira_user and created is not None and created >= since:
+        if (
+            (issue.summary or "").strip() == summary.strip()
+            and issue.reporter == facts.jira_user
+            and created is not None
+            and created >= since
+        ):
             found.append((created, issue.key))
-    return max(found)[1] if found else None
+    return min(found)[1] if found else None
