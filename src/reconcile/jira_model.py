@@ -1,0 +1,344 @@
+"""Jira issue JSON → normalised mirror records (DESIGN.md sections 4, 5.2 and 6).
+
+Pure: the only inputs are Jira's JSON and the settings. Rules kept here, in one place:
+
+- links are ``source → target`` = Jira's ``inwardIssue → outwardIssue``; seen from issue X an entry with
+  ``outwardIssue: Y`` is ``X → Y`` and one with ``inwardIssue: Y`` is ``Y → X``;
+- the sprint field comes as old greenhopper strings (``…Sprint@1a2b[id=7,state=ACTIVE,name=…]``) or as
+  objects; the mirror keeps the active sprint, else the latest future one, else none;
+- ``created``/``updated`` and changelog times become UTC ISO-8601 with ``Z``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import attrs
+
+from reconcile.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink, SprintRef
+from reconcile.settings import Settings
+
+__all__ = [
+    "SPRINT_KEYS",
+    "SprintInfo",
+    "epic_key_of",
+    "histories_from_jira",
+    "issue_from_jira",
+    "links_from_jira",
+    "mirror_fields",
+    "parse_sprint_string",
+    "sprint_infos",
+    "sprint_of",
+    "to_utc_z",
+]
+
+SPRINT_KEYS: tuple[str, ...] = (
+    "id",
+    "rapidViewId",
+    "state",
+    "name",
+    "startDate",
+    "endDate",
+    "completeDate",
+    "activatedDate",
+    "sequence",
+    "goal",
+    "autoStartStop",
+    "synced",
+    "incompleteIssuesDestinationId",
+)
+
+_NULL = "<null>"
+_INT_KEYS = frozenset({"id", "rapidViewId", "sequence", "incompleteIssuesDestinationId"})
+_BOOL_KEYS = frozenset({"autoStartStop", "synced"})
+_DATE_KEYS = frozenset({"startDate", "endDate", "completeDate", "activatedDate"})
+_INT_RE = re.compile(r"-?\d+")
+_STATE_RE = re.compile(r"[A-Za-z_]+")
+_BOUNDARY_RE = re.compile(r",(" + "|".join(SPRINT_KEYS) + r")=")
+_START_RE = re.compile(r"(" + "|".join(SPRINT_KEYS) + r")=")
+
+
+def _value_fits(key: str, value: str) -> bool:
+    """Whether ``value`` can be the rendering of sprint property ``key`` (only name and goal are free text)."""
+    if value == _NULL or key in ("name", "goal"):
+        return True
+    if key in _INT_KEYS:
+        return _INT_RE.fullmatch(value) is not None
+    if key == "state":
+        return _STATE_RE.fullmatch(value) is not None
+    if key in _BOOL_KEYS:
+        return value in ("true", "false")
+    if key in _DATE_KEYS:
+        return "," not in value
+    return True
+
+
+def parse_sprint_string(text: str) -> dict[str, str | None]:
+    """Parse a greenhopper sprint string into its properties (``<null>`` → ``None``).
+
+    The properties are separated by commas, but names and goals may contain commas, brackets and ``=``.
+    Boundaries are therefore only the ``,<known key>=`` places, and among the possible splits the parser
+    takes the one where every key appears once and every non-text value has its type's shape, preferring
+    to split as early as possible. Raises ``ValueError`` when no split fits.
+    """
+    start = text.find("[")
+    body = text[start + 1 :] if start >= 0 else text
+    if body.endswith("]"):
+        body = body[:-1]
+    head = _START_RE.match(body)
+    if head is None:
+        raise ValueError(f"не строка спринта: {text!r}")
+    candidates = [(m.start(), m.group(1)) for m in _BOUNDARY_RE.finditer(body)]
+
+    def search(pos: int, key: str, index: int, seen: frozenset[str]) -> dict[str, str] | None:
+        value_start = pos + len(key) + 1
+        for j in range(index, len(candidates) + 1):
+            end = candidates[j][0] if j < len(candidates) else len(body)
+            if end < value_start:
+                continue
+            value = body[value_start:end]
+            if not _value_fits(key, value):
+                continue
+            if j == len(candidates):
+                return {key: value}
+            next_pos, next_key = candidates[j]
+            if next_key in seen or next_key == key:
+                continue
+            rest = search(next_pos + 1, next_key, j + 1, seen | {next_key})
+            if rest is not None:
+                return {key: value, **rest}
+        return None
+
+    first_key = head.group(1)
+    parsed = search(0, first_key, 0, frozenset({first_key}))
+    if parsed is None:
+        raise ValueError(f"не разобрать строку спринта: {text!r}")
+    return {k: (None if v == _NULL else v) for k, v in parsed.items()}
+
+
+def _int_or_none(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and _INT_RE.fullmatch(value):
+        return int(value)
+    return None
+
+
+@attrs.frozen(kw_only=True)
+class SprintInfo:
+    """One sprint as the issue's sprint field names it (either form); ``state`` is lower case."""
+
+    id: int
+    name: str
+    state: str
+    sequence: int | None = None
+
+    def ref(self) -> SprintRef:
+        return SprintRef(id=self.id, name=self.name, state=self.state)
+
+    @property
+    def is_open(self) -> bool:
+        return self.state in ("active", "future")
+
+
+def _sprint_info(value: Any) -> SprintInfo | None:
+    if isinstance(value, str):
+        try:
+            props: Mapping[str, Any] = parse_sprint_string(value)
+        except ValueError:
+            return None
+    elif isinstance(value, Mapping):
+        props = value
+    else:
+        return None
+    sprint_id = _int_or_none(props.get("id"))
+    if sprint_id is None:
+        return None
+    return SprintInfo(
+        id=sprint_id,
+        name=str(props.get("name") or ""),
+        state=str(props.get("state") or "").lower(),
+        sequence=_int_or_none(props.get("sequence")),
+    )
+
+
+def sprint_infos(value: Any) -> list[SprintInfo]:
+    """Every sprint the sprint field names, in the field's order (unparseable entries are left out)."""
+    if value is None:
+        return []
+    items: Iterable[Any] = value if isinstance(value, list) else [value]
+    return [info for info in (_sprint_info(item) for item in items) if info is not None]
+
+
+def sprint_of(value: Any) -> SprintRef | None:
+    """The mirror's sprint: the active one, else the latest future one (highest sequence, then id)."""
+    infos = sprint_infos(value)
+
+    def order(info: SprintInfo) -> tuple[int, int]:
+        return (info.sequence if info.sequence is not None else info.id, info.id)
+
+    for state in ("active", "future"):
+        matching = [info for info in infos if info.state == state]
+        if matching:
+            return max(matching, key=order).ref()
+    return None
+
+
+def links_from_jira(key: str, issuelinks: Any) -> tuple[MirrorLink, ...]:
+    """Jira's ``issuelinks`` of issue ``key`` normalised to ``inwardIssue → outwardIssue``."""
+    links: list[MirrorLink] = []
+    for entry in issuelinks or ():
+        if not isinstance(entry, Mapping):
+            continue
+        type_name = str((entry.get("type") or {}).get("name") or "")
+        link_id = str(entry.get("id") or "")
+        outward = entry.get("outwardIssue")
+        inward = entry.get("inwardIssue")
+        if isinstance(outward, Mapping) and outward.get("key"):
+            links.append(MirrorLink(id=link_id, type=type_name, source=key, target=str(outward["key"])))
+        elif isinstance(inward, Mapping) and inward.get("key"):
+            links.append(MirrorLink(id=link_id, type=type_name, source=str(inward["key"]), target=key))
+    return tuple(links)
+
+
+def to_utc_z(value: Any) -> str | None:
+    """A Jira timestamp (``2026-10-22T12:00:00.000+0300``) as UTC ISO-8601 with ``Z``, seconds precision."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return value
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _date(value: Any) -> str | None:
+    """A date field (``yyyy-MM-dd``); date-time values of custom fields keep their date part."""
+    if not isinstance(value, str) or not value:
+        return None
+    return value[:10]
+
+
+def _name(value: Any) -> str | None:
+    if isinstance(value, Mapping):
+        name = value.get("name")
+        return str(name) if name is not None else None
+    return None
+
+
+def epic_key_of(fields: Mapping[str, Any], settings: Settings) -> str | None:
+    """The epic key by ``epic_link.mode``: the custom field, or ``fields.parent.key``."""
+    if settings.epic_link.mode == "parent":
+        parent = fields.get("parent")
+        if isinstance(parent, Mapping) and parent.get("key"):
+            return str(parent["key"])
+        return None
+    value = fields.get(settings.epic_link.field_id or "")
+    if isinstance(value, str) and value:
+        return value
+    if isinstance(value, Mapping) and value.get("key"):
+        return str(value["key"])
+    return None
+
+
+def mirror_fields(settings: Settings) -> list[str]:
+    """The fields read for the mirror and for every diff (DESIGN.md 5.2)."""
+    names = [
+        "summary",
+        "description",
+        "status",
+        "priority",
+        "duedate",
+        "labels",
+        "assignee",
+        "reporter",
+        "created",
+        "updated",
+        "issuelinks",
+    ]
+    for logical in ("sprint", "planned_start", "planned_end"):
+        field_id = settings.fields.get(logical)
+        if field_id:
+            names.append(field_id)
+    if settings.epic_link.mode == "parent":
+        names.append("parent")
+    elif settings.epic_link.field_id:
+        names.append(settings.epic_link.field_id)
+    return list(dict.fromkeys(names))
+
+
+def issue_from_jira(raw: Mapping[str, Any], settings: Settings) -> MirrorIssue:
+    """One issue of Jira's JSON (``GET /issue`` or a search hit) as a mirror record."""
+    key = str(raw.get("key") or "")
+    fields: Mapping[str, Any] = raw.get("fields") or {}
+    status = fields.get("status")
+    category = status.get("statusCategory") if isinstance(status, Mapping) else None
+    labels = fields.get("labels") or []
+    summary = fields.get("summary")
+    description = fields.get("description")
+    return MirrorIssue(
+        key=key,
+        summary=summary if isinstance(summary, str) else None,
+        description=description if isinstance(description, str) else None,
+        status=_name(status),
+        status_category=str(category["key"]) if isinstance(category, Mapping) and category.get("key") else None,
+        priority=_name(fields.get("priority")),
+        duedate=_date(fields.get("duedate")),
+        planned_start=_date(fields.get(settings.fields.get("planned_start", ""))),
+        planned_end=_date(fields.get(settings.fields.get("planned_end", ""))),
+        labels=tuple(str(label) for label in labels),
+        epic_key=epic_key_of(fields, settings),
+        assignee=_name(fields.get("assignee")),
+        reporter=_name(fields.get("reporter")),
+        created=to_utc_z(fields.get("created")),
+        updated=to_utc_z(fields.get("updated")),
+        sprint=sprint_of(fields.get(settings.fields.get("sprint", ""))),
+        links=links_from_jira(key, fields.get("issuelinks")),
+    )
+
+
+def _str_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def histories_from_jira(key: str, changelog: Any, *, since: str | None = None) -> tuple[HistoryEntry, ...]:
+    """The changelog histories of issue ``key``; with ``since`` (UTC ``Z``) only those created at or after it."""
+    histories: Sequence[Any] = []
+    if isinstance(changelog, Mapping):
+        histories = changelog.get("histories") or []
+    since_utc = to_utc_z(since) if since else None
+    entries: list[HistoryEntry] = []
+    for history in histories:
+        if not isinstance(history, Mapping):
+            continue
+        created = to_utc_z(history.get("created")) or ""
+        if since_utc is not None and created < since_utc:
+            continue
+        items = tuple(
+            HistoryItem(
+                field=str(item.get("field") or ""),
+                from_=_str_or_none(item.get("from")),
+                from_string=_str_or_none(item.get("fromString")),
+                to=_str_or_none(item.get("to")),
+                to_string=_str_or_none(item.get("toString")),
+            )
+            for item in history.get("items") or ()
+            if isinstance(item, Mapping)
+        )
+        entries.append(
+            HistoryEntry(
+                key=key,
+                id=str(history.get("id") or ""),
+                created=created,
+                author=_name(history.get("author")),
+                items=items,
+            )
+        )
+    return tuple(entries)

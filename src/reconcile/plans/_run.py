@@ -1,0 +1,146 @@
+"""What every executor shares: settings from the delivery, the write log, pauses between writes, failures.
+
+An executor body is a generator taking a :class:`Run`. It reads with ``yield from run.call(...)``; a Jira
+error it does not expect ends the command through :class:`PlanFailed`, and :func:`plan` turns that into a
+``failed`` report carrying the operations and the result fields gathered so far (DESIGN.md 5.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Container, Generator, Mapping
+from typing import Any
+from urllib.parse import quote
+
+from reconcile.errors import ValidationError
+from reconcile.plans.base import (
+    Delivery,
+    ExecContext,
+    Executor,
+    JiraCall,
+    JiraResponse,
+    Operation,
+    Pause,
+    Report,
+    Step,
+)
+from reconcile.settings import Settings, settings_from_json
+
+__all__ = ["PlanFailed", "Run", "http_error", "issue_path", "next_start", "plan", "search_call"]
+
+Body = Generator[Step, Any, Report]
+
+
+class PlanFailed(Exception):
+    """Ends the command as ``failed`` with ``message`` as its ``error``."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def http_error(response: JiraResponse) -> str:
+    """«HTTP <code>: <Jira's errorMessages and errors>» (DESIGN.md 5.2)."""
+    body = response.json
+    parts: list[str] = []
+    if isinstance(body, Mapping):
+        parts.extend(str(message) for message in body.get("errorMessages") or ())
+        errors = body.get("errors")
+        if isinstance(errors, Mapping):
+            parts.extend(f"{field}: {message}" for field, message in errors.items())
+    elif isinstance(body, str) and body.strip():
+        parts.append(body.strip()[:500])
+    text = "; ".join(parts)
+    return f"HTTP {response.status}: {text}" if text else f"HTTP {response.status}"
+
+
+def issue_path(key: str, suffix: str = "") -> str:
+    return f"/rest/api/2/issue/{quote(key, safe='')}{suffix}"
+
+
+class Run:
+    """The state of one command's execution: settings, writes made so far, partial result."""
+
+    def __init__(self, delivery: Delivery, ctx: ExecContext) -> None:
+        self.delivery = delivery
+        self.ctx = ctx
+        self.params: Mapping[str, Any] = delivery.params
+        try:
+            self.settings: Settings = settings_from_json(dict(delivery.context))
+        except ValidationError as error:
+            raise PlanFailed(error.message) from error
+        self.operations: list[Operation] = []
+        self.result: dict[str, Any] = {}
+
+    @property
+    def writes(self) -> int:
+        return len(self.operations)
+
+    def call(self, call: JiraCall, *, allow: Container[int] = ()) -> Generator[Step, Any, JiraResponse]:
+        """Make one Jira call; a non-2xx answer not in ``allow`` fails the command."""
+        response: JiraResponse = yield call
+        if call.is_write:
+            self.operations.append(Operation(method=call.method, path=call.path, status=response.status))
+        if not response.ok and response.status not in allow:
+            raise PlanFailed(http_error(response))
+        return response
+
+    def pause_between_writes(self) -> Generator[Step, Any, None]:
+        """The seed's «Политика темпа»: the command's gap between two writes inside one command."""
+        if self.writes:
+            yield Pause(seconds=self.delivery.pause_seconds)
+
+    def str_param(self, name: str) -> str:
+        value = self.params.get(name)
+        if not isinstance(value, str) or not value:
+            raise PlanFailed(f"нет параметра {name}")
+        return value
+
+    def opt_str(self, name: str) -> str | None:
+        value = self.params.get(name)
+        return value if isinstance(value, str) else None
+
+    def done(self, **result: Any) -> Report:
+        self.result.update(result)
+        return Report(status="done", result=dict(self.result), operations=tuple(self.operations))
+
+    def failed(self, error: str) -> Report:
+        return Report(status="failed", result=dict(self.result), error=error, operations=tuple(self.operations))
+
+
+def plan(body: Callable[[Run], Body], delivery: Delivery, ctx: ExecContext) -> Executor:
+    """Run ``body`` and turn :class:`PlanFailed` into a ``failed`` report."""
+    try:
+        run = Run(delivery, ctx)
+    except PlanFailed as error:
+        return Report(status="failed", error=error.message)
+    try:
+        return (yield from body(run))
+    except PlanFailed as error:
+        return run.failed(error.message)
+
+
+def next_start(body: Any, start_at: int, items_key: str) -> tuple[list[Any], int | None]:
+    """Items of one page of a ``startAt``/``total`` (or ``isLast``) list, and where the next page starts."""
+    if not isinstance(body, Mapping):
+        return [], None
+    items = [item for item in body.get(items_key) or () if isinstance(item, Mapping)]
+    reported = body.get("startAt")
+    start = reported if isinstance(reported, int) else start_at
+    following = start + len(items)
+    if not items or body.get("isLast") is True:
+        return items, None
+    total = body.get("total")
+    if isinstance(total, int) and following >= total:
+        return items, None
+    if "isLast" in body or isinstance(total, int):
+        return items, following
+    return items, None
+
+
+def search_call(
+    jql: str, fields: list[str], start_at: int, *, expand: list[str] | None = None, page_size: int = 100
+) -> JiraCall:
+    body: dict[str, Any] = {"jql": jql, "startAt": start_at, "maxResults": page_size, "fields": fields}
+    if expand:
+        body["expand"] = expand
+    return JiraCall(method="POST", path="/rest/api/2/search", json=body)

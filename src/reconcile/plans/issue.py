@@ -1,0 +1,84 @@
+"""``ensure_issue``: find our own issue with the same summary (last 7 days), else create it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reconcile.plans._run import Body, PlanFailed, Run, next_start, search_call
+from reconcile.plans.base import JiraCall
+
+__all__ = ["ensure_issue", "new_issue_fields"]
+
+
+def _created_order(hit: dict[str, Any]) -> tuple[str, int]:
+    fields = hit.get("fields") or {}
+    key = str(hit.get("key") or "")
+    number = key.rsplit("-", 1)[-1]
+    return (str(fields.get("created") or ""), int(number) if number.isdigit() else 0)
+
+
+def new_issue_fields(run: Run) -> dict[str, Any]:
+    """The ``fields`` of ``POST /rest/api/2/issue`` for the command's parameters."""
+    settings = run.settings
+    issue_type = run.opt_str("issue_type") or "task"
+    type_ref = settings.issue_types.get(issue_type)
+    if type_ref is None or not type_ref.is_set():
+        raise PlanFailed(f"нет настройки issue_types.{issue_type}")
+    summary = run.str_param("summary")
+    fields: dict[str, Any] = {
+        "project": {"key": settings.jira_project},
+        "summary": summary,
+        "issuetype": type_ref.to_jira(),
+    }
+    for name in ("description", "duedate"):
+        value = run.opt_str(name)
+        if value is not None:
+            fields[name] = value
+    priority = run.opt_str("priority")
+    if priority is not None:
+        fields["priority"] = {"name": priority}
+    for name in ("planned_start", "planned_end"):
+        value = run.opt_str(name)
+        if value is not None:
+            field_id = settings.fields.get(name)
+            if not field_id:
+                raise PlanFailed(f"нет настройки fields.{name}")
+            fields[field_id] = value
+    labels = run.params.get("labels")
+    if isinstance(labels, list) and labels:
+        fields["labels"] = [str(label) for label in labels]
+    assignee = run.opt_str("assignee")
+    if assignee is not None:
+        fields["assignee"] = {"name": assignee}
+    epic_key = run.opt_str("epic_key")
+    if epic_key is not None:
+        if settings.epic_link.mode == "parent":
+            fields["parent"] = {"key": epic_key}
+        else:
+            fields[settings.epic_link.field_id or ""] = epic_key
+    if issue_type == "epic" and settings.epic_name_field_id:
+        fields[settings.epic_name_field_id] = summary
+    return fields
+
+
+def ensure_issue(run: Run) -> Body:
+    summary = run.str_param("summary")
+    fields = new_issue_fields(run)
+    jql = f"project = {run.settings.jira_project} AND reporter = currentUser() AND created >= -7d"
+    found: list[dict[str, Any]] = []
+    start: int | None = 0
+    while start is not None:
+        response = yield from run.call(search_call(jql, ["summary", "created"], start))
+        hits, start = next_start(response.json, start, "issues")
+        found.extend(
+            dict(hit)
+            for hit in hits
+            # Jira trims the summary it stores, so a command's surrounding spaces must not hide our issue.
+            if str((hit.get("fields") or {}).get("summary") or "").strip() == summary.strip()
+        )
+    if found:
+        oldest = min(found, key=_created_order)
+        return run.done(key=str(oldest.get("key")), created=False)
+    response = yield from run.call(JiraCall(method="POST", path="/rest/api/2/issue", json={"fields": fields}))
+    body = response.json if isinstance(response.json, dict) else {}
+    return run.done(key=body.get("key"), created=True)

@@ -1,0 +1,90 @@
+"""``ensure_link``: the wanted ``source → target`` link of a type, with conflicts replaced only on request.
+
+A conflict is a link between the same two issues of another type from ``link_types`` (either direction) or
+the reverse direction of the wanted type when that type is not symmetric (change 000: a type is symmetric
+when Jira's ``inward == outward``; then ``target → source`` counts as the wanted link).
+"""
+
+from __future__ import annotations
+
+from reconcile.jira_model import links_from_jira
+from reconcile.plans._run import Body, PlanFailed, Run, issue_path
+from reconcile.plans.base import JiraCall
+from reconcile.records import MirrorLink
+
+__all__ = ["classify_links", "ensure_link"]
+
+
+def classify_links(
+    links: tuple[MirrorLink, ...],
+    *,
+    source: str,
+    target: str,
+    wanted_type: str,
+    known_types: frozenset[str],
+    symmetric: bool,
+) -> tuple[MirrorLink | None, list[MirrorLink]]:
+    """(the wanted link if present, the conflicting links) among the links of ``source``."""
+    wanted: MirrorLink | None = None
+    conflicts: list[MirrorLink] = []
+    for link in links:
+        forward = link.source == source and link.target == target
+        backward = link.source == target and link.target == source
+        if not (forward or backward):
+            continue
+        if link.type == wanted_type:
+            if forward or symmetric:
+                wanted = wanted or link
+            else:
+                conflicts.append(link)
+        elif link.type in known_types:
+            conflicts.append(link)
+    return wanted, conflicts
+
+
+def _describe(link: MirrorLink) -> str:
+    return f"«{link.type}» {link.source} → {link.target} (id {link.id})"
+
+
+def ensure_link(run: Run) -> Body:
+    source = run.str_param("source")
+    target = run.str_param("target")
+    logical = run.str_param("link_type")
+    wanted_type = run.settings.link_types.get(logical)
+    if wanted_type is None:
+        raise PlanFailed(f"нет настройки link_types.{logical}")
+    replace = run.params.get("replace") is True
+    read = JiraCall(method="GET", path=issue_path(source), params={"fields": "issuelinks"})
+    response = yield from run.call(read)
+    links = links_from_jira(source, ((response.json or {}).get("fields") or {}).get("issuelinks"))
+    wanted, conflicts = classify_links(
+        links,
+        source=source,
+        target=target,
+        wanted_type=wanted_type,
+        known_types=frozenset(run.settings.link_types.values()),
+        symmetric=wanted_type in run.ctx.symmetric_link_types,
+    )
+    removed: list[str] = []
+    run.result.update(existed=wanted is not None, link_id=wanted.id if wanted else None, removed=removed)
+    if conflicts and not replace:
+        found = ", ".join(_describe(link) for link in conflicts)
+        raise PlanFailed(f"конфликт: связь {found}; нужна «{wanted_type}»; replace не задан")
+    for link in conflicts:
+        yield from run.pause_between_writes()
+        yield from run.call(JiraCall(method="DELETE", path=f"/rest/api/2/issueLink/{link.id}"))
+        removed.append(link.id)
+    if wanted is not None:
+        return run.done()
+    yield from run.pause_between_writes()
+    body = {"type": {"name": wanted_type}, "inwardIssue": {"key": source}, "outwardIssue": {"key": target}}
+    response = yield from run.call(JiraCall(method="POST", path="/rest/api/2/issueLink", json=body))
+    location = response.headers.get("location") or response.headers.get("Location") or ""
+    link_id = location.rstrip("/").rsplit("/", 1)[-1] if "/issueLink/" in location else None
+    if link_id is None:
+        # Jira answers 201 without a body: the new link's id is read back from the source issue.
+        response = yield from run.call(read)
+        links = links_from_jira(source, ((response.json or {}).get("fields") or {}).get("issuelinks"))
+        created = next((x for x in links if x.type == wanted_type and x.source == source and x.target == target), None)
+        link_id = created.id if created else None
+    return run.done(link_id=link_id)

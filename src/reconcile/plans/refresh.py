@@ -1,0 +1,160 @@
+"""``refresh``: read issues, their linked neighbours, unknown board types and the journal, page by page.
+
+Pages are numbered from 1 across the whole command (issues, then neighbours, then history), so the hub can
+apply each exactly once. A journal failure leaves the refresh ``done`` with ``result.history.error``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Generator, Mapping
+from datetime import UTC, datetime
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from reconcile.jira_model import histories_from_jira, issue_from_jira, mirror_fields
+from reconcile.plans._run import Body, PlanFailed, Run, next_start, search_call
+from reconcile.plans.base import JiraCall, Page, Step
+from reconcile.records import HistoryEntry, MirrorIssue
+
+__all__ = ["jira_since", "keys_jql", "refresh", "with_updated_since"]
+
+_PAGE = 100
+_ORDER_BY = re.compile(r"\s+ORDER\s+BY\s+.*$", re.IGNORECASE | re.DOTALL)
+
+
+def keys_jql(keys: list[str]) -> str:
+    return f"key in ({', '.join(keys)})"
+
+
+def jira_since(since: str, time_zone: str | None) -> str:
+    """``since`` (ISO-8601 UTC) in the Jira user's time zone as JQL wants it: ``yyyy/MM/dd HH:mm``.
+
+    Minutes are truncated, so the query never starts later than ``since``.
+    """
+    moment = datetime.fromisoformat(since)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    zone: Any = UTC
+    if time_zone:
+        try:
+            zone = ZoneInfo(time_zone)
+        except (ZoneInfoNotFoundError, ValueError):
+            zone = UTC
+    return moment.astimezone(zone).strftime("%Y/%m/%d %H:%M")
+
+
+def with_updated_since(jql: str, since_local: str) -> str:
+    """``(<jql>) AND updated >= "<since>"``, keeping a trailing ``ORDER BY`` at the end."""
+    match = _ORDER_BY.search(jql)
+    order = match.group(0) if match else ""
+    base = jql[: match.start()] if match else jql
+    return f'({base.strip()}) AND updated >= "{since_local}"{order}'
+
+
+class _Pages:
+    def __init__(self) -> None:
+        self.number = 0
+
+    def next(self) -> int:
+        self.number += 1
+        return self.number
+
+
+def _board_type(body: Any) -> str | None:
+    value = body.get("type") if isinstance(body, Mapping) else None
+    return value if value in ("scrum", "kanban") else None
+
+
+def _journal(
+    run: Run, jql: str, since: str | None, pages: _Pages, seen: set[tuple[str, str]]
+) -> Generator[Step, Any, int]:
+    """One journal query: histories of its issues (from ``since`` when given), as ``history`` pages."""
+    entries = 0
+    start: int | None = 0
+    while start is not None:
+        response = yield from run.call(search_call(jql, ["updated"], start, expand=["changelog"], page_size=_PAGE))
+        hits, start = next_start(response.json, start, "issues")
+        page: list[HistoryEntry] = []
+        for hit in hits:
+            key = str(hit.get("key") or "")
+            for entry in histories_from_jira(key, hit.get("changelog"), since=since):
+                if (entry.key, entry.id) not in seen:
+                    seen.add((entry.key, entry.id))
+                    page.append(entry)
+        if page:
+            yield Page(page=pages.next(), kind="history", history=tuple(page))
+            entries += len(page)
+    return entries
+
+
+def refresh(run: Run) -> Body:
+    params = run.params
+    settings = run.settings
+    jql = params.get("jql")
+    keys = [str(k) for k in params.get("keys") or () if isinstance(k, str)]
+    if not isinstance(jql, str) or not jql.strip():
+        if not keys:
+            raise PlanFailed("нет параметра keys или jql")
+        jql = keys_jql(keys)
+    fields = mirror_fields(settings)
+    pages = _Pages()
+
+    read: dict[str, MirrorIssue] = {}
+    start: int | None = 0
+    while start is not None:
+        response = yield from run.call(search_call(jql, fields, start, page_size=_PAGE))
+        hits, start = next_start(response.json, start, "issues")
+        issues = tuple(issue_from_jira(hit, settings) for hit in hits)
+        read.update((issue.key, issue) for issue in issues)
+        yield Page(page=pages.next(), kind="issues", issues=issues)
+    run.result.update(issues=len(read), neighbours=0, boards={})
+
+    wanted = [
+        key
+        for key in dict.fromkeys(
+            other for issue in read.values() for link in issue.links for other in (link.source, link.target)
+        )
+        if key not in read
+    ]
+    neighbours: set[str] = set()
+    for offset in range(0, len(wanted), _PAGE):
+        chunk = wanted[offset : offset + _PAGE]
+        start = 0
+        while start is not None:
+            response = yield from run.call(search_call(keys_jql(chunk), fields, start, page_size=_PAGE))
+            hits, start = next_start(response.json, start, "issues")
+            issues = tuple(issue_from_jira(hit, settings) for hit in hits)
+            neighbours.update(issue.key for issue in issues)
+            yield Page(page=pages.next(), kind="neighbours", issues=issues)
+    run.result["neighbours"] = len(neighbours)
+
+    boards: dict[str, str | None] = {}
+    for board in params.get("boards") or ():
+        if not isinstance(board, Mapping) or board.get("type") is not None or board.get("id") is None:
+            continue
+        board_id = str(board["id"])
+        call = JiraCall(method="GET", path=f"/rest/agile/1.0/board/{board_id}")
+        response = yield from run.call(call, allow=(404,))
+        boards[board_id] = _board_type(response.json) if response.ok else None
+    run.result["boards"] = boards
+
+    history = params.get("history")
+    if isinstance(history, Mapping):
+        seen: set[tuple[str, str]] = set()
+        entries = 0
+        try:
+            since = history.get("since")
+            if isinstance(since, str) and since:
+                since_jql = with_updated_since(jql, jira_since(since, run.ctx.jira_time_zone))
+                entries += yield from _journal(run, since_jql, since, pages, seen)
+            history_jql = history.get("jql")
+            if isinstance(history_jql, str) and history_jql.strip():
+                entries += yield from _journal(run, history_jql, None, pages, seen)
+        except PlanFailed as error:
+            run.result["history"] = {"error": error.message}
+        except ValueError as error:
+            run.result["history"] = {"error": f"history.since: {error}"}
+        else:
+            run.result["history"] = {"entries": entries}
+    return run.done()

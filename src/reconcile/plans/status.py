@@ -1,0 +1,71 @@
+"""``ensure_status``: walk the path of statuses by transitions, pausing between the writes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from reconcile.plans._run import Body, PlanFailed, Run, issue_path
+from reconcile.plans.base import JiraCall
+
+__all__ = ["ensure_status", "pick_transition", "status_path"]
+
+
+def status_path(target: Any) -> list[str]:
+    if isinstance(target, str):
+        path = [target]
+    elif isinstance(target, list):
+        path = [step for step in target if isinstance(step, str)]
+    else:
+        path = []
+    if not path:
+        raise PlanFailed("нет параметра target")
+    return path
+
+
+def _to_name(transition: Mapping[str, Any]) -> str:
+    to = transition.get("to")
+    return str(to.get("name") or "") if isinstance(to, Mapping) else ""
+
+
+def pick_transition(transitions: list[Mapping[str, Any]], step: str) -> Mapping[str, Any] | None:
+    """The transition into ``step``: by its target status name, else by the transition's own name."""
+    for transition in transitions:
+        if _to_name(transition) == step:
+            return transition
+    for transition in transitions:
+        if transition.get("name") == step:
+            return transition
+    return None
+
+
+def ensure_status(run: Run) -> Body:
+    key = run.str_param("key")
+    path = status_path(run.params.get("target"))
+    response = yield from run.call(JiraCall(method="GET", path=issue_path(key), params={"fields": "status"}))
+    fields = (response.json or {}).get("fields") or {}
+    status = fields.get("status") or {}
+    current = str(status.get("name") or "")
+    taken: list[str] = []
+    run.result.update(status=current, transitions=taken)
+    if current == path[-1]:
+        return run.done()
+    start = len(path) - 1 - path[::-1].index(current) + 1 if current in path else 0
+    for step in path[start:]:
+        yield from run.pause_between_writes()
+        response = yield from run.call(JiraCall(method="GET", path=issue_path(key, "/transitions")))
+        available = [t for t in (response.json or {}).get("transitions") or () if isinstance(t, Mapping)]
+        transition = pick_transition(available, step)
+        if transition is None:
+            names = ", ".join(dict.fromkeys(_to_name(t) or str(t.get("name") or "") for t in available)) or "нет"
+            raise PlanFailed(f"нет перехода в «{step}» из «{current}»; доступны: {names}")
+        call = JiraCall(
+            method="POST",
+            path=issue_path(key, "/transitions"),
+            json={"transition": {"id": str(transition.get("id"))}},
+        )
+        yield from run.call(call)
+        taken.append(str(transition.get("name") or step))
+        current = _to_name(transition) or step
+        run.result["status"] = current
+    return run.done()
