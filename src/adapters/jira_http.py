@@ -1,0 +1,249 @@
+"""The httpx Jira client that drives the sans-I/O executors (DESIGN.md 5.1, 5.2).
+
+It carries out the steps an executor yields: :class:`JiraCall` over HTTP (429/503 retried after
+``Retry-After``, every try counted in ``jira_calls``), :class:`Pause` measured from the last Jira call,
+:class:`FetchFile` through the agent's hub client (checked against sha256 and size), :class:`Page` through
+the agent's page sender. Connection errors propagate as ``httpx.TransportError``: the agent decides.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import attrs
+import httpx
+
+from adapters.clock import Clock, SystemClock
+from reconcile.plans.base import (
+    ExecContext,
+    Executor,
+    FetchFile,
+    JiraCall,
+    JiraResponse,
+    Operation,
+    Page,
+    Pause,
+    Report,
+)
+
+__all__ = ["DriveOutcome", "JiraAuthError", "JiraError", "JiraHttp"]
+
+_RETRY_STATUSES = frozenset({429, 503})
+
+
+class JiraError(Exception):
+    """Jira answered a call outside any command (``myself``, ``issueLinkType``) with an error."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(f"HTTP {status}: {message}" if message else f"HTTP {status}")
+        self.status = status
+
+
+class JiraAuthError(JiraError):
+    """Jira refused the agent's credentials (401/403 outside a command)."""
+
+
+@attrs.frozen(kw_only=True)
+class DriveOutcome:
+    report: Report
+    jira_calls: int
+
+
+def _retry_after(headers: Mapping[str, str], default: float) -> float:
+    """Seconds from ``Retry-After`` (delta-seconds form); the default when absent or a date."""
+    value = headers.get("retry-after")
+    if value is None:
+        return default
+    try:
+        return max(float(value.strip()), 0.0)
+    except ValueError:
+        return default
+
+
+def _body(response: httpx.Response) -> Any:
+    if not response.content:
+        return None
+    try:
+        return response.json()
+    except ValueError:
+        return response.text
+
+
+def _message(body: Any) -> str:
+    if isinstance(body, Mapping):
+        parts = [str(m) for m in body.get("errorMessages") or ()]
+        errors = body.get("errors")
+        if isinstance(errors, Mapping):
+            parts.extend(f"{k}: {v}" for k, v in errors.items())
+        return "; ".join(parts)
+    return str(body or "")[:500]
+
+
+class JiraHttp:
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        *,
+        clock: Clock,
+        retry_default_seconds: float = 30,
+        max_retries: int = 5,
+    ) -> None:
+        self._client = client
+        self._clock = clock
+        self._retry_default = retry_default_seconds
+        self._max_retries = max_retries
+        self._started_at = clock.monotonic()
+        self._last_call_at: float | None = None
+        self._myself: tuple[str, str | None] | None = None
+        self._symmetric: frozenset[str] | None = None
+
+    @classmethod
+    def connect(
+        cls,
+        base_url: str,
+        *,
+        token: str | None = None,
+        user: str | None = None,
+        password: str | None = None,
+        clock: Clock | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        timeout: float = 60,
+    ) -> JiraHttp:
+        """A client for Jira at ``base_url``: a personal access token (Bearer) or basic auth."""
+        headers = {"Accept": "application/json"}
+        auth: httpx.BasicAuth | None = None
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        elif user is not None:
+            auth = httpx.BasicAuth(user, password or "")
+        client = httpx.AsyncClient(
+            base_url=base_url.rstrip("/"), headers=headers, auth=auth, transport=transport, timeout=timeout
+        )
+        return cls(client, clock=clock or SystemClock())
+
+    @property
+    def last_call_at(self) -> float | None:
+        """``clock.monotonic()`` when the last Jira call was answered (``None`` before any)."""
+        return self._last_call_at
+
+    async def wait_gap(self, seconds: float) -> None:
+        """Sleep until ``seconds`` have passed since the last Jira call (or since construction)."""
+        since = self._last_call_at if self._last_call_at is not None else self._started_at
+        remaining = since + seconds - self._clock.monotonic()
+        if remaining > 0:
+            await self._clock.sleep(remaining)
+
+    async def _send(self, call: JiraCall) -> tuple[JiraResponse, int]:
+        """One call with the 429/503 retries; returns the last answer and the number of tries."""
+        headers: dict[str, str] = {}
+        files: Any = None
+        if call.upload is not None:
+            headers["X-Atlassian-Token"] = "no-check"
+            files = {"file": (call.upload.filename, call.upload.content, call.upload.content_type)}
+        tries = 0
+        while True:
+            response = await self._client.request(
+                call.method,
+                call.path,
+                params=dict(call.params) if call.params else None,
+                json=call.json if call.upload is None and call.json is not None else None,
+                files=files,
+                headers=headers,
+            )
+            tries += 1
+            self._last_call_at = self._clock.monotonic()
+            answer = JiraResponse(status=response.status_code, json=_body(response), headers=dict(response.headers))
+            if answer.status not in _RETRY_STATUSES or tries > self._max_retries:
+                return answer, tries
+            # Measured from the answer, so a retry never comes earlier than Jira asked.
+            await self._clock.sleep(_retry_after(answer.headers, self._retry_default))
+
+    async def _get(self, path: str) -> Any:
+        answer, _ = await self._send(JiraCall(method="GET", path=path))
+        if answer.status in (401, 403):
+            raise JiraAuthError(answer.status, _message(answer.json))
+        if not answer.ok:
+            raise JiraError(answer.status, _message(answer.json))
+        return answer.json
+
+    async def myself(self) -> tuple[str, str | None]:
+        """(``name``, ``timeZone``) of the agent's Jira user; read once, then cached."""
+        if self._myself is None:
+            body = await self._get("/rest/api/2/myself")
+            body = body if isinstance(body, Mapping) else {}
+            zone = body.get("timeZone")
+            self._myself = (str(body.get("name") or ""), str(zone) if zone else None)
+        return self._myself
+
+    async def symmetric_link_types(self) -> frozenset[str]:
+        """Names of the link types whose ``inward == outward`` (change 000); read once, then cached."""
+        if self._symmetric is None:
+            body = await self._get("/rest/api/2/issueLinkType")
+            types = body.get("issueLinkTypes") if isinstance(body, Mapping) else None
+            self._symmetric = frozenset(
+                str(t.get("name"))
+                for t in types or ()
+                if isinstance(t, Mapping) and t.get("name") and t.get("inward") == t.get("outward")
+            )
+        return self._symmetric
+
+    async def exec_context(self) -> ExecContext:
+        name, zone = await self.myself()
+        return ExecContext(
+            jira_user=name or None, jira_time_zone=zone, symmetric_link_types=await self.symmetric_link_types()
+        )
+
+    async def drive(
+        self,
+        executor: Executor,
+        *,
+        fetch_file: Callable[[str, int | None], Awaitable[bytes | None]],
+        on_page: Callable[[Page], Awaitable[None]],
+    ) -> DriveOutcome:
+        """Carry out the executor's steps until it returns its report."""
+        calls = 0
+        writes: list[Operation] = []
+        value: Any = None
+        try:
+            step = executor.send(None)
+            while True:
+                value = None
+                if isinstance(step, JiraCall):
+                    value, tries = await self._send(step)
+                    calls += tries
+                    if step.is_write:
+                        writes.append(Operation(method=step.method, path=step.path, status=value.status))
+                elif isinstance(step, Pause):
+                    await self.wait_gap(step.seconds)
+                elif isinstance(step, FetchFile):
+                    content = await fetch_file(step.sha256, step.size)
+                    problem = _file_problem(step, content)
+                    if problem is not None:
+                        executor.close()
+                        report = Report(status="failed", error=problem, operations=tuple(writes))
+                        return DriveOutcome(report=report, jira_calls=calls)
+                    value = content
+                elif isinstance(step, Page):
+                    await on_page(step)
+                else:  # pragma: no cover - the protocol has no other steps
+                    raise TypeError(f"unknown executor step {step!r}")
+                step = executor.send(value)
+        except StopIteration as stop:
+            return DriveOutcome(report=stop.value, jira_calls=calls)
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+def _file_problem(step: FetchFile, content: bytes | None) -> str | None:
+    """Why the hub's bytes must not be uploaded (``None`` = they are fine or absent: the executor decides)."""
+    if content is None:
+        return None
+    if step.size is not None and len(content) != step.size:
+        return f"файл {step.sha256} у хаба другого размера: {len(content)} байт вместо {step.size}"
+    digest = hashlib.sha256(content).hexdigest()
+    if digest != step.sha256.lower():
+        return f"файл {step.sha256} у хаба с другим sha256: {digest}"
+    return None
