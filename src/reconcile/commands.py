@@ -109,10 +109,12 @@ class CommandSpec:
 
     def expected_suffix(self) -> str:
         """«ожидаются <обязательные>» and, when the type has optional ones, «необязательные <список>»."""
-        text = "ожидаются " + ", ".join(p.name for p in self.required)
+        parts = []
+        if self.required:
+            parts.append("ожидаются " + ", ".join(p.name for p in self.required))
         if self.optional:
-            text += "; необязательные " + ", ".join(p.name for p in self.optional)
-        return text
+            parts.append("необязательные " + ", ".join(p.name for p in self.optional))
+        return "; ".join(parts)
 
 
 def _p(name: str, fmt: Format, doc: str) -> Param:
@@ -356,9 +358,7 @@ def check_command(index: int, command: Any) -> tuple[str, dict[str, Any]]:
 
     given = [name for name in spec.at_least_one if name in params]
     if spec.at_least_one and not given:
-        raise ValidationError(
-            f"{label}: нужен хотя бы один из {', '.join(spec.at_least_one)}; {spec.expected_suffix()}"
-        )
+        raise ValidationError(f"{label}: нужен хотя бы один из {', '.join(spec.at_least_one)}")
     both = [name for name in spec.exclusive if name in params]
     if len(both) > 1:
         raise ValidationError(f"{label}: только одно из {', '.join(spec.exclusive)}")

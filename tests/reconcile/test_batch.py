@@ -1,0 +1,403 @@
+"""Batch rules: a batch is valid as a whole or refused with the first violation, in the seed's words."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reconcile.batch import BatchContext, ProjectInfo, referenced_files, referenced_keys, retry_body, validate_batch
+from reconcile.errors import ValidationError
+from reconcile.settings import IssueTypeRef, Settings
+
+SHA = "0123456789abcdef" * 4
+PROJECTS = {
+    "AWPCA": ProjectInfo(name="AWPCA", board_id=4216, board_type="scrum"),
+    "STOCKS_DRRK": ProjectInfo(name="STOCKS_DRRK", board_id=5120, board_type="kanban"),
+}
+MIRROR = {
+    "AURORA-1": ("STOCKS_DRRK",),
+    "AURORA-1537": ("AWPCA",),
+    "AURORA-1538": ("AWPCA",),
+    "AURORA-1533": ("AWPCA", "kind-dev"),
+}
+
+
+def ctx(**changes: Any) -> BatchContext:
+    base: dict[str, Any] = {"settings": Settings(), "projects": PROJECTS, "mirror_labels": MIRROR, "files": {SHA: 10}}
+    base.update(changes)
+    return BatchContext(**base)
+
+
+def body(*commands: dict[str, Any], **top: Any) -> dict[str, Any]:
+    return {"author": "ассистент", "title": "план", "commands": list(commands), **top}
+
+
+def cmd(command_type: str, **params: Any) -> dict[str, Any]:
+    return {"type": command_type, "params": params}
+
+
+def refused(batch: dict[str, Any], context: BatchContext | None = None) -> str:
+    with pytest.raises(ValidationError) as info:
+        validate_batch(batch, context or ctx())
+    return info.value.message
+
+
+def test_seq_follows_the_list_and_a_tail_refresh_covers_all_keys() -> None:
+    """seq is the list order; the tail refresh reads every key of the batch, temp keys included."""
+    batch = validate_batch(
+        body(
+            cmd("ensure_issue", temp_key="new:60", summary="Сверка"),
+            cmd("ensure_link", source="new:60", target="AURORA-1537", link_type="связанные"),
+            cmd("ensure_fields", key="AURORA-1533", duedate="2026-10-23"),
+        ),
+        ctx(),
+    )
+    assert [(c.seq, c.type) for c in batch.commands] == [
+        (1, "ensure_issue"),
+        (2, "ensure_link"),
+        (3, "ensure_fields"),
+        (4, "refresh"),
+    ]
+    assert batch.commands[-1].params == {"keys": ["new:60", "AURORA-1537", "AURORA-1533"]}
+    assert batch.commands[0].temp_key == "new:60"
+
+
+def test_refresh_only_batch_has_no_tail() -> None:
+    """A batch of refresh commands only gets no tail refresh."""
+    batch = validate_batch(body(cmd("refresh", keys=["AURORA-1"])), ctx())
+    assert [c.type for c in batch.commands] == ["refresh"]
+
+
+def test_estimate_is_the_sum_of_gaps_plus_refresh() -> None:
+    """Seed «Оценка длительности»: 3 ensure_fields + 2 ensure_comment + the tail refresh."""
+    batch = validate_batch(
+        body(
+            *[cmd("ensure_fields", key=f"AURORA-{n}", duedate="2026-10-23") for n in (1, 2, 3)],
+            *[cmd("ensure_comment", key=f"AURORA-{n}", marker="[m]", body="b") for n in (1, 2)],
+        ),
+        ctx(),
+    )
+    assert batch.estimate_seconds == 3 * 120 + 2 * 30 + 2
+
+
+def test_two_issues_with_one_summary_are_refused() -> None:
+    """Seed «Две задачи с одной темой»: summaries equal after trimming → 422 naming «Отчёт»."""
+    message = refused(
+        body(
+            cmd("ensure_issue", temp_key="new:1", summary="Отчёт"),
+            cmd("ensure_issue", temp_key="new:2", summary=" Отчёт "),
+        )
+    )
+    assert message == "команда 2: задача с темой «Отчёт» уже создаётся в пакете (команда 1)"
+
+
+def test_parameter_of_wrong_type_in_a_batch() -> None:
+    """Seed «Параметр не того типа»: the 422 names labels_add."""
+    assert refused(body(cmd("ensure_fields", key="AURORA-1", labels_add="AWPCA"))) == (
+        "команда 1 (ensure_fields): labels_add — ожидается список строк"
+    )
+
+
+def test_first_violation_in_command_order_wins() -> None:
+    """With several violations the first command's one is reported."""
+    message = refused(
+        body(
+            cmd("ensure_status", key="AURORA-1", status="Готово"), cmd("ensure_fields", key="AURORA-1", labels_add="x")
+        )
+    )
+    assert message == "команда 1 (ensure_status): нет target; ожидаются key, target"
+
+
+def test_temp_key_without_its_ensure_issue_is_refused() -> None:
+    """A temp key outside the batch of its ensure_issue → 422."""
+    assert refused(body(cmd("ensure_comment", key="new:7", marker="m", body="b"))) == (
+        "команда 1: временный ключ new:7 — в пакете нет ensure_issue с этим temp_key"
+    )
+
+
+def test_temp_key_before_its_ensure_issue_is_refused() -> None:
+    """A temp key used before its ensure_issue would block the queue forever → 422."""
+    message = refused(
+        body(
+            cmd("ensure_comment", key="new:1", marker="m", body="b"), cmd("ensure_issue", temp_key="new:1", summary="s")
+        )
+    )
+    assert message == "команда 1: new:1 используется раньше своей ensure_issue (команда 2)"
+
+
+def test_sprint_of_project_issue_gets_the_board() -> None:
+    """Seed «Спринт задачи проекта»: board_id = 4216 is written into the params."""
+    batch = validate_batch(body(cmd("ensure_sprint", key="AURORA-1538", sprint="Спринт 2")), ctx())
+    assert batch.commands[0].params == {"key": "AURORA-1538", "sprint": "Спринт 2", "board_id": 4216}
+
+
+def test_sprint_on_kanban_is_refused() -> None:
+    """Seed «Спринт на канбане»."""
+    assert refused(body(cmd("ensure_sprint", key="AURORA-1", sprint="Спринт 2"))) == (
+        "у проекта STOCKS_DRRK канбан-доска, спринтов нет"
+    )
+
+
+def test_sprint_with_unknown_board_type_is_refused() -> None:
+    """The board type is not known yet: wait for a refresh."""
+    projects = {**PROJECTS, "STOCKS_DRRK": ProjectInfo(name="STOCKS_DRRK", board_id=5120, board_type=None)}
+    assert refused(body(cmd("ensure_sprint", key="AURORA-1", sprint="Спринт 2")), ctx(projects=projects)) == (
+        "тип доски проекта STOCKS_DRRK ещё не известен — дождитесь обновления из Jira"
+    )
+
+
+def test_sprint_board_resolution_failures() -> None:
+    """No project, several projects with different boards, a project without a board → 422 each."""
+    assert refused(body(cmd("ensure_sprint", key="AURORA-9", sprint="S"))) == (
+        "команда 1: AURORA-9 ни в одном проекте — доску для спринта не определить"
+    )
+    both = ctx(mirror_labels={"AURORA-5": ("AWPCA", "STOCKS_DRRK")})
+    assert refused(body(cmd("ensure_sprint", key="AURORA-5", sprint="S")), both) == (
+        "команда 1: AURORA-5 в нескольких проектах с разными досками: AWPCA, STOCKS_DRRK"
+    )
+    boardless = ctx(projects={"AWPCA": ProjectInfo(name="AWPCA")})
+    assert refused(body(cmd("ensure_sprint", key="AURORA-1538", sprint="S")), boardless) == "у проекта AWPCA нет доски"
+
+
+def test_bug_without_settings_is_refused() -> None:
+    """Seed «Ошибка без настройки типа»."""
+    settings_ = Settings(issue_types={"task": IssueTypeRef(name="Задача"), "epic": IssueTypeRef(name="Эпик")})
+    message = refused(
+        body(cmd("ensure_issue", temp_key="new:1", issue_type="bug", summary="ОСВ 60 не распознана")),
+        ctx(settings=settings_),
+    )
+    assert message == "команда 1: нет настройки issue_types.bug"
+
+
+def test_attachment_without_uploaded_file_is_refused() -> None:
+    """Seed «Вложение без загруженного файла»."""
+    other = "f" * 64
+    assert refused(body(cmd("ensure_attachment", key="AURORA-1", file=other, filename="a.xlsx"))) == (
+        f"команда 1: файл {other} не загружен: POST /files"
+    )
+
+
+def test_bug_with_sprint_and_attachment_in_one_batch() -> None:
+    """Seed «Ошибка с вложением одним пакетом»: the batch is created, the sprint board comes from the labels."""
+    batch = validate_batch(
+        body(
+            cmd("ensure_issue", temp_key="new:1", issue_type="bug", summary="ОСВ 60 не распознана", labels=["AWPCA"]),
+            cmd("ensure_sprint", key="new:1", sprint="Спринт 2"),
+            cmd("ensure_attachment", key="new:1", file=SHA, filename="ОСВ 60.xlsx"),
+        ),
+        ctx(),
+    )
+    assert batch.commands[1].params["board_id"] == 4216
+    assert batch.commands[2].params == {"key": "new:1", "file": SHA, "filename": "ОСВ 60.xlsx"}
+    assert batch.commands[3].params == {"keys": ["new:1"]}
+
+
+def test_project_label_is_appended() -> None:
+    """Seed «Метка проекта дописана»."""
+    batch = validate_batch(
+        body(
+            cmd("ensure_issue", temp_key="new:1", summary="Сверка остатков", labels=["kind-dev"]), project="STOCKS_DRRK"
+        ),
+        ctx(),
+    )
+    assert batch.commands[0].params["labels"] == ["kind-dev", "STOCKS_DRRK"]
+
+
+def test_project_label_case_is_fixed_and_missing_labels_created() -> None:
+    """A label equal to P but for case becomes P; no labels → [P]."""
+    batch = validate_batch(
+        body(
+            cmd("ensure_issue", temp_key="new:1", summary="a", labels=["stocks_drrk", "x"]),
+            cmd("ensure_issue", temp_key="new:2", summary="b"),
+            project="STOCKS_DRRK",
+        ),
+        ctx(),
+    )
+    assert batch.commands[0].params["labels"] == ["STOCKS_DRRK", "x"]
+    assert batch.commands[1].params["labels"] == ["STOCKS_DRRK"]
+
+
+def test_label_of_another_project_is_refused() -> None:
+    """Seed «Чужая метка проекта» (case-insensitive)."""
+    message = refused(body(cmd("ensure_issue", temp_key="new:1", summary="s", labels=["awpca"]), project="STOCKS_DRRK"))
+    assert message == "метка другого проекта: awpca"
+
+
+def test_issue_of_another_project_is_refused() -> None:
+    """Seed «Задача другого проекта»."""
+    message = refused(body(cmd("ensure_fields", key="AURORA-1538", duedate="2026-10-23"), project="STOCKS_DRRK"))
+    assert message == "AURORA-1538 не в проекте STOCKS_DRRK"
+
+
+def test_link_with_a_neighbour_is_allowed() -> None:
+    """Seed «Связь с соседом»: one side in the project is enough."""
+    batch = validate_batch(
+        body(cmd("ensure_link", source="AURORA-1", target="AURORA-1538", link_type="связанные"), project="STOCKS_DRRK"),
+        ctx(),
+    )
+    assert batch.project == "STOCKS_DRRK"
+    assert (
+        refused(
+            body(
+                cmd("ensure_link", source="AURORA-1537", target="AURORA-1538", link_type="связанные"),
+                project="STOCKS_DRRK",
+            )
+        )
+        == "ни AURORA-1537, ни AURORA-1538 не в проекте STOCKS_DRRK"
+    )
+
+
+def test_project_rules_on_ensure_fields_labels() -> None:
+    """P in labels_remove and another project's label in labels_add are refused."""
+    assert refused(
+        body(cmd("ensure_fields", key="AURORA-1", labels_remove=["stocks_drrk"]), project="STOCKS_DRRK")
+    ) == ("метку проекта STOCKS_DRRK нельзя снять: AURORA-1")
+    assert refused(body(cmd("ensure_fields", key="AURORA-1", labels_add=["AWPCA"]), project="STOCKS_DRRK")) == (
+        "метка другого проекта: AWPCA"
+    )
+
+
+def test_project_membership_is_exact_and_temp_keys_belong() -> None:
+    """Membership is the exact project label; the batch's own temp keys are in the project."""
+    mirror = {"AURORA-7": ("stocks_drrk",)}
+    assert refused(
+        body(cmd("ensure_comment", key="AURORA-7", marker="m", body="b"), project="STOCKS_DRRK"),
+        ctx(mirror_labels=mirror),
+    ) == ("AURORA-7 не в проекте STOCKS_DRRK")
+    validate_batch(
+        body(
+            cmd("ensure_issue", temp_key="new:3", summary="s"),
+            cmd("ensure_comment", key="new:3", marker="m", body="b"),
+            project="STOCKS_DRRK",
+        ),
+        ctx(),
+    )
+
+
+def test_unknown_project_and_batch_without_project() -> None:
+    """An unknown project → 422; without a project no label is appended and no project check runs."""
+    assert refused(body(cmd("refresh", keys=["AURORA-1"]), project="NOPE")) == "нет проекта NOPE"
+    batch = validate_batch(body(cmd("ensure_issue", temp_key="new:1", summary="s", labels=["awpca"])), ctx())
+    assert batch.commands[0].params["labels"] == ["awpca"]
+
+
+def test_unknown_link_type_is_refused() -> None:
+    """link_type must be a logical name from settings.link_types."""
+    assert refused(body(cmd("ensure_link", source="AURORA-1", target="AURORA-2", link_type="дубль"))) == (
+        "команда 1 (ensure_link): неизвестный тип связи «дубль»; доступны: блокирует начало, связанные"
+    )
+
+
+def test_top_level_shape() -> None:
+    """author, title and commands are required; unknown fields are refused."""
+    assert refused({"title": "t", "commands": []}) == (
+        "нет author; ожидаются author, title, commands; необязательные project, notes"
+    )
+    assert refused({"author": "a", "title": "t", "commands": [], "x": 1}) == (
+        "лишние поля x; ожидаются author, title, commands; необязательные project, notes"
+    )
+    assert refused({"author": "a", "title": "t", "commands": []}) == (
+        "commands — ожидается непустой список команд {type, params}"
+    )
+
+
+def test_notes_on_temp_keys_of_the_batch() -> None:
+    """Notes may name the batch's temp keys; unknown temp keys are refused."""
+    batch = validate_batch(
+        body(cmd("ensure_issue", temp_key="new:5", summary="Отчёт"), notes=[{"key": "new:5", "text": "важно"}]), ctx()
+    )
+    assert batch.notes[0].key == "new:5"
+    assert refused(body(cmd("refresh", keys=["AURORA-1"]), notes=[{"key": "new:5", "text": "x"}])) == (
+        "заметка 1: временный ключ new:5 — в пакете нет его ensure_issue"
+    )
+
+
+def test_referenced_keys_and_files_tolerate_garbage() -> None:
+    """The prefetch walks take any JSON and return the real keys and files named."""
+    assert referenced_keys(None) == frozenset()
+    assert referenced_keys({"commands": [1, {"type": "x"}, cmd("ensure_link", source="A-1", target="new:1")]}) == {
+        "A-1"
+    }
+    assert referenced_files(body(cmd("ensure_attachment", key="A-1", file=SHA, filename="f"))) == {SHA}
+
+
+def test_retry_body_drops_board_id_and_validates_again() -> None:
+    """A retried ensure_sprint resolves its board again."""
+    retry = retry_body(
+        command_type="ensure_sprint",
+        params={"key": "AURORA-1538", "sprint": "Спринт 2", "board_id": 1},
+        author="a",
+        title="повтор",
+        project=None,
+    )
+    assert validate_batch(retry, ctx()).commands[0].params["board_id"] == 4216
+
+
+# --- laws ---------------------------------------------------------------------------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300)
+@given(json_values)
+def test_arbitrary_json_never_raises_anything_but_validation_error(value: Any) -> None:
+    """Any JSON is either a valid batch or a ValidationError; nothing else escapes."""
+    try:
+        validate_batch(value, ctx())
+    except ValidationError as error:
+        assert error.message
+
+
+command_types = st.sampled_from(["ensure_fields", "ensure_comment", "ensure_status", "ensure_link", "refresh"])
+
+
+def _valid_command(command_type: str, n: int) -> dict[str, Any]:
+    key = f"AURORA-{n}"
+    return {
+        "ensure_fields": cmd("ensure_fields", key=key, duedate="2026-10-23"),
+        "ensure_comment": cmd("ensure_comment", key=key, marker="m", body="b"),
+        "ensure_status": cmd("ensure_status", key=key, target="Готово"),
+        "ensure_link": cmd("ensure_link", source=key, target="AURORA-99999", link_type="связанные"),
+        "refresh": cmd("refresh", keys=[key]),
+    }[command_type]
+
+
+@given(st.lists(command_types, min_size=1, max_size=12))
+def test_estimate_equals_sum_of_gaps(types: list[str]) -> None:
+    """estimate_seconds is the sum of the policy gaps of all stored commands, tail refresh included."""
+    batch = validate_batch(body(*[_valid_command(t, n + 1) for n, t in enumerate(types)]), ctx())
+    gaps = Settings().pacing
+    assert batch.estimate_seconds == sum(gaps[c.type] for c in batch.commands)
+    tail = 0 if all(t == "refresh" for t in types) else 1
+    assert len(batch.commands) == len(types) + tail
+
+
+@given(
+    st.lists(command_types, max_size=6),
+    st.integers(min_value=0, max_value=6),
+    st.text(alphabet=" Отчёт", min_size=1, max_size=6).filter(lambda s: s.strip()),
+)
+def test_duplicate_summaries_are_never_accepted(types: list[str], position: int, summary: str) -> None:
+    """However the batch is built, two ensure_issue with one trimmed summary are refused."""
+    commands = [_valid_command(t, n + 1) for n, t in enumerate(types)]
+    position = min(position, len(commands))
+    commands.insert(position, cmd("ensure_issue", temp_key="new:1", summary=summary))
+    commands.append(cmd("ensure_issue", temp_key="new:2", summary=f"  {summary.strip()} "))
+    with pytest.raises(ValidationError, match="уже создаётся в пакете"):
+        validate_batch(body(*commands), ctx())
+
+
+@given(st.lists(command_types, max_size=6), st.integers(min_value=1, max_value=50))
+def test_dangling_temp_keys_are_never_accepted(types: list[str], n: int) -> None:
+    """A temp key with no ensure_issue before it is always refused."""
+    commands = [_valid_command(t, i + 1) for i, t in enumerate(types)]
+    commands.append(cmd("ensure_comment", key=f"new:{n}", marker="m", body="b"))
+    with pytest.raises(ValidationError, match=f"new:{n}"):
+        validate_batch(body(*commands), ctx())

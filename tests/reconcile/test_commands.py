@@ -1,0 +1,226 @@
+"""The command catalogue: one table, read by validation, the JSON Schema and the description."""
+
+from __future__ import annotations
+
+import jsonschema
+import pytest
+
+from reconcile.commands import (
+    CATALOGUE,
+    batch_create_description,
+    batch_create_schema,
+    check_command,
+    key_params,
+)
+from reconcile.errors import ValidationError
+
+SHA = "a" * 64
+
+
+def _error(command: object) -> str:
+    with pytest.raises(ValidationError) as info:
+        check_command(1, command)
+    return info.value.message
+
+
+def test_wrong_parameter_name_reports_missing_with_expected_set() -> None:
+    """Seed «Неверное имя параметра»: a missing parameter is named with the type's expected set."""
+    message = _error({"type": "ensure_status", "params": {"key": "AURORA-1", "status": "Готово"}})
+    assert message == "команда 1 (ensure_status): нет target; ожидаются key, target"
+
+
+def test_extra_parameter_on_type_with_optional_ones() -> None:
+    """Seed «Лишний параметр у типа с необязательными»: the optional set ends the message."""
+    message = _error(
+        {
+            "type": "ensure_link",
+            "params": {"source": "AURORA-1", "target": "AURORA-2", "link_type": "связанные", "force": True},
+        }
+    )
+    assert message == (
+        "команда 1 (ensure_link): лишние параметры force; ожидаются source, target, link_type; необязательные replace"
+    )
+
+
+def test_parameter_of_wrong_type_is_named() -> None:
+    """Seed «Параметр не того типа»: labels_add as a string is refused naming labels_add."""
+    message = _error({"type": "ensure_fields", "params": {"key": "AURORA-1", "labels_add": "AWPCA"}})
+    assert message == "команда 1 (ensure_fields): labels_add — ожидается список строк"
+
+
+def test_board_id_from_client_is_an_extra_parameter() -> None:
+    """board_id is added by the hub; from a client it is refused."""
+    message = _error({"type": "ensure_sprint", "params": {"key": "AURORA-1", "sprint": "Спринт 2", "board_id": 4216}})
+    assert message == "команда 1 (ensure_sprint): лишние параметры board_id; ожидаются key, sprint"
+
+
+def test_size_from_client_is_an_extra_parameter() -> None:
+    """size is added by the hub at delivery; a client sending it gets a 422."""
+    params = {"key": "AURORA-1", "file": SHA, "filename": "a.xlsx", "size": 10}
+    assert _error({"type": "ensure_attachment", "params": params}) == (
+        "команда 1 (ensure_attachment): лишние параметры size; ожидаются key, file, filename"
+    )
+
+
+@pytest.mark.parametrize(
+    ("filename", "ok"),
+    [
+        ("ОСВ 60.xlsx", True),
+        ("", False),
+        ("   ", False),
+        ("a/b.xlsx", False),
+        ("a\\b.xlsx", False),
+        ('a"b.xlsx', False),
+        ("a\rb.xlsx", False),
+        ("a\nb.xlsx", False),
+        ("a\x7fb", False),
+    ],
+)
+def test_filename_rules(filename: str, ok: bool) -> None:
+    """Filenames that would break multipart/form-data are refused."""
+    command = {"type": "ensure_attachment", "params": {"key": "AURORA-1", "file": SHA, "filename": filename}}
+    if ok:
+        assert check_command(1, command)[1]["filename"] == filename
+    else:
+        assert "filename — ожидается имя файла" in _error(command)
+
+
+@pytest.mark.parametrize("file", ["A" * 64, "a" * 63, "g" * 64, 5])
+def test_file_must_be_lowercase_sha256(file: object) -> None:
+    """file is 64 lowercase hex characters."""
+    command = {"type": "ensure_attachment", "params": {"key": "AURORA-1", "file": file, "filename": "a"}}
+    assert _error(command) == (
+        "команда 1 (ensure_attachment): file — ожидается sha256 файла: 64 шестнадцатеричных символа в нижнем регистре"
+    )
+
+
+def test_null_optional_means_not_set_but_null_required_is_refused() -> None:
+    """null on an optional text parameter is «не задан»; on a required one it is a type error."""
+    assert check_command(1, {"type": "ensure_fields", "params": {"key": "AURORA-1", "description": None}})[1] == {
+        "key": "AURORA-1",
+        "description": None,
+    }
+    assert _error({"type": "ensure_comment", "params": {"key": "AURORA-1", "marker": None, "body": "x"}}) == (
+        "команда 1 (ensure_comment): marker — ожидается непустая строка"
+    )
+
+
+def test_ensure_fields_needs_a_field() -> None:
+    """ensure_fields with only a key asks for at least one field."""
+    message = _error({"type": "ensure_fields", "params": {"key": "AURORA-1"}})
+    assert message == (
+        "команда 1 (ensure_fields): нужен хотя бы один из summary, description, priority, duedate, planned_start, "
+        "planned_end, labels_add, labels_remove, epic_key, assignee"
+    )
+
+
+def test_refresh_takes_keys_or_jql_not_both() -> None:
+    """refresh: keys or jql, exactly one."""
+    both = _error({"type": "refresh", "params": {"keys": ["AURORA-1"], "jql": "project = AURORA"}})
+    assert both == "команда 1 (refresh): только одно из keys, jql"
+    neither = _error({"type": "refresh", "params": {}})
+    assert neither == "команда 1 (refresh): нужен хотя бы один из keys, jql"
+
+
+def test_status_target_is_string_or_list_of_strings() -> None:
+    """target of ensure_status is a name or a path."""
+    assert check_command(1, {"type": "ensure_status", "params": {"key": "X-1", "target": ["A", "B"]}})[1]["target"] == [
+        "A",
+        "B",
+    ]
+    assert _error({"type": "ensure_status", "params": {"key": "X-1", "target": [1]}}) == (
+        "команда 1 (ensure_status): target — ожидается имя статуса или непустой список имён (путь переходов)"
+    )
+
+
+def test_unknown_type_lists_the_types() -> None:
+    """An unknown command type names the known ones."""
+    assert _error({"type": "ensure_world_peace", "params": {}}) == (
+        "команда 1: неизвестный тип ensure_world_peace; ожидаются ensure_issue, ensure_fields, ensure_comment, "
+        "ensure_status, ensure_link, ensure_sprint, ensure_attachment, refresh"
+    )
+
+
+def test_key_params_include_temp_key_capable_parameters() -> None:
+    """The key parameters of each type come from the catalogue's formats."""
+    assert key_params("ensure_issue") == ("epic_key",)
+    assert key_params("ensure_fields") == ("key", "epic_key")
+    assert key_params("ensure_link") == ("source", "target")
+    assert key_params("refresh") == ("keys",)
+
+
+VALID_COMMANDS = [
+    {"type": "ensure_issue", "params": {"temp_key": "new:1", "summary": "Отчёт", "issue_type": "bug", "labels": ["A"]}},
+    {"type": "ensure_fields", "params": {"key": "AURORA-1533", "duedate": "2026-10-23"}},
+    {"type": "ensure_fields", "params": {"key": "X-1", "description": None, "labels_remove": ["a"]}},
+    {"type": "ensure_comment", "params": {"key": "new:1", "marker": "[m]", "body": "text"}},
+    {"type": "ensure_status", "params": {"key": "X-1", "target": ["Разработка", "Готово"]}},
+    {"type": "ensure_link", "params": {"source": "new:60", "target": "AURORA-1537", "link_type": "связанные"}},
+    {"type": "ensure_sprint", "params": {"key": "AURORA-1538", "sprint": "Спринт 2"}},
+    {"type": "ensure_attachment", "params": {"key": "X-1", "file": SHA, "filename": "ОСВ 60.xlsx"}},
+    {"type": "refresh", "params": {"keys": ["X-1", "new:2"]}},
+    {"type": "refresh", "params": {"jql": "project = AURORA"}},
+]
+
+INVALID_COMMANDS = [
+    {"type": "ensure_status", "params": {"key": "X-1", "status": "Готово"}},
+    {"type": "ensure_link", "params": {"source": "X-1", "target": "X-2", "link_type": "a", "force": True}},
+    {"type": "ensure_fields", "params": {"key": "X-1", "labels_add": "AWPCA"}},
+    {"type": "ensure_sprint", "params": {"key": "X-1", "sprint": "S", "board_id": 1}},
+    {"type": "ensure_attachment", "params": {"key": "X-1", "file": "A" * 64, "filename": "a"}},
+    {"type": "ensure_attachment", "params": {"key": "X-1", "file": SHA, "filename": "a/b"}},
+    {"type": "ensure_issue", "params": {"temp_key": "1", "summary": "x"}},
+    {"type": "ensure_fields", "params": {"key": "x-1", "summary": "x"}},
+    {"type": "ensure_fields", "params": {"key": "X-1", "duedate": "23.10.2026"}},
+    {"type": "ensure_link", "params": {"source": "X-1", "target": "X-2", "link_type": "a", "replace": "yes"}},
+]
+
+
+@pytest.mark.parametrize("command", VALID_COMMANDS)
+def test_schema_and_validation_accept_the_same_valid_command(command: dict[str, object]) -> None:
+    """A command validation accepts is accepted by the generated JSON Schema."""
+    check_command(1, command)
+    body = {"author": "a", "title": "t", "commands": [command]}
+    jsonschema.validate(body, batch_create_schema())
+
+
+@pytest.mark.parametrize("command", INVALID_COMMANDS)
+def test_schema_and_validation_refuse_the_same_invalid_command(command: dict[str, object]) -> None:
+    """A command validation refuses is refused by the generated JSON Schema."""
+    with pytest.raises(ValidationError):
+        check_command(1, command)
+    body = {"author": "a", "title": "t", "commands": [command]}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(body, batch_create_schema())
+
+
+def test_description_lists_every_type_and_parameter() -> None:
+    """The description of batch_create names every type and every parameter of the catalogue."""
+    description = batch_create_description()
+    for spec in CATALOGUE.values():
+        assert f"- {spec.type}: " in description
+        for param in spec.params:
+            assert f"    - {param.name}: " in description
+    assert "estimate_seconds" in description
+    assert "new:<n>" in description
+
+
+def test_single_source_a_new_parameter_changes_validation_schema_and_description(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Adding a parameter to the catalogue changes validation, the schema and the description together."""
+    import attrs
+
+    from reconcile import commands
+
+    spec = commands.CATALOGUE["ensure_comment"]
+    extra = commands.Param(name="visibility", format=commands.Format.TEXT, doc="кому виден комментарий")
+    patched = dict(commands.CATALOGUE)
+    patched["ensure_comment"] = attrs.evolve(spec, optional=(*spec.optional, extra))
+    command = {"type": "ensure_comment", "params": {"key": "X-1", "marker": "m", "body": "b", "visibility": "all"}}
+    with pytest.raises(ValidationError):
+        check_command(1, command)
+    monkeypatch.setattr(commands, "CATALOGUE", patched)
+    assert check_command(1, command)[1]["visibility"] == "all"
+    jsonschema.validate({"author": "a", "title": "t", "commands": [command]}, commands.batch_create_schema())
+    assert "    - visibility: строка — кому виден комментарий" in commands.batch_create_description()
