@@ -11,9 +11,11 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+import httpx
+
 from adapters.clock import SystemClock
 from adapters.hub_client import HubClient
-from adapters.jira_http import JiraHttp
+from adapters.jira_http import JiraAuthError, JiraError, JiraHttp
 from agent_app.journal import Journal
 from agent_app.loop import Agent, AgentFatal
 from reconcile.plans import executor_for
@@ -73,8 +75,6 @@ async def _run(args: argparse.Namespace) -> int:
         jira = JiraHttp.connect(args.jira, token=args.jira_token, clock=clock)
     else:
         jira = JiraHttp.connect(args.jira, user=args.jira_user, password=args.jira_password, clock=clock)
-    if asyncio.iscoroutine(jira):
-        jira = await jira
     hub = HubClient(args.hub, args.hub_token)
     agent = Agent(
         hub=hub,
@@ -85,6 +85,8 @@ async def _run(args: argparse.Namespace) -> int:
         version=agent_version(),
         claim_wait=args.claim_wait,
         executor_for=executor_for,
+        jira_unreachable=(httpx.TransportError, JiraError),
+        jira_refused=(JiraAuthError,),
     )
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):

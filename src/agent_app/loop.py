@@ -39,7 +39,7 @@ from adapters.hub_client import (
     report_to_wire,
 )
 from agent_app.journal import Journal, JournalEntry
-from reconcile.plans.base import Delivery, ExecContext, Executor, Page, Report
+from reconcile.plans.base import Delivery, ExecContext, Executor, JiraCall, Page, Report
 
 __all__ = ["Agent", "AgentFatal", "Backoff", "ClockLike", "JiraDriver", "Stopped", "backoff_delay"]
 
@@ -64,8 +64,6 @@ class DriveOutcomeLike(Protocol):
 
 class JiraDriver(Protocol):
     """What the loop needs of :class:`adapters.jira_http.JiraHttp`."""
-
-    async def myself(self) -> tuple[str, str | None]: ...
 
     async def exec_context(self) -> ExecContext: ...
 
@@ -100,6 +98,20 @@ def backoff_delay(policy: Backoff, attempt: int, rng: random.Random) -> float:
     """Half fixed, half random ("equal jitter"): never zero, never above the cap, spread across agents."""
     ceiling = min(policy.cap, policy.base * (2 ** min(attempt, 32)))
     return ceiling / 2 + rng.uniform(0, ceiling / 2)
+
+
+def _probe() -> Executor:
+    """A one-call executor: ``GET /myself``, uncached, to see whether Jira answers at all."""
+    yield JiraCall(method="GET", path="/rest/api/2/myself")
+    return Report(status="done")
+
+
+async def _no_file(sha256: str, size: int | None) -> bytes | None:
+    return None
+
+
+async def _no_page(page: Page) -> None:
+    return None
 
 
 def _emit(event: str, **fields: Any) -> None:
@@ -262,7 +274,7 @@ class Agent:
             await self._back_off(attempt, self.stopping, "jira", "unreachable")
             attempt += 1
             try:
-                await self._race(self.jira.myself(), self.stopping)
+                await self._race(self.jira.drive(_probe(), fetch_file=_no_file, on_page=_no_page), self.stopping)
                 return
             except self._jira_errors:
                 continue
