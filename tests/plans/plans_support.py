@@ -1,0 +1,75 @@
+"""Drive an executor by feeding it Jira's answers as values (the h11 style: no I/O, no mocks)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from reconcile.plans import Delivery, ExecContext, FetchFile, JiraCall, JiraResponse, Page, Report, executor_for
+from reconcile.plans.base import Step
+
+SYMMETRIC = ExecContext(
+    jira_user="bridge-user", jira_time_zone="Europe/Moscow", symmetric_link_types=frozenset({"Связанные"})
+)
+
+
+def delivery(
+    type_: str, params: Mapping[str, Any], *, pause: float = 30, context: Mapping[str, Any] | None = None
+) -> Delivery:
+    return Delivery(id=1, type=type_, params=params, pause_seconds=pause, context=context or {})
+
+
+def ok(json: Any = None, status: int = 200, **headers: str) -> JiraResponse:
+    return JiraResponse(status=status, json=json, headers=headers)
+
+
+def play(
+    type_: str,
+    params: Mapping[str, Any],
+    answers: list[JiraResponse],
+    *,
+    ctx: ExecContext = SYMMETRIC,
+    files: Mapping[str, bytes | None] | None = None,
+    pause: float = 30,
+    context: Mapping[str, Any] | None = None,
+) -> tuple[Report, list[Step]]:
+    """Run the executor; each ``JiraCall`` gets the next answer in order. Returns the report and every step."""
+    executor = executor_for(delivery(type_, params, pause=pause, context=context), ctx)
+    pending = list(answers)
+    steps: list[Step] = []
+    try:
+        step = executor.send(None)
+        while True:
+            steps.append(step)
+            value: Any = None
+            if isinstance(step, JiraCall):
+                assert pending, f"no answer left for {step.method} {step.path}"
+                value = pending.pop(0)
+            elif isinstance(step, FetchFile):
+                value = (files or {}).get(step.sha256)
+            elif isinstance(step, Page):
+                value = None
+            step = executor.send(value)
+    except StopIteration as stop:
+        report: Report = stop.value
+    assert not pending, f"answers left unused: {pending}"
+    return report, steps
+
+
+def calls(steps: list[Step]) -> list[tuple[str, str]]:
+    return [(s.method, s.path) for s in steps if isinstance(s, JiraCall)]
+
+
+def kinds(steps: list[Step]) -> list[str]:
+    """A compact trace: ``GET /path``, ``pause 30``, ``fetch``, ``page issues``."""
+    trace: list[str] = []
+    for s in steps:
+        if isinstance(s, JiraCall):
+            trace.append(f"{s.method} {s.path}")
+        elif isinstance(s, Page):
+            trace.append(f"page {s.kind}")
+        elif isinstance(s, FetchFile):
+            trace.append("fetch")
+        else:
+            trace.append(f"pause {s.seconds:g}")
+    return trace
