@@ -1,0 +1,266 @@
+"""Confirmation by state: a claimed command whose result the mirror already shows."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from reconcile.confirm import AgentFacts, Confirmation, MirrorNeeds, confirm, mirror_needs
+from reconcile.records import MirrorIssue, MirrorLink, SprintRef
+from reconcile.settings import Settings
+
+NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
+LINK_TYPES = Settings().link_types
+FACTS = AgentFacts(jira_user="bridge-user", symmetric_link_types=frozenset({"Связанные"}))
+
+
+def _check(
+    command_type: str, params: dict[str, Any], *issues: MirrorIssue, facts: AgentFacts = FACTS
+) -> Confirmation | None:
+    return confirm(
+        command_type,
+        params,
+        mirror={i.key: i for i in issues},
+        facts=facts,
+        link_types=LINK_TYPES,
+        now=NOW,
+    )
+
+
+def _link(link_id: str, link_type: str, source: str, target: str) -> MirrorLink:
+    return MirrorLink(id=link_id, type=link_type, source=source, target=target)
+
+
+# --- ensure_sprint -------------------------------------------------------------------------------------------
+
+
+def test_lost_report_fact_in_place() -> None:
+    """Scenario «Отчёт потерян, факт на месте»: X is in «Спринт 2» after refresh → confirmed."""
+    issue = MirrorIssue(key="AURORA-1538", sprint=SprintRef(id=7, name="Спринт 2", state="active"))
+    assert _check("ensure_sprint", {"key": "AURORA-1538", "sprint": "Спринт 2", "board_id": 4216}, issue) == (
+        Confirmation(key=None)
+    )
+
+
+def test_sprint_differs() -> None:
+    """Another sprint, or none, is not the wanted sprint."""
+    params = {"key": "X-1", "sprint": "Спринт 2"}
+    assert (
+        _check("ensure_sprint", params, MirrorIssue(key="X-1", sprint=SprintRef(id=8, name="Спринт 3", state="future")))
+        is None
+    )
+    assert _check("ensure_sprint", params, MirrorIssue(key="X-1")) is None
+
+
+def test_backlog_means_no_sprint() -> None:
+    """``backlog`` is confirmed when the issue has no sprint, not otherwise."""
+    params = {"key": "X-1", "sprint": "backlog"}
+    assert _check("ensure_sprint", params, MirrorIssue(key="X-1")) == Confirmation()
+    assert (
+        _check("ensure_sprint", params, MirrorIssue(key="X-1", sprint=SprintRef(id=7, name="Спринт 2", state="active")))
+        is None
+    )
+
+
+def test_issue_missing_from_the_mirror() -> None:
+    """No mirror record, no confirmation."""
+    assert _check("ensure_sprint", {"key": "X-1", "sprint": "backlog"}) is None
+
+
+# --- ensure_fields -------------------------------------------------------------------------------------------
+
+
+def test_description_with_crlf_in_the_mirror() -> None:
+    """Scenario «Описание с CRLF в зеркале»: "a\\nb" wanted, "a\\r\\nb" in the mirror → confirmed."""
+    issue = MirrorIssue(key="X-1", description="a\r\nb")
+    assert _check("ensure_fields", {"key": "X-1", "description": "a\nb"}, issue) == Confirmation()
+
+
+def test_null_equals_empty_string() -> None:
+    """A field cleared with null is confirmed by an empty value, and the other way round."""
+    assert (
+        _check("ensure_fields", {"key": "X-1", "assignee": None}, MirrorIssue(key="X-1", assignee="")) == Confirmation()
+    )
+    assert _check("ensure_fields", {"key": "X-1", "description": ""}, MirrorIssue(key="X-1")) == Confirmation()
+
+
+def test_all_fields_must_match() -> None:
+    """One field that differs keeps the command claimed."""
+    issue = MirrorIssue(key="X-1", duedate="2026-10-23", priority="Major", epic_key="X-100", planned_start="2026-10-01")
+    params = {
+        "key": "X-1",
+        "duedate": "2026-10-23",
+        "priority": "Major",
+        "epic_key": "X-100",
+        "planned_start": "2026-10-01",
+    }
+    assert _check("ensure_fields", params, issue) == Confirmation()
+    assert _check("ensure_fields", {**params, "priority": "Minor"}, issue) is None
+    assert _check("ensure_fields", {**params, "planned_end": "2026-11-01"}, issue) is None
+
+
+def test_labels_added_and_removed() -> None:
+    """labels_add all present and labels_remove all absent confirm; either way wrong does not."""
+    issue = MirrorIssue(key="X-1", labels=("AWPCA", "kind-dev"))
+    assert _check("ensure_fields", {"key": "X-1", "labels_add": ["kind-dev"], "labels_remove": ["old"]}, issue) == (
+        Confirmation()
+    )
+    assert _check("ensure_fields", {"key": "X-1", "labels_add": ["new"]}, issue) is None
+    assert _check("ensure_fields", {"key": "X-1", "labels_remove": ["kind-dev"]}, issue) is None
+
+
+def test_fields_with_an_unsubstituted_temp_key_never_confirm() -> None:
+    """A command still pointing at a temp key is never confirmed."""
+    assert (
+        _check("ensure_fields", {"key": "X-1", "epic_key": "new:1"}, MirrorIssue(key="X-1", epic_key="new:1")) is None
+    )
+
+
+# --- ensure_status -------------------------------------------------------------------------------------------
+
+
+def test_status_equals_last_step_of_the_path() -> None:
+    """Only the last step of the path confirms; an intermediate step does not."""
+    params = {"key": "X-1", "target": ["Разработка", "Готово"]}
+    assert _check("ensure_status", params, MirrorIssue(key="X-1", status="Готово")) == Confirmation()
+    assert _check("ensure_status", params, MirrorIssue(key="X-1", status="Разработка")) is None
+    assert (
+        _check("ensure_status", {"key": "X-1", "target": "Готово"}, MirrorIssue(key="X-1", status="Готово"))
+        == Confirmation()
+    )
+
+
+# --- ensure_link ---------------------------------------------------------------------------------------------
+
+
+def test_symmetric_link_in_the_reverse_direction() -> None:
+    """Scenario «Связь симметричного типа в обратную сторону»: only «Связанные» B→A, symmetric → confirmed."""
+    a = MirrorIssue(key="AURORA-1445", links=(_link("1", "Связанные", "AURORA-1446", "AURORA-1445"),))
+    params = {"source": "AURORA-1445", "target": "AURORA-1446", "link_type": "связанные"}
+    assert _check("ensure_link", params, a) == Confirmation()
+
+
+def test_reverse_link_of_a_type_not_symmetric_is_a_conflict() -> None:
+    """Without the symmetric fact, the reverse link is a conflict, not the wanted link."""
+    a = MirrorIssue(key="A-1", links=(_link("1", "Связанные", "A-2", "A-1"),))
+    params = {"source": "A-1", "target": "A-2", "link_type": "связанные"}
+    assert _check("ensure_link", params, a, facts=AgentFacts(jira_user="bridge-user")) is None
+    both = MirrorIssue(key="A-1", links=(_link("1", "Связанные", "A-2", "A-1"), _link("2", "Связанные", "A-1", "A-2")))
+    assert _check("ensure_link", params, both, facts=AgentFacts(jira_user="bridge-user")) is None
+
+
+def test_wanted_link_forward() -> None:
+    """source→target of the wanted Jira type confirms."""
+    a = MirrorIssue(key="A-1", links=(_link("1", "Блокирует начало", "A-1", "A-2"), _link("2", "Дубль", "A-1", "A-2")))
+    params = {"source": "A-1", "target": "A-2", "link_type": "блокирует начало"}
+    assert _check("ensure_link", params, a) == Confirmation()
+
+
+def test_link_of_another_configured_type_is_a_conflict() -> None:
+    """Another type from link_types between the two issues (either direction) keeps the command claimed."""
+    params = {"source": "A-1", "target": "A-2", "link_type": "связанные"}
+    for conflict in (_link("2", "Блокирует начало", "A-1", "A-2"), _link("2", "Блокирует начало", "A-2", "A-1")):
+        a = MirrorIssue(key="A-1", links=(_link("1", "Связанные", "A-1", "A-2"), conflict))
+        assert _check("ensure_link", params, a) is None
+
+
+def test_links_to_other_issues_do_not_count() -> None:
+    """A wanted-type link to a third issue is neither the wanted link nor a conflict."""
+    params = {"source": "A-1", "target": "A-2", "link_type": "связанные"}
+    a = MirrorIssue(key="A-1", links=(_link("1", "Связанные", "A-1", "A-3"),))
+    assert _check("ensure_link", params, a) is None
+    b = MirrorIssue(
+        key="A-1", links=(_link("1", "Связанные", "A-1", "A-2"), _link("2", "Блокирует начало", "A-1", "A-3"))
+    )
+    assert _check("ensure_link", params, b) == Confirmation()
+
+
+def test_unknown_logical_link_type() -> None:
+    """A logical name missing from link_types is never confirmed."""
+    a = MirrorIssue(key="A-1", links=(_link("1", "Связанные", "A-1", "A-2"),))
+    assert _check("ensure_link", {"source": "A-1", "target": "A-2", "link_type": "дубль"}, a) is None
+
+
+# --- ensure_issue --------------------------------------------------------------------------------------------
+
+
+def test_creation_confirmed_by_state() -> None:
+    """Scenario «Создание подтверждается по состоянию»: same summary, reporter bridge-user, created today."""
+    issue = MirrorIssue(
+        key="AURORA-1600", summary="Шахматка: комментарии", reporter="bridge-user", created="2026-10-22T09:30:00Z"
+    )
+    params = {"temp_key": "new:3", "issue_type": "task", "summary": "Шахматка: комментарии"}
+    assert _check("ensure_issue", params, issue) == Confirmation(key="AURORA-1600")
+
+
+def test_creation_never_confirmed_while_jira_user_unknown() -> None:
+    """Without the agent's jira_user an ensure_issue is never confirmed."""
+    issue = MirrorIssue(key="AURORA-1600", summary="Отчёт", reporter="bridge-user", created="2026-10-22T09:30:00Z")
+    params = {"temp_key": "new:3", "summary": "Отчёт"}
+    assert _check("ensure_issue", params, issue, facts=AgentFacts()) is None
+    assert _check("ensure_issue", params, issue, facts=AgentFacts(jira_user="")) is None
+
+
+def test_creation_needs_our_reporter_and_the_last_seven_days() -> None:
+    """Another reporter, or created more than 7 days ago, does not confirm; exactly 7 days does."""
+    params = {"temp_key": "new:3", "summary": "Отчёт"}
+    other = MirrorIssue(key="A-1", summary="Отчёт", reporter="ivanov", created="2026-10-22T09:30:00Z")
+    old = MirrorIssue(key="A-2", summary="Отчёт", reporter="bridge-user", created="2026-10-15T11:59:59Z")
+    edge = MirrorIssue(key="A-3", summary="Отчёт", reporter="bridge-user", created="2026-10-15T15:00:00+03:00")
+    assert _check("ensure_issue", params, other, old) is None
+    assert _check("ensure_issue", params, other, old, edge) == Confirmation(key="A-3")
+
+
+def test_creation_summary_compared_after_trimming_and_oldest_wins() -> None:
+    """Summaries compare after trimming (Jira trims); of several matches the oldest wins, as in the agent."""
+    params = {"temp_key": "new:3", "summary": " Отчёт "}
+    newer = MirrorIssue(key="A-9", summary="Отчёт", reporter="bridge-user", created="2026-10-22T10:00:00Z")
+    older = MirrorIssue(key="A-8", summary="Отчёт", reporter="bridge-user", created="2026-10-21T10:00:00Z")
+    different = MirrorIssue(key="A-7", summary="отчёт", reporter="bridge-user", created="2026-10-20T10:00:00Z")
+    assert _check("ensure_issue", params, newer, older, different) == Confirmation(key="A-8")
+
+
+# --- never confirmed -----------------------------------------------------------------------------------------
+
+
+def test_comment_attachment_and_refresh_are_never_confirmed() -> None:
+    """ensure_comment, ensure_attachment and refresh wait for the agent's report."""
+    issue = MirrorIssue(key="X-1")
+    assert _check("ensure_comment", {"key": "X-1", "marker": "m", "body": "b"}, issue) is None
+    assert _check("ensure_attachment", {"key": "X-1", "file": "0" * 64, "filename": "a.xlsx"}, issue) is None
+    assert _check("refresh", {"keys": ["X-1"]}, issue) is None
+
+
+def test_mirror_needs() -> None:
+    """The hub fetches the key (the source for a link), the summary for ensure_issue, nothing otherwise."""
+    assert mirror_needs("ensure_fields", {"key": "X-1", "summary": "s"}) == MirrorNeeds(keys=("X-1",))
+    assert mirror_needs("ensure_link", {"source": "A-1", "target": "A-2", "link_type": "связанные"}) == MirrorNeeds(
+        keys=("A-1",)
+    )
+    assert mirror_needs("ensure_issue", {"temp_key": "new:1", "summary": " Отчёт "}) == MirrorNeeds(summary="Отчёт")
+    assert mirror_needs("ensure_comment", {"key": "X-1", "marker": "m", "body": "b"}) == MirrorNeeds()
+    assert mirror_needs("ensure_sprint", {"key": "new:1", "sprint": "backlog"}) == MirrorNeeds()
+
+
+texts = st.text(alphabet=st.sampled_from("аб \r\n"), max_size=8)
+
+
+@given(texts)
+def test_description_confirmed_by_its_own_crlf_form(text: str) -> None:
+    """Whatever the line breaks, the mirror's CRLF form of the wanted text confirms it."""
+    issue = MirrorIssue(key="X-1", description=text.replace("\r\n", "\n").replace("\n", "\r\n"))
+    assert _check("ensure_fields", {"key": "X-1", "description": text}, issue) == Confirmation()
+
+
+@given(st.lists(st.sampled_from(["Связанные", "Блокирует начало", "Дубль"]), max_size=3), st.booleans())
+def test_wanted_and_conflict_exclude_each_other(types: list[str], reverse: bool) -> None:
+    """Adding a conflicting link to a confirmed state always withdraws the confirmation."""
+    links = tuple(_link(str(i), t, "A-1", "A-2") for i, t in enumerate(types))
+    params = {"source": "A-1", "target": "A-2", "link_type": "связанные"}
+    before = _check("ensure_link", params, MirrorIssue(key="A-1", links=links))
+    conflict = _link("99", "Блокирует начало", *(("A-2", "A-1") if reverse else ("A-1", "A-2")))
+    assert _check("ensure_link", params, MirrorIssue(key="A-1", links=(*links, conflict))) is None
+    assert (before is not None) == ("Связанные" in types and "Блокирует начало" not in types)
