@@ -1,0 +1,142 @@
+"""Test doubles of the *outside world* of the agent: a hub speaking DESIGN.md section 6's agent endpoints,
+and a transport that loses requests or answers on the way (the network, not our code).
+
+The fake hub keeps the seed's delivery rules that matter to the agent: one command in flight, re-delivery of
+a ``claimed`` command with ``deliveries + 1`` on the next claim, idempotent reports.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import attrs
+import httpx
+
+from reconcile.settings import Settings
+
+
+def command(command_id: int, type: str, params: dict[str, Any], pause_seconds: float = 0.0) -> dict[str, Any]:
+    return {
+        "id": command_id,
+        "type": type,
+        "params": params,
+        "pause_seconds": pause_seconds,
+        "deliveries": 0,
+        "context": Settings().agent_context(),
+    }
+
+
+@attrs.define
+class FakeHub:
+    """The hub's agent endpoints over ``httpx.MockTransport``; ``requests`` lists ``"METHOD path"`` in order."""
+
+    queue: list[dict[str, Any]] = attrs.field(factory=list)
+    files: dict[str, bytes] = attrs.field(factory=dict)
+    claimed: dict[str, Any] | None = None
+    reports: list[tuple[int, dict[str, Any]]] = attrs.field(factory=list)
+    pages: list[tuple[int, dict[str, Any]]] = attrs.field(factory=list)
+    claims: list[dict[str, Any]] = attrs.field(factory=list)
+    requests: list[str] = attrs.field(factory=list)
+    statuses: dict[int, str] = attrs.field(factory=dict)
+    #: Answers forced on the next claims, e.g. ``[409]``; a callable is awaited instead (a long poll).
+    claim_answers: list[int | Callable[[], Awaitable[None]]] = attrs.field(factory=list)
+
+    async def handle(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(f"{request.method} {request.url.path}")
+        if request.headers.get("authorization") != "Bearer agent-secret":
+            return httpx.Response(401, json={"status_code": 401, "detail": "нет токена"})
+        path = request.url.path
+        if path == "/agent/claim":
+            body = json.loads(request.content)
+            self.claims.append(body)
+            if self.claim_answers:
+                forced = self.claim_answers.pop(0)
+                if callable(forced):
+                    await forced()
+                else:
+                    return httpx.Response(forced, json={"status_code": forced, "detail": "другой агент активен"})
+            if self.claimed is None and self.queue:
+                self.claimed = self.queue.pop(0)
+            if self.claimed is None:
+                return httpx.Response(204)
+            self.claimed["deliveries"] += 1
+            self.statuses[self.claimed["id"]] = "claimed"
+            return httpx.Response(200, json=self.claimed)
+        if match := re.fullmatch(r"/agent/commands/(\d+)/report", path):
+            command_id = int(match.group(1))
+            body = json.loads(request.content)
+            self.reports.append((command_id, body))
+            if self.claimed is not None and self.claimed["id"] == command_id:
+                self.claimed = None
+                self.statuses[command_id] = body["status"]
+                return httpx.Response(200, json={"accepted": True, "status": body["status"]})
+            return httpx.Response(200, json={"accepted": False, "status": self.statuses.get(command_id, "done")})
+        if match := re.fullmatch(r"/agent/commands/(\d+)/pages", path):
+            self.pages.append((int(match.group(1)), json.loads(request.content)))
+            return httpx.Response(200, json={"accepted": True})
+        if match := re.fullmatch(r"/agent/files/([0-9a-f]{64})", path):
+            content = self.files.get(match.group(1))
+            if content is None:
+                return httpx.Response(404, json={"status_code": 404, "detail": "файла нет"})
+            return httpx.Response(200, content=content)
+        return httpx.Response(404, json={"status_code": 404, "detail": "Not Found"})
+
+    def transport(self) -> httpx.MockTransport:
+        return httpx.MockTransport(self.handle)
+
+
+Hook = Callable[[httpx.Request], Awaitable[None] | None]
+
+
+@attrs.define
+class Fault:
+    """On requests matching ``method`` and ``path_regex``: ``before`` raises instead of sending, ``after``
+    sends, then raises (the answer is lost), ``status`` answers that code instead of sending; ``times``."""
+
+    method: str
+    path_regex: str
+    mode: str  # "before" | "after" | "status"
+    times: int = 1
+    status: int = 503
+    error: type[httpx.TransportError] = httpx.ConnectError
+    hook: Hook | None = None
+
+    def matches(self, request: httpx.Request) -> bool:
+        return (
+            self.times > 0
+            and request.method == self.method
+            and re.search(self.path_regex, request.url.path) is not None
+        )
+
+
+class FlakyTransport(httpx.AsyncBaseTransport):
+    """Wraps a real transport and applies :class:`Fault` s; ``hook`` runs on every matching request."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, faults: list[Fault] | None = None) -> None:
+        self.inner = inner
+        self.faults = faults or []
+        self.seen: list[str] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.seen.append(f"{request.method} {request.url.path}")
+        fault = next((f for f in self.faults if f.matches(request)), None)
+        if fault is None:
+            return await self.inner.handle_async_request(request)
+        fault.times -= 1
+        if fault.hook is not None:
+            result = fault.hook(request)
+            if result is not None:
+                await result
+        if fault.mode == "before":
+            raise fault.error("fault injected before sending", request=request)
+        if fault.mode == "status":
+            return httpx.Response(fault.status, json={"status_code": fault.status, "detail": "fault"})
+        response = await self.inner.handle_async_request(request)
+        await response.aread()
+        raise fault.error("fault injected after the answer", request=request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
