@@ -1,0 +1,301 @@
+"""Dry run: a batch's predicted writes, computed by running each command's executor against the mirror.
+
+``POST /batches?dry_run=true`` validates as usual and then drives every command's executor with a Jira that
+answers from the mirror's records instead of the network. What the mirror does not hold (comments,
+workflows, board sprints, attachments) is answered as absent or as freely reachable, and the prediction says
+so in ``unknown``: a person reading the plan sees which writes are certain and which depend on Jira.
+
+Each command is predicted against the mirror as it is; writes of earlier commands of the same batch are not
+applied, except that a temp key stands for the issue its ``ensure_issue`` would create.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import unquote
+
+import attrs
+
+from reconcile.batch import ValidBatch
+from reconcile.commands import is_temp_key
+from reconcile.plans import executor_for
+from reconcile.plans.base import Delivery, ExecContext, FetchFile, JiraCall, JiraResponse, Page, Pause, Report
+from reconcile.records import MirrorIssue
+from reconcile.settings import Settings
+
+__all__ = ["Prediction", "issue_to_jira", "predict_batch", "predict_command"]
+
+_ISSUE_PREFIX = "/rest/api/2/issue/"
+_UNKNOWN_COMMENTS = "комментарии зеркалу не известны: предсказана запись, если комментария с маркером нет"
+_UNKNOWN_TRANSITIONS = "переходы рабочего процесса зеркалу не известны: путь считается проходимым"
+_UNKNOWN_SPRINTS = "спринты доски зеркалу не известны: спринт считается существующим"
+_UNKNOWN_ATTACHMENTS = "вложения зеркалу не известны: предсказана загрузка"
+
+
+@attrs.frozen(kw_only=True)
+class Prediction:
+    """What one command would do: its writes in order, the report it would give, and what is uncertain."""
+
+    seq: int
+    type: str
+    writes: tuple[dict[str, Any], ...]
+    status: str
+    result: Mapping[str, Any]
+    error: str | None = None
+    pause_seconds: float = 0
+    unknown: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "type": self.type,
+            "writes": list(self.writes),
+            "status": self.status,
+            "result": dict(self.result),
+            "error": self.error,
+            "pause_seconds": self.pause_seconds,
+            "unknown": list(self.unknown),
+        }
+
+
+def issue_to_jira(issue: MirrorIssue, settings: Settings) -> dict[str, Any]:
+    """A mirror record rendered as Jira's issue JSON (the inverse of ``issue_from_jira`` on mirror fields)."""
+    fields: dict[str, Any] = {
+        "summary": issue.summary,
+        "description": issue.description,
+        "status": {"name": issue.status, "statusCategory": {"key": issue.status_category}} if issue.status else None,
+        "priority": {"name": issue.priority} if issue.priority else None,
+        "duedate": issue.duedate,
+        "labels": list(issue.labels),
+        "assignee": {"name": issue.assignee} if issue.assignee else None,
+        "reporter": {"name": issue.reporter} if issue.reporter else None,
+        "created": issue.created,
+        "updated": issue.updated,
+        "issuelinks": [_link_json(issue.key, link.id, link.type, link.source, link.target) for link in issue.links],
+    }
+    for logical in ("planned_start", "planned_end"):
+        field_id = settings.fields.get(logical)
+        if field_id:
+            fields[field_id] = getattr(issue, logical)
+    sprint_field = settings.fields.get("sprint")
+    if sprint_field:
+        sprint = issue.sprint
+        fields[sprint_field] = [{"id": sprint.id, "name": sprint.name, "state": sprint.state}] if sprint else None
+    if settings.epic_link.mode == "parent":
+        fields["parent"] = {"key": issue.epic_key} if issue.epic_key else None
+    elif settings.epic_link.field_id:
+        fields[settings.epic_link.field_id] = issue.epic_key
+    return {"key": issue.key, "fields": fields}
+
+
+def _link_json(key: str, link_id: str, type_name: str, source: str, target: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {"id": link_id, "type": {"name": type_name}}
+    if source == key:
+        entry["outwardIssue"] = {"key": target}
+    else:
+        entry["inwardIssue"] = {"key": source}
+    return entry
+
+
+def _issue_to_be_created(temp_key: str, params: Mapping[str, Any], jira_user: str | None, now: str) -> MirrorIssue:
+    def text(name: str) -> str | None:
+        value = params.get(name)
+        return value if isinstance(value, str) else None
+
+    return MirrorIssue(
+        key=temp_key,
+        summary=text("summary"),
+        description=text("description"),
+        status=None,
+        priority=text("priority"),
+        duedate=text("duedate"),
+        planned_start=text("planned_start"),
+        planned_end=text("planned_end"),
+        labels=tuple(params.get("labels") or ()),
+        epic_key=text("epic_key"),
+        assignee=text("assignee"),
+        reporter=jira_user,
+        created=now,
+        updated=now,
+    )
+
+
+@attrs.define
+class _MirrorJira:
+    """Answers an executor's Jira calls from mirror records; records what it had to assume."""
+
+    issues: Mapping[str, MirrorIssue]
+    settings: Settings
+    jira_user: str | None
+    now: datetime
+    params: Mapping[str, Any]
+    unknown: list[str] = attrs.Factory(list)
+
+    def _assume(self, note: str) -> None:
+        if note not in self.unknown:
+            self.unknown.append(note)
+
+    def answer(self, call: JiraCall) -> JiraResponse:
+        path = call.path
+        if call.method == "GET" and path.startswith(_ISSUE_PREFIX):
+            return self._get_issue_part(unquote(path[len(_ISSUE_PREFIX) :]), call)
+        if call.method == "POST" and path == "/rest/api/2/search":
+            return self._search()
+        if call.method == "GET" and path.startswith("/rest/agile/1.0/board/") and path.endswith("/sprint"):
+            self._assume(_UNKNOWN_SPRINTS)
+            sprint = self.params.get("sprint")
+            key = self.params.get("key")
+            current = self.issues[key].sprint if isinstance(key, str) and key in self.issues else None
+            sprint_id = current.id if current is not None and current.name == sprint else 0
+            values = [{"id": sprint_id, "name": sprint, "state": "active"}] if isinstance(sprint, str) else []
+            return JiraResponse(status=200, json={"startAt": 0, "maxResults": 50, "isLast": True, "values": values})
+        if call.method == "GET":
+            return JiraResponse(status=200, json={})
+        return self._write(call)
+
+    def _get_issue_part(self, rest: str, call: JiraCall) -> JiraResponse:
+        key, _, suffix = rest.partition("/")
+        issue = self.issues.get(key)
+        if issue is None:
+            return JiraResponse(
+                status=404,
+                json={"errorMessages": [f"задачи {key} нет в зеркале — прогноз невозможен"], "errors": {}},
+            )
+        if suffix == "comment":
+            self._assume(_UNKNOWN_COMMENTS)
+            return JiraResponse(status=200, json={"startAt": 0, "maxResults": 50, "total": 0, "comments": []})
+        if suffix == "transitions":
+            self._assume(_UNKNOWN_TRANSITIONS)
+            target = self.params.get("target")
+            steps = target if isinstance(target, list) else [target]
+            transitions = [
+                {"id": str(n), "name": step, "to": {"name": step}}
+                for n, step in enumerate(steps, start=1)
+                if isinstance(step, str) and step != issue.status
+            ]
+            return JiraResponse(status=200, json={"transitions": transitions})
+        body = issue_to_jira(issue, self.settings)
+        if call.params and "attachment" in str(call.params.get("fields", "")):
+            self._assume(_UNKNOWN_ATTACHMENTS)
+            body["fields"]["attachment"] = []
+        return JiraResponse(status=200, json=body)
+
+    def _search(self) -> JiraResponse:
+        since = self.now - timedelta(days=7)
+        hits = [
+            issue_to_jira(issue, self.settings)
+            for issue in self.issues.values()
+            if not is_temp_key(issue.key)
+            and self.jira_user is not None
+            and issue.reporter == self.jira_user
+            and issue.created is not None
+            and datetime.fromisoformat(issue.created) >= since
+        ]
+        return JiraResponse(status=200, json={"startAt": 0, "maxResults": 100, "total": len(hits), "issues": hits})
+
+    def _write(self, call: JiraCall) -> JiraResponse:
+        if call.path == "/rest/api/2/issue":
+            temp_key = self.params.get("temp_key")
+            return JiraResponse(status=201, json={"id": "0", "key": temp_key})
+        if call.path == "/rest/api/2/issueLink":
+            return JiraResponse(status=201, headers={"Location": "/rest/api/2/issueLink/(новая)"})
+        if call.path.endswith("/attachments"):
+            return JiraResponse(status=200, json=[{"id": "(новое)", "filename": self.params.get("filename")}])
+        if call.path.endswith("/comment"):
+            return JiraResponse(status=201, json={"id": "(новый)"})
+        if call.method == "PUT" and "/comment/" in call.path:
+            return JiraResponse(status=200, json={"id": call.path.rsplit("/", 1)[-1]})
+        return JiraResponse(status=204)
+
+
+def predict_command(
+    *,
+    seq: int,
+    command_type: str,
+    params: Mapping[str, Any],
+    issues: Mapping[str, MirrorIssue],
+    settings: Settings,
+    jira_user: str | None,
+    symmetric_link_types: frozenset[str],
+    now: datetime,
+) -> Prediction:
+    """Run one command's executor against mirror records; ``issues`` may hold temp keys to be created."""
+    if command_type == "refresh":
+        return Prediction(seq=seq, type=command_type, writes=(), status="done", result={}, unknown=())
+    jira = _MirrorJira(issues=issues, settings=settings, jira_user=jira_user, now=now, params=params)
+    delivery = Delivery(
+        id=0,
+        type=command_type,
+        params=dict(params),
+        pause_seconds=settings.gap(command_type),
+        context=settings.agent_context(),
+    )
+    ctx = ExecContext(jira_user=jira_user, symmetric_link_types=symmetric_link_types)
+    executor = executor_for(delivery, ctx)
+    writes: list[dict[str, Any]] = []
+    pauses = 0.0
+    reply: Any = None
+    try:
+        while True:
+            step = executor.send(reply)
+            reply = None
+            if isinstance(step, JiraCall):
+                reply = jira.answer(step)
+                if step.is_write:
+                    write: dict[str, Any] = {"method": step.method, "path": unquote(step.path)}
+                    if step.json is not None:
+                        write["json"] = step.json
+                    writes.append(write)
+            elif isinstance(step, FetchFile):
+                reply = b""
+            elif isinstance(step, Pause):
+                pauses += step.seconds
+            elif isinstance(step, Page):
+                continue
+    except StopIteration as stop:
+        report: Report = stop.value
+    return Prediction(
+        seq=seq,
+        type=command_type,
+        writes=tuple(writes),
+        status=report.status,
+        result=dict(report.result),
+        error=report.error,
+        pause_seconds=settings.gap(command_type) + pauses,
+        unknown=tuple(jira.unknown),
+    )
+
+
+def predict_batch(
+    batch: ValidBatch,
+    *,
+    mirror: Mapping[str, MirrorIssue],
+    settings: Settings,
+    jira_user: str | None,
+    symmetric_link_types: frozenset[str],
+    now: datetime,
+) -> tuple[Prediction, ...]:
+    """Every command's prediction, in order; ``mirror`` holds the records of the keys the batch names."""
+    stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    issues: dict[str, MirrorIssue] = dict(mirror)
+    for command in batch.commands:
+        if command.temp_key:
+            issues[command.temp_key] = _issue_to_be_created(command.temp_key, command.params, jira_user, stamp)
+    predictions = []
+    for command in batch.commands:
+        params = dict(command.params)
+        predictions.append(
+            predict_command(
+                seq=command.seq,
+                command_type=command.type,
+                params=params,
+                issues=issues,
+                settings=settings,
+                jira_user=jira_user,
+                symmetric_link_types=symmetric_link_types,
+                now=now,
+            )
+        )
+    return tuple(predictions)
