@@ -1,0 +1,171 @@
+"""The refresh ``history`` parameter, the journal mark and when a run sets it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from reconcile.history import (
+    JournalMark,
+    SyncRunMark,
+    base_jql,
+    format_since,
+    history_at_on_report,
+    history_param,
+    is_full_refresh,
+    journal_mark,
+    start_jql,
+)
+
+BASE_AWPCA = 'project = AURORA AND labels in ("AWPCA")'
+BASE_BOTH = 'project = AURORA AND labels in ("AWPCA", "STOCKS_DRRK")'
+START_AWPCA = '(project = AURORA AND labels in ("AWPCA")) AND sprint in openSprints() AND statusCategory != Done'
+START_BOTH = (
+    '(project = AURORA AND labels in ("AWPCA", "STOCKS_DRRK")) AND sprint in openSprints() AND statusCategory != Done'
+)
+NINE = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
+
+
+def test_base_jql_over_projects_in_creation_order() -> None:
+    """The base JQL lists every project label in creation order; none without projects."""
+    assert base_jql("AURORA", ["AWPCA", "STOCKS_DRRK"]) == BASE_BOTH
+    assert base_jql("AURORA", ["AWPCA"]) == BASE_AWPCA
+    assert base_jql("AURORA", []) is None
+
+
+def test_start_jql() -> None:
+    """The start JQL wraps the base JQL with open sprints and not-done issues."""
+    assert start_jql(BASE_AWPCA) == START_AWPCA
+
+
+def test_first_refresh_after_rollout() -> None:
+    """Scenario «Первый refresh после выкатки»: no mark, full run → history = {jql: start JQL}."""
+    assert history_param(full=True, has_base_jql=True, mark=None, base_jql=BASE_AWPCA) == {"jql": START_AWPCA}
+
+
+def test_regular_refresh() -> None:
+    """Scenario «Регулярный refresh»: mark 09:00 by the current base JQL → since 08:45Z only."""
+    mark = JournalMark(started_at=datetime.fromisoformat("2026-10-22T09:00:00+00:00"), query=BASE_AWPCA)
+    assert history_param(full=True, has_base_jql=True, mark=mark, base_jql=BASE_AWPCA) == {
+        "since": "2026-10-22T08:45:00Z"
+    }
+
+
+def test_journal_not_read_through() -> None:
+    """Scenario «Журнал не дочитан»: the 10:00 run had history.error, so since comes from the 09:00 run."""
+    ten_report = {"issues": 3, "neighbours": 0, "boards": {}, "history": {"error": "HTTP 500: boom"}}
+    nine_report = {"issues": 3, "neighbours": 0, "boards": {}, "history": {"entries": 4}}
+    runs = [
+        SyncRunMark(
+            started_at=NINE,
+            query=BASE_AWPCA,
+            history_at=NINE + timedelta(minutes=1) if history_at_on_report(full=True, result=nine_report) else None,
+        ),
+        SyncRunMark(
+            started_at=NINE + timedelta(hours=1),
+            query=BASE_AWPCA,
+            history_at=NINE + timedelta(hours=1, minutes=1)
+            if history_at_on_report(full=True, result=ten_report)
+            else None,
+        ),
+    ]
+    mark = journal_mark(runs)
+    assert mark == JournalMark(started_at=NINE, query=BASE_AWPCA)
+    assert history_param(full=True, has_base_jql=True, mark=mark, base_jql=BASE_AWPCA) == {
+        "since": "2026-10-22T08:45:00Z"
+    }
+
+
+def test_new_project() -> None:
+    """Scenario «Новый проект»: mark by the AWPCA-only JQL, now two projects → since plus the new start JQL."""
+    mark = JournalMark(started_at=NINE, query=BASE_AWPCA)
+    assert history_param(full=True, has_base_jql=True, mark=mark, base_jql=BASE_BOTH) == {
+        "since": "2026-10-22T08:45:00Z",
+        "jql": START_BOTH,
+    }
+
+
+def test_tail_refresh() -> None:
+    """Scenario «Хвост пакета»: keys with a mark → {since}; its done report with history leaves history_at NULL."""
+    mark = JournalMark(started_at=NINE, query=BASE_AWPCA)
+    params = {"keys": ["AURORA-1"]}
+    full = is_full_refresh(params, BASE_AWPCA)
+    assert full is False
+    assert history_param(full=full, has_base_jql=True, mark=mark, base_jql=BASE_AWPCA) == {
+        "since": "2026-10-22T08:45:00Z"
+    }
+    assert history_at_on_report(full=full, result={"issues": 1, "history": {"entries": 2}}) is False
+
+
+def test_tail_refresh_before_the_first_mark() -> None:
+    """Scenario «Хвост пакета до первой отметки»: keys, no mark → no history parameter."""
+    assert history_param(full=False, has_base_jql=True, mark=None, base_jql=BASE_AWPCA) is None
+
+
+def test_refresh_by_another_jql() -> None:
+    """A refresh by a JQL that is not the base one is not full: since with a mark, nothing without."""
+    params = {"jql": "project = AURORA AND key = AURORA-1"}
+    assert is_full_refresh(params, BASE_AWPCA) is False
+    mark = JournalMark(started_at=NINE, query="key in (AURORA-1)")
+    assert history_param(full=False, has_base_jql=True, mark=mark, base_jql=BASE_AWPCA) == {
+        "since": "2026-10-22T08:45:00Z"
+    }
+
+
+def test_no_projects_no_history() -> None:
+    """Without a base JQL (no projects) history is never added."""
+    mark = JournalMark(started_at=NINE, query=BASE_AWPCA)
+    assert history_param(full=False, has_base_jql=False, mark=mark, base_jql=None) is None
+    assert history_param(full=True, has_base_jql=False, mark=None, base_jql=None) is None
+
+
+def test_has_base_jql_must_agree() -> None:
+    """Contradictory arguments are a programming error."""
+    with pytest.raises(ValueError, match="has_base_jql disagrees with base_jql"):
+        history_param(full=True, has_base_jql=True, mark=None, base_jql=None)
+
+
+def test_full_refresh_is_by_the_current_base_jql() -> None:
+    """A refresh by the base JQL, or with neither keys nor jql, is full; by an old base JQL it is not."""
+    assert is_full_refresh({"jql": BASE_BOTH}, BASE_BOTH) is True
+    assert is_full_refresh({}, BASE_BOTH) is True
+    assert is_full_refresh({"jql": BASE_AWPCA}, BASE_BOTH) is False
+    assert is_full_refresh({"jql": BASE_AWPCA}, None) is False
+
+
+def test_history_at_rules() -> None:
+    """history_at is set only for a full run whose result has history without error."""
+    assert history_at_on_report(full=True, result={"history": {"entries": 0}}) is True
+    assert history_at_on_report(full=True, result={"history": {"error": "HTTP 500"}}) is False
+    assert history_at_on_report(full=True, result={"issues": 3}) is False
+    assert history_at_on_report(full=True, result=None) is False
+    assert history_at_on_report(full=False, result={"history": {"entries": 5}}) is False
+
+
+def test_mark_is_the_latest_marked_run_whatever_its_query() -> None:
+    """The mark is the latest run with history_at, even when its query differs from the current base."""
+    runs = [
+        SyncRunMark(started_at=NINE, query=BASE_AWPCA, history_at=NINE),
+        SyncRunMark(started_at=NINE + timedelta(hours=2), query="key in (A-1)", history_at=None),
+        SyncRunMark(started_at=NINE + timedelta(hours=1), query=BASE_BOTH, history_at=NINE + timedelta(hours=1)),
+    ]
+    assert journal_mark(runs) == JournalMark(started_at=NINE + timedelta(hours=1), query=BASE_BOTH)
+    assert journal_mark([]) is None
+
+
+def test_since_from_naive_and_offset_times() -> None:
+    """A naive time is UTC (as SQLite returns it); an offset time is converted; seconds are kept."""
+    assert format_since(datetime(2026, 10, 22, 9, 0)) == "2026-10-22T08:45:00Z"
+    assert format_since(datetime(2026, 10, 22, 12, 0, 30, 999, tzinfo=timezone(timedelta(hours=3)))) == (
+        "2026-10-22T08:45:30Z"
+    )
+
+
+@given(st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC)))
+def test_since_is_never_after_mark_minus_overlap(moment: datetime) -> None:
+    """since is at most 15 minutes before the mark and never later (truncation reads a little more)."""
+    since = datetime.strptime(format_since(moment), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    assert timedelta(0) <= moment - timedelta(minutes=15) - since < timedelta(seconds=1)
