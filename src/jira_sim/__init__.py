@@ -1,1 +1,10 @@
-"""jira_sim."""
+"""jira_sim: an in-memory Jira Data Center 10.3 (REST v2 and agile 1.0 subset) for tests and the demo.
+
+Use :class:`Simulator` in-process (``sim.asgi`` with ``httpx.ASGITransport``) or run ``jira-sim`` as a
+server. The seed format is described in ``docs/jira-sim.md``.
+"""
+
+from jira_sim.simulator import Simulator
+from jira_sim.store import JiraError, load_sample
+
+__all__ = ["JiraError", "Simulator", "load_sample"]
