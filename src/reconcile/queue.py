@@ -201,7 +201,8 @@ def decide_claim(snapshot: ClaimSnapshot) -> ClaimDecision:
         actions.append(Issue(id=queued.id, params=verdict.params))
         return ClaimDecision(actions=tuple(actions))
 
-    return ClaimDecision(actions=tuple(actions), needs_more=not snapshot.queue_complete)
+    # An empty head is the whole queue whatever queue_complete says: asking again could never end.
+    return ClaimDecision(actions=tuple(actions), needs_more=bool(snapshot.queued_head) and not snapshot.queue_complete)
 
 
 def decide_auto_refresh(

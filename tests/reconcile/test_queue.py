@@ -200,6 +200,17 @@ def test_all_candidates_skipped_asks_for_more() -> None:
         ClaimSnapshot(queued_head=snapshot.queued_head, queue_complete=True, outcomes=dict(snapshot.outcomes))
     )
     assert complete.needs_more is False
+    assert decide_claim(ClaimSnapshot(queued_head=[], queue_complete=False)).needs_more is False
+
+
+def test_lost_report_of_a_creation_redelivers_it() -> None:
+    """Scenario «Потерянный отчёт о создании задачи»: the claimed ensure_issue is delivered again, not skipped."""
+    snapshot = ClaimSnapshot(
+        claimed=[ClaimedCommand(id=50, claimed_at=T0, deliveries=1, batch_id=7, temp_key="new:5")],
+        queued_head=[_comment(51, "new:5", batch_id=7)],
+        outcomes={7: {"new:5": TempKeyOutcome(status="claimed")}},
+    )
+    assert decide_claim(snapshot).actions == (Redeliver(id=50, deliveries=2),)
 
 
 def test_auto_refresh_when_never_run_with_projects() -> None:
