@@ -98,7 +98,7 @@ class Fault:
 
     method: str
     path_regex: str
-    mode: str  # "before" | "after" | "status"
+    mode: str  # "before" | "after" | "status" | "pass" (only the hook)
     times: int = 1
     status: int = 503
     error: type[httpx.TransportError] = httpx.ConnectError
@@ -132,6 +132,8 @@ class FlakyTransport(httpx.AsyncBaseTransport):
                 await result
         if fault.mode == "before":
             raise fault.error("fault injected before sending", request=request)
+        if fault.mode == "pass":
+            return await self.inner.handle_async_request(request)
         if fault.mode == "status":
             return httpx.Response(fault.status, json={"status_code": fault.status, "detail": "fault"})
         response = await self.inner.handle_async_request(request)

@@ -1,0 +1,329 @@
+"""The agent's loop: journal, claim, pause, execute, report — against the in-process Jira simulator
+(real JiraHttp over ASGI), a hub speaking the agent endpoints, and a fake clock (no real sleeps)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from agent_fakes import FakeHub, Fault, FlakyTransport, command
+
+from adapters.clock import FakeClock
+from adapters.hub_client import HubClient
+from adapters.jira_http import JiraAuthError, JiraError, JiraHttp
+from agent_app.journal import Journal, JournalEntry
+from agent_app.loop import Agent, AgentFatal, Backoff, backoff_delay
+from jira_sim import Simulator
+from reconcile.plans import executor_for
+
+pytestmark = pytest.mark.anyio
+
+SEED = 20261022
+
+
+class Rig:
+    """One agent wired to a simulator and a hub, with faults on either side and a shared fake clock."""
+
+    def __init__(self, tmp_path: Path, hub: FakeHub, *, jira_faults: list[Fault] | None = None) -> None:
+        self.sim = Simulator()
+        self.clock = FakeClock(start=1000.0)
+        self.hub = hub
+        self.hub_transport = FlakyTransport(hub.transport())
+        self.jira_transport = FlakyTransport(httpx.ASGITransport(app=self.sim.asgi), jira_faults)
+        self.jira = JiraHttp.connect("http://jira", token="pat", clock=self.clock, transport=self.jira_transport)
+        self.hub_client = HubClient("http://hub", "agent-secret", transport=self.hub_transport)
+        self.journal = Journal(tmp_path / "journal.json")
+        self.agent = Agent(
+            hub=self.hub_client,
+            jira=self.jira,
+            journal=self.journal,
+            clock=self.clock,
+            agent_id="agent-1",
+            version="0.1.0",
+            claim_wait=0,
+            rng=random.Random(SEED),
+            executor_for=executor_for,
+            jira_unreachable=(httpx.TransportError, JiraError),
+            jira_refused=(JiraAuthError,),
+        )
+
+    def jira_writes(self) -> list[str]:
+        return [s for s in self.jira_transport.seen if not s.startswith("GET ") and not s.endswith("/search")]
+
+    async def close(self) -> None:
+        await self.hub_client.aclose()
+        await self.jira.aclose()
+
+
+@pytest.fixture
+def command_lines(caplog: pytest.LogCaptureFixture) -> Callable[[], list[dict[str, Any]]]:
+    """Reads the agent's structured ``command`` log lines (one JSON object each) logged so far."""
+    caplog.set_level(logging.INFO, logger="agent_app")
+
+    def read() -> list[dict[str, Any]]:
+        lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "agent_app"]
+        return [line for line in lines if line["event"] == "command"]
+
+    return read
+
+
+def expected_backoffs(count: int) -> list[float]:
+    rng = random.Random(SEED)
+    return [backoff_delay(Backoff(), n, rng) for n in range(count)]
+
+
+async def test_command_paused_executed_reported_and_journal_cleared(tmp_path: Path) -> None:
+    """A claimed ensure_fields waits its pause from the last Jira call, writes once, reports, clears the journal."""
+    hub = FakeHub(queue=[command(40, "ensure_fields", {"key": "AURORA-1533", "duedate": "2026-12-01"}, 120)])
+    rig = Rig(tmp_path, hub)
+    ctx = await rig.agent.context()
+    await rig.agent.step(ctx)
+    await rig.close()
+    assert rig.clock.sleeps == [120.0]
+    assert hub.reports == [
+        (
+            40,
+            {
+                "status": "done",
+                "result": {"changed": ["duedate"]},
+                "jira_calls": 2,
+                "operations": [{"method": "PUT", "path": "/rest/api/2/issue/AURORA-1533", "status": 204}],
+            },
+        )
+    ]
+    assert rig.journal.read() is None
+    assert rig.sim.raw_issue("AURORA-1533")["duedate"] == "2026-12-01"
+
+
+async def test_claim_carries_jira_identity(tmp_path: Path) -> None:
+    """Every claim sends jira_user, its time zone and the symmetric link types read from Jira."""
+    rig = Rig(tmp_path, FakeHub())
+    await rig.agent.step(await rig.agent.context())
+    await rig.close()
+    assert rig.hub.claims == [
+        {
+            "agent_id": "agent-1",
+            "version": "0.1.0",
+            "jira_user": "bridge-user",
+            "jira_time_zone": "Europe/Moscow",
+            "symmetric_link_types": ["Связанные"],
+            "wait": 0,
+        }
+    ]
+
+
+async def test_empty_queue_means_no_pause(tmp_path: Path) -> None:
+    """Nothing queued: the claim answers 204 and the agent does not sleep (seed: «Нет следующей команды»)."""
+    rig = Rig(tmp_path, FakeHub())
+    await rig.agent.step(await rig.agent.context())
+    await rig.close()
+    assert rig.clock.sleeps == []
+    assert rig.hub.requests == ["POST /agent/claim"]
+
+
+async def test_unacknowledged_report_is_sent_before_any_claim(tmp_path: Path) -> None:
+    """On start, a report left in the journal goes to the hub first, then the entry is cleared."""
+    hub = FakeHub()
+    rig = Rig(tmp_path, hub)
+    report = {"status": "done", "result": {"key": "AURORA-1561", "created": True}, "jira_calls": 2, "operations": []}
+    rig.journal.write(JournalEntry(command_id=5, type="ensure_issue", deliveries=1, report=report))
+
+    async def stop_at_claim() -> None:
+        rig.agent.request_stop()
+        await anyio.Event().wait()
+
+    hub.claim_answers.append(stop_at_claim)
+    await rig.agent.run()
+    await rig.close()
+    assert hub.requests[:2] == ["POST /agent/commands/5/report", "POST /agent/claim"]
+    assert hub.reports == [(5, report)]
+    assert rig.journal.read() is None
+
+
+async def test_report_retried_with_backoff_kept_in_journal(tmp_path: Path) -> None:
+    """While the hub is unreachable the report stays in the journal and is retried with jittered backoff."""
+    hub = FakeHub(queue=[command(41, "ensure_comment", {"key": "AURORA-1538", "marker": "[план]", "body": "Срок"})])
+    rig = Rig(tmp_path, hub)
+    seen_in_journal: list[JournalEntry | None] = []
+    rig.hub_transport.faults.append(
+        Fault("POST", "/report$", "before", times=3, hook=lambda _: seen_in_journal.append(rig.journal.read()))
+    )
+    await rig.agent.step(await rig.agent.context())
+    await rig.close()
+    assert rig.clock.sleeps == expected_backoffs(3)
+    assert all(entry is not None and entry.command_id == 41 and entry.report for entry in seen_in_journal)
+    assert len(seen_in_journal) == 3
+    assert [c for c, _ in hub.reports] == [41]
+    assert hub.reports[0][1]["result"]["action"] == "created"
+    assert rig.journal.read() is None
+
+
+async def test_lost_answer_to_a_report_is_resent_idempotently(tmp_path: Path) -> None:
+    """The hub processed the report but the answer was lost: the agent sends it again and accepts the ack."""
+    hub = FakeHub(queue=[command(42, "ensure_fields", {"key": "AURORA-1538", "priority": "High"})])
+    rig = Rig(tmp_path, hub)
+    rig.hub_transport.faults.append(Fault("POST", "/report$", "after", error=httpx.ReadError))
+    await rig.agent.step(await rig.agent.context())
+    await rig.close()
+    assert [c for c, _ in hub.reports] == [42, 42]
+    assert rig.journal.read() is None
+
+
+async def test_jira_dropped_mid_create_is_not_reported_and_redelivery_finds_the_issue(
+    tmp_path: Path, command_lines: Callable[[], list[dict[str, Any]]]
+) -> None:
+    """A connection dropped after Jira created the issue: no failed report; re-delivery finds it, one issue."""
+    params = {"temp_key": "new:5", "issue_type": "task", "summary": "Отчёт", "labels": ["AWPCA"]}
+    hub = FakeHub(queue=[command(43, "ensure_issue", params)])
+    rig = Rig(
+        tmp_path, hub, jira_faults=[Fault("POST", r"/rest/api/2/issue$", "after", error=httpx.RemoteProtocolError)]
+    )
+    ctx = await rig.agent.context()
+    await rig.agent.step(ctx)
+    assert hub.reports == []
+    assert rig.journal.read() == JournalEntry(command_id=43, type="ensure_issue", deliveries=1, report=None)
+    await rig.agent.step(ctx)
+    await rig.close()
+    assert len(hub.reports) == 1
+    command_id, body = hub.reports[0]
+    assert (command_id, body["status"], body["result"]["created"]) == (43, "done", False)
+    assert rig.jira_writes() == ["POST /rest/api/2/issue"]
+    assert rig.sim.raw_issue(body["result"]["key"])["summary"] == "Отчёт"
+    outcomes = [(line["id"], line["deliveries"], line["outcome"]) for line in command_lines()]
+    assert outcomes == [(43, 1, "jira_unreachable"), (43, 2, "done")]
+
+
+async def test_jira_outage_probed_before_claiming_again(tmp_path: Path) -> None:
+    """After a dropped connection the agent probes Jira (GET /myself) with backoff before the next claim."""
+    hub = FakeHub(queue=[command(44, "ensure_status", {"key": "AURORA-1538", "target": "Разработка"})])
+    rig = Rig(tmp_path, hub)
+    ctx = await rig.agent.context()
+    rig.jira_transport.faults += [
+        Fault("GET", r"/issue/AURORA-1538$", "before"),
+        Fault("GET", r"/myself$", "before", times=2),
+    ]
+    await rig.agent.step(ctx)
+    await rig.close()
+    assert rig.clock.sleeps == expected_backoffs(3)
+    assert rig.jira_transport.seen[-3:] == ["GET /rest/api/2/myself"] * 3
+    assert hub.requests == ["POST /agent/claim"]
+
+
+async def test_pause_counts_from_last_jira_call(tmp_path: Path) -> None:
+    """Two commands: the second waits its pause from the first one's last Jira call, no more."""
+    hub = FakeHub(
+        queue=[
+            command(45, "ensure_fields", {"key": "AURORA-1538", "priority": "High"}, 120),
+            command(46, "ensure_comment", {"key": "AURORA-1538", "marker": "[m]", "body": "b"}, 30),
+        ]
+    )
+    rig = Rig(tmp_path, hub)
+    ctx = await rig.agent.context()
+    await rig.agent.step(ctx)
+    rig.clock.advance(10)  # the hub took 10 s to answer the next claim
+    await rig.agent.step(ctx)
+    await rig.close()
+    assert rig.clock.sleeps == [120.0, 20.0]
+    assert [c for c, _ in hub.reports] == [45, 46]
+
+
+async def test_stop_abandons_a_long_poll_at_once(tmp_path: Path) -> None:
+    """A stop request during a waiting claim ends the loop without waiting for the hub's answer."""
+    rig = Rig(tmp_path, FakeHub())
+    never = anyio.Event()
+
+    async def long_poll() -> None:
+        rig.agent.request_stop()
+        await never.wait()
+
+    rig.hub.claim_answers.append(long_poll)
+    with anyio.fail_after(5):
+        await rig.agent.run()
+    await rig.close()
+    assert rig.journal.read() is None
+    assert rig.hub.reports == []
+
+
+async def test_stop_while_executing_finishes_and_reports(tmp_path: Path) -> None:
+    """A first stop request during a command lets it finish and be reported; no further claim."""
+    hub = FakeHub(queue=[command(47, "ensure_fields", {"key": "AURORA-1538", "priority": "High"})])
+    rig = Rig(tmp_path, hub)
+    rig.jira_transport.faults.append(
+        Fault("PUT", r"/issue/AURORA-1538$", "pass", hook=lambda _: rig.agent.request_stop())
+    )
+    await rig.agent.run()
+    await rig.close()
+    assert [c for c, _ in hub.reports] == [47]
+    assert hub.requests.count("POST /agent/claim") == 1
+    assert rig.journal.read() is None
+
+
+async def test_second_stop_abandons_keeping_the_journal(
+    tmp_path: Path, command_lines: Callable[[], list[dict[str, Any]]]
+) -> None:
+    """Two stop requests abandon the command in hand: nothing reported, the journal still names it."""
+    hub = FakeHub(queue=[command(48, "ensure_fields", {"key": "AURORA-1538", "priority": "High"})])
+    rig = Rig(tmp_path, hub)
+
+    async def stop_twice(_: httpx.Request) -> None:
+        rig.agent.request_stop()
+        rig.agent.request_stop()
+        await anyio.Event().wait()  # Jira hangs; the second stop must not wait for it
+
+    rig.jira_transport.faults.append(Fault("GET", r"/issue/AURORA-1538$", "pass", hook=stop_twice))
+    await rig.agent.run()
+    await rig.close()
+    assert hub.reports == []
+    assert rig.journal.read() == JournalEntry(command_id=48, type="ensure_fields", deliveries=1)
+    assert [(line["id"], line["outcome"]) for line in command_lines()] == [(48, "abandoned")]
+
+
+async def test_claim_conflict_waits_and_retries(tmp_path: Path) -> None:
+    """409 on claim (another agent active): the agent waits and claims again."""
+    hub = FakeHub(claim_answers=[409])
+    rig = Rig(tmp_path, hub)
+    rig.agent.claim_wait = 25
+    await rig.agent.step(await rig.agent.context())
+    await rig.close()
+    assert rig.clock.sleeps == [25.0]
+    assert hub.requests == ["POST /agent/claim", "POST /agent/claim"]
+
+
+async def test_refused_token_is_fatal(tmp_path: Path) -> None:
+    """401 from the hub stops the agent with AgentFatal; nothing is executed."""
+    rig = Rig(tmp_path, FakeHub())
+    rig.hub_client = HubClient("http://hub", "wrong", transport=rig.hub.transport())
+    rig.agent.hub = rig.hub_client
+    with pytest.raises(AgentFatal, match="the hub refused the claim: HTTP 401: нет токена"):
+        await rig.agent.run()
+    await rig.close()
+
+
+async def test_one_structured_line_per_command(
+    tmp_path: Path, command_lines: Callable[[], list[dict[str, Any]]]
+) -> None:
+    """Each executed command logs one JSON line: id, type, deliveries, jira_calls, outcome, duration."""
+    hub = FakeHub(queue=[command(49, "ensure_status", {"key": "AURORA-1538", "target": "Разработка"}, 30)])
+    rig = Rig(tmp_path, hub)
+    await rig.agent.step(await rig.agent.context())
+    await rig.close()
+    lines = command_lines()
+    assert lines == [
+        {
+            "event": "command",
+            "id": 49,
+            "type": "ensure_status",
+            "deliveries": 1,
+            "outcome": "done",
+            "duration": 30.0,
+            "jira_calls": 3,
+            "ack": "done",
+        }
+    ]
