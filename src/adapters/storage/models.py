@@ -1,0 +1,245 @@
+"""The hub's tables (DESIGN.md section 4) as SQLAlchemy 2 models, portable between SQLite and PostgreSQL.
+
+Times are stored as UTC: :class:`UTCDateTime` writes naive UTC on SQLite and ``timestamptz`` on PostgreSQL and
+always reads back an aware UTC ``datetime``. Jira's own times in mirror records stay the wire strings.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Dialect,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+__all__ = [
+    "AgentStatusRow",
+    "ApiTokenRow",
+    "Base",
+    "BatchRow",
+    "CommandRow",
+    "FileRow",
+    "HistoryEntryRow",
+    "MirrorIssueRow",
+    "MirrorLinkRow",
+    "NoteRow",
+    "ProjectRow",
+    "SettingsRow",
+    "SyncRunRow",
+    "UTCDateTime",
+]
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """An aware UTC ``datetime`` in, the same out, on both databases."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to the hub's storage")
+        value = value.astimezone(UTC)
+        if dialect.name == "sqlite":
+            return value.replace(tzinfo=None)
+        return value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+JSONType = JSON().with_variant(JSONB(), "postgresql")
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class ProjectRow(Base):
+    __tablename__ = "project"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    board_id: Mapped[int | None] = mapped_column(Integer)
+    board_type: Mapped[str | None] = mapped_column(String(20))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class BatchRow(Base):
+    __tablename__ = "batch"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    author: Mapped[str] = mapped_column(Text)
+    title: Mapped[str] = mapped_column(Text)
+    project: Mapped[str | None] = mapped_column(String(200))
+    token_name: Mapped[str | None] = mapped_column(String(200))
+    estimate_seconds: Mapped[float] = mapped_column(Float, default=0)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+
+
+class CommandRow(Base):
+    __tablename__ = "command"
+    __table_args__ = (
+        UniqueConstraint("batch_id", "seq", name="uq_command_batch_id_seq"),
+        Index("ix_command_status", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    batch_id: Mapped[int] = mapped_column(ForeignKey("batch.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(Integer)
+    type: Mapped[str] = mapped_column(String(40))
+    params: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    temp_key: Mapped[str | None] = mapped_column(String(60))
+    status: Mapped[str] = mapped_column(String(30))
+    deliveries: Mapped[int] = mapped_column(Integer, default=0)
+    claimed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    error: Mapped[str | None] = mapped_column(Text)
+    jira_calls: Mapped[int | None] = mapped_column(Integer)
+    operations: Mapped[list[Any] | None] = mapped_column(JSONType)
+    retry_of: Mapped[int | None] = mapped_column(ForeignKey("command.id", ondelete="SET NULL"))
+
+
+class MirrorIssueRow(Base):
+    __tablename__ = "mirror_issue"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(60), unique=True)
+    summary: Mapped[str | None] = mapped_column(Text)
+    description: Mapped[str | None] = mapped_column(Text)
+    status: Mapped[str | None] = mapped_column(Text)
+    status_category: Mapped[str | None] = mapped_column(String(40))
+    priority: Mapped[str | None] = mapped_column(Text)
+    duedate: Mapped[str | None] = mapped_column(String(40))
+    planned_start: Mapped[str | None] = mapped_column(String(40))
+    planned_end: Mapped[str | None] = mapped_column(String(40))
+    labels: Mapped[list[str]] = mapped_column(JSONType)
+    epic_key: Mapped[str | None] = mapped_column(String(60))
+    assignee: Mapped[str | None] = mapped_column(Text)
+    reporter: Mapped[str | None] = mapped_column(Text)
+    created: Mapped[str | None] = mapped_column(String(40))
+    updated: Mapped[str | None] = mapped_column(String(40))
+    sprint: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    refreshed_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    vanished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # The refresh command whose pages last returned this issue: a full run vanishes the ones it did not see.
+    seen_by: Mapped[int | None] = mapped_column(Integer)
+
+
+class MirrorLinkRow(Base):
+    __tablename__ = "mirror_link"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    jira_id: Mapped[str] = mapped_column(String(60), unique=True)
+    type: Mapped[str] = mapped_column(Text)
+    source: Mapped[str] = mapped_column(String(60), index=True)
+    target: Mapped[str] = mapped_column(String(60), index=True)
+
+
+class SyncRunRow(Base):
+    __tablename__ = "sync_run"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    command_id: Mapped[int] = mapped_column(ForeignKey("command.id", ondelete="CASCADE"), unique=True)
+    query: Mapped[str] = mapped_column(Text)
+    full: Mapped[bool] = mapped_column(Boolean)
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    issues: Mapped[int | None] = mapped_column(Integer)
+    history_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class HistoryEntryRow(Base):
+    __tablename__ = "history_entry"
+    __table_args__ = (UniqueConstraint("issue_key", "jira_id", name="uq_history_entry_issue_key_jira_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    issue_key: Mapped[str] = mapped_column(String(60))
+    jira_id: Mapped[str] = mapped_column(String(60))
+    created: Mapped[str] = mapped_column(String(40))
+    author: Mapped[str | None] = mapped_column(Text)
+    items: Mapped[list[Any]] = mapped_column(JSONType)
+
+
+class NoteRow(Base):
+    __tablename__ = "note"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    batch_id: Mapped[int | None] = mapped_column(ForeignKey("batch.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(60), index=True)
+    author: Mapped[str] = mapped_column(Text)
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class FileRow(Base):
+    __tablename__ = "file"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    size: Mapped[int] = mapped_column(BigInteger)
+    filename: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class AgentStatusRow(Base):
+    __tablename__ = "agent_status"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    agent_id: Mapped[str] = mapped_column(Text)
+    version: Mapped[str | None] = mapped_column(Text)
+    jira_user: Mapped[str | None] = mapped_column(Text)
+    jira_time_zone: Mapped[str | None] = mapped_column(Text)
+    symmetric_link_types: Mapped[list[str]] = mapped_column(JSONType)
+    last_seen_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    last_claim_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class ApiTokenRow(Base):
+    __tablename__ = "api_token"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    role: Mapped[str] = mapped_column(String(20))
+    sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class SettingsRow(Base):
+    """The settings as one JSON row (``id = 1``), validated by ``reconcile.settings.settings_from_json``."""
+
+    __tablename__ = "settings"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    data: Mapped[dict[str, Any]] = mapped_column(JSONType)

@@ -1,0 +1,113 @@
+"""Shared fixtures: the anyio backend and the database URLs (SQLite and PostgreSQL) the hub's tests run on.
+
+PostgreSQL comes from ``SDLC_HUB_TEST_PG_URL`` (default: the local server with trust auth). A fresh database
+``sdlc_hub_test_<random>`` is created once per test session and dropped at the end. An unreachable PostgreSQL
+fails the tests unless ``SDLC_HUB_TEST_SKIP_PG=1``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import threading
+from collections.abc import Coroutine, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy.engine import make_url
+
+PG_DEFAULT = "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
+
+
+@pytest.fixture(scope="session")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def run_in_thread(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run ``coro`` to completion on a fresh event loop in another thread (for session-scoped setup)."""
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(coro)
+        except BaseException as exc:  # handed back to the caller below
+            box["error"] = exc
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
+async def _admin(url: str, sql: str) -> None:
+    import asyncpg
+
+    parsed = make_url(url)
+    conn = await asyncpg.connect(
+        host=parsed.host or "127.0.0.1",
+        port=parsed.port or 5432,
+        user=parsed.username or "postgres",
+        password=parsed.password,
+        database=parsed.database or "postgres",
+        timeout=5,
+    )
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    """A fresh PostgreSQL database for this session (dropped afterwards)."""
+    if os.environ.get("SDLC_HUB_TEST_SKIP_PG") == "1":
+        pytest.skip("SDLC_HUB_TEST_SKIP_PG=1")
+    base = os.environ.get("SDLC_HUB_TEST_PG_URL", PG_DEFAULT)
+    name = f"sdlc_hub_test_{secrets.token_hex(4)}"
+    try:
+        run_in_thread(_admin(base, f'CREATE DATABASE "{name}"'))
+    except Exception as exc:
+        pytest.fail(f"PostgreSQL at {base} is unreachable ({exc!r}); set SDLC_HUB_TEST_SKIP_PG=1 to skip")
+    url = make_url(base).set(database=name).render_as_string(hide_password=False)
+    yield url
+    run_in_thread(_admin(base, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session")
+def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    path: Path = tmp_path_factory.mktemp("sqlite") / "hub.sqlite3"
+    return f"sqlite+aiosqlite:///{path}"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest) -> str:
+    """Each storage and API test runs once on SQLite and once on PostgreSQL."""
+    name = "sqlite_url" if request.param == "sqlite" else "pg_url"
+    url: str = request.getfixturevalue(name)
+    return url
+
+
+_MIGRATED: set[str] = set()
+
+
+@pytest.fixture
+def migrated_url(database_url: str) -> str:
+    """``database_url`` with the hub's schema at head (migrated once per session, reused after)."""
+    if database_url not in _MIGRATED:
+        from adapters.storage.engine import make_engine, migrate
+
+        async def go() -> None:
+            engine = make_engine(database_url)
+            try:
+                await migrate(engine)
+            finally:
+                await engine.dispose()
+
+        run_in_thread(go())
+        _MIGRATED.add(database_url)
+    return database_url
