@@ -1,0 +1,214 @@
+"""The agent against the real hub in-process (Litestar over ASGI, SQLite) and the in-process simulator:
+the seed's delivery scenarios seen from both ends, with a fake clock for the agent's pauses."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from agent_fakes import Fault, FlakyTransport
+
+from adapters.clock import FakeClock
+from adapters.hub_client import HubClient
+from adapters.jira_http import JiraAuthError, JiraError, JiraHttp
+from agent_app.journal import Journal
+from agent_app.loop import Agent
+from hub_app import services
+from hub_app.app import create_app
+from hub_app.runtime import open_hub
+from jira_sim import Simulator
+from reconcile.plans import executor_for
+
+pytestmark = pytest.mark.anyio
+
+
+class HubRig:
+    def __init__(self, tmp_path: Path, app: Any, tokens: dict[str, str]) -> None:
+        self.tmp_path = tmp_path
+        self.tokens = tokens
+        self.sim = Simulator()
+        self.clock = FakeClock(start=0.0)
+        self.hub_transport = FlakyTransport(httpx.ASGITransport(app=app))
+        self.jira_transport = FlakyTransport(httpx.ASGITransport(app=self.sim.asgi))
+        self.interface = httpx.AsyncClient(
+            base_url="http://hub",
+            transport=httpx.ASGITransport(app=app),
+            headers={"Authorization": f"Bearer {tokens['interface']}"},
+        )
+        self.agents: list[Agent] = []
+
+    def agent(self, journal: str = "journal.json") -> Agent:
+        """A fresh agent process: its own Jira client (restart time = now), the journal file given."""
+        agent = Agent(
+            hub=HubClient("http://hub", self.tokens["agent"], transport=self.hub_transport),
+            jira=JiraHttp.connect("http://jira", token="pat", clock=self.clock, transport=self.jira_transport),
+            journal=Journal(self.tmp_path / journal),
+            clock=self.clock,
+            agent_id="agent-1",
+            version="0.1.0",
+            claim_wait=0,
+            rng=random.Random(1),
+            executor_for=executor_for,
+            jira_unreachable=(httpx.TransportError, JiraError),
+            jira_refused=(JiraAuthError,),
+        )
+        self.agents.append(agent)
+        return agent
+
+    async def batch(self, body: dict[str, Any]) -> dict[str, Any]:
+        response = await self.interface.post("/batches", json=body)
+        assert response.status_code == 201, response.text
+        result: dict[str, Any] = response.json()
+        return result
+
+    async def get(self, path: str, **params: Any) -> Any:
+        response = await self.interface.get(path, params=params)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    async def drain(self, agent: Agent, batch_id: int, steps: int = 30) -> dict[str, Any]:
+        """Step the agent until every command of the batch is finished."""
+        await agent.flush_journal()
+        ctx = await agent.context()
+        for _ in range(steps):
+            batch: dict[str, Any] = await self.get(f"/batches/{batch_id}")
+            if all(c["status"] not in ("queued", "claimed") for c in batch["commands"]):
+                return batch
+            await agent.step(ctx)
+        raise AssertionError(f"batch {batch_id} not finished after {steps} steps")
+
+    def jira_writes(self) -> list[str]:
+        return [
+            f"{c['method']} {c['path']}"
+            for c in self.sim.calls
+            if c["method"] != "GET" and not c["path"].endswith("/search")
+        ]
+
+    async def close(self) -> None:
+        await self.interface.aclose()
+        for agent in self.agents:
+            await agent.hub.aclose()
+            await agent.jira.aclose()  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+async def rig(tmp_path: Path) -> AsyncIterator[HubRig]:
+    hub = await open_hub(data_dir=tmp_path / "hub")
+    tokens = {}
+    for role in ("agent", "interface"):
+        async with hub.unit() as unit:
+            tokens[role] = await services.add_token(unit, f"t-{role}", role)
+    result = HubRig(tmp_path, create_app(hub), tokens)
+    yield result
+    await result.close()
+    await hub.close()
+
+
+def statuses(batch: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(c["type"], c["status"]) for c in batch["commands"]]
+
+
+CREATE_AND_LINK = {
+    "author": "тест",
+    "title": "создать и привязать",
+    "commands": [
+        {
+            "type": "ensure_issue",
+            "params": {"temp_key": "new:60", "issue_type": "task", "summary": "Сверка ОСВ", "labels": ["AWPCA"]},
+        },
+        {
+            "type": "ensure_link",
+            "params": {"source": "new:60", "target": "AURORA-1537", "link_type": "блокирует начало"},
+        },
+        {"type": "ensure_comment", "params": {"key": "new:60", "marker": "[план]", "body": "Срок согласован"}},
+    ],
+    "notes": [{"key": "new:60", "text": "заметка к новой задаче"}],
+}
+
+
+async def test_create_and_link_end_to_end(rig: HubRig) -> None:
+    """Seed «Создать и привязать»: the link goes out with the created key; notes move; pauses by type."""
+    batch = await rig.batch(CREATE_AND_LINK)
+    final = await rig.drain(rig.agent(), batch["id"])
+    assert statuses(final) == [
+        ("ensure_issue", "done"),
+        ("ensure_link", "done"),
+        ("ensure_comment", "done"),
+        ("refresh", "done"),
+    ]
+    key = final["commands"][0]["result"]["key"]
+    assert final["commands"][0]["result"] == {"key": key, "created": True}
+    raw = rig.sim.raw_issue(key)
+    assert raw["summary"] == "Сверка ОСВ"
+    assert [(link["type"], link["inward"], link["outward"]) for link in raw["links"]] == [
+        ("Блокирует начало", key, "AURORA-1537")
+    ]
+    assert [c["body"] for c in raw["comments"]] == ["[план]\nСрок согласован"]
+    notes = await rig.get("/notes", key=key)
+    assert [n["text"] for n in notes["items"]] == ["заметка к новой задаче"]
+    assert rig.clock.sleeps == [120.0, 30.0, 30.0, 2.0]
+
+
+async def test_lost_claim_answer_is_redelivered(rig: HubRig) -> None:
+    """Seed «Ответ на claim потерян»: the same command comes again with deliveries = 2 and is done once."""
+    batch = await rig.batch(
+        {
+            "author": "тест",
+            "title": "срок",
+            "commands": [{"type": "ensure_fields", "params": {"key": "AURORA-1538", "duedate": "2026-12-01"}}],
+        }
+    )
+    rig.hub_transport.faults.append(Fault("POST", "/agent/claim$", "after", error=httpx.ReadError))
+    final = await rig.drain(rig.agent(), batch["id"])
+    first = final["commands"][0]
+    command = await rig.get(f"/commands/{first['id']}")
+    assert (command["status"], command["deliveries"]) == ("done", 2)
+    assert rig.jira_writes() == ["PUT /rest/api/2/issue/AURORA-1538"]
+
+
+async def test_restart_sends_the_journaled_report(rig: HubRig) -> None:
+    """Killed after executing, before the hub heard: the restarted agent sends the journal's report first."""
+    batch = await rig.batch(CREATE_AND_LINK)
+    first = rig.agent()
+
+    def die(_: httpx.Request) -> None:
+        first.request_stop()
+        first.request_stop()
+
+    rig.hub_transport.faults.append(Fault("POST", "/report$", "before", hook=die))
+    await first.run()
+    entry = first.journal.read()
+    assert entry is not None and entry.report is not None and entry.type == "ensure_issue"
+    assert (await rig.get(f"/commands/{entry.command_id}"))["status"] == "claimed"
+
+    final = await rig.drain(rig.agent(), batch["id"])
+    assert [s for _, s in statuses(final)] == ["done", "done", "done", "done"]
+    assert rig.jira_writes().count("POST /rest/api/2/issue") == 1
+    created = await rig.get(f"/commands/{entry.command_id}")
+    assert created["deliveries"] == 1
+    key = created["result"]["key"]
+    assert [n["text"] for n in (await rig.get("/notes", key=key))["items"]] == ["заметка к новой задаче"]
+
+
+async def test_crash_before_journaling_the_report_finds_the_created_issue(rig: HubRig) -> None:
+    """Seed «Потерянный отчёт о создании задачи»: no journal left, re-delivery finds the issue, one issue."""
+    batch = await rig.batch(CREATE_AND_LINK)
+    rig.jira_transport.faults.append(Fault("POST", r"/rest/api/2/issue$", "after", error=httpx.RemoteProtocolError))
+    first = rig.agent(journal="lost.json")
+    await first.flush_journal()
+    ctx = await first.context()
+    await first.step(ctx)  # the create's answer is lost: no report
+    (rig.tmp_path / "lost.json").unlink()  # and the crash took the journal with it
+
+    final = await rig.drain(rig.agent(journal="fresh.json"), batch["id"])
+    issue_command = final["commands"][0]
+    command = await rig.get(f"/commands/{issue_command['id']}")
+    assert (command["status"], command["deliveries"]) == ("done", 2)
+    assert command["result"]["created"] is False
+    assert rig.jira_writes().count("POST /rest/api/2/issue") == 1
+    key = command["result"]["key"]
+    assert [n["text"] for n in (await rig.get("/notes", key=key))["items"]] == ["заметка к новой задаче"]
