@@ -1,0 +1,398 @@
+"""The hub's MCP endpoint (DESIGN.md section 7): the planning tools for AI assistants at ``/mcp``.
+
+Streamable HTTP with the official ``mcp`` SDK (2.x, low-level :class:`mcp.server.Server`), stateless and with
+JSON answers, so any hub process can serve any call. Every tool calls the same function of
+:mod:`hub_app.services` as the HTTP API, in one :meth:`Hub.unit` (a failed call rolls back: nothing written);
+the core's errors come back as tool errors (``isError: true``) with the seed's Russian message as the text.
+
+``batch_create``'s description and input schema are :func:`reconcile.commands.batch_create_description` and
+:func:`reconcile.commands.batch_create_schema`, read at every ``tools/list``: the command catalogue is the
+single source, nothing is restated here.
+
+Auth is the hub's own: the mounted route carries ``opt={"roles": ("interface", "admin")}``, so the app's guard
+answers 401 (no token, unknown or revoked) and 403 (an ``agent`` token) in the API's error shape and leaves the
+token in ``scope["state"]["token"]``; the token's name becomes the batch's ``token_name``. Without that guard
+the endpoint refuses every call (401) rather than serve unauthenticated.
+
+Wiring (one line in :func:`hub_app.app.create_app`)::
+
+    Litestar(..., plugins=[McpPlugin()])
+
+The plugin mounts the route at ``/mcp`` and adds the lifespan that runs the SDK's session manager.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any
+
+import attrs
+import mcp_types as types
+from litestar import Litestar
+from litestar.config.app import AppConfig
+from litestar.handlers import ASGIRouteHandler, asgi
+from litestar.plugins import InitPlugin
+from litestar.types import Receive, Scope, Send
+from mcp.server import Server, ServerRequestContext
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+from hub_app import services
+from hub_app.runtime import Hub, Unit
+from reconcile.commands import batch_create_description, batch_create_schema
+from reconcile.errors import ReconcileError
+
+__all__ = [
+    "MCP_PATH",
+    "MCP_ROLES",
+    "McpCaller",
+    "McpEndpoint",
+    "McpPlugin",
+    "McpTool",
+    "build_server",
+    "tools",
+]
+
+log = logging.getLogger(__name__)
+
+MCP_PATH = "/mcp"
+#: Roles whose tokens may use the MCP tools (DESIGN.md: «behind an interface token»; admin may do all).
+MCP_ROLES = ("interface", "admin")
+#: The scope key the endpoint hands the caller to the tool handlers under.
+CALLER_SCOPE_KEY = "sdlc_hub.mcp_caller"
+SERVER_NAME = "sdlc-hub"
+SERVER_INSTRUCTIONS = (
+    "Хаб планирования Jira банка. Изменения Jira — пакеты команд желаемого состояния (batch_create); "
+    "они выполняются асинхронно агентом внутри банка, ход и результаты — batch_status. Зеркало Jira — "
+    "issues_list (разрез проекта) и issue_get."
+)
+
+
+@attrs.frozen(kw_only=True)
+class McpCaller:
+    """Who calls a tool: the hub to work on and the authenticated token."""
+
+    hub: Hub
+    token: services.TokenInfo
+
+
+ToolCall = Callable[[Unit, McpCaller, dict[str, Any]], Awaitable[Any]]
+
+
+@attrs.frozen(kw_only=True)
+class McpTool:
+    """One tool: its name, how an assistant reads it, its input schema and the service call it makes."""
+
+    name: str
+    description: Callable[[], str]
+    input_schema: Callable[[], dict[str, Any]]
+    call: ToolCall
+
+    def listing(self) -> types.Tool:
+        return types.Tool(name=self.name, description=self.description(), input_schema=self.input_schema())
+
+
+def _object(properties: Mapping[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": dict(properties),
+        "required": list(required),
+        "additionalProperties": False,
+    }
+
+
+_ID = {"type": "integer", "minimum": 1}
+_ISSUE_KEY = {"type": "string", "minLength": 1, "description": "ключ задачи Jira (AURORA-1538)"}
+
+
+# --- the tools: argument checks are the services' own (check_body), as for the HTTP API --------------------
+
+
+async def _batch_create(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
+    return await services.create_batch(unit, args, token_name=caller.token.name)
+
+
+async def _batch_status(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
+    data = services.check_body(args, {"batch_id": "int"})
+    return await services.get_batch(unit, data["batch_id"])
+
+
+async def _batch_cancel(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
+    data = services.check_body(args, {"batch_id": "int"}, {"force": "bool"})
+    body = {"force": data["force"]} if "force" in data else None
+    return await services.cancel_batch(unit, data["batch_id"], body)
+
+
+async def _command_retry(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
+    data = services.check_body(args, {"command_id": "int"})
+    return await services.retry_command(unit, data["command_id"], token_name=caller.token.name)
+
+
+async def _issues_list(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
+    data = services.check_body(args, {"project": "nonempty"}, {"limit": "int", "offset": "int"})
+    return await services.list_issues(unit, project=data["project"], limit=data.get("limit"), offset=data.get("offset"))
+
+
+async def _issue_get(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
+    data = services.check_body(args, {"key": "nonempty"})
+    issue = await services.get_issue(unit, data["key"])
+    issue["journal"] = await services.issue_history(unit, data["key"])
+    return issue
+
+
+async def _note_add(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
+    data = services.check_body(args, {"key": "nonempty", "text": "nonempty"}, {"author": "nonempty"})
+    author = data.pop("author", caller.token.name)
+    return await services.add_note(unit, data, author=author)
+
+
+async def _refresh(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
+    return await services.create_refresh(unit, args, token_name=caller.token.name)
+
+
+def _text(value: str) -> Callable[[], str]:
+    return lambda: value
+
+
+def _schema(value: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    return lambda: copy.deepcopy(value)
+
+
+def tools() -> tuple[McpTool, ...]:
+    """The hub's MCP tools, in the order ``tools/list`` shows them."""
+    return (
+        McpTool(
+            name="batch_create",
+            description=batch_create_description,
+            input_schema=batch_create_schema,
+            call=_batch_create,
+        ),
+        McpTool(
+            name="batch_status",
+            description=_text(
+                "Пакет с командами: статус каждой (queued, claimed, done, failed, skipped, cancelled, "
+                "confirmed_by_state), результаты, ошибки, число выдач, прогресс и заметки. Результаты команд "
+                "приходят асинхронно — спрашивайте снова, пока в progress не все команды завершены."
+            ),
+            input_schema=_schema(_object({"batch_id": _ID}, ("batch_id",))),
+            call=_batch_status,
+        ),
+        McpTool(
+            name="batch_cancel",
+            description=_text(
+                "Отменяет ещё не выданные агенту (queued) команды пакета; с force: true — и выданную (claimed), "
+                "хотя агент, возможно, уже пишет её в Jira. Ответ — пакет после отмены."
+            ),
+            input_schema=_schema(_object({"batch_id": _ID, "force": {"type": "boolean"}}, ("batch_id",))),
+            call=_batch_cancel,
+        ),
+        McpTool(
+            name="command_retry",
+            description=_text(
+                "Повтор команды в статусе failed, skipped или cancelled: новый пакет из одной команды с теми же "
+                "параметрами (временные ключи заменены созданными) и хвостовым refresh, проверенный как новый."
+            ),
+            input_schema=_schema(_object({"command_id": _ID}, ("command_id",))),
+            call=_command_retry,
+        ),
+        McpTool(
+            name="issues_list",
+            description=_text(
+                "Разрез проекта в зеркале Jira: задачи с меткой проекта (точное совпадение), не пропавшие из "
+                "Jira, со связями; постранично (limit до 1000, offset), ответ {items, total}."
+            ),
+            input_schema=_schema(
+                _object(
+                    {
+                        "project": {"type": "string", "minLength": 1, "description": "проект хаба (метка Jira)"},
+                        "limit": {"type": "integer", "minimum": 0},
+                        "offset": {"type": "integer", "minimum": 0},
+                    },
+                    ("project",),
+                )
+            ),
+            call=_issues_list,
+        ),
+        McpTool(
+            name="issue_get",
+            description=_text(
+                "Одна задача из зеркала Jira: поля, связи (source → target), заметки и журнал изменений "
+                "(journal: {items, total})."
+            ),
+            input_schema=_schema(_object({"key": _ISSUE_KEY}, ("key",))),
+            call=_issue_get,
+        ),
+        McpTool(
+            name="note_add",
+            description=_text(
+                "Заметка хаба к задаче Jira (в Jira не пишется). Заметки к задачам, создаваемым пакетом "
+                "(new:<n>), передавайте в notes у batch_create. author — по умолчанию имя токена."
+            ),
+            input_schema=_schema(
+                _object(
+                    {
+                        "key": _ISSUE_KEY,
+                        "text": {"type": "string", "minLength": 1},
+                        "author": {"type": "string", "minLength": 1},
+                    },
+                    ("key", "text"),
+                )
+            ),
+            call=_note_add,
+        ),
+        McpTool(
+            name="refresh",
+            description=_text(
+                "Обновить зеркало из Jira: keys — эти задачи, jql — по запросу, без аргументов — полное "
+                "обновление по проектам хаба. Ставится пакетом из одной команды refresh; выполняется асинхронно."
+            ),
+            input_schema=_schema(
+                {
+                    **_object(
+                        {
+                            "keys": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+                            "jql": {"type": "string", "minLength": 1},
+                        }
+                    ),
+                    "not": {"required": ["keys", "jql"]},
+                }
+            ),
+            call=_refresh,
+        ),
+    )
+
+
+# --- the MCP server ----------------------------------------------------------------------------------------
+
+
+def _answer(value: Any) -> types.CallToolResult:
+    text = json.dumps(value, ensure_ascii=False)
+    structured = value if isinstance(value, dict) else {"result": value}
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=structured)
+
+
+def _refusal(message: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
+
+
+def _caller(ctx: ServerRequestContext[Any, Any]) -> McpCaller:
+    request = ctx.request
+    caller = request.scope.get(CALLER_SCOPE_KEY) if request is not None else None
+    if not isinstance(caller, McpCaller):
+        # The endpoint puts the caller into every request it passes on; a call without one did not come
+        # through it, and must not run.
+        raise RuntimeError("MCP tool call without an authenticated caller")
+    return caller
+
+
+def build_server(tool_set: tuple[McpTool, ...] | None = None) -> Server[Any]:
+    """The low-level MCP server: ``tools/list`` and ``tools/call`` over ``tool_set`` (default :func:`tools`)."""
+    table = {tool.name: tool for tool in (tool_set if tool_set is not None else tools())}
+
+    async def list_tools(
+        _: ServerRequestContext[Any, Any], __: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[tool.listing() for tool in table.values()])
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        tool = table.get(params.name)
+        if tool is None:
+            return _refusal(f"инструмента {params.name} нет; есть {', '.join(table)}")
+        caller = _caller(ctx)
+        arguments = dict(params.arguments or {})
+        try:
+            async with caller.hub.unit() as unit:
+                value = await tool.call(unit, caller, arguments)
+        except ReconcileError as exc:
+            return _refusal(exc.message)
+        return _answer(value)
+
+    def input_schema(name: str) -> dict[str, Any] | None:
+        tool = table.get(name)
+        return tool.input_schema() if tool is not None else None
+
+    return Server(
+        SERVER_NAME,
+        version="0.1.0",
+        instructions=SERVER_INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        get_tool_input_schema=input_schema,
+    )
+
+
+# --- the endpoint: a mounted ASGI route plus the lifespan that runs the session manager ---------------------
+
+
+def _plain_error(status: int, detail: str) -> tuple[dict[str, Any], bytes]:
+    body = json.dumps({"status_code": status, "detail": detail}, ensure_ascii=False).encode()
+    start = {
+        "type": "http.response.start",
+        "status": status,
+        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+    }
+    return start, body
+
+
+async def _send_error(send: Send, status: int, detail: str) -> None:
+    start, body = _plain_error(status, detail)
+    await send(start)  # type: ignore[arg-type]
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+class McpEndpoint:
+    """The MCP route (:attr:`route_handler`) and its :meth:`lifespan`; both are needed, see :class:`McpPlugin`.
+
+    A new SDK session manager is made at every lifespan entry (the SDK runs one only once), so an app built
+    with this endpoint can be started more than once.
+    """
+
+    def __init__(self, *, path: str = MCP_PATH, tool_set: tuple[McpTool, ...] | None = None) -> None:
+        self.path = path
+        self.server = build_server(tool_set)
+        self._manager: StreamableHTTPSessionManager | None = None
+        self.route_handler: ASGIRouteHandler = asgi(
+            path, is_mount=True, copy_scope=True, opt={"roles": MCP_ROLES}, name="mcp"
+        )(self._handle)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, _: Litestar | None = None) -> AsyncIterator[None]:
+        manager = StreamableHTTPSessionManager(app=self.server, json_response=True, stateless=True)
+        async with manager.run():
+            self._manager = manager
+            try:
+                yield
+            finally:
+                self._manager = None
+
+    async def _handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        token = scope.get("state", {}).get("token")
+        app = scope.get("app")
+        hub = getattr(getattr(app, "state", None), "hub", None)
+        if not isinstance(token, services.TokenInfo) or token.role not in MCP_ROLES or not isinstance(hub, Hub):
+            await _send_error(send, 401, "нужен заголовок Authorization: Bearer <токен>")
+            return
+        manager = self._manager
+        if manager is None:
+            await _send_error(send, 503, "MCP ещё не запущен: lifespan McpEndpoint не выполнен")
+            return
+        inner = dict(scope)
+        inner[CALLER_SCOPE_KEY] = McpCaller(hub=hub, token=token)
+        await manager.handle_request(inner, receive, send)  # type: ignore[arg-type]
+
+
+class McpPlugin(InitPlugin):
+    """Mounts :class:`McpEndpoint` at ``/mcp`` and adds its lifespan: ``Litestar(plugins=[McpPlugin()])``."""
+
+    def __init__(self, *, path: str = MCP_PATH, tool_set: tuple[McpTool, ...] | None = None) -> None:
+        self.endpoint = McpEndpoint(path=path, tool_set=tool_set)
+
+    def on_app_init(self, app_config: AppConfig) -> AppConfig:
+        app_config.route_handlers.append(self.endpoint.route_handler)
+        app_config.lifespan.append(self.endpoint.lifespan)
+        return app_config
