@@ -1,0 +1,81 @@
+"""The executors driven by the real httpx driver against the in-process simulator, on a fake clock."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import attrs
+import httpx
+
+from adapters.clock import FakeClock
+from adapters.jira_http import DriveOutcome, JiraHttp
+from jira_sim import simulator
+from reconcile.plans import Delivery, Page, executor_for
+
+REFERENCE_NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
+WRITES = frozenset({"POST", "PUT", "DELETE"})
+
+
+@attrs.define
+class Bench:
+    """A simulator, a fake clock shared with it, and the driver connected to both."""
+
+    sim: simulator.Simulator
+    clock: FakeClock
+    jira: JiraHttp
+    pages: list[Page] = attrs.field(factory=list)
+    fetched: list[str] = attrs.field(factory=list)
+
+    async def run(
+        self,
+        type_: str,
+        params: Mapping[str, Any],
+        *,
+        pause: float = 30,
+        files: Mapping[str, bytes] | None = None,
+        context: Mapping[str, Any] | None = None,
+    ) -> DriveOutcome:
+        ctx = await self.jira.exec_context()
+        self.sim.clear_calls()
+        self.pages.clear()
+        delivery = Delivery(id=1, type=type_, params=params, pause_seconds=pause, context=context or {})
+
+        async def fetch_file(sha256: str, size: int | None) -> bytes | None:
+            self.fetched.append(sha256)
+            return (files or {}).get(sha256)
+
+        async def on_page(page: Page) -> None:
+            self.pages.append(page)
+
+        return await self.jira.drive(executor_for(delivery, ctx), fetch_file=fetch_file, on_page=on_page)
+
+    def writes(self) -> list[tuple[str, str, int]]:
+        return [
+            (c["method"], c["path"], c["status"])
+            for c in self.sim.calls
+            if c["method"] in WRITES and not c["path"].endswith("/search")
+        ]
+
+    def write_times(self) -> list[float]:
+        """Seconds since the reference time of every write the simulator saw."""
+        return [
+            (datetime.fromisoformat(c["at"]) - REFERENCE_NOW).total_seconds()
+            for c in self.sim.calls
+            if c["method"] in WRITES and not c["path"].endswith("/search")
+        ]
+
+
+def make_bench(*, token: str | None = "secret", user: str | None = None) -> Bench:
+    clock = FakeClock()
+    sim = simulator.Simulator(clock=lambda: REFERENCE_NOW + timedelta(seconds=clock.monotonic()))
+    jira = JiraHttp.connect(
+        "http://jira.test",
+        token=token,
+        user=user,
+        password="x" if user else None,
+        clock=clock,
+        transport=httpx.ASGITransport(app=sim.asgi),
+    )
+    return Bench(sim=sim, clock=clock, jira=jira)
