@@ -408,12 +408,14 @@ def parse_multipart(body: bytes, content_type: str) -> list[tuple[str, str, str,
     for raw_part in parts[1:]:
         if raw_part.startswith(b"--"):
             break
-        head, sep, data = raw_part.removeprefix(b"\r\n").partition(b"\r\n\r\n")
+        # CRLF is the rule; bare LF is accepted as well (hand-written bodies, recorded cassettes)
+        newline = b"\r\n" if raw_part.startswith(b"\r\n") else b"\n"
+        head, sep, data = raw_part.removeprefix(newline).partition(newline * 2)
         if not sep:
             continue
-        data = data.removesuffix(b"\r\n")
+        data = data.removesuffix(newline)
         headers: dict[str, str] = {}
-        for line in head.split(b"\r\n"):
+        for line in head.split(newline):
             name, _, value = line.partition(b":")
             try:
                 text = value.decode("utf-8")
@@ -460,8 +462,8 @@ def _authenticate(store: Store, headers: dict[str, str]) -> str | None:
     return None
 
 
-async def _send(send: Send, resp: Response) -> None:
-    headers = [*resp.headers]
+async def _send(send: Send, resp: Response, user: str = "anonymous") -> None:
+    headers = [*resp.headers, (b"x-ausername", user.encode("utf-8"))]
     if resp.status != 204:
         headers.append((b"content-type", resp.content_type))
     headers.append((b"content-length", str(len(resp.body)).encode()))
@@ -558,7 +560,7 @@ def make_app(sim: Simulator) -> Callable[[Scope, Receive, Send], Awaitable[None]
                 return
         resp = _dispatch(sim, req)
         sim._record_call(req.method, path, resp.status)
-        await _send(send, resp)
+        await _send(send, resp, req.user or "anonymous")
 
     return app
 

@@ -53,11 +53,11 @@ class Renderer:
         if name is None:
             return None
         found = self.store.user(name)
-        user = found or User(name=name, display_name=name, email="", time_zone="Europe/Moscow", active=False)
+        user = found or User(name=name, key=name, display_name=name, email="", time_zone="Europe/Moscow", active=False)
         return {
             "self": f"{self.api}/user?username={quote(user.name)}",
             "name": user.name,
-            "key": user.name,
+            "key": user.key,
             "emailAddress": user.email,
             "avatarUrls": {
                 size: f"{self.base}/secure/useravatar?size={label}&avatarId=10122"
@@ -74,6 +74,7 @@ class Renderer:
             {
                 "self": f"{self.api}/user?username={quote(name)}",
                 "deleted": False,
+                "lastLoginTime": self.time(self.store.now()),
                 "locale": "ru_RU",
                 "groups": {"size": 1, "items": []},
                 "applicationRoles": {"size": 1, "items": []},
@@ -163,6 +164,7 @@ class Renderer:
             f"goal={v(sprint.goal)}",
             "autoStartStop=false",
             "synced=false",
+            "incompleteIssuesDestinationId=<null>",
         ]
         return f"com.atlassian.greenhopper.service.sprint.Sprint@{digest}[{','.join(parts)}]"
 
@@ -182,8 +184,9 @@ class Renderer:
             if value is not None:
                 out[key] = value
         out["originBoardId"] = sprint.board_id
-        if sprint.goal is not None:
-            out["goal"] = sprint.goal
+        out["goal"] = sprint.goal or ""
+        out["autoStartStop"] = False
+        out["synced"] = False
         return out
 
     def board(self, board: Board) -> dict[str, Any]:

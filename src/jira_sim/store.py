@@ -56,6 +56,7 @@ def parse_time(text: str) -> datetime:
 @attrs.define(kw_only=True)
 class User:
     name: str
+    key: str
     display_name: str
     email: str
     time_zone: str
@@ -104,7 +105,7 @@ class Sprint:
     end: str | None = None
     complete: str | None = None
     activated: str | None = None
-    goal: str | None = None
+    goal: str = ""
     sequence: int = 0
 
 
@@ -216,6 +217,7 @@ class Store:
         self.users = {
             u["name"]: User(
                 name=u["name"],
+                key=u.get("key", u["name"]),
                 display_name=u.get("displayName", u["name"]),
                 email=u.get("emailAddress", f"{u['name']}@example.com"),
                 time_zone=u.get("timeZone", "Europe/Moscow"),
@@ -275,7 +277,7 @@ class Store:
                     end=s.get("endDate"),
                     complete=s.get("completeDate"),
                     activated=s.get("activatedDate", s.get("startDate")),
-                    goal=s.get("goal"),
+                    goal=s.get("goal") or "",
                     sequence=int(s.get("sequence", s["id"])),
                 )
                 self.sprints[sprint.id] = sprint
