@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
 import httpx
 import pytest
 
 from adapters.clock import FakeClock
-from adapters.jira_http import JiraHttp
+from adapters.jira_http import DriveOutcome, JiraAuthError, JiraHttp
+from jira_sim.simulator import Simulator
+from reconcile.plans import Delivery, ExecContext, Page, executor_for
 
 pytestmark = pytest.mark.anyio
 
@@ -28,4 +33,146 @@ async def test_wait_gap_before_any_call_counts_from_construction() -> None:
     assert (jira.last_call_at, clock.sleeps, clock.monotonic()) == (None, [20], 30)
     await jira.wait_gap(5)
     assert clock.sleeps == [20]
+    await jira.aclose()
+
+
+# --- against the simulator -----------------------------------------------------------------------------
+
+REFERENCE_NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
+
+
+def _connected(**auth: str | None) -> tuple[Simulator, FakeClock, JiraHttp]:
+    clock = FakeClock()
+    sim = Simulator(clock=lambda: REFERENCE_NOW + timedelta(seconds=clock.monotonic()))
+    credentials = auth or {"token": "secret"}
+    jira = JiraHttp.connect(
+        "http://jira.test/", clock=clock, transport=httpx.ASGITransport(app=sim.asgi), **credentials
+    )
+    return sim, clock, jira
+
+
+async def _drive(jira: JiraHttp, type_: str, params: dict[str, Any], pause: float = 30) -> DriveOutcome:
+    async def no_file(sha256: str, size: int | None) -> bytes | None:
+        return None
+
+    async def no_page(page: Page) -> None:
+        return None
+
+    delivery = Delivery(id=1, type=type_, params=params, pause_seconds=pause)
+    ctx = await jira.exec_context()
+    return await jira.drive(executor_for(delivery, ctx), fetch_file=no_file, on_page=no_page)
+
+
+async def test_myself_and_link_types_are_read_once() -> None:
+    """exec_context reads myself and issueLinkType once; symmetric = inward == outward."""
+    sim, _, jira = _connected()
+    first = await jira.exec_context()
+    second = await jira.exec_context()
+    assert (
+        first
+        == second
+        == ExecContext(
+            jira_user="bridge-user", jira_time_zone="Europe/Moscow", symmetric_link_types=frozenset({"Связанные"})
+        )
+    )
+    assert [c["path"] for c in sim.calls] == ["/rest/api/2/myself", "/rest/api/2/issueLinkType"]
+    await jira.aclose()
+
+
+async def test_basic_auth_works() -> None:
+    """Basic auth as a seeded user is accepted."""
+    _, _, jira = _connected(user="bridge-user", password="any")
+    assert await jira.myself() == ("bridge-user", "Europe/Moscow")
+    await jira.aclose()
+
+
+async def test_refused_credentials_raise_jira_auth_error() -> None:
+    """Without credentials Jira answers 401: JiraAuthError with Jira's message."""
+    _, _, jira = _connected(token=None)
+    with pytest.raises(JiraAuthError) as caught:
+        await jira.myself()
+    assert caught.value.status == 401
+    assert str(caught.value) == (
+        "HTTP 401: You are not authenticated. Authentication required to perform this operation."
+    )
+    await jira.aclose()
+
+
+async def test_429_is_retried_after_retry_after_and_every_try_counts() -> None:
+    """Two 429s with Retry-After 7: slept 7 twice, never earlier; jira_calls counts all three tries."""
+    sim, clock, jira = _connected()
+    await jira.exec_context()
+    sim.add_fault(method="GET", path_regex="/issue/AURORA-1533$", status=429, retry_after=7, times=2)
+    start = clock.monotonic()
+    outcome = await _drive(jira, "ensure_fields", {"key": "AURORA-1533", "duedate": "2026-10-23"})
+    assert (outcome.report.status, outcome.jira_calls) == ("done", 3)
+    assert clock.sleeps == [7, 7]
+    assert [c["status"] for c in sim.calls[-3:]] == [429, 429, 200]
+    assert clock.monotonic() - start == 14
+    await jira.aclose()
+
+
+async def test_503_without_retry_after_waits_the_default() -> None:
+    """503 without Retry-After waits retry_default_seconds (30 by default) before the retry."""
+    sim, clock, jira = _connected()
+    await jira.exec_context()
+    sim.add_fault(path_regex="/issue/AURORA-1533$", status=503, times=1)
+    outcome = await _drive(jira, "ensure_fields", {"key": "AURORA-1533", "duedate": "2026-10-23"})
+    assert (outcome.report.status, outcome.jira_calls, clock.sleeps) == ("done", 2, [30])
+    await jira.aclose()
+
+
+async def test_retries_give_up_after_max_retries() -> None:
+    """After 1 + 5 tries the last 429 fails the command with Jira's message."""
+    sim, clock, jira = _connected()
+    await jira.exec_context()
+    sim.add_fault(path_regex="/issue/AURORA-1533$", status=429, retry_after=1, times=10)
+    outcome = await _drive(jira, "ensure_fields", {"key": "AURORA-1533", "duedate": "2026-10-23"})
+    assert (outcome.report.status, outcome.report.error) == ("failed", "HTTP 429: Rate limit exceeded.")
+    assert (outcome.jira_calls, clock.sleeps) == (6, [1, 1, 1, 1, 1])
+    await jira.aclose()
+
+
+async def test_html_error_body_is_quoted_in_the_error() -> None:
+    """A non-JSON error page becomes the error text (503 after retries are exhausted)."""
+    sim, _, jira = _connected()
+    jira = JiraHttp(jira._client, clock=FakeClock(), max_retries=0)
+    await jira.exec_context()
+    sim.add_fault(path_regex="/issue/AURORA-1533$", status=503, times=1)
+    outcome = await _drive(jira, "ensure_fields", {"key": "AURORA-1533", "duedate": "2026-10-23"})
+    assert outcome.report.error == (
+        "HTTP 503: <html><head><title>503 Service Unavailable</title></head><body>Service Unavailable</body></html>"
+    )
+    await jira.aclose()
+
+
+async def test_dropped_connection_propagates() -> None:
+    """A dropped connection is an httpx.TransportError for the agent to handle."""
+    sim, _, jira = _connected()
+    await jira.exec_context()
+    sim.add_fault(path_regex="/issue/AURORA-1533$", status="drop", times=1)
+    with pytest.raises(httpx.TransportError):
+        await _drive(jira, "ensure_fields", {"key": "AURORA-1533", "duedate": "2026-10-23"})
+    await jira.aclose()
+
+
+async def test_wait_gap_counts_from_the_last_call() -> None:
+    """After a call at t, wait_gap(30) sleeps until t + 30 and no longer."""
+    _, clock, jira = _connected()
+    await jira.myself()
+    assert jira.last_call_at == 0
+    clock.advance(12)
+    await jira.wait_gap(30)
+    assert (clock.sleeps, clock.monotonic()) == ([18], 30)
+    await jira.aclose()
+
+
+async def test_pause_inside_a_command_is_measured_from_the_last_call() -> None:
+    """A path of transitions: the second write comes a full gap after the first."""
+    sim, clock, jira = _connected()
+    outcome = await _drive(jira, "ensure_status", {"key": "AURORA-1538", "target": ["Разработка", "Тестирование"]}, 45)
+    posts = [c for c in sim.calls if c["method"] == "POST"]
+    assert outcome.report.status == "done"
+    assert [c["at"] for c in posts] == ["2026-10-22T09:00:00Z", "2026-10-22T09:00:45Z"]
+    assert clock.sleeps == [45]
     await jira.aclose()
