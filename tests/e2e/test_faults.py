@@ -3,6 +3,7 @@ simulator's call log with real processes on loopback."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 from typing import Any
@@ -164,7 +165,7 @@ def test_pacing_gaps_between_writes(tmp_path: Any) -> None:
         assert all(c["status"] == "done" for c in final["commands"])
         writes = [c for c in sim_calls(stack) if is_write(c)]
         assert len(writes) == 7
-        gaps = [at(b) - at(a) for a, b in zip(writes, writes[1:], strict=False)]
+        gaps = [at(b) - at(a) for a, b in itertools.pairwise(writes)]
         assert min(gaps) >= gap - 0.005, gaps
     finally:
         stack.stop()
