@@ -56,7 +56,13 @@ def fields_diff(run: Run, current: MirrorIssue) -> tuple[list[str], dict[str, An
                 changed.append(name)
             continue
         wanted = value if isinstance(value, str) else None
-        if same_text(getattr(current, name), wanted):
+        before = getattr(current, name)
+        if name == "summary":
+            # Jira trims the summary it stores; surrounding spaces alone never make a difference.
+            before, wanted_cmp = (before or "").strip(), (wanted or "").strip()
+        else:
+            wanted_cmp = wanted
+        if same_text(before, wanted_cmp):
             continue
         changed.append(name)
         if name in ("priority", "assignee"):
