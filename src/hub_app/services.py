@@ -616,13 +616,10 @@ async def cancel_batch(unit: Unit, batch_id: int, body: Any = None) -> dict[str,
     await _lock_queue(unit)
     batch = await _batch(unit, batch_id)
     statuses = ("queued", "claimed") if force else ("queued",)
-    await unit.session.execute(
-        update(CommandRow)
-        .where(CommandRow.batch_id == batch_id, CommandRow.status.in_(statuses))
-        .values(status="cancelled", finished_at=unit.now)
-    )
-    unit.session.expire_all()
     commands = await _commands_of(unit, [batch.id])
+    for row in commands[batch.id]:
+        if row.status in statuses:
+            row.status, row.finished_at = "cancelled", unit.now
     return _batch_json(batch, commands[batch.id])
 
 

@@ -1,0 +1,91 @@
+"""Helpers of the hub's API tests: wire records and driving the agent side through the HTTP API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .conftest import Api
+
+
+def issue(key: str, **fields: Any) -> dict[str, Any]:
+    """A wire issue record (DESIGN.md section 6) with defaults for the fields not given."""
+    record: dict[str, Any] = {
+        "key": key,
+        "summary": f"Задача {key}",
+        "description": None,
+        "status": "Разработка",
+        "status_category": "indeterminate",
+        "priority": "Major",
+        "duedate": None,
+        "planned_start": None,
+        "planned_end": None,
+        "labels": [],
+        "epic_key": None,
+        "assignee": None,
+        "reporter": "ivanov",
+        "created": "2026-10-20T09:00:00Z",
+        "updated": "2026-10-20T09:00:00Z",
+        "sprint": None,
+        "links": [],
+    }
+    record.update(fields)
+    return record
+
+
+def link(jira_id: str, type_: str, source: str, target: str) -> dict[str, str]:
+    return {"id": jira_id, "type": type_, "source": source, "target": target}
+
+
+async def claim_ok(api: Api, **extra: Any) -> dict[str, Any]:
+    """Claim and expect a delivery."""
+    response = await api.claim(**extra)
+    assert response.status_code == 200, response.text
+    data: dict[str, Any] = response.json()
+    return data
+
+
+async def claim_none(api: Api, **extra: Any) -> None:
+    response = await api.claim(**extra)
+    assert response.status_code == 204, response.text
+
+
+async def done(api: Api, command_id: int, result: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+    body = {"status": "done", "result": result or {}, "jira_calls": 1, "operations": [], **extra}
+    response = await api.report(command_id, body)
+    assert response.status_code == 200, response.text
+    data: dict[str, Any] = response.json()
+    return data
+
+
+async def run_refresh(
+    api: Api, delivery: dict[str, Any], issues: list[dict[str, Any]], result: dict[str, Any] | None = None
+) -> None:
+    """Answer a delivered refresh: one page of ``issues``, then a ``done`` report."""
+    assert delivery["type"] == "refresh"
+    response = await api.pages(delivery["id"], {"page": 1, "kind": "issues", "issues": issues, "history": []})
+    assert response.status_code == 200, response.text
+    await done(api, delivery["id"], {"issues": len(issues), "neighbours": 0, "boards": {}, **(result or {})})
+
+
+async def seed_mirror(api: Api, issues: list[dict[str, Any]]) -> None:
+    """Load ``issues`` into the mirror through a keys refresh, delivered and answered like the agent would."""
+    response = await api.post("/refresh", {"keys": [i["key"] for i in issues]})
+    assert response.status_code == 201, response.text
+    delivery = await claim_ok(api)
+    await run_refresh(api, delivery, issues)
+
+
+async def create(api: Api, commands: list[dict[str, Any]], **extra: Any) -> Any:
+    body = {"author": "planner", "title": "план", "commands": commands, **extra}
+    return await api.post("/batches", body)
+
+
+async def create_ok(api: Api, commands: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    response = await create(api, commands, **extra)
+    assert response.status_code == 201, response.text
+    data: dict[str, Any] = response.json()
+    return data
+
+
+def cmd(type_: str, **params: Any) -> dict[str, Any]:
+    return {"type": type_, "params": params}
