@@ -1,0 +1,132 @@
+"""Helpers of the MCP tests: the served hub, MCP and HTTP clients, tool answers, the agent's side."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import attrs
+import httpx
+import httpx2
+from litestar import Litestar
+from mcp.client import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from hub_app import services
+from hub_app.app import create_app
+from hub_app.mcp_server import MCP_PATH, McpEndpoint
+from hub_app.runtime import Hub
+
+TOKEN_NAMES = {"interface": "planner", "admin": "boss", "agent": "bank-agent"}
+
+
+def _mounts_mcp(app: Litestar) -> bool:
+    return any(route.path == MCP_PATH for route in app.routes)
+
+
+def hub_app_with_mcp(hub: Hub) -> tuple[Litestar, McpEndpoint | None]:
+    """The hub's app with the MCP endpoint; the endpoint is returned when its lifespan is the caller's to run.
+
+    Once ``create_app`` wires :class:`~hub_app.mcp_server.McpPlugin` itself, its app is served as it is.
+    """
+    app = create_app(hub)
+    if _mounts_mcp(app):
+        return app, None
+    endpoint = McpEndpoint()
+    return create_app(hub, extra_route_handlers=[endpoint.route_handler]), endpoint
+
+
+@attrs.frozen(kw_only=True)
+class Served:
+    """A hub serving HTTP: its base URL, the hub itself and a secret per role."""
+
+    base_url: str
+    hub: Hub
+    tokens: dict[str, str]
+
+    @property
+    def mcp_url(self) -> str:
+        return self.base_url + MCP_PATH
+
+    def auth(self, role: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.tokens[role]}"}
+
+    @contextlib.asynccontextmanager
+    async def mcp(self, role: str = "interface") -> AsyncIterator[Client]:
+        """The official MCP client over streamable HTTP, with this role's token."""
+        async with (
+            httpx2.AsyncClient(headers=self.auth(role), timeout=30) as http,
+            Client(streamable_http_client(self.mcp_url, http_client=http)) as client,
+        ):
+            yield client
+
+    @contextlib.asynccontextmanager
+    async def http(self) -> AsyncIterator[httpx.AsyncClient]:
+        async with httpx.AsyncClient(base_url=self.base_url, timeout=30) as client:
+            yield client
+
+    async def count(self) -> tuple[int, int]:
+        """How many batches and notes the hub holds."""
+        async with self.hub.unit() as unit:
+            batches = await services.list_batches(unit, limit=0)
+            notes = await services.list_notes(unit, limit=0)
+        return batches["total"], notes["total"]
+
+
+def tool_json(result: Any) -> Any:
+    """The JSON a successful tool call answered (its text content; the structured content is the same)."""
+    assert result.is_error is False, result.content[0].text
+    value = json.loads(result.content[0].text)
+    assert result.structured_content == value
+    return value
+
+
+def tool_error(result: Any) -> str:
+    """The message of a tool error."""
+    assert result.is_error is True, result.content[0].text
+    assert len(result.content) == 1
+    text: str = result.content[0].text
+    return text
+
+
+# --- the agent's side, over the hub's HTTP API ------------------------------------------------------------
+
+
+async def claim(served: Served) -> dict[str, Any]:
+    """``POST /agent/claim`` with the agent token; the delivery it answered."""
+    async with served.http() as http:
+        response = await http.post(
+            "/agent/claim", json={"agent_id": "agent-1", "version": "1.0", "wait": 0}, headers=served.auth("agent")
+        )
+    assert response.status_code == 200, response.text
+    delivery: dict[str, Any] = response.json()
+    return delivery
+
+
+async def load_mirror(served: Served, client: Client, issues: list[dict[str, Any]]) -> None:
+    """Put ``issues`` into the mirror as the agent would: a ``refresh`` tool call, claimed, paged, reported."""
+    created = tool_json(await client.call_tool("refresh", {"keys": [issue["key"] for issue in issues]}))
+    delivery = await claim(served)
+    assert delivery["id"] == created["commands"][0]["id"]
+    async with served.http() as http:
+        page = {"page": 1, "kind": "issues", "issues": issues, "history": []}
+        response = await http.post(f"/agent/commands/{delivery['id']}/pages", json=page, headers=served.auth("agent"))
+        assert response.status_code == 200, response.text
+        report = {"status": "done", "result": {"issues": len(issues), "neighbours": 0}, "jira_calls": 1}
+        response = await http.post(
+            f"/agent/commands/{delivery['id']}/report", json=report, headers=served.auth("agent")
+        )
+        assert response.status_code == 200, response.text
+
+
+async def upload(served: Served, content: bytes, filename: str) -> str:
+    """``POST /files`` with the interface token; the file's sha256."""
+    async with served.http() as http:
+        response = await http.post(
+            "/files", params={"filename": filename}, content=content, headers=served.auth("interface")
+        )
+    assert response.status_code == 201, response.text
+    sha: str = response.json()["sha256"]
+    return sha
