@@ -59,7 +59,8 @@ SUCCEEDED = ("done", "confirmed_by_state")
 
 def script(name: str) -> list[str]:
     """The command line of one of our console scripts, preferring the one installed next to Python."""
-    installed = Path(sys.executable).with_name(name)
+    override = os.environ.get("SDLC_HUB_BIN_DIR")  # e.g. the scripts of another installation
+    installed = Path(override) / name if override else Path(sys.executable).with_name(name)
     if installed.exists():
         return [str(installed)]
     module = {"sdlc-hub": "hub_app.cli", "sdlc-agent": "agent_app.cli", "jira-sim": "jira_sim.cli"}[name]
