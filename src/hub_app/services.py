@@ -1048,11 +1048,59 @@ async def claim(unit: Unit, body: Any) -> dict[str, Any] | None:
 _PAGE_KINDS = ("issues", "neighbours", "history")
 
 
+_ISSUE_TEXT = (
+    "summary", "description", "status", "status_category", "priority", "duedate", "planned_start",
+    "planned_end", "epic_key", "assignee", "reporter", "created", "updated",
+)  # fmt: skip
+
+
+def _check_wire_issue(data: Any, what: str) -> None:
+    """Wire records are checked strictly: cattrs alone would take a string for a list of labels."""
+    if not isinstance(data, dict):
+        raise ValidationError(f"{what}: ожидается объект")
+    if not isinstance(data.get("key"), str) or not data["key"]:
+        raise ValidationError(f"{what}: key — ожидается ключ задачи")
+    for name in _ISSUE_TEXT:
+        if data.get(name) is not None and not isinstance(data[name], str):
+            raise ValidationError(f"{what}: {name} — ожидается строка или null")
+    if not _kind_ok("list[str]", data.get("labels", [])):
+        raise ValidationError(f"{what}: labels — ожидается список строк")
+    sprint = data.get("sprint")
+    if sprint is not None and not (
+        isinstance(sprint, dict)
+        and _kind_ok("int", sprint.get("id"))
+        and isinstance(sprint.get("name"), str)
+        and isinstance(sprint.get("state"), str)
+    ):
+        raise ValidationError(f"{what}: sprint — ожидается {{id, name, state}} или null")
+    links = data.get("links", [])
+    if not isinstance(links, list) or not all(
+        isinstance(k, dict) and all(isinstance(k.get(f), str) for f in ("id", "type", "source", "target"))
+        for k in links
+    ):
+        raise ValidationError(f"{what}: links — ожидается список {{id, type, source, target}}")
+
+
+def _check_wire_history(data: Any, what: str) -> None:
+    if not isinstance(data, dict):
+        raise ValidationError(f"{what}: ожидается объект")
+    for name in ("key", "id", "created"):
+        if not isinstance(data.get(name), str):
+            raise ValidationError(f"{what}: {name} — ожидается строка")
+    items = data.get("items", [])
+    if not isinstance(items, list) or not all(isinstance(i, dict) and isinstance(i.get("field"), str) for i in items):
+        raise ValidationError(f"{what}: items — ожидается список {{field, from, from_string, to, to_string}}")
+
+
 def _structure(data: Any, cls: type[Any], what: str) -> Any:
+    if cls is MirrorIssue:
+        _check_wire_issue(data, what)
+    else:
+        _check_wire_history(data, what)
     try:
         return converter.structure(data, cls)
     except (cattrs.BaseValidationError, TypeError, ValueError, KeyError, AttributeError) as exc:
-        raise ValidationError(f"{what}: запись не той формы ({exc})") from None
+        raise ValidationError(f"{what}: запись не той формы: {exc}") from None
 
 
 async def _refresh_command(unit: Unit, command_id: int) -> CommandRow:
