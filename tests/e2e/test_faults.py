@@ -4,8 +4,10 @@ simulator's call log with real processes on loopback."""
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import signal
+import time
 from typing import Any
 
 import pytest
@@ -169,3 +171,36 @@ def test_pacing_gaps_between_writes(tmp_path: Any) -> None:
         assert min(gaps) >= gap - 0.005, gaps
     finally:
         stack.stop()
+
+
+def test_sigterm_stops_the_agent_cleanly(stack: Stack) -> None:
+    """SIGTERM while the agent waits in a long poll: it exits 0 at once, journal empty, one JSON line per command."""
+    with stack.client("admin") as admin:
+        assert admin.patch("/settings", json={"claim_wait_seconds": 30}).status_code == 200
+    batch = submit(
+        stack,
+        {
+            "author": "e2e",
+            "title": "остановка",
+            "commands": [{"type": "ensure_fields", "params": {"key": "AURORA-1538", "priority": "High"}}],
+        },
+    )
+    agent = stack.start_agent(claim_wait=30)
+    finish(stack, batch["id"])
+    time.sleep(0.5)  # let the agent enter its next (30 s) long poll
+    started = time.monotonic()
+    agent.popen.send_signal(signal.SIGTERM)
+    assert agent.popen.wait(10) == 0
+    assert time.monotonic() - started < 5
+    journal = json.loads((stack.work_dir / "agent" / "journal.json").read_text(encoding="utf-8"))
+    assert journal["entry"] is None
+    lines = [json.loads(line) for line in agent.log_path.read_text(encoding="utf-8").splitlines() if line]
+    commands = [line for line in lines if line["event"] == "command"]
+    # the batch's command, its tail refresh, then the hub's first automatic refresh
+    assert [(c["type"], c["outcome"], c["ack"]) for c in commands] == [
+        ("ensure_fields", "done", "done"),
+        ("refresh", "done", "done"),
+        ("refresh", "done", "done"),
+    ]
+    assert {"id", "type", "deliveries", "jira_calls", "outcome", "duration"} <= set(commands[0])
+    assert lines[-1]["event"] == "stop"
