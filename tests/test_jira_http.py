@@ -11,7 +11,7 @@ import pytest
 from adapters.clock import FakeClock
 from adapters.jira_http import DriveOutcome, JiraAuthError, JiraHttp
 from jira_sim.simulator import Simulator
-from reconcile.plans import Delivery, ExecContext, Page, executor_for
+from reconcile.plans import Delivery, ExecContext, Executor, JiraCall, Page, executor_for
 
 pytestmark = pytest.mark.anyio
 
@@ -175,4 +175,29 @@ async def test_pause_inside_a_command_is_measured_from_the_last_call() -> None:
     assert outcome.report.status == "done"
     assert [c["at"] for c in posts] == ["2026-10-22T09:00:00Z", "2026-10-22T09:00:45Z"]
     assert clock.sleeps == [45]
+    await jira.aclose()
+
+
+async def test_a_bug_inside_an_executor_fails_the_command_not_the_agent() -> None:
+    """An exception raised by the executor becomes a failed report with the writes made so far."""
+    sim, _, jira = _connected()
+
+    def broken() -> Executor:
+        yield JiraCall(method="POST", path="/rest/api/2/issue/AURORA-1538/comment", json={"body": "x"})
+        raise KeyError("key")
+
+    async def no_file(sha256: str, size: int | None) -> bytes | None:
+        return None
+
+    async def no_page(page: Page) -> None:
+        return None
+
+    outcome = await jira.drive(broken(), fetch_file=no_file, on_page=no_page)
+    assert outcome.report.status == "failed"
+    assert outcome.report.error == "внутренняя ошибка агента: KeyError: 'key'"
+    assert [op.to_json() for op in outcome.report.operations] == [
+        {"method": "POST", "path": "/rest/api/2/issue/AURORA-1538/comment", "status": 201}
+    ]
+    assert outcome.jira_calls == 1
+    assert sim.raw_issue("AURORA-1538")["comments"][-1]["body"] == "x"
     await jira.aclose()

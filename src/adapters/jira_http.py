@@ -26,6 +26,7 @@ from reconcile.plans.base import (
     Page,
     Pause,
     Report,
+    Step,
 )
 
 __all__ = ["DriveOutcome", "JiraAuthError", "JiraError", "JiraHttp"]
@@ -205,33 +206,41 @@ class JiraHttp:
         """Carry out the executor's steps until it returns its report."""
         calls = 0
         writes: list[Operation] = []
-        value: Any = None
-        try:
-            step = executor.send(None)
-            while True:
-                value = None
-                if isinstance(step, JiraCall):
-                    value, tries = await self._send(step)
-                    calls += tries
-                    if step.is_write:
-                        writes.append(Operation(method=step.method, path=step.path, status=value.status))
-                elif isinstance(step, Pause):
-                    await self.wait_gap(step.seconds)
-                elif isinstance(step, FetchFile):
-                    content = await fetch_file(step.sha256, step.size)
-                    problem = _file_problem(step, content)
-                    if problem is not None:
-                        executor.close()
-                        report = Report(status="failed", error=problem, operations=tuple(writes))
-                        return DriveOutcome(report=report, jira_calls=calls)
-                    value = content
-                elif isinstance(step, Page):
-                    await on_page(step)
-                else:  # pragma: no cover - the protocol has no other steps
-                    raise TypeError(f"unknown executor step {step!r}")
-                step = executor.send(value)
-        except StopIteration as stop:
-            return DriveOutcome(report=stop.value, jira_calls=calls)
+
+        def outcome(report: Report) -> DriveOutcome:
+            return DriveOutcome(report=report, jira_calls=calls)
+
+        def advance(value: Any) -> Step | Report:
+            """The executor's next step, or its report; a bug inside it fails the command, not the agent."""
+            try:
+                return executor.send(value)
+            except StopIteration as stop:
+                report: Report = stop.value
+                return report
+            except Exception as error:  # any bug of an executor must end as a failed report
+                message = f"внутренняя ошибка агента: {type(error).__name__}: {error}"
+                return Report(status="failed", error=message, operations=tuple(writes))
+
+        step = advance(None)
+        while not isinstance(step, Report):
+            value: Any = None
+            if isinstance(step, JiraCall):
+                value, tries = await self._send(step)
+                calls += tries
+                if step.is_write:
+                    writes.append(Operation(method=step.method, path=step.path, status=value.status))
+            elif isinstance(step, Pause):
+                await self.wait_gap(step.seconds)
+            elif isinstance(step, FetchFile):
+                value = await fetch_file(step.sha256, step.size)
+                problem = _file_problem(step, value)
+                if problem is not None:
+                    executor.close()
+                    return outcome(Report(status="failed", error=problem, operations=tuple(writes)))
+            elif isinstance(step, Page):
+                await on_page(step)
+            step = advance(value)
+        return outcome(step)
 
     async def aclose(self) -> None:
         await self._client.aclose()

@@ -273,3 +273,19 @@ async def test_refresh_issues_neighbours_boards_and_journal(bench: Bench) -> Non
     assert "AURORA-1538" in neighbours
     search = [c for c in bench.sim.calls if c["path"] == "/rest/api/2/search"]
     assert len(search) == 3
+
+
+async def test_refresh_of_keys_with_a_deleted_issue_reads_the_rest(bench: Bench) -> None:
+    """Jira rejects `key in (…)` naming a missing issue; the query is repeated with validateQuery false."""
+    outcome = await bench.run("refresh", {"keys": ["AURORA-1", "AURORA-9999"]})
+    assert outcome.report.status == "done", outcome.report.error
+    assert [c["status"] for c in bench.sim.calls] == [400, 200]
+    assert [i.key for i in bench.pages[0].issues] == ["AURORA-1"]
+    assert dict(outcome.report.result) == {"issues": 1, "neighbours": 0, "boards": {}}
+
+
+async def test_unknown_context_keys_are_ignored(bench: Bench) -> None:
+    """Keys of context that are not settings do not fail the command."""
+    context = {"jira_project": "AURORA", "something_new": 1}
+    outcome = await bench.run("ensure_fields", {"key": "AURORA-1533", "duedate": "2026-10-23"}, context=context)
+    assert (outcome.report.status, outcome.jira_calls) == ("done", 1)

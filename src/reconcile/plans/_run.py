@@ -23,7 +23,7 @@ from reconcile.plans.base import (
     Report,
     Step,
 )
-from reconcile.settings import Settings, settings_from_json
+from reconcile.settings import Settings, settings_from_json, settings_to_json
 
 __all__ = ["PlanFailed", "Run", "http_error", "issue_path", "next_start", "plan", "search_call"]
 
@@ -64,8 +64,11 @@ class Run:
         self.delivery = delivery
         self.ctx = ctx
         self.params: Mapping[str, Any] = delivery.params
+        # Only the settings keys: whatever else the hub adds to ``context`` must not fail the command.
+        known = settings_to_json(Settings())
+        context = {k: v for k, v in delivery.context.items() if k in known}
         try:
-            self.settings: Settings = settings_from_json(dict(delivery.context))
+            self.settings: Settings = settings_from_json(context)
         except ValidationError as error:
             raise PlanFailed(error.message) from error
         self.operations: list[Operation] = []
@@ -138,9 +141,17 @@ def next_start(body: Any, start_at: int, items_key: str) -> tuple[list[Any], int
 
 
 def search_call(
-    jql: str, fields: list[str], start_at: int, *, expand: list[str] | None = None, page_size: int = 100
+    jql: str,
+    fields: list[str],
+    start_at: int,
+    *,
+    expand: list[str] | None = None,
+    page_size: int = 100,
+    validate: bool = True,
 ) -> JiraCall:
     body: dict[str, Any] = {"jql": jql, "startAt": start_at, "maxResults": page_size, "fields": fields}
     if expand:
         body["expand"] = expand
+    if not validate:
+        body["validateQuery"] = False
     return JiraCall(method="POST", path="/rest/api/2/search", json=body)

@@ -56,12 +56,11 @@ def fields_diff(run: Run, current: MirrorIssue) -> tuple[list[str], dict[str, An
                 changed.append(name)
             continue
         wanted = value if isinstance(value, str) else None
-        before = getattr(current, name)
+        before: str | None = getattr(current, name)
+        wanted_cmp = wanted
         if name == "summary":
             # Jira trims the summary it stores; surrounding spaces alone never make a difference.
             before, wanted_cmp = (before or "").strip(), (wanted or "").strip()
-        else:
-            wanted_cmp = wanted
         if same_text(before, wanted_cmp):
             continue
         changed.append(name)

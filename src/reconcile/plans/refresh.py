@@ -88,6 +88,28 @@ def _journal(
     return entries
 
 
+class _Search:
+    """One query read page by page; a ``key in (…)`` query naming a deleted issue is repeated leniently.
+
+    Jira rejects such a query with 400 («An issue with key … does not exist»); with ``validateQuery: false``
+    it answers for the keys that exist, which is what a refresh of a batch's keys needs.
+    """
+
+    def __init__(self, jql: str, fields: list[str], *, by_keys: bool) -> None:
+        self.jql = jql
+        self.fields = fields
+        self.by_keys = by_keys
+        self.lenient = False
+
+    def page(self, run: Run, start: int) -> Generator[Step, Any, tuple[list[Any], int | None]]:
+        call = search_call(self.jql, self.fields, start, page_size=_PAGE, validate=not self.lenient)
+        response = yield from run.call(call, allow=(400,) if self.by_keys and not self.lenient else ())
+        if response.status == 400:
+            self.lenient = True
+            response = yield from run.call(search_call(self.jql, self.fields, start, page_size=_PAGE, validate=False))
+        return next_start(response.json, start, "issues")
+
+
 def refresh(run: Run) -> Body:
     params = run.params
     settings = run.settings
@@ -101,10 +123,10 @@ def refresh(run: Run) -> Body:
     pages = _Pages()
 
     read: dict[str, MirrorIssue] = {}
+    query = _Search(jql, fields, by_keys=not isinstance(params.get("jql"), str) or not params["jql"].strip())
     start: int | None = 0
     while start is not None:
-        response = yield from run.call(search_call(jql, fields, start, page_size=_PAGE))
-        hits, start = next_start(response.json, start, "issues")
+        hits, start = yield from query.page(run, start)
         issues = tuple(issue_from_jira(hit, settings) for hit in hits)
         read.update((issue.key, issue) for issue in issues)
         yield Page(page=pages.next(), kind="issues", issues=issues)
@@ -119,11 +141,10 @@ def refresh(run: Run) -> Body:
     ]
     neighbours: set[str] = set()
     for offset in range(0, len(wanted), _PAGE):
-        chunk = wanted[offset : offset + _PAGE]
+        query = _Search(keys_jql(wanted[offset : offset + _PAGE]), fields, by_keys=True)
         start = 0
         while start is not None:
-            response = yield from run.call(search_call(keys_jql(chunk), fields, start, page_size=_PAGE))
-            hits, start = next_start(response.json, start, "issues")
+            hits, start = yield from query.page(run, start)
             issues = tuple(issue_from_jira(hit, settings) for hit in hits)
             neighbours.update(issue.key for issue in issues)
             yield Page(page=pages.next(), kind="neighbours", issues=issues)
