@@ -594,6 +594,8 @@ class Store:
         return changes
 
     def _check_field(self, issue: Issue, field: str, value: Any, *, creating: bool) -> Any:
+        if field in self.fields and not self.fields[field].get("editable", True):
+            raise _FieldError(_NOT_SETTABLE.format(field))
         if field == "summary":
             if not isinstance(value, str) or not value.strip():
                 raise _FieldError("You must specify a summary of the issue.")
@@ -663,8 +665,6 @@ class Store:
             if value is not None and not isinstance(value, int | float):
                 raise _FieldError(f"Field '{field}' expects a number.")
             return value
-        if creating and field in ("parent",):
-            raise _FieldError(_NOT_SETTABLE.format(field))
         raise _FieldError(_NOT_SETTABLE.format(field))
 
     def _apply(self, issue: Issue, changes: Mapping[str, Any], user: str, *, record: bool) -> None:
