@@ -24,6 +24,7 @@ import contextlib
 import json
 import logging
 import random
+import traceback
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol, TypeVar
 
@@ -78,6 +79,12 @@ class JiraDriver(Protocol):
     ) -> DriveOutcomeLike: ...
 
 
+@attrs.frozen(kw_only=True)
+class _Crashed:
+    report: Report
+    jira_calls: int
+
+
 class AgentFatal(Exception):
     """The agent cannot go on (the hub or Jira refused its credentials)."""
 
@@ -96,7 +103,7 @@ class Backoff:
 
 def backoff_delay(policy: Backoff, attempt: int, rng: random.Random) -> float:
     """Half fixed, half random ("equal jitter"): never zero, never above the cap, spread across agents."""
-    ceiling = min(policy.cap, policy.base * (2 ** min(attempt, 32)))
+    ceiling = min(policy.cap, policy.base * float(2 ** min(attempt, 32)))
     return ceiling / 2 + rng.uniform(0, ceiling / 2)
 
 
@@ -314,6 +321,12 @@ class Agent:
             if exc.status_code in (401, 403):
                 raise AgentFatal(f"the hub refused the agent's token: {exc}") from exc
             return finish("hub_refused", jira_calls=None, error=str(exc))
+        except Exception as exc:
+            # A bug in an executor or the driver is deterministic: re-delivery would crash the same way, so
+            # the command is reported failed with the error for a person to read (and retry once fixed).
+            _emit("executor_error", id=delivery.id, traceback=traceback.format_exc())
+            error = f"ошибка агента: {type(exc).__name__}: {exc}"
+            outcome = _Crashed(report=Report(status="failed", error=error), jira_calls=0)
 
         entry = self.journal.record_report(entry, report_to_wire(outcome.report, outcome.jira_calls))
         try:

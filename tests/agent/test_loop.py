@@ -327,3 +327,30 @@ async def test_one_structured_line_per_command(
             "ack": "done",
         }
     ]
+
+
+async def test_executor_error_is_reported_failed(tmp_path: Path, command_lines: Callable[[], Any]) -> None:
+    """An executor that raises (a bug) ends its command as failed with the error, instead of crash-looping."""
+    hub = FakeHub(queue=[command(50, "ensure_fields", {"key": "AURORA-1538", "priority": "High"})])
+    rig = Rig(tmp_path, hub)
+
+    def broken(delivery: Any, ctx: Any) -> Any:
+        raise KeyError("priority")
+
+    rig.agent.executor_for = broken
+    await rig.agent.step(await rig.agent.context())
+    await rig.close()
+    assert hub.reports == [
+        (
+            50,
+            {
+                "status": "failed",
+                "result": {},
+                "error": "ошибка агента: KeyError: 'priority'",
+                "jira_calls": 0,
+                "operations": [],
+            },
+        )
+    ]
+    assert [line["outcome"] for line in command_lines()] == ["failed"]
+    assert rig.journal.read() is None
