@@ -41,12 +41,16 @@ async def test_wait_gap_before_any_call_counts_from_construction() -> None:
 REFERENCE_NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 
 
-def _connected(**auth: str | None) -> tuple[Simulator, FakeClock, JiraHttp]:
+def _connected(max_retries: int = 5, **auth: str | None) -> tuple[Simulator, FakeClock, JiraHttp]:
     clock = FakeClock()
     sim = Simulator(clock=lambda: REFERENCE_NOW + timedelta(seconds=clock.monotonic()))
     credentials = auth or {"token": "secret"}
     jira = JiraHttp.connect(
-        "http://jira.test/", clock=clock, transport=httpx.ASGITransport(app=sim.asgi), **credentials
+        "http://jira.test/",
+        clock=clock,
+        transport=httpx.ASGITransport(app=sim.asgi),
+        max_retries=max_retries,
+        **credentials,
     )
     return sim, clock, jira
 
@@ -135,8 +139,7 @@ async def test_retries_give_up_after_max_retries() -> None:
 
 async def test_html_error_body_is_quoted_in_the_error() -> None:
     """A non-JSON error page becomes the error text (503 after retries are exhausted)."""
-    sim, _, jira = _connected()
-    jira = JiraHttp(jira._client, clock=FakeClock(), max_retries=0)
+    sim, _, jira = _connected(max_retries=0)
     await jira.exec_context()
     sim.add_fault(path_regex="/issue/AURORA-1533$", status=503, times=1)
     outcome = await _drive(jira, "ensure_fields", {"key": "AURORA-1533", "duedate": "2026-10-23"})
@@ -200,4 +203,20 @@ async def test_a_bug_inside_an_executor_fails_the_command_not_the_agent() -> Non
     ]
     assert outcome.jira_calls == 1
     assert sim.raw_issue("AURORA-1538")["comments"][-1]["body"] == "x"
+    await jira.aclose()
+
+
+async def test_refused_credentials_inside_a_command_raise_instead_of_failing_it() -> None:
+    """A 401 while driving a command raises JiraAuthError: the command is not reported failed."""
+    _, _, jira = _connected(token=None)
+    delivery = Delivery(id=1, type="ensure_fields", params={"key": "AURORA-1533", "summary": "x"}, pause_seconds=1)
+
+    async def no_file(sha256: str, size: int | None) -> bytes | None:
+        return None
+
+    async def no_page(page: Page) -> None:
+        return None
+
+    with pytest.raises(JiraAuthError):
+        await jira.drive(executor_for(delivery, ExecContext()), fetch_file=no_file, on_page=no_page)
     await jira.aclose()

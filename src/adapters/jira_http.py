@@ -3,7 +3,8 @@
 It carries out the steps an executor yields: :class:`JiraCall` over HTTP (429/503 retried after
 ``Retry-After``, every try counted in ``jira_calls``), :class:`Pause` measured from the last Jira call,
 :class:`FetchFile` through the agent's hub client (checked against sha256 and size), :class:`Page` through
-the agent's page sender. Connection errors propagate as ``httpx.TransportError``: the agent decides.
+the agent's page sender. Connection errors propagate as ``httpx.TransportError`` and a 401 as
+:class:`JiraAuthError`: the agent decides (the command is then re-delivered, never failed for it).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ class JiraError(Exception):
 
 
 class JiraAuthError(JiraError):
-    """Jira refused the agent's credentials (401/403 outside a command)."""
+    """Jira refused the agent's credentials: 401 on any call, 403 on ``myself``/``issueLinkType``."""
 
 
 @attrs.frozen(kw_only=True)
@@ -111,6 +112,8 @@ class JiraHttp:
         clock: Clock | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         timeout: float = 60,
+        retry_default_seconds: float = 30,
+        max_retries: int = 5,
     ) -> JiraHttp:
         """A client for Jira at ``base_url``: a personal access token (Bearer) or basic auth."""
         headers = {"Accept": "application/json"}
@@ -122,7 +125,12 @@ class JiraHttp:
         client = httpx.AsyncClient(
             base_url=base_url.rstrip("/"), headers=headers, auth=auth, transport=transport, timeout=timeout
         )
-        return cls(client, clock=clock or SystemClock())
+        return cls(
+            client,
+            clock=clock or SystemClock(),
+            retry_default_seconds=retry_default_seconds,
+            max_retries=max_retries,
+        )
 
     @property
     def last_call_at(self) -> float | None:
@@ -227,6 +235,10 @@ class JiraHttp:
             if isinstance(step, JiraCall):
                 value, tries = await self._send(step)
                 calls += tries
+                if value.status == 401:
+                    # Refused credentials are the agent's problem, not the command's: it must not fail.
+                    executor.close()
+                    raise JiraAuthError(401, _message(value.json))
                 if step.is_write:
                     writes.append(Operation(method=step.method, path=step.path, status=value.status))
             elif isinstance(step, Pause):
