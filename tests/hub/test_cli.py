@@ -1,0 +1,118 @@
+"""The ``sdlc-hub`` command line: tokens, migrate, and a smoke test of a real ``serve`` process."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from hub_app.cli import main
+
+SDLC_HUB = [sys.executable, "-m", "hub_app.cli"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def test_token_add_prints_secret_last(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """token add prints the secret alone on its last line; list shows it; revoke marks it."""
+    assert main(["token", "add", "planner", "--role", "interface", "--data-dir", str(tmp_path)]) == 0
+    secret = capsys.readouterr().out.splitlines()[-1]
+    assert len(secret) >= 40
+    assert " " not in secret
+    assert main(["--data-dir", str(tmp_path), "token", "list"]) == 0
+    listed = capsys.readouterr().out
+    assert listed.startswith("planner\tinterface\tcreated ")
+    assert main(["token", "revoke", "planner", "--data-dir", str(tmp_path)]) == 0
+    assert "revoked at" in capsys.readouterr().out
+    assert main(["token", "revoke", "nobody", "--data-dir", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == "sdlc-hub: токена nobody нет\n"
+
+
+def test_env_chooses_the_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SDLC_HUB_DATABASE_URL and SDLC_HUB_DATA_DIR apply when no option is given."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'elsewhere.sqlite3'}"
+    monkeypatch.setenv("SDLC_HUB_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("SDLC_HUB_DATABASE_URL", url)
+    assert main(["migrate"]) == 0
+    assert (tmp_path / "elsewhere.sqlite3").exists()
+    assert (tmp_path / "data").is_dir()
+
+
+def test_unknown_role_is_refused(tmp_path: Path) -> None:
+    """token add with a role that does not exist exits with a usage error."""
+    with pytest.raises(SystemExit) as exc:
+        main(["token", "add", "x", "--role", "root", "--data-dir", str(tmp_path)])
+    assert exc.value.code == 2
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, str, str]]:
+    """A real ``sdlc-hub serve`` on a free loopback port with an interface and an agent token."""
+    data = str(tmp_path / "hub")
+    env = {**os.environ, "SDLC_HUB_DATA_DIR": data}
+    env.pop("SDLC_HUB_DATABASE_URL", None)
+    tokens = []
+    for name, role in (("planner", "interface"), ("agent", "agent")):
+        out = subprocess.run(
+            [*SDLC_HUB, "token", "add", name, "--role", role], env=env, capture_output=True, text=True, check=True
+        )
+        tokens.append(out.stdout.splitlines()[-1])
+    port = free_port()
+    process = subprocess.Popen(
+        [*SDLC_HUB, "serve", "--port", str(port)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert process.poll() is None, process.stdout.read() if process.stdout else ""
+            assert time.monotonic() < deadline, "sdlc-hub serve did not answer /health in 30 s"
+            time.sleep(0.1)
+        yield base, tokens[0], tokens[1]
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.mark.e2e
+def test_serve_smoke(served: tuple[str, str, str]) -> None:
+    """A served hub takes a batch, delivers it to the agent and records the report."""
+    base, interface, agent = served
+    with httpx.Client(base_url=base, timeout=10) as client:
+        body = {
+            "author": "planner",
+            "title": "smoke",
+            "commands": [{"type": "ensure_fields", "params": {"key": "AURORA-1", "duedate": "2026-10-23"}}],
+        }
+        created = client.post("/batches", json=body, headers={"Authorization": f"Bearer {interface}"})
+        assert created.status_code == 201, created.text
+        auth = {"Authorization": f"Bearer {agent}"}
+        delivery = client.post("/agent/claim", json={"agent_id": "a", "version": "1", "wait": 1}, headers=auth)
+        assert delivery.status_code == 200
+        command = delivery.json()
+        assert command["params"] == {"key": "AURORA-1", "duedate": "2026-10-23"}
+        report = client.post(
+            f"/agent/commands/{command['id']}/report",
+            json={"status": "done", "result": {"changed": []}, "jira_calls": 1, "operations": []},
+            headers=auth,
+        )
+        assert report.json() == {"accepted": True, "status": "done"}
+        assert client.get("/batches", headers=auth).status_code == 403
+        assert client.get("/schema/openapi.json").status_code == 200
