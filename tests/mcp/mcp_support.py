@@ -105,13 +105,16 @@ async def claim(served: Served) -> dict[str, Any]:
     return delivery
 
 
-async def load_mirror(served: Served, client: Client, issues: list[dict[str, Any]]) -> None:
-    """Put ``issues`` into the mirror as the agent would: a ``refresh`` tool call, claimed, paged, reported."""
+async def load_mirror(
+    served: Served, client: Client, issues: list[dict[str, Any]], history: list[dict[str, Any]] | None = None
+) -> None:
+    """Put ``issues`` (and journal entries) into the mirror as the agent would: a ``refresh`` tool call,
+    claimed, paged, reported."""
     created = tool_json(await client.call_tool("refresh", {"keys": [issue["key"] for issue in issues]}))
     delivery = await claim(served)
     assert delivery["id"] == created["commands"][0]["id"]
     async with served.http() as http:
-        page = {"page": 1, "kind": "issues", "issues": issues, "history": []}
+        page = {"page": 1, "kind": "issues", "issues": issues, "history": history or []}
         response = await http.post(f"/agent/commands/{delivery['id']}/pages", json=page, headers=served.auth("agent"))
         assert response.status_code == 200, response.text
         report = {"status": "done", "result": {"issues": len(issues), "neighbours": 0}, "jira_calls": 1}
