@@ -226,3 +226,23 @@ def test_histories_with_since_filter() -> None:
         ),
     )
     assert len(histories_from_jira("X-1", changelog)) == 2
+
+
+def test_sample_with_an_empty_goal_from_the_cassettes() -> None:
+    """The string recorded in tests/cassettes (goal empty, not <null>) parses with goal ""."""
+    text = (
+        PREFIX + "5f0e91a7[id=7,rapidViewId=4216,state=ACTIVE,name=Спринт 2,startDate=2026-10-20T09:00:00.000+03:00,"
+        "endDate=2026-11-03T09:00:00.000+03:00,completeDate=<null>,activatedDate=2026-10-20T09:01:11.417+03:00,"
+        "sequence=7,goal=,autoStartStop=false,synced=false,incompleteIssuesDestinationId=<null>]"
+    )
+    props = parse_sprint_string(text)
+    assert (props["goal"], props["incompleteIssuesDestinationId"], props["sequence"]) == ("", None, "7")
+    assert sprint_of([text]) == SprintRef(id=7, name="Спринт 2", state="active")
+
+
+def test_a_name_repeating_a_key_is_split_by_the_value_shapes() -> None:
+    """A name containing «,state=…» is kept whole because state already appeared and id must be a number."""
+    text = PREFIX + "1[id=5,rapidViewId=4216,state=FUTURE,name=a,state=b,id=c,startDate=<null>,sequence=5]"
+    props = parse_sprint_string(text)
+    assert props["name"] == "a,state=b,id=c"
+    assert props["state"] == "FUTURE"

@@ -582,3 +582,37 @@ def test_pause_is_never_yielded_before_the_first_write() -> None:
     """A single-write command yields no Pause at all."""
     _, steps = play("ensure_fields", {"key": "X-1", "summary": "b"}, [ok(issue("X-1", summary="a")), ok(status=204)])
     assert not any(isinstance(s, Pause) for s in steps)
+
+
+def test_link_wanted_present_with_a_conflict_and_replace_only_deletes() -> None:
+    """The wanted link exists next to a conflicting one: with replace only the conflict is deleted."""
+    wanted = {"id": "10010", "type": {"name": "Связанные"}, "outwardIssue": {"key": "AURORA-1538"}}
+    answers = [ok(links(BLOCKS_1538, wanted)), ok(status=204)]
+    report, steps = play("ensure_link", {**LINK_PARAMS, "replace": True}, answers)
+    assert kinds(steps) == ["GET /rest/api/2/issue/AURORA-1537", "DELETE /rest/api/2/issueLink/10007"]
+    assert dict(report.result) == {"existed": True, "link_id": "10010", "removed": ["10007"]}
+
+
+def test_refresh_journal_since_and_jql_are_read_once_each_entry() -> None:
+    """history with since and jql: two journal queries; an entry seen twice is sent once."""
+    changelog = {
+        "key": "X-1",
+        "changelog": {"histories": [{"id": "5", "created": "2026-10-22T12:00:00.000+0300", "items": []}]},
+    }
+    params = {"jql": "project = AURORA", "history": {"since": "2026-10-22T08:45:00Z", "jql": "project = AURORA"}}
+    answers = [ok(search()), ok(search(changelog)), ok(search(changelog))]
+    report, steps = play("refresh", params, answers, ctx=ExecContext(jira_time_zone="Nowhere/Unknown"))
+    searches = [s for s in steps if isinstance(s, JiraCall)]
+    assert searches[1].json["jql"] == '(project = AURORA) AND updated >= "2026/10/22 08:45"'
+    assert searches[2].json["jql"] == "project = AURORA"
+    assert kinds(steps).count("page history") == 1
+    assert report.result["history"] == {"entries": 1}
+
+
+def test_refresh_keeps_order_by_at_the_end() -> None:
+    """A JQL with ORDER BY keeps it after the added updated clause."""
+    from reconcile.plans.refresh import with_updated_since
+
+    assert with_updated_since("project = A ORDER BY key", "2026/10/22 11:45") == (
+        '(project = A) AND updated >= "2026/10/22 11:45" ORDER BY key'
+    )
