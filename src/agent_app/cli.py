@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import signal
 import socket
 import sys
@@ -35,11 +36,23 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="claim commands from the hub and execute them in Jira")
     run.add_argument("--hub", required=True, help="the hub's base URL")
-    run.add_argument("--hub-token", required=True, help="an agent-role token of the hub")
+    run.add_argument(
+        "--hub-token",
+        default=os.environ.get("SDLC_AGENT_HUB_TOKEN"),
+        help="an agent-role token of the hub (or SDLC_AGENT_HUB_TOKEN, kept out of the process list)",
+    )
     run.add_argument("--jira", required=True, help="Jira's base URL")
-    run.add_argument("--jira-token", help="a Jira personal access token (Bearer)")
+    run.add_argument(
+        "--jira-token",
+        default=os.environ.get("SDLC_AGENT_JIRA_TOKEN"),
+        help="a Jira personal access token, Bearer (or SDLC_AGENT_JIRA_TOKEN)",
+    )
     run.add_argument("--jira-user", help="a Jira user for basic auth (with --jira-password)")
-    run.add_argument("--jira-password", help="the Jira user's password")
+    run.add_argument(
+        "--jira-password",
+        default=os.environ.get("SDLC_AGENT_JIRA_PASSWORD"),
+        help="the Jira user's password (or SDLC_AGENT_JIRA_PASSWORD)",
+    )
     run.add_argument(
         "--journal",
         default=".sdlc-agent/journal.json",
@@ -107,6 +120,8 @@ async def _run(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if not args.hub_token:
+        parser.error("give --hub-token (or SDLC_AGENT_HUB_TOKEN)")
     if not args.jira_token and not (args.jira_user and args.jira_password):
         parser.error("give --jira-token, or --jira-user with --jira-password")
     _configure_logging(args.log_level)

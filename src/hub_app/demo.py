@@ -105,7 +105,9 @@ class Proc:
             self.popen.wait(5)
 
 
-def _spawn(name: str, argv: Sequence[str], log_dir: Path, *, detach: bool = False) -> Proc:
+def _spawn(
+    name: str, argv: Sequence[str], log_dir: Path, *, detach: bool = False, env: dict[str, str] | None = None
+) -> Proc:
     log_path = log_dir / f"{name}.log"
     with log_path.open("ab") as log_file:
         popen = subprocess.Popen(
@@ -114,6 +116,7 @@ def _spawn(name: str, argv: Sequence[str], log_dir: Path, *, detach: bool = Fals
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             start_new_session=detach,
+            env=env,
         )
     return Proc(name=name, popen=popen, log_path=log_path)
 
@@ -220,12 +223,8 @@ def start_agent(
         "run",
         "--hub",
         hub_url,
-        "--hub-token",
-        hub_token,
         "--jira",
         jira_url,
-        "--jira-token",
-        "demo-jira-token",
         "--journal",
         str(journal),
         "--agent-id",
@@ -233,7 +232,9 @@ def start_agent(
         "--claim-wait",
         str(claim_wait),
     ]
-    return _spawn(name, argv, log_dir, detach=detach)
+    # Secrets go through the environment, not the command line (visible to every user in ``ps``).
+    env = {**os.environ, "SDLC_AGENT_HUB_TOKEN": hub_token, "SDLC_AGENT_JIRA_TOKEN": "demo-jira-token"}
+    return _spawn(name, argv, log_dir, detach=detach, env=env)
 
 
 @attrs.define(kw_only=True)

@@ -1,0 +1,39 @@
+"""``sdlc-agent run`` arguments: credentials from flags or the environment, refused when missing."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_app.cli import build_parser, main
+
+
+def test_missing_hub_token_is_refused(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --hub-token or SDLC_AGENT_HUB_TOKEN the agent does not start."""
+    monkeypatch.delenv("SDLC_AGENT_HUB_TOKEN", raising=False)
+    with pytest.raises(SystemExit) as caught:
+        main(["run", "--hub", "http://hub", "--jira", "http://jira", "--jira-token", "pat"])
+    assert caught.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == "sdlc-agent: error: give --hub-token (or SDLC_AGENT_HUB_TOKEN)"
+
+
+def test_basic_auth_needs_a_password(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """--jira-user without a password (flag or SDLC_AGENT_JIRA_PASSWORD) is refused."""
+    monkeypatch.delenv("SDLC_AGENT_JIRA_PASSWORD", raising=False)
+    monkeypatch.delenv("SDLC_AGENT_JIRA_TOKEN", raising=False)
+    with pytest.raises(SystemExit):
+        main(["run", "--hub", "http://hub", "--hub-token", "t", "--jira", "http://jira", "--jira-user", "u"])
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "sdlc-agent: error: give --jira-token, or --jira-user with --jira-password"
+    )
+
+
+def test_secrets_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tokens and the password may come from the environment, keeping them out of the process list."""
+    monkeypatch.setenv("SDLC_AGENT_HUB_TOKEN", "hub-secret")
+    monkeypatch.setenv("SDLC_AGENT_JIRA_PASSWORD", "jira-secret")
+    args = build_parser().parse_args(["run", "--hub", "http://hub", "--jira", "http://jira", "--jira-user", "u"])
+    assert (args.hub_token, args.jira_password, args.journal) == (
+        "hub-secret",
+        "jira-secret",
+        ".sdlc-agent/journal.json",
+    )
