@@ -277,11 +277,12 @@ async def test_refresh_issues_neighbours_boards_and_journal(bench: Bench) -> Non
 
 async def test_refresh_of_keys_with_a_deleted_issue_reads_the_rest(bench: Bench) -> None:
     """Jira rejects `key in (…)` naming a missing issue; the query is repeated with validateQuery false."""
-    outcome = await bench.run("refresh", {"keys": ["AURORA-1", "AURORA-9999"]})
+    params = {"keys": ["AURORA-1", "AURORA-9999"], "history": {"since": "2026-10-01T00:00:00Z"}}
+    outcome = await bench.run("refresh", params)
     assert outcome.report.status == "done", outcome.report.error
-    assert [c["status"] for c in bench.sim.calls] == [400, 200]
+    assert [c["status"] for c in bench.sim.calls] == [400, 200, 200]
     assert [i.key for i in bench.pages[0].issues] == ["AURORA-1"]
-    assert dict(outcome.report.result) == {"issues": 1, "neighbours": 0, "boards": {}}
+    assert dict(outcome.report.result) == {"issues": 1, "neighbours": 0, "boards": {}, "history": {"entries": 0}}
 
 
 async def test_unknown_context_keys_are_ignored(bench: Bench) -> None:

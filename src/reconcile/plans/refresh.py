@@ -67,13 +67,14 @@ def _board_type(body: Any) -> str | None:
 
 
 def _journal(
-    run: Run, jql: str, since: str | None, pages: _Pages, seen: set[tuple[str, str]]
+    run: Run, jql: str, since: str | None, pages: _Pages, seen: set[tuple[str, str]], *, validate: bool = True
 ) -> Generator[Step, Any, int]:
     """One journal query: histories of its issues (from ``since`` when given), as ``history`` pages."""
     entries = 0
     start: int | None = 0
     while start is not None:
-        response = yield from run.call(search_call(jql, ["updated"], start, expand=["changelog"], page_size=_PAGE))
+        call = search_call(jql, ["updated"], start, expand=["changelog"], page_size=_PAGE, validate=validate)
+        response = yield from run.call(call)
         hits, start = next_start(response.json, start, "issues")
         page: list[HistoryEntry] = []
         for hit in hits:
@@ -123,10 +124,10 @@ def refresh(run: Run) -> Body:
     pages = _Pages()
 
     read: dict[str, MirrorIssue] = {}
-    query = _Search(jql, fields, by_keys=not isinstance(params.get("jql"), str) or not params["jql"].strip())
+    main = _Search(jql, fields, by_keys=not isinstance(params.get("jql"), str) or not params["jql"].strip())
     start: int | None = 0
     while start is not None:
-        hits, start = yield from query.page(run, start)
+        hits, start = yield from main.page(run, start)
         issues = tuple(issue_from_jira(hit, settings) for hit in hits)
         read.update((issue.key, issue) for issue in issues)
         yield Page(page=pages.next(), kind="issues", issues=issues)
@@ -168,7 +169,7 @@ def refresh(run: Run) -> Body:
             since = history.get("since")
             if isinstance(since, str) and since:
                 since_jql = with_updated_since(jql, jira_since(since, run.ctx.jira_time_zone))
-                entries += yield from _journal(run, since_jql, since, pages, seen)
+                entries += yield from _journal(run, since_jql, since, pages, seen, validate=not main.lenient)
             history_jql = history.get("jql")
             if isinstance(history_jql, str) and history_jql.strip():
                 entries += yield from _journal(run, history_jql, None, pages, seen)
