@@ -64,6 +64,7 @@ MCP_ROLES = ("interface", "admin")
 #: The scope key the endpoint hands the caller to the tool handlers under.
 CALLER_SCOPE_KEY = "sdlc_hub.mcp_caller"
 SERVER_NAME = "sdlc-hub"
+INTERNAL_ERROR = "внутренняя ошибка хаба"
 SERVER_INSTRUCTIONS = (
     "Хаб планирования Jira банка. Изменения Jira — пакеты команд желаемого состояния (batch_create); "
     "они выполняются асинхронно агентом внутри банка, ход и результаты — batch_status. Зеркало Jira — "
@@ -90,9 +91,15 @@ class McpTool:
     description: Callable[[], str]
     input_schema: Callable[[], dict[str, Any]]
     call: ToolCall
+    annotations: types.ToolAnnotations | None = None
 
     def listing(self) -> types.Tool:
-        return types.Tool(name=self.name, description=self.description(), input_schema=self.input_schema())
+        return types.Tool(
+            name=self.name,
+            description=self.description(),
+            input_schema=self.input_schema(),
+            annotations=self.annotations,
+        )
 
 
 def _object(properties: Mapping[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -105,6 +112,10 @@ def _object(properties: Mapping[str, Any], required: tuple[str, ...] = ()) -> di
 
 
 _ID = {"type": "integer", "minimum": 1}
+# Hints for an assistant: reading tools change nothing; cancelling cannot be undone.
+_READS = types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
+_WRITES = types.ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=True)
+_CANCELS = types.ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True)
 _ISSUE_KEY = {"type": "string", "minLength": 1, "description": "ключ задачи Jira (AURORA-1538)"}
 
 
@@ -169,6 +180,7 @@ def tools() -> tuple[McpTool, ...]:
             description=batch_create_description,
             input_schema=batch_create_schema,
             call=_batch_create,
+            annotations=_WRITES,
         ),
         McpTool(
             name="batch_status",
@@ -179,6 +191,7 @@ def tools() -> tuple[McpTool, ...]:
             ),
             input_schema=_schema(_object({"batch_id": _ID}, ("batch_id",))),
             call=_batch_status,
+            annotations=_READS,
         ),
         McpTool(
             name="batch_cancel",
@@ -188,6 +201,7 @@ def tools() -> tuple[McpTool, ...]:
             ),
             input_schema=_schema(_object({"batch_id": _ID, "force": {"type": "boolean"}}, ("batch_id",))),
             call=_batch_cancel,
+            annotations=_CANCELS,
         ),
         McpTool(
             name="command_retry",
@@ -197,6 +211,7 @@ def tools() -> tuple[McpTool, ...]:
             ),
             input_schema=_schema(_object({"command_id": _ID}, ("command_id",))),
             call=_command_retry,
+            annotations=_WRITES,
         ),
         McpTool(
             name="issues_list",
@@ -215,6 +230,7 @@ def tools() -> tuple[McpTool, ...]:
                 )
             ),
             call=_issues_list,
+            annotations=_READS,
         ),
         McpTool(
             name="issue_get",
@@ -224,6 +240,7 @@ def tools() -> tuple[McpTool, ...]:
             ),
             input_schema=_schema(_object({"key": _ISSUE_KEY}, ("key",))),
             call=_issue_get,
+            annotations=_READS,
         ),
         McpTool(
             name="note_add",
@@ -242,6 +259,7 @@ def tools() -> tuple[McpTool, ...]:
                 )
             ),
             call=_note_add,
+            annotations=_WRITES,
         ),
         McpTool(
             name="refresh",
@@ -261,6 +279,7 @@ def tools() -> tuple[McpTool, ...]:
                 }
             ),
             call=_refresh,
+            annotations=_WRITES,
         ),
     )
 
@@ -310,6 +329,10 @@ def build_server(tool_set: tuple[McpTool, ...] | None = None) -> Server[Any]:
                 value = await tool.call(unit, caller, arguments)
         except ReconcileError as exc:
             return _refusal(exc.message)
+        except Exception:
+            # As the HTTP API's 500: logged here, and the assistant is told no more than that it failed.
+            log.exception("MCP tool %s failed", tool.name)
+            return _refusal(INTERNAL_ERROR)
         return _answer(value)
 
     def input_schema(name: str) -> dict[str, Any] | None:

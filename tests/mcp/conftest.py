@@ -8,15 +8,11 @@ No ``__init__.py`` here on purpose: a package named ``mcp`` under ``tests/`` wou
 
 from __future__ import annotations
 
-import contextlib
-import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import anyio
 import pytest
-import uvicorn
-from mcp_support import TOKEN_NAMES, Served, hub_app_with_mcp
+from mcp_support import TOKEN_NAMES, Served, hub_app_with_mcp, serving
 
 from hub_app import services
 from hub_app.runtime import open_hub
@@ -25,27 +21,13 @@ from hub_app.runtime import open_hub
 @pytest.fixture
 async def served(tmp_path: Path) -> AsyncIterator[Served]:
     hub = await open_hub(data_dir=tmp_path / "hub")
-    tokens: dict[str, str] = {}
-    async with hub.unit() as unit:
-        for role, name in TOKEN_NAMES.items():
-            tokens[role] = await services.add_token(unit, name, role)
-    app, endpoint = hub_app_with_mcp(hub)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    # Listening before uvicorn starts: early connections wait in the backlog until the app is up.
-    sock.listen(16)
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, lifespan="on", log_level="warning"))
     try:
-        async with contextlib.AsyncExitStack() as stack:
-            if endpoint is not None:
-                await stack.enter_async_context(endpoint.lifespan())
-            tg = await stack.enter_async_context(anyio.create_task_group())
-            tg.start_soon(server.serve, [sock])
-            try:
-                yield Served(base_url=f"http://127.0.0.1:{port}", hub=hub, tokens=tokens)
-            finally:
-                server.should_exit = True
+        tokens: dict[str, str] = {}
+        async with hub.unit() as unit:
+            for role, name in TOKEN_NAMES.items():
+                tokens[role] = await services.add_token(unit, name, role)
+        app, endpoint = hub_app_with_mcp(hub)
+        async with serving(app, endpoint) as base_url:
+            yield Served(base_url=base_url, hub=hub, tokens=tokens)
     finally:
-        sock.close()
         await hub.close()

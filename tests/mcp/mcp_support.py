@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
 import attrs
 import httpx
 import httpx2
+import uvicorn
 from litestar import Litestar
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -36,6 +39,29 @@ def hub_app_with_mcp(hub: Hub) -> tuple[Litestar, McpEndpoint | None]:
         return app, None
     endpoint = McpEndpoint()
     return create_app(hub, extra_route_handlers=[endpoint.route_handler]), endpoint
+
+
+@contextlib.asynccontextmanager
+async def serving(app: Litestar, endpoint: McpEndpoint | None = None) -> AsyncIterator[str]:
+    """Serve ``app`` with uvicorn on a free port of 127.0.0.1 (running ``endpoint``'s lifespan); its base URL."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    # Listening before uvicorn starts: early connections wait in the backlog until the app is up.
+    sock.listen(16)
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, lifespan="on", log_level="warning"))
+    try:
+        async with contextlib.AsyncExitStack() as stack:
+            if endpoint is not None:
+                await stack.enter_async_context(endpoint.lifespan())
+            tg = await stack.enter_async_context(anyio.create_task_group())
+            tg.start_soon(server.serve, [sock])
+            try:
+                yield f"http://127.0.0.1:{port}"
+            finally:
+                server.should_exit = True
+    finally:
+        sock.close()
 
 
 @attrs.frozen(kw_only=True)

@@ -6,12 +6,17 @@ from typing import Any
 
 import httpx2
 import pytest
+from litestar import Litestar
+from litestar.connection import ASGIConnection
+from litestar.handlers.base import BaseRouteHandler
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp_support import Served, claim, load_mirror, tool_error, tool_json
+from mcp_support import Served, claim, load_mirror, serving, tool_error, tool_json
+from sqlalchemy import text
 
 from hub_app import services
+from hub_app.mcp_server import McpPlugin
 
 pytestmark = pytest.mark.anyio
 
@@ -246,3 +251,47 @@ async def test_refresh_tool(served: Served) -> None:
     assert tool_error(full) == "нет проектов — полное обновление невозможно"
     assert [(c["type"], c["params"]) for c in created["commands"]] == [("refresh", {"keys": ["AURORA-1", "AURORA-2"]})]
     assert (status["token_name"], status["author"]) == ("planner", "planner")
+
+
+# --- wiring and failures ----------------------------------------------------------------------------------------
+
+
+async def test_plugin_mounts_the_endpoint_and_runs_its_lifespan(served: Served) -> None:
+    """Litestar(plugins=[McpPlugin()]) serves MCP at /mcp with the token an app guard leaves in the state."""
+
+    async def trusting_guard(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
+        connection.state.token = services.TokenInfo("script", "interface")
+
+    app = Litestar(plugins=[McpPlugin()], guards=[trusting_guard])
+    app.state.hub = served.hub
+    async with (
+        serving(app) as base_url,
+        httpx2.AsyncClient() as http,
+        Client(streamable_http_client(base_url + "/mcp", http_client=http)) as client,
+    ):
+        created = tool_json(await client.call_tool("batch_create", TWO_FIELDS))
+    async with served.hub.unit() as unit:
+        stored = await services.get_batch(unit, created["id"])
+    assert stored["token_name"] == "script"
+
+
+async def test_endpoint_without_the_hub_guard_refuses_everything(served: Served) -> None:
+    """Mounted without a guard that authenticates, the endpoint answers 401 to every call: it fails closed."""
+    app = Litestar(plugins=[McpPlugin()])
+    app.state.hub = served.hub
+    async with serving(app) as base_url, httpx2.AsyncClient() as http:
+        response = await http.post(
+            base_url + "/mcp", json=TOOLS_CALL, headers={**MCP_HEADERS, **served.auth("interface")}
+        )
+    assert (response.status_code, response.json()) == (401, {"status_code": 401, "detail": NO_TOKEN})
+    assert await served.count() == (0, 0)
+
+
+async def test_a_failure_of_the_hub_is_a_tool_error(served: Served, caplog: pytest.LogCaptureFixture) -> None:
+    """A database failure inside a tool is logged and answered as «внутренняя ошибка хаба», as HTTP's 500."""
+    async with served.hub.engine.begin() as conn:
+        await conn.execute(text("DROP TABLE mirror_issue"))
+    async with served.mcp() as client:
+        result = await client.call_tool("issue_get", {"key": "AURORA-1"})
+    assert tool_error(result) == "внутренняя ошибка хаба"
+    assert [r.getMessage() for r in caplog.records if r.name == "hub_app.mcp_server"] == ["MCP tool issue_get failed"]
