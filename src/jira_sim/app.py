@@ -545,7 +545,8 @@ def make_app(sim: Simulator) -> Callable[[Scope, Receive, Send], Awaitable[None]
         if path.startswith("/_sim/"):
             await _send(send, _control(sim, req))
             return
-        fault = sim._take_fault(req.method, path)
+        rest = path.startswith("/rest/")  # faults and call records concern Jira's REST API only
+        fault = sim._take_fault(req.method, path) if rest else None
         if fault is not None:
             if fault.latency > 0:
                 await anyio.sleep(fault.latency)
@@ -559,7 +560,8 @@ def make_app(sim: Simulator) -> Callable[[Scope, Receive, Send], Awaitable[None]
                 await _send(send, resp)
                 return
         resp = _dispatch(sim, req)
-        sim._record_call(req.method, path, resp.status)
+        if rest:
+            sim._record_call(req.method, path, resp.status)
         await _send(send, resp, req.user or "anonymous")
 
     return app

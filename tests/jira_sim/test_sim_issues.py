@@ -471,14 +471,15 @@ async def test_issue_link_unknown_type_is_404(jira: httpx.AsyncClient) -> None:
     assert r.json() == {"errorMessages": ["No issue link type with name 'Дубль' found."], "errors": {}}
 
 
-async def test_sample_attachment_is_listed(jira: httpx.AsyncClient) -> None:
-    """AURORA-1540 carries «ОСВ 60.xlsx» of 2048 bytes with Jira's attachment shape."""
+async def test_sample_attachment_is_listed(jira: httpx.AsyncClient, sim: Simulator) -> None:
+    """AURORA-1540 carries «ОСВ 60.xlsx» of 2048 bytes; its content is served (and not counted as a REST call)."""
     fields = (await jira.get("/rest/api/2/issue/AURORA-1540", params={"fields": "attachment"})).json()["fields"]
     (a,) = fields["attachment"]
     assert set(a) == {"self", "id", "filename", "author", "created", "size", "mimeType", "content"}
     assert (a["filename"], a["size"], a["author"]["name"]) == ("ОСВ 60.xlsx", 2048, "petrova")
     content = await jira.get(a["content"])
     assert content.content == b"\0" * 2048
+    assert [c["path"] for c in sim.calls] == ["/rest/api/2/issue/AURORA-1540"]
 
 
 async def test_attachment_upload_needs_xsrf_header(jira: httpx.AsyncClient, sim: Simulator) -> None:

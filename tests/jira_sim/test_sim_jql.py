@@ -171,7 +171,7 @@ def issues_and_query(draw: st.DrawFn) -> tuple[list[IssueFacts], Any]:
     return issues, draw(query_st([i.key for i in issues]))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(issues_and_query())
 def test_evaluator_agrees_with_reference_filter(case: tuple[list[IssueFacts], Any]) -> None:
     """For any generated issue set and query, the compiled JQL selects exactly what the reference selects."""
@@ -182,7 +182,7 @@ def test_evaluator_agrees_with_reference_filter(case: tuple[list[IssueFacts], An
     assert got == [i.key for i in expected]
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(issues_and_query(), st.booleans())
 def test_order_by_key_desc_reverses_the_default(case: tuple[list[IssueFacts], Any], _: bool) -> None:
     """ORDER BY key DESC gives the default (key ascending) order reversed."""
