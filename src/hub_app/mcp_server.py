@@ -31,7 +31,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 import attrs
-import mcp_types as types
 from litestar import Litestar
 from litestar.config.app import AppConfig
 from litestar.handlers import ASGIRouteHandler, asgi
@@ -39,6 +38,15 @@ from litestar.plugins import InitPlugin
 from litestar.types import Receive, Scope, Send
 from mcp.server import Server, ServerRequestContext
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.types import (
+    CallToolRequestParams,
+    CallToolResult,
+    ListToolsResult,
+    PaginatedRequestParams,
+    TextContent,
+    Tool,
+    ToolAnnotations,
+)
 
 from hub_app import services
 from hub_app.runtime import Hub, Unit
@@ -91,10 +99,10 @@ class McpTool:
     description: Callable[[], str]
     input_schema: Callable[[], dict[str, Any]]
     call: ToolCall
-    annotations: types.ToolAnnotations | None = None
+    annotations: ToolAnnotations | None = None
 
-    def listing(self) -> types.Tool:
-        return types.Tool(
+    def listing(self) -> Tool:
+        return Tool(
             name=self.name,
             description=self.description(),
             input_schema=self.input_schema(),
@@ -113,9 +121,9 @@ def _object(properties: Mapping[str, Any], required: tuple[str, ...] = ()) -> di
 
 _ID = {"type": "integer", "minimum": 1}
 # Hints for an assistant: reading tools change nothing; cancelling cannot be undone.
-_READS = types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
-_WRITES = types.ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=True)
-_CANCELS = types.ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True)
+_READS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+_WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=True)
+_CANCELS = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True)
 _ISSUE_KEY = {"type": "string", "minLength": 1, "description": "ключ задачи Jira (AURORA-1538)"}
 
 
@@ -287,14 +295,14 @@ def tools() -> tuple[McpTool, ...]:
 # --- the MCP server ----------------------------------------------------------------------------------------
 
 
-def _answer(value: Any) -> types.CallToolResult:
+def _answer(value: Any) -> CallToolResult:
     text = json.dumps(value, ensure_ascii=False)
     structured = value if isinstance(value, dict) else {"result": value}
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=structured)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
 
 
-def _refusal(message: str) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
+def _refusal(message: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
 
 
 def _caller(ctx: ServerRequestContext[Any, Any]) -> McpCaller:
@@ -311,14 +319,10 @@ def build_server(tool_set: tuple[McpTool, ...] | None = None) -> Server[Any]:
     """The low-level MCP server: ``tools/list`` and ``tools/call`` over ``tool_set`` (default :func:`tools`)."""
     table = {tool.name: tool for tool in (tool_set if tool_set is not None else tools())}
 
-    async def list_tools(
-        _: ServerRequestContext[Any, Any], __: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[tool.listing() for tool in table.values()])
+    async def list_tools(_: ServerRequestContext[Any, Any], __: PaginatedRequestParams | None) -> ListToolsResult:
+        return ListToolsResult(tools=[tool.listing() for tool in table.values()])
 
-    async def call_tool(
-        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    async def call_tool(ctx: ServerRequestContext[Any, Any], params: CallToolRequestParams) -> CallToolResult:
         tool = table.get(params.name)
         if tool is None:
             return _refusal(f"инструмента {params.name} нет; есть {', '.join(table)}")
