@@ -464,9 +464,10 @@ def _authenticate(store: Store, headers: dict[str, str]) -> str | None:
 
 async def _send(send: Send, resp: Response, user: str = "anonymous") -> None:
     headers = [*resp.headers, (b"x-ausername", user.encode("utf-8"))]
-    if resp.status != 204:
+    if resp.body:
         headers.append((b"content-type", resp.content_type))
-    headers.append((b"content-length", str(len(resp.body)).encode()))
+    if resp.status != 204:  # a 204 carries no body, not even a length
+        headers.append((b"content-length", str(len(resp.body)).encode()))
     headers.append((b"x-arequestid", b"sim"))
     await send({"type": "http.response.start", "status": resp.status, "headers": headers})
     await send({"type": "http.response.body", "body": resp.body, "more_body": False})
