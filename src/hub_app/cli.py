@@ -14,7 +14,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+import uvicorn
+
+from adapters.files import FileStore
+from adapters.storage.engine import make_engine, sqlite_url
 from hub_app import services
+from hub_app.app import create_app
 from hub_app.runtime import Hub, open_hub
 from reconcile.errors import ReconcileError
 
@@ -97,12 +102,6 @@ async def _token_revoke(hub: Hub, name: str) -> dict[str, Any]:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
-    from adapters.files import FileStore
-    from adapters.storage.engine import make_engine, sqlite_url
-    from hub_app.app import create_app
-
     data_dir, url = _storage(args)
     asyncio.run(_with_hub(args, lambda hub: asyncio.sleep(0)))  # migrations, before serving
     hub = Hub(engine=make_engine(url or sqlite_url(data_dir)), files=FileStore(data_dir / "files"))
@@ -127,7 +126,7 @@ def _demo_position(argv: Sequence[str]) -> int | None:
 
 
 def _run_demo(argv: Sequence[str], position: int) -> int:
-    from hub_app import demo  # written separately; imported only when asked for
+    from hub_app import demo  # noqa: PLC0415 — written separately; imported only when asked for
 
     prefix = argparse.ArgumentParser(add_help=False)
     _storage_options(prefix)

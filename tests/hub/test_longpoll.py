@@ -1,0 +1,90 @@
+"""The claim's long poll: a new batch wakes a waiting claim at once, in-process and across hub processes."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from adapters.files import FileStore
+from adapters.storage.engine import make_engine
+from hub_app import services
+from hub_app.runtime import Hub
+
+from .conftest import Api
+from .support import cmd
+
+pytestmark = pytest.mark.anyio
+
+BATCH = {
+    "author": "planner",
+    "title": "план",
+    "commands": [cmd("ensure_fields", key="AURORA-1", duedate="2026-10-23")],
+}
+
+
+async def _until_waiting(hub: Hub) -> None:
+    """Until a claim waits on the hub's wake-up (bounded)."""
+    with anyio.fail_after(10):
+        while hub.wakeup.current().statistics().tasks_waiting == 0:
+            await anyio.sleep(0.01)
+
+
+async def _claim_while(api: Api, hub: Hub, create: Any) -> tuple[Any, float]:
+    result: dict[str, Any] = {}
+
+    async def claim() -> None:
+        started = anyio.current_time()
+        result["response"] = await api.post("/agent/claim", {"agent_id": "a", "wait": 20}, role="agent")
+        result["elapsed"] = anyio.current_time() - started
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(claim)
+        await _until_waiting(hub)
+        await create()
+    return result["response"], result["elapsed"]
+
+
+async def test_new_batch_wakes_waiting_claim(api: Api, hub: Hub) -> None:
+    """A claim waiting with wait = 20 gets the command as soon as the batch is created (before the re-poll)."""
+
+    async def create() -> None:
+        assert (await api.post("/batches", BATCH)).status_code == 201
+
+    response, elapsed = await _claim_while(api, hub, create)
+    assert response.status_code == 200
+    assert response.json()["params"] == {"key": "AURORA-1", "duedate": "2026-10-23"}
+    assert elapsed < 4
+
+
+async def test_wait_is_capped_by_claim_wait_seconds(api: Api) -> None:
+    """wait above claim_wait_seconds is cut to it: an empty queue answers 204 after the setting's time."""
+    await api.patch("/settings", {"claim_wait_seconds": 0.2})
+    started = anyio.current_time()
+    response = await api.post("/agent/claim", {"agent_id": "a", "wait": 30}, role="agent")
+    assert response.status_code == 204
+    assert anyio.current_time() - started < 3
+
+
+@pytest.fixture
+async def other_hub(pg_url: str, tmp_path: Path) -> AsyncIterator[Hub]:
+    """A second hub (its own engine and wake-up) on the PostgreSQL test database, as another process has."""
+    hub = Hub(engine=make_engine(pg_url), files=FileStore(tmp_path / "other"))
+    yield hub
+    await hub.close()
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+async def test_notify_wakes_claim_in_another_hub(api: Api, hub: Hub, other_hub: Hub) -> None:
+    """On PostgreSQL a batch created by another hub process wakes this one's claim through LISTEN/NOTIFY."""
+
+    async def create() -> None:
+        async with other_hub.unit() as unit:
+            await services.create_batch(unit, BATCH, token_name="other")
+
+    response, elapsed = await _claim_while(api, hub, create)
+    assert response.status_code == 200
+    assert elapsed < 4
