@@ -264,3 +264,25 @@ async def test_closed_sprint_refuses_issues(jira: httpx.AsyncClient) -> None:
     assert r.json() == {"errorMessages": ["Issues can only be moved to an active or a future sprint."], "errors": {}}
     missing = await jira.post("/rest/agile/1.0/sprint/999/issue", json={"issues": ["AURORA-1538"]})
     assert missing.status_code == 404
+
+
+@pytest.mark.parametrize("page", [1, 2, 5, 13, 100])
+async def test_pages_concatenate_to_the_whole_result(jira: httpx.AsyncClient, page: int) -> None:
+    """Reading a search page by page with any page size yields the unpaged result, each issue once."""
+    jql = "project = AURORA ORDER BY created DESC"
+    whole = await keys(jira, jql)
+    seen: list[str] = []
+    start = 0
+    while True:
+        body = (
+            await jira.post(
+                "/rest/api/2/search", json={"jql": jql, "startAt": start, "maxResults": page, "fields": ["key"]}
+            )
+        ).json()
+        assert body["total"] == len(whole)
+        seen += [i["key"] for i in body["issues"]]
+        start += page
+        if start >= body["total"]:
+            break
+    assert seen == whole
+    assert len(whole) == 13
