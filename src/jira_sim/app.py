@@ -586,6 +586,10 @@ def _dispatch(sim: Simulator, req: Request) -> Response:
             return handler(sim, req, renderer, match)
         except JiraError as exc:
             return _json(exc.status, exc.body())
+        except (AttributeError, TypeError, ValueError) as exc:
+            # a body of the wrong shape (a list where Jira expects an object, …): Jira's Jackson says 400
+            message = f"Can not deserialize the request body: {type(exc).__name__}: {exc}"
+            return _json(400, {"errorMessages": [message], "errors": {}})
     if allowed:
         return Response(status=405)
     return _json(404, {"message": f"null for uri: {req.base}{req.path}", "status-code": 404})

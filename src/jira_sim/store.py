@@ -560,7 +560,7 @@ class Store:
         errors: dict[str, str] = {}
         wanted: dict[str, Any] = dict(fields)
         for field, ops in update.items():
-            if not isinstance(ops, list):
+            if not isinstance(ops, list) or not all(isinstance(op, Mapping) for op in ops):
                 errors[field] = f"Field '{field}': update operations must be a list."
                 continue
             if field == "labels":

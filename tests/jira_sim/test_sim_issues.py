@@ -525,3 +525,30 @@ async def test_issue_json_matches_the_http_answer(jira: httpx.AsyncClient, sim: 
     """sim.issue_json(key) is what GET issue answers."""
     r = await jira.get("/rest/api/2/issue/AURORA-1537")
     assert sim.issue_json("AURORA-1537") == r.json()
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "message"),
+    [
+        ("PUT", "/rest/api/2/issue/AURORA-1", b"", "No content to map to Object due to end of input"),
+        ("PUT", "/rest/api/2/issue/AURORA-1", b"[1]", "Can not deserialize instance of object out of non-object token"),
+        ("POST", "/rest/api/2/issueLink", b'{"type": "Related"}', None),
+    ],
+)
+async def test_malformed_bodies_are_400(
+    jira: httpx.AsyncClient, method: str, path: str, body: bytes, message: str | None
+) -> None:
+    """Empty, non-object or wrongly shaped bodies answer 400 with an errorMessages body."""
+    r = await jira.request(method, path, content=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400
+    if message is not None:
+        assert r.json() == {"errorMessages": [message], "errors": {}}
+    else:
+        assert r.json()["errorMessages"][0].startswith("Can not deserialize the request body: ")
+
+
+async def test_update_ops_must_be_objects(jira: httpx.AsyncClient) -> None:
+    """An update verb list holding a non-object answers 400 naming the field."""
+    r = await jira.put("/rest/api/2/issue/AURORA-1", json={"update": {"labels": ["AWPCA"]}})
+    assert r.status_code == 400
+    assert r.json() == {"errorMessages": [], "errors": {"labels": "Field 'labels': update operations must be a list."}}
