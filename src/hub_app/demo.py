@@ -337,9 +337,10 @@ def wait_batch(
         finished = sum(1 for c in commands if c.get("status") in FINISHED)
         for command in commands:
             status = command.get("status")
-            if seen.get(command["id"]) == status:
-                continue
+            previous = seen.get(command["id"])
             seen[command["id"]] = status
+            if previous == status or (previous is None and status == "queued"):
+                continue
             elapsed = time.monotonic() - started
             eta = _eta(batch, commands, finished, elapsed)
             out.write(
