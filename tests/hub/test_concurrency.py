@@ -185,7 +185,7 @@ async def test_two_hubs_one_command_in_flight(two_hubs: tuple[list[str], str, st
             stop.set()
 
         rows = await monitor_conn.fetch(
-            "SELECT c.id, c.status, c.deliveries, c.error, c.claimed_at, c.finished_at, b.created_at, b.id AS batch_id, c.seq"
+            "SELECT c.id, c.status, c.deliveries, c.error, c.finished_at"
             " FROM command c JOIN batch b ON b.id = c.batch_id ORDER BY b.created_at, b.id, c.seq"
         )
     finally:

@@ -29,7 +29,8 @@ BATCH = {
 async def _until_waiting(hub: Hub) -> None:
     """Until a claim waits on the hub's wake-up (bounded)."""
     with anyio.fail_after(10):
-        while hub.wakeup.current().statistics().tasks_waiting == 0:
+        # The waiting task has no event of its own to signal that it waits: look at the wake-up's waiters.
+        while hub.wakeup.current().statistics().tasks_waiting == 0:  # noqa: ASYNC110
             await anyio.sleep(0.01)
 
 
