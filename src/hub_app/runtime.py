@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import asyncpg
+import asyncpg  # type: ignore[import-untyped]
 import attrs
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker

@@ -41,8 +41,16 @@ from adapters.storage.models import (
 )
 from hub_app.runtime import BATCH_CHANNEL, Unit
 from reconcile import confirm as confirm_rules
-from reconcile import delivery, history, queue
-from reconcile.batch import BatchContext, ProjectInfo, ValidBatch, referenced_files, referenced_keys, retry_body
+from reconcile import delivery, dryrun, history, queue
+from reconcile.batch import (
+    BatchContext,
+    ProjectInfo,
+    ValidBatch,
+    batch_keys,
+    referenced_files,
+    referenced_keys,
+    retry_body,
+)
 from reconcile.batch import validate_batch as core_validate_batch
 from reconcile.commands import is_jira_key
 from reconcile.errors import ConflictError, ReconcileError, ValidationError
@@ -496,24 +504,48 @@ async def create_batch(
     settings = await load_settings(unit)
     valid = core_validate_batch(body, await _batch_context(unit, body, settings))
     if dry_run:
-        return {
-            "id": None,
-            "author": valid.author,
-            "title": valid.title,
-            "project": valid.project,
-            "estimate_seconds": valid.estimate_seconds,
-            "commands": [
-                {"id": None, "seq": c.seq, "type": c.type, "params": dict(c.params), "status": "queued"}
-                for c in valid.commands
-            ],
-            "notes": [{"key": n.key, "text": n.text} for n in valid.notes],
-            "dry_run": True,
-        }
+        return await _dry_run(unit, valid, settings)
     batch, rows = await _store_batch(unit, valid, token_name=token_name, retry_of=retry_of)
     data = _batch_json(batch, rows, full=False)
     data.pop("progress")
     data.pop("token_name")
     return data
+
+
+async def _dry_run(unit: Unit, valid: ValidBatch, settings: Settings) -> dict[str, Any]:
+    """The answer of ``?dry_run=true``: the normalised batch and each command's predicted writes."""
+    keys = sorted(batch_keys(valid.commands))
+    rows = (await unit.session.scalars(select(MirrorIssueRow).where(MirrorIssueRow.key.in_(keys)))).all()
+    links = await _links_of(unit, [r.key for r in rows])
+    agent = await _agent_row(unit)
+    predictions = dryrun.predict_batch(
+        valid,
+        mirror={r.key: _record(r, links[r.key]) for r in rows},
+        settings=settings,
+        jira_user=agent.jira_user if agent else None,
+        symmetric_link_types=frozenset(agent.symmetric_link_types or ()) if agent else frozenset(),
+        now=unit.now,
+    )
+    return {
+        "id": None,
+        "author": valid.author,
+        "title": valid.title,
+        "project": valid.project,
+        "estimate_seconds": valid.estimate_seconds,
+        "commands": [
+            {
+                "id": None,
+                "seq": c.seq,
+                "type": c.type,
+                "params": dict(c.params),
+                "status": "queued",
+                "prediction": p.to_json(),
+            }
+            for c, p in zip(valid.commands, predictions, strict=True)
+        ],
+        "notes": [{"key": n.key, "text": n.text} for n in valid.notes],
+        "dry_run": True,
+    }
 
 
 async def _base_jql(unit: Unit, settings: Settings) -> str | None:

@@ -288,3 +288,24 @@ async def test_dry_run_writes_nothing(api: Api, hub: Hub) -> None:
         "/batches?dry_run=true", {"author": "a", "title": "t", "commands": [cmd("ensure_status", key="AURORA-1")]}
     )
     assert bad.status_code == 422
+
+
+async def test_dry_run_predicts_writes_from_the_mirror(api: Api, hub: Hub) -> None:
+    """?dry_run=true runs each command against the mirror: no write where the mirror already agrees."""
+    await seed_mirror(api, [issue("AURORA-1", duedate="2026-10-23"), issue("AURORA-2", duedate="2026-10-01")])
+    before = await _written(hub)
+    body = {
+        "author": "a",
+        "title": "t",
+        "commands": [
+            cmd("ensure_fields", key="AURORA-1", duedate="2026-10-23"),
+            cmd("ensure_fields", key="AURORA-2", duedate="2026-10-23"),
+        ],
+    }
+    response = await api.post("/batches?dry_run=true", body)
+    assert response.status_code == 200, response.text
+    predictions = [c["prediction"] for c in response.json()["commands"]]
+    assert predictions[0]["writes"] == []
+    assert [(w["method"], w["path"]) for w in predictions[1]["writes"]] == [("PUT", "/rest/api/2/issue/AURORA-2")]
+    assert predictions[2]["type"] == "refresh"
+    assert await _written(hub) == before
