@@ -1310,7 +1310,8 @@ async def report(unit: Unit, command_id: int, body: Any) -> dict[str, Any]:
             await _apply_refresh_result(unit, row, result, settings)
         return {"accepted": True, "status": row.status}
     # No longer claimed: a repeat of the recorded report, or a late one.
-    if row.type == "ensure_issue" and key is not None and row.status in ("cancelled", "failed"):
+    limit_failed = row.status == "failed" and row.error == queue.DELIVERY_LIMIT_ERROR
+    if row.type == "ensure_issue" and key is not None and (row.status == "cancelled" or limit_failed):
         row.result = {**(row.result or {}), **result}
         await _move_notes(unit, row.batch_id, row.temp_key, key)
     if row.type == "refresh" and status == "done":

@@ -179,3 +179,17 @@ async def test_schema_is_served(api: Api) -> None:
     response = await api.client.get("/schema/openapi.json")
     assert response.status_code == 200
     assert "/batches" in response.json()["paths"]
+
+
+async def test_bad_query_and_path_parameters_are_400(api: Api) -> None:
+    """A non-integer limit or id is a 400 that names the parameter."""
+    response = await api.get("/batches?limit=many")
+    assert response.status_code == 400
+    assert set(response.json()) == {"status_code", "detail"}
+    assert "limit" in response.json()["detail"]
+    negative = await api.get("/batches?limit=-1")
+    assert negative.status_code == 422
+    assert negative.json()["detail"] == "limit — ожидается неотрицательное целое"
+    assert (await api.get("/batches/abc")).status_code == 404
+    missing = await api.get("/batches/12345")
+    assert missing.json() == {"status_code": 404, "detail": "пакета 12345 нет"}

@@ -334,3 +334,14 @@ async def test_claim_body_errors(api: Api) -> None:
     wrong = await api.post("/agent/claim", {"agent_id": "a", "wait": "soon"}, role="agent")
     assert wrong.json()["detail"] == "wait — ожидается неотрицательное число"
     assert (await api.get("/agent-status")).json()["agent_id"] is None
+
+
+async def test_late_report_after_reported_failure_changes_nothing(api: Api) -> None:
+    """A done report after the agent itself reported failed records nothing: only limit or cancel allow it."""
+    batch = await create_ok(api, [cmd("ensure_issue", temp_key="new:1", summary="Х")])
+    command_id = batch["commands"][0]["id"]
+    await claim_ok(api)
+    await api.report(command_id, {"status": "failed", "error": "HTTP 400"})
+    late = await api.report(command_id, {"status": "done", "result": {"key": "AURORA-9", "created": True}})
+    assert late.json() == {"accepted": False, "status": "failed"}
+    assert (await api.get(f"/commands/{command_id}")).json()["result"] == {}
