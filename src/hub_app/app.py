@@ -30,6 +30,7 @@ from litestar.status_codes import HTTP_204_NO_CONTENT
 
 from adapters.files import FileTooLargeError
 from hub_app import services
+from hub_app.mcp_server import McpPlugin
 from hub_app.runtime import Hub
 from reconcile.errors import ConflictError, ValidationError
 
@@ -386,8 +387,13 @@ ROUTES = [
 ]
 
 
-def create_app(hub: Hub, *, extra_route_handlers: Sequence[Any] = (), close_hub: bool = False) -> Litestar:
-    """The Litestar app over ``hub``. ``extra_route_handlers`` lets other parts (MCP, the web page) mount."""
+def create_app(
+    hub: Hub, *, extra_route_handlers: Sequence[Any] = (), close_hub: bool = False, mcp: bool = True
+) -> Litestar:
+    """The Litestar app over ``hub``, with the MCP endpoint at ``/mcp`` unless ``mcp=False``.
+
+    ``extra_route_handlers`` lets other parts (the web page) mount; ``close_hub`` closes the hub on shutdown.
+    """
 
     @asynccontextmanager
     async def lifespan(_: Litestar) -> AsyncIterator[None]:
@@ -412,6 +418,7 @@ def create_app(hub: Hub, *, extra_route_handlers: Sequence[Any] = (), close_hub:
         openapi_config=OpenAPIConfig(title="sdlc-hub", version="0.1.0", path="/schema"),
         lifespan=[lifespan],
         request_max_body_size=MAX_JSON_BODY,
+        plugins=[McpPlugin()] if mcp else [],
     )
     app.state.hub = hub
     return app

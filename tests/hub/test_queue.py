@@ -345,3 +345,49 @@ async def test_late_report_after_reported_failure_changes_nothing(api: Api) -> N
     late = await api.report(command_id, {"status": "done", "result": {"key": "AURORA-9", "created": True}})
     assert late.json() == {"accepted": False, "status": "failed"}
     assert (await api.get(f"/commands/{command_id}")).json()["result"] == {}
+
+
+async def test_bug_with_sprint_and_attachment_in_one_batch(api: Api) -> None:
+    """[ensure_issue bug new:1, ensure_sprint new:1, ensure_attachment new:1]: created; the attachment is
+    delivered after the creation with the real key and the file's size."""
+    await api.post("/projects", {"name": "AWPCA", "board_id": 4216, "board_type": "scrum"}, role="admin")
+    content = b"PK\x03\x04 osv-60"
+    await api.client.post("/files?filename=osv.xlsx", content=content, headers=api.auth("interface"))
+    sha = hashlib.sha256(content).hexdigest()
+    batch = await create_ok(
+        api,
+        [
+            cmd("ensure_issue", temp_key="new:1", issue_type="bug", summary="ОСВ 60 не распознана"),
+            cmd("ensure_sprint", key="new:1", sprint="Спринт 2"),
+            cmd("ensure_attachment", key="new:1", file=sha, filename="ОСВ 60.xlsx"),
+        ],
+        project="AWPCA",
+    )
+    assert batch["commands"][0]["params"]["labels"] == ["AWPCA"]
+    assert batch["commands"][1]["params"]["board_id"] == 4216
+    creation = await claim_ok(api)
+    await done(api, creation["id"], {"key": "AURORA-1601", "created": True})
+    sprint = await claim_ok(api)
+    assert sprint["params"] == {"key": "AURORA-1601", "sprint": "Спринт 2", "board_id": 4216}
+    await done(api, sprint["id"], {"sprint_id": 7, "moved": True})
+    attachment = await claim_ok(api)
+    assert attachment["params"] == {
+        "key": "AURORA-1601",
+        "file": sha,
+        "filename": "ОСВ 60.xlsx",
+        "size": len(content),
+    }
+
+
+async def test_lost_creation_report_redelivered_and_recorded(api: Api) -> None:
+    """ensure_issue's report is lost: the claim delivers it again, the agent reports the found key, the note moves."""
+    batch = await create_ok(
+        api, [cmd("ensure_issue", temp_key="new:5", summary="Отчёт")], notes=[{"key": "new:5", "text": "n"}]
+    )
+    command_id = batch["commands"][0]["id"]
+    await claim_ok(api)
+    again = await claim_ok(api)
+    assert (again["id"], again["deliveries"]) == (command_id, 2)
+    await done(api, command_id, {"key": "AURORA-70", "created": False})
+    assert (await api.get(f"/commands/{command_id}")).json()["status"] == "done"
+    assert [n["key"] for n in (await api.get(f"/batches/{batch['id']}")).json()["notes"]] == ["AURORA-70"]

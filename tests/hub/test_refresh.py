@@ -351,3 +351,13 @@ async def test_notes_api(api: Api) -> None:
     bad = await api.post("/notes", {"key": "new:1", "text": "x"})
     assert bad.status_code == 422
     assert bad.json()["detail"] == "key — ожидается ключ задачи Jira (AURORA-1538); new:<n> — только в пакете"
+
+
+async def test_no_base_jql_no_history(api: Api) -> None:
+    """With a mark but no projects left (no base JQL), a refresh is delivered without history."""
+    await _project(api, "AWPCA")
+    await run_refresh(api, await claim_ok(api), [], {"history": {"entries": 0}})
+    assert (await api.delete("/projects/AWPCA")).status_code == 204
+    await api.post("/refresh", {"keys": ["AURORA-1"]})
+    delivery = await claim_ok(api)
+    assert delivery["params"] == {"keys": ["AURORA-1"], "boards": []}
