@@ -298,6 +298,26 @@ async def refresh(request: Request[Any, Any, Any]) -> dict[str, Any]:
     return result
 
 
+@get("/tokens", opt={"roles": ADMIN})
+async def list_tokens(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    items = await _run(request, services.list_tokens)
+    return {"items": items, "total": len(items)}
+
+
+@post("/tokens", opt={"roles": ADMIN}, status_code=201)
+async def add_token(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    """``{name, role}`` → the token with its secret, shown only in this answer."""
+    data = services.check_body(await read_json(request), {"name": "nonempty", "role": "str"})
+    secret = await _run(request, lambda u: services.add_token(u, data["name"], data["role"]))
+    return {"name": data["name"], "role": data["role"], "secret": secret}
+
+
+@delete("/tokens/{name:str}", opt={"roles": ADMIN}, status_code=200)
+async def revoke_token(request: Request[Any, Any, Any], name: FromPath[str]) -> dict[str, Any]:
+    result: dict[str, Any] = await _run(request, lambda u: services.revoke_token(u, name))
+    return result
+
+
 @get("/agent-status", opt={"roles": INTERFACE})
 async def agent_status(request: Request[Any, Any, Any]) -> dict[str, Any]:
     result: dict[str, Any] = await _run(request, services.agent_status)
@@ -378,6 +398,9 @@ ROUTES = [
     list_notes,
     add_note,
     refresh,
+    list_tokens,
+    add_token,
+    revoke_token,
     agent_status,
     health,
     agent_claim,

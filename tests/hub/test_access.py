@@ -193,3 +193,20 @@ async def test_bad_query_and_path_parameters_are_400(api: Api) -> None:
     assert (await api.get("/batches/abc")).status_code == 404
     missing = await api.get("/batches/12345")
     assert missing.json() == {"status_code": 404, "detail": "пакета 12345 нет"}
+
+
+async def test_tokens_over_http(api: Api) -> None:
+    """An admin adds, lists and revokes tokens over HTTP; the new secret works at once and stops after revoke."""
+    created = await api.post("/tokens", {"name": "web", "role": "interface"}, role="admin")
+    assert created.status_code == 201
+    secret = created.json()["secret"]
+    assert (await api.client.get("/batches", headers={"Authorization": f"Bearer {secret}"})).status_code == 200
+    names = [t["name"] for t in (await api.get("/tokens", role="admin")).json()["items"]]
+    assert "web" in names
+    assert (await api.get("/tokens", role="interface")).status_code == 403
+    bad = await api.post("/tokens", {"name": "x", "role": "root"}, role="admin")
+    assert bad.status_code == 422
+    assert bad.json()["detail"] == "роль root неизвестна; ожидаются agent, interface, admin"
+    revoked = await api.delete("/tokens/web", role="admin")
+    assert revoked.json()["revoked_at"] == "2026-10-22T09:00:00Z"
+    assert (await api.client.get("/batches", headers={"Authorization": f"Bearer {secret}"})).status_code == 401
