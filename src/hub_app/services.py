@@ -1239,7 +1239,10 @@ async def _apply_refresh_result(unit: Unit, row: CommandRow, result: Mapping[str
                 await unit.session.scalars(select(MirrorIssueRow).where(MirrorIssueRow.vanished_at.is_(None)))
             ).all()
             for issue in candidates:
-                if issue.seen_by != row.id and project_names & set(issue.labels or ()):
+                # Not returned by this run, nor refreshed by another one since this run began (a late report
+                # must not vanish what a newer refresh saw).
+                unseen = issue.seen_by != row.id and issue.refreshed_at < run.started_at
+                if unseen and project_names & set(issue.labels or ()):
                     issue.vanished_at = unit.now
     await unit.session.flush()
     await _confirm_claimed(unit, settings, exclude=row.id)

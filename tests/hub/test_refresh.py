@@ -361,3 +361,28 @@ async def test_no_base_jql_no_history(api: Api) -> None:
     await api.post("/refresh", {"keys": ["AURORA-1"]})
     delivery = await claim_ok(api)
     assert delivery["params"] == {"keys": ["AURORA-1"], "boards": []}
+
+
+async def test_late_full_refresh_does_not_vanish_what_a_newer_one_saw(api: Api, clock: Clock) -> None:
+    """A full refresh reported late (after the delivery limit) vanishes only issues nobody saw since it began."""
+    await _project(api, "AWPCA")
+    await run_refresh(
+        api,
+        await claim_ok(api),
+        [issue("AURORA-1", labels=["AWPCA"]), issue("AURORA-2", labels=["AWPCA"]), issue("AURORA-3", labels=["AWPCA"])],
+    )
+    clock.advance(minutes=20)
+    old = await claim_ok(api)
+    for _ in range(2):
+        clock.advance(seconds=1)
+        assert (await claim_ok(api))["id"] == old["id"]
+    clock.advance(seconds=1)
+    await api.post("/refresh", {})
+    newer = await claim_ok(api)
+    assert newer["id"] != old["id"]
+    await run_refresh(api, newer, [issue("AURORA-1", labels=["AWPCA"]), issue("AURORA-2", labels=["AWPCA"])])
+    assert (await api.get("/issues/AURORA-3")).json()["vanished_at"] is not None
+    clock.advance(seconds=1)
+    await run_refresh(api, old, [issue("AURORA-1", labels=["AWPCA"])])
+    assert (await api.get(f"/commands/{old['id']}")).json()["status"] == "failed"
+    assert (await api.get("/issues/AURORA-2")).json()["vanished_at"] is None
