@@ -82,9 +82,13 @@ class Hub:
     def postgres(self) -> bool:
         return is_postgres(self.engine)
 
+    _sessions: async_sessionmaker[AsyncSession] | None = None
+
     @property
     def sessionmaker(self) -> async_sessionmaker[AsyncSession]:
-        return async_sessionmaker(self.engine, expire_on_commit=False)
+        if self._sessions is None:
+            self._sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        return self._sessions
 
     @contextlib.asynccontextmanager
     async def unit(self) -> AsyncIterator[Unit]:
