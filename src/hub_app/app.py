@@ -26,6 +26,7 @@ from litestar.exceptions import ValidationException as LitestarValidationError
 from litestar.handlers.base import BaseRouteHandler
 from litestar.openapi.config import OpenAPIConfig
 from litestar.params import FromPath, FromQuery
+from litestar.response import File
 from litestar.status_codes import HTTP_204_NO_CONTENT
 
 from adapters.files import FileTooLargeError
@@ -372,9 +373,12 @@ async def agent_report(request: Request[Any, Any, Any], command_id: FromPath[int
 
 
 @get("/agent/files/{sha256:str}", opt={"roles": AGENT})
-async def agent_file(request: Request[Any, Any, Any], sha256: FromPath[str]) -> Response[bytes]:
-    content: bytes = await _run(request, lambda u: services.read_agent_file(u, sha256))
-    return Response(content, media_type="application/octet-stream")
+async def agent_file(request: Request[Any, Any, Any], sha256: FromPath[str]) -> File:
+    """The bytes, streamed from the file store; the agent checks sha256 and size before uploading to Jira."""
+    path = await _run(request, lambda u: services.agent_file_path(u, sha256))
+    return File(
+        path=path, filename=sha256, media_type="application/octet-stream", content_disposition_type="attachment"
+    )
 
 
 ROUTES = [

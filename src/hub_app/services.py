@@ -19,6 +19,7 @@ import re
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import cattrs
@@ -65,6 +66,7 @@ __all__ = [
     "TokenInfo",
     "add_note",
     "add_token",
+    "agent_file_path",
     "agent_status",
     "authenticate",
     "cancel_batch",
@@ -377,10 +379,16 @@ async def record_file(unit: Unit, *, sha256: str, size: int, filename: str | Non
     return {"sha256": sha256, "size": size}
 
 
-async def read_agent_file(unit: Unit, sha256: str) -> bytes:
-    if not is_sha256(sha256):
+async def agent_file_path(unit: Unit, sha256: str) -> Path:
+    """Where the stored file ``sha256`` is (404 when the hub does not have it); the agent verifies the bytes."""
+    if not is_sha256(sha256) or unit.files.size(sha256) is None:
         raise NotFoundError(f"файла {sha256} нет")
-    content = unit.files.read(sha256)
+    return unit.files.path(sha256)
+
+
+async def read_agent_file(unit: Unit, sha256: str) -> bytes:
+    """The stored file's bytes, checked against ``sha256`` (404 when missing or damaged)."""
+    content = unit.files.read(sha256) if is_sha256(sha256) else None
     if content is None or hashlib.sha256(content).hexdigest() != sha256:
         raise NotFoundError(f"файла {sha256} нет")
     return content
