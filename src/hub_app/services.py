@@ -42,7 +42,7 @@ from adapters.storage.models import (
 )
 from hub_app.runtime import BATCH_CHANNEL, Unit
 from reconcile import confirm as confirm_rules
-from reconcile import delivery, dryrun, history, queue
+from reconcile import delivery, dryrun, history, queue, reports
 from reconcile.batch import (
     BatchContext,
     ProjectInfo,
@@ -60,7 +60,6 @@ from reconcile.settings import Settings, settings_from_json, settings_to_json
 from reconcile.tempkeys import TempKeyOutcome, resolved_keys
 
 __all__ = [
-    "ERROR_LIMIT",
     "ROLES",
     "NotFoundError",
     "TokenInfo",
@@ -101,8 +100,6 @@ __all__ = [
 ]
 
 ROLES = ("agent", "interface", "admin")
-#: ``command.error`` keeps at most this many characters (seed: «не больше 1500 символов»).
-ERROR_LIMIT = 1500
 NO_PROJECTS_FOR_FULL_REFRESH = "нет проектов — полное обновление невозможно"
 AUTO_REFRESH_AUTHOR = "hub"
 AUTO_REFRESH_TITLE = "автообновление"
@@ -192,10 +189,6 @@ def check_body(body: Any, required: Mapping[str, str], optional: Mapping[str, st
         if not _kind_ok(kind, value):
             raise ValidationError(f"{name} — ожидается {_KINDS[kind]}")
     return dict(body)
-
-
-def _trim_error(error: str | None) -> str | None:
-    return None if error is None else error[:ERROR_LIMIT]
 
 
 async def _lock_queue(unit: Unit) -> None:
@@ -970,9 +963,9 @@ async def _carry_out(unit: Unit, decision: queue.ClaimDecision) -> None:
     for action in decision.actions:
         row = await _command(unit, action.id)
         if isinstance(action, queue.FailCommand):
-            row.status, row.error, row.finished_at = "failed", _trim_error(action.error), unit.now
+            row.status, row.error, row.finished_at = "failed", reports.trim_error(action.error), unit.now
         elif isinstance(action, queue.SkipCommand):
-            row.status, row.error, row.finished_at = "skipped", _trim_error(action.error), unit.now
+            row.status, row.error, row.finished_at = "skipped", reports.trim_error(action.error), unit.now
         elif isinstance(action, queue.Redeliver):
             row.claimed_at, row.deliveries = unit.now, action.deliveries
         else:
@@ -1227,13 +1220,10 @@ REPORT_OPTIONAL = {"result": "dict?", "error": "str?", "jira_calls": "int?", "op
 
 async def _apply_refresh_result(unit: Unit, row: CommandRow, result: Mapping[str, Any], settings: Settings) -> None:
     """After a ``done`` refresh report (also a late one): boards, journal mark, vanished issues, confirmations."""
-    boards = result.get("boards")
-    if isinstance(boards, dict):
-        for board_id, board_type in boards.items():
-            if board_type in ("scrum", "kanban") and str(board_id).isdigit():
-                await unit.session.execute(
-                    update(ProjectRow).where(ProjectRow.board_id == int(board_id)).values(board_type=board_type)
-                )
+    for board_id, board_type in reports.board_types(result).items():
+        await unit.session.execute(
+            update(ProjectRow).where(ProjectRow.board_id == board_id).values(board_type=board_type)
+        )
     run = await unit.session.scalar(select(SyncRunRow).where(SyncRunRow.command_id == row.id))
     if run is not None:
         run.finished_at = unit.now
@@ -1247,10 +1237,13 @@ async def _apply_refresh_result(unit: Unit, row: CommandRow, result: Mapping[str
                 await unit.session.scalars(select(MirrorIssueRow).where(MirrorIssueRow.vanished_at.is_(None)))
             ).all()
             for issue in candidates:
-                # Not returned by this run, nor refreshed by another one since this run began (a late report
-                # must not vanish what a newer refresh saw).
-                unseen = issue.seen_by != row.id and issue.refreshed_at < run.started_at
-                if unseen and project_names & set(issue.labels or ()):
+                if reports.vanishes(
+                    labels=issue.labels or (),
+                    project_names=project_names,
+                    returned_by_run=issue.seen_by == row.id,
+                    refreshed_at=issue.refreshed_at,
+                    run_started_at=run.started_at,
+                ):
                     issue.vanished_at = unit.now
     await unit.session.flush()
     await _confirm_claimed(unit, settings, exclude=row.id)
@@ -1311,25 +1304,27 @@ async def report(unit: Unit, command_id: int, body: Any) -> dict[str, Any]:
     await _touch_agent(unit)
     if row.status == "queued":
         raise ConflictError(f"команда {command_id} не выдана агенту")
-    key = _result_key(result) if row.type == "ensure_issue" and status == "done" else None
-    if row.status == "claimed":
+    run = None
+    if row.type == "refresh":
+        run = await unit.session.scalar(select(SyncRunRow).where(SyncRunRow.command_id == row.id))
+    decision = reports.decide_report(
+        command_type=row.type,
+        current_status=row.status,
+        current_error=row.error,
+        reported_status=status,
+        result=result,
+        refresh_finished=run is None or run.finished_at is not None,
+    )
+    if decision.record:
         row.status = status
         row.result = dict(result)
-        row.error = _trim_error(data.get("error"))
+        row.error = reports.trim_error(data.get("error"))
         row.jira_calls = data.get("jira_calls")
         row.operations = data.get("operations") or []
         row.finished_at = unit.now
-        await _move_notes(unit, row.batch_id, row.temp_key, key)
-        if row.type == "refresh" and status == "done":
-            await _apply_refresh_result(unit, row, result, settings)
-        return {"accepted": True, "status": row.status}
-    # No longer claimed: a repeat of the recorded report, or a late one.
-    limit_failed = row.status == "failed" and row.error == queue.DELIVERY_LIMIT_ERROR
-    if row.type == "ensure_issue" and key is not None and (row.status == "cancelled" or limit_failed):
+    elif decision.key is not None:
         row.result = {**(row.result or {}), **result}
-        await _move_notes(unit, row.batch_id, row.temp_key, key)
-    if row.type == "refresh" and status == "done":
-        run = await unit.session.scalar(select(SyncRunRow).where(SyncRunRow.command_id == row.id))
-        if run is not None and run.finished_at is None:
-            await _apply_refresh_result(unit, row, result, settings)
-    return {"accepted": row.status == status, "status": row.status}
+    await _move_notes(unit, row.batch_id, row.temp_key, decision.key)
+    if decision.apply_refresh:
+        await _apply_refresh_result(unit, row, result, settings)
+    return {"accepted": decision.accepted, "status": decision.status}

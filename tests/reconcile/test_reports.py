@@ -1,0 +1,93 @@
+"""What the hub records of a report: the outcome of a claimed command, and only the seed's facts of a late one."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from reconcile.queue import DELIVERY_LIMIT_ERROR
+from reconcile.reports import board_types, decide_report, trim_error, vanishes
+
+
+def test_claimed_command_records_the_report() -> None:
+    """A report for a claimed command records its outcome and the created key."""
+    decision = decide_report(
+        command_type="ensure_issue",
+        current_status="claimed",
+        current_error=None,
+        reported_status="done",
+        result={"key": "AURORA-1590", "created": True},
+        refresh_finished=False,
+    )
+    assert (decision.record, decision.key, decision.accepted, decision.status) == (True, "AURORA-1590", True, "done")
+
+
+@pytest.mark.parametrize(
+    ("status", "error", "key"),
+    [
+        ("cancelled", None, "AURORA-1590"),
+        ("failed", DELIVERY_LIMIT_ERROR, "AURORA-1590"),
+        ("failed", "HTTP 400: summary", None),
+        ("done", None, None),
+    ],
+)
+def test_late_ensure_issue_report_keeps_only_the_key_after_cancel_or_limit(
+    status: str, error: str | None, key: str | None
+) -> None:
+    """A late done ensure_issue records its key only after a cancel or the delivery limit; the status stays."""
+    decision = decide_report(
+        command_type="ensure_issue",
+        current_status=status,
+        current_error=error,
+        reported_status="done",
+        result={"key": "AURORA-1590"},
+        refresh_finished=False,
+    )
+    assert (decision.record, decision.key, decision.status) == (False, key, status)
+    assert decision.accepted is (status == "done")
+
+
+def test_late_refresh_report_applies_its_facts_once() -> None:
+    """A late done refresh applies its facts unless its sync run already took a report."""
+    late = decide_report(
+        command_type="refresh",
+        current_status="failed",
+        current_error=DELIVERY_LIMIT_ERROR,
+        reported_status="done",
+        result={},
+        refresh_finished=False,
+    )
+    repeat = decide_report(
+        command_type="refresh",
+        current_status="done",
+        current_error=None,
+        reported_status="done",
+        result={},
+        refresh_finished=True,
+    )
+    assert (late.apply_refresh, late.record) == (True, False)
+    assert (repeat.apply_refresh, repeat.accepted) == (False, True)
+
+
+def test_error_is_kept_to_1500_characters() -> None:
+    """The hub keeps at most 1500 characters of error."""
+    assert trim_error("х" * 2000) == "х" * 1500
+    assert trim_error(None) is None
+
+
+def test_board_types_ignore_null_and_garbage() -> None:
+    """Seed «Тип доски определён»: scrum and kanban are recorded, null changes nothing."""
+    assert board_types({"boards": {"5120": "kanban", "4216": None, "x": "scrum", "7": "board"}}) == {5120: "kanban"}
+    assert board_types({}) == {}
+
+
+def test_vanishing_needs_a_project_label_and_no_newer_refresh() -> None:
+    """Only project issues not returned, and not refreshed since the run began, vanish."""
+    start = datetime(2026, 10, 22, 9, tzinfo=UTC)
+    before, after = start - timedelta(minutes=1), start + timedelta(minutes=1)
+    common = {"project_names": {"AWPCA"}, "run_started_at": start}
+    assert vanishes(labels=["AWPCA"], returned_by_run=False, refreshed_at=before, **common)
+    assert not vanishes(labels=["AWPCA"], returned_by_run=True, refreshed_at=before, **common)
+    assert not vanishes(labels=["AWPCA"], returned_by_run=False, refreshed_at=after, **common)
+    assert not vanishes(labels=["other"], returned_by_run=False, refreshed_at=before, **common)
