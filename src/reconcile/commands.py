@@ -131,6 +131,20 @@ _PLANNED_END = _p("planned_end", Format.DATE, "плановое окончани
 _EPIC_KEY = _p("epic_key", Format.ISSUE_KEY, "эпик задачи: ключ или new:<n>")
 _ASSIGNEE = _p("assignee", Format.TEXT, "исполнитель: имя пользователя Jira")
 
+# The fields ensure_fields may set, in the order the agent compares and reports them.
+_FIELDS = (
+    _SUMMARY,
+    _DESCRIPTION,
+    _PRIORITY,
+    _DUEDATE,
+    _PLANNED_START,
+    _PLANNED_END,
+    _p("labels_add", Format.STRING_LIST, "метки, которые должны быть"),
+    _p("labels_remove", Format.STRING_LIST, "метки, которых быть не должно"),
+    _EPIC_KEY,
+    _ASSIGNEE,
+)
+
 CATALOGUE: Mapping[str, CommandSpec] = {
     spec.type: spec
     for spec in (
@@ -164,30 +178,8 @@ CATALOGUE: Mapping[str, CommandSpec] = {
             type="ensure_fields",
             doc="поля задачи равны заданным: агент пишет только отличающиеся; null очищает поле",
             required=(_KEY,),
-            optional=(
-                _SUMMARY,
-                _DESCRIPTION,
-                _PRIORITY,
-                _DUEDATE,
-                _PLANNED_START,
-                _PLANNED_END,
-                _p("labels_add", Format.STRING_LIST, "метки, которые должны быть"),
-                _p("labels_remove", Format.STRING_LIST, "метки, которых быть не должно"),
-                _EPIC_KEY,
-                _ASSIGNEE,
-            ),
-            at_least_one=(
-                "summary",
-                "description",
-                "priority",
-                "duedate",
-                "planned_start",
-                "planned_end",
-                "labels_add",
-                "labels_remove",
-                "epic_key",
-                "assignee",
-            ),
+            optional=_FIELDS,
+            at_least_one=tuple(p.name for p in _FIELDS),
         ),
         CommandSpec(
             type="ensure_comment",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from reconcile.commands import CATALOGUE
 from reconcile.jira_model import issue_from_jira, mirror_fields
 from reconcile.plans._run import Body, PlanFailed, Run, issue_path
 from reconcile.plans.base import JiraCall
@@ -12,18 +13,7 @@ from reconcile.text import same_text
 
 __all__ = ["FIELD_ORDER", "ensure_fields", "fields_diff"]
 
-FIELD_ORDER: tuple[str, ...] = (
-    "summary",
-    "description",
-    "priority",
-    "duedate",
-    "planned_start",
-    "planned_end",
-    "labels_add",
-    "labels_remove",
-    "epic_key",
-    "assignee",
-)
+FIELD_ORDER: tuple[str, ...] = tuple(p.name for p in CATALOGUE["ensure_fields"].optional)
 
 
 def _labels(value: Any) -> list[str]:
