@@ -1148,49 +1148,80 @@ async def _refresh_command(unit: Unit, command_id: int) -> CommandRow:
     return row
 
 
-async def _upsert_issue(unit: Unit, issue: MirrorIssue, command_id: int) -> None:
-    row = await unit.session.scalar(select(MirrorIssueRow).where(MirrorIssueRow.key == issue.key))
-    if row is None:
-        row = MirrorIssueRow(key=issue.key, labels=[], refreshed_at=unit.now)
-        unit.session.add(row)
-    for name in (
-        "summary", "description", "status", "status_category", "priority", "duedate", "planned_start",
-        "planned_end", "epic_key", "assignee", "reporter", "created", "updated",
-    ):  # fmt: skip
-        setattr(row, name, getattr(issue, name))
-    row.labels = list(issue.labels)
-    row.sprint = converter.unstructure(issue.sprint) if issue.sprint is not None else None
-    row.refreshed_at = unit.now
-    row.vanished_at = None
-    row.seen_by = command_id
-    # Links: replaced per issue — the ones touching it that Jira no longer shows go, the shown ones are upserted.
-    ids = [link.id for link in issue.links]
-    stale = delete(MirrorLinkRow).where((MirrorLinkRow.source == issue.key) | (MirrorLinkRow.target == issue.key))
-    if ids:
-        stale = stale.where(MirrorLinkRow.jira_id.not_in(ids))
+_ISSUE_COLUMNS = (
+    "summary", "description", "status", "status_category", "priority", "duedate", "planned_start",
+    "planned_end", "epic_key", "assignee", "reporter", "created", "updated",
+)  # fmt: skip
+
+
+async def _upsert_issues(unit: Unit, issues: Sequence[MirrorIssue], command_id: int) -> None:
+    """A page's issues and their links, in a few statements whatever the page's size."""
+    if not issues:
+        return
+    latest = {issue.key: issue for issue in issues}
+    keys = list(latest)
+    rows = {
+        row.key: row
+        for row in (await unit.session.scalars(select(MirrorIssueRow).where(MirrorIssueRow.key.in_(keys)))).all()
+    }
+    for key, issue in latest.items():
+        row = rows.get(key)
+        if row is None:
+            row = MirrorIssueRow(key=key, labels=[], refreshed_at=unit.now)
+            unit.session.add(row)
+        for name in _ISSUE_COLUMNS:
+            setattr(row, name, getattr(issue, name))
+        row.labels = list(issue.labels)
+        row.sprint = converter.unstructure(issue.sprint) if issue.sprint is not None else None
+        row.refreshed_at = unit.now
+        row.vanished_at = None
+        row.seen_by = command_id
+    # Links are replaced per issue: the ones touching the page's issues that Jira no longer shows on either side
+    # go, the shown ones are upserted.
+    shown = {link.id: link for issue in latest.values() for link in issue.links}
+    stale = delete(MirrorLinkRow).where(MirrorLinkRow.source.in_(keys) | MirrorLinkRow.target.in_(keys))
+    if shown:
+        stale = stale.where(MirrorLinkRow.jira_id.not_in(list(shown)))
     await unit.session.execute(stale)
-    for link in issue.links:
-        existing = await unit.session.scalar(select(MirrorLinkRow).where(MirrorLinkRow.jira_id == link.id))
-        if existing is None:
-            unit.session.add(MirrorLinkRow(jira_id=link.id, type=link.type, source=link.source, target=link.target))
-        else:
-            existing.type, existing.source, existing.target = link.type, link.source, link.target
+    if shown:
+        known = {
+            row.jira_id: row
+            for row in (
+                await unit.session.scalars(select(MirrorLinkRow).where(MirrorLinkRow.jira_id.in_(list(shown))))
+            ).all()
+        }
+        for link_id, link in shown.items():
+            existing = known.get(link_id)
+            if existing is None:
+                unit.session.add(MirrorLinkRow(jira_id=link_id, type=link.type, source=link.source, target=link.target))
+            else:
+                existing.type, existing.source, existing.target = link.type, link.source, link.target
     await unit.session.flush()
 
 
-async def _upsert_history(unit: Unit, entry: HistoryEntry) -> None:
-    items = [converter.unstructure(item) for item in entry.items]
-    row = await unit.session.scalar(
-        select(HistoryEntryRow).where(HistoryEntryRow.issue_key == entry.key, HistoryEntryRow.jira_id == entry.id)
-    )
-    if row is None:
-        unit.session.add(
-            HistoryEntryRow(
-                issue_key=entry.key, jira_id=entry.id, created=entry.created, author=entry.author, items=items
+async def _upsert_history(unit: Unit, entries: Sequence[HistoryEntry]) -> None:
+    """A page's journal entries, unique by (issue, Jira history id)."""
+    if not entries:
+        return
+    latest = {(entry.key, entry.id): entry for entry in entries}
+    keys = sorted({key for key, _ in latest})
+    rows = {
+        (row.issue_key, row.jira_id): row
+        for row in (
+            await unit.session.scalars(select(HistoryEntryRow).where(HistoryEntryRow.issue_key.in_(keys)))
+        ).all()
+    }
+    for ident, entry in latest.items():
+        items = [converter.unstructure(item) for item in entry.items]
+        row = rows.get(ident)
+        if row is None:
+            unit.session.add(
+                HistoryEntryRow(
+                    issue_key=entry.key, jira_id=entry.id, created=entry.created, author=entry.author, items=items
+                )
             )
-        )
-    else:
-        row.created, row.author, row.items = entry.created, entry.author, items
+        else:
+            row.created, row.author, row.items = entry.created, entry.author, items
     await unit.session.flush()
 
 
@@ -1206,10 +1237,8 @@ async def submit_pages(unit: Unit, command_id: int, body: Any) -> dict[str, Any]
             raise ValidationError(f"issues[{i}]: key — ожидается ключ задачи")
     await _lock_queue(unit)
     row = await _refresh_command(unit, command_id)
-    for issue in issues:
-        await _upsert_issue(unit, issue, row.id)
-    for entry in entries:
-        await _upsert_history(unit, entry)
+    await _upsert_issues(unit, issues, row.id)
+    await _upsert_history(unit, entries)
     await _touch_agent(unit)
     return {"accepted": True, "issues": len(issues), "history": len(entries)}
 

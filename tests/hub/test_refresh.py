@@ -386,3 +386,20 @@ async def test_late_full_refresh_does_not_vanish_what_a_newer_one_saw(api: Api, 
     await run_refresh(api, old, [issue("AURORA-1", labels=["AWPCA"])])
     assert (await api.get(f"/commands/{old['id']}")).json()["status"] == "failed"
     assert (await api.get("/issues/AURORA-2")).json()["vanished_at"] is None
+
+
+async def test_a_page_with_both_sides_of_a_link_stores_it_once(api: Api) -> None:
+    """A link seen from both of its issues in one page is one mirror link; repeating the page changes nothing."""
+    shared = link("10008", "Блокирует начало", "AURORA-1537", "AURORA-1538")
+    pair = [
+        issue("AURORA-1537", labels=["AWPCA"], links=[shared]),
+        issue("AURORA-1538", labels=["AWPCA"], links=[shared]),
+    ]
+    await seed_mirror(api, pair)
+    await seed_mirror(api, pair)
+    for key in ("AURORA-1537", "AURORA-1538"):
+        assert (await api.get(f"/issues/{key}")).json()["links"] == [
+            {"id": "10008", "type": "Блокирует начало", "source": "AURORA-1537", "target": "AURORA-1538"}
+        ]
+    await seed_mirror(api, [issue("AURORA-1538", labels=["AWPCA"], links=[])])
+    assert (await api.get("/issues/AURORA-1537")).json()["links"] == []
