@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import json
 import re
 import threading
 import time
@@ -21,7 +22,7 @@ from typing import Any
 import attrs
 import httpx
 
-from hub_app.demo import DEMO_PACING, Stack, wait_batch
+from hub_app.demo import DEMO_PACING, Proc, Stack, wait_batch
 
 E2E_PACING = dict(DEMO_PACING)
 
@@ -188,3 +189,43 @@ def wait_until(what: str, probe: Any, timeout: float = 20.0) -> None:
             return
         time.sleep(0.05)
     raise AssertionError(f"{what}: not after {timeout} s")
+
+
+def by_seq(batch: dict[str, Any]) -> list[dict[str, Any]]:
+    return sorted(batch["commands"], key=lambda c: c["seq"])
+
+
+def moment(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def sim_fault(stack: Stack, **fault: Any) -> None:
+    """``POST /_sim/faults``: the next ``times`` matching Jira calls fail as told."""
+    with stack.sim() as sim:
+        response = sim.post("/_sim/faults", json=fault)
+    assert response.status_code == 201, response.text
+
+
+def sim_clear_faults(stack: Stack) -> None:
+    with stack.sim() as sim:
+        response = sim.delete("/_sim/faults")
+    assert response.status_code in (200, 204), response.text
+
+
+def wait_in_claim(stack: Stack, after: str) -> None:
+    """Wait until the agent's latest claim began after ``after`` (an ISO time): it is now in a long poll."""
+
+    def claiming() -> bool:
+        last = hub_get(stack, "/agent-status")["last_claim_at"]
+        return last is not None and moment(last) > moment(after)
+
+    wait_until("the agent claims again", claiming)
+
+
+def agent_events(proc: Proc) -> list[dict[str, Any]]:
+    """The agent's JSON log lines (anything else it printed is skipped)."""
+    events = []
+    for line in proc.log_path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("{"):
+            events.append(json.loads(line))
+    return events
