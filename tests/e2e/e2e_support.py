@@ -229,3 +229,8 @@ def agent_events(proc: Proc) -> list[dict[str, Any]]:
         if line.startswith("{"):
             events.append(json.loads(line))
     return events
+
+
+def logs(stack: Stack, lines: int = 40) -> str:
+    """The tails of every process's log, for an assertion message."""
+    return "\n".join(f"--- {name} ---\n{proc.log_tail(lines)}" for name, proc in stack.procs.items())

@@ -21,6 +21,7 @@ from e2e_support import (
     sim_calls,
     sim_issue,
     submit,
+    wait_in_claim,
     wait_until,
 )
 
@@ -90,8 +91,9 @@ def test_lost_claim_answer_redelivered(stack: Stack) -> None:
         },
     )
     with LoopbackProxy(stack.hub_url, [Drop("POST", r"^/agent/claim$", after=True)]) as proxy:
-        stack.start_agent(hub_url=proxy.url)
+        agent = stack.start_agent(hub_url=proxy.url)
         final = finish(stack, batch["id"])
+        agent.stop()  # while its way to the hub is still open
         assert proxy.dropped == ["POST /agent/claim"]
     command = hub_get(stack, f"/commands/{final['commands'][0]['id']}")
     assert (command["status"], command["deliveries"]) == ("done", 2)
@@ -187,7 +189,10 @@ def test_sigterm_stops_the_agent_cleanly(stack: Stack) -> None:
     )
     agent = stack.start_agent(claim_wait=30)
     finish(stack, batch["id"])
-    time.sleep(0.5)  # let the agent enter its next (30 s) long poll
+    # the hub's first automatic refresh follows the batch; then the agent enters its next (30 s) long poll
+    wait_until("the automatic refresh", lambda: hub_get(stack, "/batches")["total"] == 2)
+    auto = finish(stack, hub_get(stack, "/batches")["items"][0]["id"])
+    wait_in_claim(stack, after=auto["commands"][0]["finished_at"])
     started = time.monotonic()
     agent.popen.send_signal(signal.SIGTERM)
     assert agent.popen.wait(10) == 0

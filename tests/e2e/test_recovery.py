@@ -22,6 +22,7 @@ from e2e_support import (
     full_refresh,
     hub_get,
     is_write,
+    logs,
     sim_calls,
     sim_clear_faults,
     sim_fault,
@@ -78,8 +79,9 @@ def test_three_lost_claim_answers_fail_the_command(stack: Stack) -> None:
         },
     )
     with LoopbackProxy(stack.hub_url, [Drop("POST", r"^/agent/claim$", after=True, times=3)]) as proxy:
-        stack.start_agent(hub_url=proxy.url)
+        agent = stack.start_agent(hub_url=proxy.url)
         final = by_seq(finish(stack, batch["id"]))
+        agent.stop()  # while its way to the hub is still open
         assert proxy.dropped == ["POST /agent/claim"] * 3
     lost, following, tail = (hub_get(stack, f"/commands/{c['id']}") for c in final)
     assert (lost["status"], lost["error"], lost["deliveries"], lost["jira_calls"]) == ("failed", LIMIT_ERROR, 3, None)
@@ -114,7 +116,7 @@ def test_hub_restarted_while_the_agent_waits_in_a_claim(stack: Stack) -> None:
         ("ensure_fields", "done", 1),
         ("ensure_comment", "done", 1),
         ("refresh", "done", 1),
-    ]
+    ], logs(stack)
     assert writes_since(stack, mark) == TWO_WRITES_LOG
     assert_two_writes_applied(stack)
     assert hub_get(stack, f"/batches/{refresh['id']}")["commands"][0]["status"] == "done"
@@ -165,6 +167,7 @@ def test_jira_unreachable_after_a_write(stack: Stack) -> None:
         wait_until("Jira dropped two calls", lambda: sum(c["status"] == 0 for c in sim_calls(stack)[mark:]) >= 2)
         sim_clear_faults(stack)
         final = by_seq(finish(stack, batch["id"]))
+        agent.stop()  # while its way to Jira is still open
         assert jira.dropped == ["PUT /rest/api/2/issue/AURORA-1538"]
 
     assert [(c["status"], c["deliveries"]) for c in final] == [("done", 2), ("done", 1), ("done", 1)]
@@ -190,11 +193,11 @@ WALL_PACING = {
     "refresh": 0.1,
 }
 
-#: What the wall time may exceed ``1.10 × (gaps + work)`` by. Not covered by the two measured terms: a
-#: boundary's report and claim (two hub transactions) when they outlast the 0.1 s refresh gap, and the
-#: overshoot of each of the 6 timed sleeps under a loaded 2-core machine's scheduler. A pause taken after the
-#: claim instead of after the last Jira call, or once more inside a command, adds ≥ 0.3 s and is caught.
-WALL_ALLOWANCE = 0.25
+#: What the wall time may exceed ``1.10 × (gaps + work)`` by: the refresh boundary's report and claim (two hub
+#: transactions) when they outlast its 0.1 s gap, and the overshoot of the 6 timed sleeps. Measured: 0.002 to
+#: 0.026 s, also with both cores busy; the 10 % adds another 0.16 s. A pause taken twice, an extra 0.3 s pause
+#: anywhere in the batch, or a claim that sits in its long poll while a command is queued exceeds the bound.
+WALL_ALLOWANCE = 0.1
 
 
 def test_wall_time_is_the_sum_of_gaps_and_work(tmp_path: Path) -> None:
