@@ -107,7 +107,9 @@ def _serve(args: argparse.Namespace) -> int:
     hub = Hub(engine=make_engine(url or sqlite_url(data_dir)), files=FileStore(data_dir / "files"))
     app = create_app(hub, close_hub=True)
     print(f"sdlc-hub: http://{args.host}:{args.port} (data dir {data_dir.resolve()})", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    # A claim may be waiting in a long poll for up to claim_wait_seconds: on SIGTERM it is cut after a second
+    # (the agent sees a dropped connection and claims again from the next hub), not waited for.
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info", timeout_graceful_shutdown=1)
     return 0
 
 
