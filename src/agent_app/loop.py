@@ -377,6 +377,9 @@ class Agent:
             try:
                 return await self.hub.fetch_file(sha256)
             except HubUnreachable as exc:
+                if self.stopping.is_set():
+                    # Stopping with the hub away: abandon the command (the journal keeps its id, the hub re-delivers).
+                    raise Stopped from exc
                 await self._back_off(attempt, self.aborting, "file", exc)
                 attempt += 1
 
@@ -387,5 +390,7 @@ class Agent:
                 await self.hub.post_page(command_id, page)
                 return
             except HubUnreachable as exc:
+                if self.stopping.is_set():
+                    raise Stopped from exc
                 await self._back_off(attempt, self.aborting, "page", exc)
                 attempt += 1

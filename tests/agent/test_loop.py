@@ -285,6 +285,23 @@ async def test_second_stop_abandons_keeping_the_journal(
     assert [(line["id"], line["outcome"]) for line in command_lines()] == [(48, "abandoned")]
 
 
+async def test_stop_with_the_hub_away_mid_refresh_abandons_at_once(
+    tmp_path: Path, command_lines: Callable[[], list[dict[str, Any]]]
+) -> None:
+    """One stop request while a refresh page cannot reach the hub: the command is abandoned, the journal keeps it."""
+    hub = FakeHub(queue=[command(49, "refresh", {"keys": ["AURORA-1538"], "boards": []})])
+    rig = Rig(tmp_path, hub)
+    rig.hub_transport.faults.append(
+        Fault("POST", r"/pages$", "before", times=1000, hook=lambda _: rig.agent.request_stop())
+    )
+    await rig.agent.run()
+    await rig.close()
+    assert hub.reports == []
+    assert rig.journal.read() == JournalEntry(command_id=49, type="refresh", deliveries=1)
+    assert [(line["id"], line["outcome"]) for line in command_lines()] == [(49, "abandoned")]
+    assert rig.hub_transport.seen.count("POST /agent/commands/49/pages") == 1
+
+
 async def test_claim_conflict_waits_and_retries(tmp_path: Path) -> None:
     """409 on claim (another agent active): the agent waits and claims again."""
     hub = FakeHub(claim_answers=[409])
