@@ -109,7 +109,11 @@ def _serve(args: argparse.Namespace) -> int:
     print(f"sdlc-hub: http://{args.host}:{args.port} (data dir {data_dir.resolve()})", flush=True)
     # A claim may be waiting in a long poll for up to claim_wait_seconds: on SIGTERM it is cut after a second
     # (the agent sees a dropped connection and claims again from the next hub), not waited for.
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info", timeout_graceful_shutdown=1)
+    # Idle keep-alive outlives the clients' 5 s pool expiry, so a client never reuses a connection the hub is
+    # closing at that very moment.
+    uvicorn.run(
+        app, host=args.host, port=args.port, log_level="info", timeout_graceful_shutdown=1, timeout_keep_alive=75
+    )
     return 0
 
 

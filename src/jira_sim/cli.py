@@ -23,7 +23,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     seed = json.loads(args.seed.read_text(encoding="utf-8")) if args.seed else None
     sim = Simulator(seed)
-    config = uvicorn.Config(sim.asgi, host=args.host, port=args.port, log_level="warning", lifespan="on")
+    # Keep-alive longer than httpx's 5 s pool expiry, like a real Jira behind its proxy: the client, not the
+    # server, closes idle connections, so a request never races a server-side close.
+    config = uvicorn.Config(
+        sim.asgi, host=args.host, port=args.port, log_level="warning", lifespan="on", timeout_keep_alive=75
+    )
     server = uvicorn.Server(config)
     asyncio.run(_serve(server, args.host))
     return 0
