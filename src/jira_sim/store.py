@@ -671,30 +671,18 @@ class Store:
         items: list[HistoryItem] = []
         epic_events: list[tuple[str, HistoryItem]] = []
         for field, value in changes.items():
-            if field == "summary" and value != issue.summary:
+            if field in ("summary", "description") and value != getattr(issue, field):
                 items.append(
                     HistoryItem(
-                        field="summary",
+                        field=field,
                         fieldtype="jira",
                         from_=None,
-                        from_string=issue.summary,
+                        from_string=getattr(issue, field),
                         to=None,
                         to_string=value,
                     )
                 )
-                issue.summary = value
-            elif field == "description" and value != issue.description:
-                items.append(
-                    HistoryItem(
-                        field="description",
-                        fieldtype="jira",
-                        from_=None,
-                        from_string=issue.description,
-                        to=None,
-                        to_string=value,
-                    )
-                )
-                issue.description = value
+                setattr(issue, field, value)
             elif field == "labels" and value != issue.labels:
                 items.append(
                     HistoryItem(
