@@ -1148,12 +1148,6 @@ async def _refresh_command(unit: Unit, command_id: int) -> CommandRow:
     return row
 
 
-_ISSUE_COLUMNS = (
-    "summary", "description", "status", "status_category", "priority", "duedate", "planned_start",
-    "planned_end", "epic_key", "assignee", "reporter", "created", "updated",
-)  # fmt: skip
-
-
 async def _upsert_issues(unit: Unit, issues: Sequence[MirrorIssue], command_id: int) -> None:
     """A page's issues and their links, in a few statements whatever the page's size."""
     if not issues:
@@ -1169,7 +1163,7 @@ async def _upsert_issues(unit: Unit, issues: Sequence[MirrorIssue], command_id: 
         if row is None:
             row = MirrorIssueRow(key=key, labels=[], refreshed_at=unit.now)
             unit.session.add(row)
-        for name in _ISSUE_COLUMNS:
+        for name in _ISSUE_TEXT:
             setattr(row, name, getattr(issue, name))
         row.labels = list(issue.labels)
         row.sprint = converter.unstructure(issue.sprint) if issue.sprint is not None else None
