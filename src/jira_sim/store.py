@@ -907,37 +907,7 @@ class Store:
             return existing
         link = Link(id=self._new_id("link"), type_id=link_type.id, inward=inward, outward=outward)
         self.links[link.id] = link
-        now = self.now()
-        self._record(
-            self.issues[inward],
-            user,
-            [
-                HistoryItem(
-                    field="Link",
-                    fieldtype="jira",
-                    from_=None,
-                    from_string=None,
-                    to=outward,
-                    to_string=f"This issue {link_type.outward} {outward}",
-                )
-            ],
-            now,
-        )
-        self._record(
-            self.issues[outward],
-            user,
-            [
-                HistoryItem(
-                    field="Link",
-                    fieldtype="jira",
-                    from_=None,
-                    from_string=None,
-                    to=inward,
-                    to_string=f"This issue {link_type.inward} {inward}",
-                )
-            ],
-            now,
-        )
+        self._record_link(link_type, inward, outward, user, added=True)
         comment = body.get("comment")
         if isinstance(comment, Mapping) and comment.get("body"):
             self.add_comment(inward, comment, user)
@@ -953,37 +923,22 @@ class Store:
         link = self.get_link(link_id)
         link_type = self.link_types[link.type_id]
         del self.links[link_id]
+        self._record_link(link_type, link.inward, link.outward, user, added=False)
+
+    def _record_link(self, link_type: LinkType, inward: str, outward: str, user: str, *, added: bool) -> None:
+        """The changelog of both issues of a link, as Jira writes it: «This issue <verb> <other key>»."""
         now = self.now()
-        self._record(
-            self.issues[link.inward],
-            user,
-            [
-                HistoryItem(
-                    field="Link",
-                    fieldtype="jira",
-                    from_=link.outward,
-                    from_string=f"This issue {link_type.outward} {link.outward}",
-                    to=None,
-                    to_string=None,
-                )
-            ],
-            now,
-        )
-        self._record(
-            self.issues[link.outward],
-            user,
-            [
-                HistoryItem(
-                    field="Link",
-                    fieldtype="jira",
-                    from_=link.inward,
-                    from_string=f"This issue {link_type.inward} {link.inward}",
-                    to=None,
-                    to_string=None,
-                )
-            ],
-            now,
-        )
+        for key, other, verb in ((inward, outward, link_type.outward), (outward, inward, link_type.inward)):
+            text = f"This issue {verb} {other}"
+            item = HistoryItem(
+                field="Link",
+                fieldtype="jira",
+                from_=None if added else other,
+                from_string=None if added else text,
+                to=other if added else None,
+                to_string=text if added else None,
+            )
+            self._record(self.issues[key], user, [item], now)
 
     def links_of(self, key: str) -> list[Link]:
         return [link for link in self.links.values() if key in (link.inward, link.outward)]
