@@ -28,6 +28,7 @@ __all__ = [
     "Skip",
     "TempKeyOutcome",
     "Wait",
+    "outcome_of",
     "resolved_keys",
     "settle",
     "skip_reason",
@@ -54,6 +55,12 @@ class TempKeyOutcome:
     def pending(self) -> bool:
         """The ``ensure_issue`` has not finished: dependents wait."""
         return self.status in PENDING
+
+
+def outcome_of(status: str, result: object) -> TempKeyOutcome:
+    """The outcome of an ``ensure_issue`` from its stored ``status`` and ``result`` (``result.key`` if a string)."""
+    key = result.get("key") if isinstance(result, Mapping) else None
+    return TempKeyOutcome(status=status, key=key if isinstance(key, str) else None)
 
 
 @attrs.frozen(kw_only=True)
