@@ -237,16 +237,20 @@ class Agent:
 
     async def wait_for_jira(self, error: Exception) -> None:
         """Probe Jira with backoff until it answers, so a re-delivery is not spent on an outage."""
-        await self.retrying(
-            lambda: race(self.jira.drive(_probe(), fetch_file=_no_file, on_page=_no_page), self.stopping),
-            on=self._jira_errors,
-            what="jira",
-            interrupt=self.stopping,
-            after=error,
-        )
+        try:
+            await self.retrying(
+                lambda: race(self.jira.drive(_probe(), fetch_file=_no_file, on_page=_no_page), self.stopping),
+                on=self._jira_down,
+                what="jira",
+                interrupt=self.stopping,
+                after=error,
+            )
+        except self._jira_auth_errors as exc:
+            raise AgentFatal(f"Jira refused the agent's credentials: {exc}") from exc
 
     async def execute(self, delivery: Delivery, ctx: ExecContext) -> str | _JiraUnreachable:
-        """Pause, drive the executor, journal and send the report; returns the outcome logged."""
+        """Pause, drive the executor, journal and send the report; returns the outcome logged (or, when Jira
+        did not answer, the error to wait out before claiming again)."""
         started = self.clock.monotonic()
         entry = JournalEntry(command_id=delivery.id, type=delivery.type, deliveries=delivery.deliveries)
         self.journal.write(entry)

@@ -35,10 +35,16 @@ class Rig:
     """One agent wired to a simulator and a hub, with faults on either side and a shared fake clock."""
 
     def __init__(
-        self, tmp_path: Path, hub: FakeHub, *, jira_faults: list[Fault] | None = None, jira_token: str = "pat"
+        self,
+        tmp_path: Path,
+        hub: FakeHub,
+        *,
+        jira_faults: list[Fault] | None = None,
+        jira_token: str = "pat",
+        clock: FakeClock | None = None,
     ) -> None:
         self.sim = Simulator()
-        self.clock = FakeClock(start=1000.0)
+        self.clock = clock or FakeClock(start=1000.0)
         self.hub = hub
         self.hub_transport = FlakyTransport(hub.transport())
         self.jira_transport = FlakyTransport(httpx.ASGITransport(app=self.sim.asgi), jira_faults)
@@ -77,6 +83,19 @@ def command_lines(caplog: pytest.LogCaptureFixture) -> Callable[[], list[dict[st
         return [line for line in lines if line["event"] == "command"]
 
     return read
+
+
+class HangingClock(FakeClock):
+    """A fake clock whose sleeps call ``on_sleep`` and then never end: only a stop request can end them."""
+
+    def __init__(self) -> None:
+        super().__init__(start=1000.0)
+        self.on_sleep: Callable[[], None] = lambda: None
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.on_sleep()
+        await anyio.sleep_forever()
 
 
 def expected_backoffs(count: int) -> list[float]:
@@ -305,6 +324,40 @@ async def test_stop_with_the_hub_away_mid_refresh_abandons_at_once(
     assert rig.journal.read() == JournalEntry(command_id=49, type="refresh", deliveries=1)
     assert [(line["command_id"], line["outcome"]) for line in command_lines()] == [(49, "abandoned")]
     assert rig.hub_transport.seen.count("POST /agent/commands/49/pages") == 1
+
+
+async def test_stop_during_a_page_backoff_abandons_at_once(
+    tmp_path: Path, command_lines: Callable[[], list[dict[str, Any]]]
+) -> None:
+    """A stop request while waiting to post a refresh page again ends the wait at once: abandoned, journal kept."""
+    hub = FakeHub(queue=[command(53, "refresh", {"keys": ["AURORA-1538"], "boards": []})])
+    clock = HangingClock()
+    rig = Rig(tmp_path, hub, clock=clock)
+    clock.on_sleep = rig.agent.request_stop
+    rig.hub_transport.faults.append(Fault("POST", r"/pages$", "before", times=1000))
+    with anyio.fail_after(5):
+        await rig.agent.run()
+    await rig.close()
+    assert (len(clock.sleeps), hub.reports) == (1, [])
+    assert rig.journal.read() == JournalEntry(command_id=53, type="refresh", deliveries=1)
+    assert [(line["command_id"], line["outcome"]) for line in command_lines()] == [(53, "abandoned")]
+
+
+async def test_jira_refusing_the_agent_while_probed_is_fatal(tmp_path: Path) -> None:
+    """Jira dropped a call, then answers the probe with 401: the agent stops (AgentFatal), no endless probing."""
+    hub = FakeHub(queue=[command(54, "ensure_status", {"key": "AURORA-1538", "target": "Разработка"})])
+    rig = Rig(tmp_path, hub)
+    ctx = await rig.agent.context()
+    rig.jira_transport.faults += [
+        Fault("GET", r"/issue/AURORA-1538$", "before"),
+        Fault("GET", r"/myself$", "status", status=401),
+    ]
+    with pytest.raises(AgentFatal) as caught:
+        await rig.agent.step(ctx)
+    await rig.close()
+    assert str(caught.value) == "Jira refused the agent's credentials: HTTP 401"
+    assert (rig.clock.sleeps, hub.reports) == (expected_backoffs(1), [])
+    assert rig.journal.read() == JournalEntry(command_id=54, type="ensure_status", deliveries=1)
 
 
 async def test_claim_conflict_waits_and_retries(tmp_path: Path) -> None:
