@@ -27,7 +27,7 @@ import attrs
 
 from adapters.clock import Clock
 
-__all__ = ["Backoff", "Retrying", "Stopped", "Transient", "backoff_delay", "race"]
+__all__ = ["Backoff", "Retrying", "Stopped", "Transient", "backoff_delay", "decide", "race"]
 
 log = logging.getLogger(__name__)
 
