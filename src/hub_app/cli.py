@@ -17,6 +17,7 @@ from typing import TypeVar
 import uvicorn
 
 from adapters.files import FileStore
+from adapters.logs import configure_logging
 from adapters.storage.database import Database
 from adapters.storage.engine import make_engine, sqlite_url
 from hub_app import admin
@@ -116,8 +117,15 @@ def _serve(args: argparse.Namespace) -> int:
     # (the agent sees a dropped connection and claims again from the next hub), not waited for.
     # Idle keep-alive outlives the clients' 5 s pool expiry, so a client never reuses a connection the hub is
     # closing at that very moment.
+    configure_logging("info")
     uvicorn.run(
-        app, host=args.host, port=args.port, log_level="info", timeout_graceful_shutdown=1, timeout_keep_alive=75
+        app,
+        host=args.host,
+        port=args.port,
+        log_config=None,  # the process's one log format (adapters.logs), not uvicorn's own handlers
+        log_level="info",
+        timeout_graceful_shutdown=1,
+        timeout_keep_alive=75,
     )
     return 0
 
