@@ -26,6 +26,7 @@ __all__ = [
     "add_token",
     "agent_file_path",
     "authenticate",
+    "caller_by_digest",
     "create_project",
     "delete_project",
     "get_settings",
@@ -37,6 +38,7 @@ __all__ = [
     "record_file",
     "revoke_token",
     "stored_files",
+    "token_digest",
 ]
 
 
@@ -47,7 +49,8 @@ class NotFoundError(ReconcileError):
 # --- tokens -----------------------------------------------------------------------------------------------
 
 
-def _digest(secret: str) -> str:
+def token_digest(secret: str) -> str:
+    """What the hub keeps of a token's secret (and the web page's session of it): its sha256."""
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
@@ -61,7 +64,7 @@ async def add_token(unit: Unit, body: TokenIn) -> TokenCreated:
     if await unit.db.admin.token(name) is not None:
         raise ConflictError(f"токен {name} уже есть")
     secret = secrets.token_urlsafe(32)
-    await unit.db.admin.add_token(name, role=role, sha256=_digest(secret), now=unit.now)
+    await unit.db.admin.add_token(name, role=role, sha256=token_digest(secret), now=unit.now)
     return TokenCreated(name=name, role=role, secret=secret)
 
 
@@ -80,7 +83,12 @@ async def revoke_token(unit: Unit, name: str) -> TokenView:
 
 async def authenticate(unit: Unit, secret: str) -> Caller | None:
     """The active token with this secret, or ``None`` (unknown or revoked)."""
-    token = await unit.db.admin.token_by_digest(_digest(secret))
+    return await caller_by_digest(unit, token_digest(secret))
+
+
+async def caller_by_digest(unit: Unit, digest: str) -> Caller | None:
+    """The active token whose secret has this sha256, or ``None`` (unknown or revoked)."""
+    token = await unit.db.admin.token_by_digest(digest)
     if token is None or token.revoked_at is not None:
         return None
     return Caller(name=token.name, role=Role(token.role))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from importlib import metadata
@@ -15,6 +16,7 @@ from hub_app.api.errors import exception_handlers
 from hub_app.api.openapi import CommandSchemaPlugin, DocumentedAttrsPlugin, openapi_config
 from hub_app.mcp_server import McpPlugin
 from hub_app.runtime import Hub
+from hub_app.web import WebPage
 
 __all__ = ["MAX_JSON_BODY", "ROUTES", "create_app", "hub_version"]
 
@@ -32,11 +34,17 @@ def hub_version() -> str:
 
 
 def create_app(
-    hub: Hub, *, extra_route_handlers: Sequence[Any] = (), close_hub: bool = False, mcp: bool = True
+    hub: Hub,
+    *,
+    extra_route_handlers: Sequence[Any] = (),
+    close_hub: bool = False,
+    mcp: bool = True,
+    web_key: bytes | None = None,
 ) -> Litestar:
-    """The Litestar app over ``hub``, with the MCP endpoint at ``/mcp`` unless ``mcp=False``.
+    """The Litestar app over ``hub``: the API, the MCP endpoint at ``/mcp`` unless ``mcp=False``, the web page.
 
-    ``extra_route_handlers`` lets other parts (the web page) mount; ``close_hub`` closes the hub on shutdown.
+    ``extra_route_handlers`` lets other parts mount; ``close_hub`` closes the hub on shutdown; ``web_key`` is
+    the page's session key (``sdlc-hub serve`` keeps it in the data dir; a fresh one when not given).
     """
 
     @asynccontextmanager
@@ -51,6 +59,8 @@ def create_app(
     plugins: list[Any] = [DocumentedAttrsPlugin(), CommandSchemaPlugin()]
     if mcp:
         plugins.append(McpPlugin())
+    page = WebPage(key=web_key or os.urandom(32))
+    plugins.append(page)
     app = Litestar(
         route_handlers=[*ROUTES, *extra_route_handlers],
         guards=[guard],
@@ -61,4 +71,5 @@ def create_app(
         plugins=plugins,
     )
     app.state.hub = hub
+    page.attach(app)
     return app

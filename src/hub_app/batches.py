@@ -44,6 +44,7 @@ __all__ = [
     "get_command",
     "list_batches",
     "resolved_in_batch",
+    "retry_batch",
     "retry_command",
     "store_batch",
     "validate",
@@ -164,8 +165,11 @@ async def resolved_in_batch(unit: Unit, batch_id: int) -> dict[str, str]:
     return resolved_keys(outcomes[batch_id])
 
 
-async def retry_command(unit: Unit, command_id: int, *, token_name: str | None) -> BatchCreated:
-    """``POST /commands/{id}/retry``: a new batch with the same command (temp keys resolved), validated as new."""
+async def retry_batch(unit: Unit, command_id: int) -> dict[str, Any]:
+    """The batch a retry of the command would create: one command, same params, resolved temp keys substituted.
+
+    409 unless the command is failed, skipped or cancelled. The page shows it before the person confirms.
+    """
     found = await command(unit, command_id)
     if found.status not in RETRYABLE:
         raise ConflictError(
@@ -186,4 +190,10 @@ async def retry_command(unit: Unit, command_id: int, *, token_name: str | None) 
     )
     if body.get("project") is None:
         body.pop("project")
+    return body
+
+
+async def retry_command(unit: Unit, command_id: int, *, token_name: str | None) -> BatchCreated:
+    """``POST /commands/{id}/retry``: a new batch with the same command (temp keys resolved), validated as new."""
+    body = await retry_batch(unit, command_id)
     return await create_batch(unit, body, token_name=token_name, retry_of=command_id)

@@ -26,6 +26,7 @@ from hub_app.bodies import TokenIn
 from hub_app.roles import Role
 from hub_app.runtime import Hub, open_hub
 from hub_app.views import TokenView
+from hub_app.web import session_key
 from reconcile.errors import ReconcileError
 
 __all__ = ["main"]
@@ -111,7 +112,7 @@ def _serve(args: argparse.Namespace) -> int:
     data_dir, url = _storage(args)
     asyncio.run(_with_hub(args, lambda hub: asyncio.sleep(0)))  # migrations, before serving
     hub = Hub(database=Database(make_engine(url or sqlite_url(data_dir))), files=FileStore(data_dir / "files"))
-    app = create_app(hub, close_hub=True)
+    app = create_app(hub, close_hub=True, web_key=session_key(data_dir))
     print(f"sdlc-hub: http://{args.host}:{args.port} (data dir {data_dir.resolve()})", flush=True)
     # A claim may be waiting in a long poll for up to claim_wait_seconds: on SIGTERM it is cut after a second
     # (the agent sees a dropped connection and claims again from the next hub), not waited for.

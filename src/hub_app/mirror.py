@@ -10,18 +10,30 @@ from reconcile.commands import is_jira_key
 from reconcile.errors import ValidationError
 from reconcile.records import HistoryEntry
 
-__all__ = ["add_note", "get_issue", "issue_history", "list_issues", "list_notes"]
+__all__ = ["add_note", "get_issue", "issue_history", "list_issues", "list_notes", "slice_statuses"]
 
 
 async def list_issues(
-    unit: Unit, *, project_name: str | None = None, limit: int | None = None, offset: int | None = None
+    unit: Unit,
+    *,
+    project_name: str | None = None,
+    text: str | None = None,
+    status: str | None = None,
+    limit: int | None = None,
+    offset: int | None = None,
 ) -> Items[IssueView]:
-    """A project's slice (issues with its label, exact match, not vanished), or every issue."""
+    """A project's slice (issues with its label, exact match, not vanished), or every issue; ``text`` narrows it
+    to keys or summaries containing it, ``status`` to one status."""
     size, start = page_bounds(limit, offset)
     if project_name is not None:
         await project(unit, project_name)
-    entries, total = await unit.db.mirror.slice(project_name, limit=size, offset=start)
+    entries, total = await unit.db.mirror.slice(project_name, limit=size, offset=start, text=text, status=status)
     return Items(items=[IssueView.of(entry) for entry in entries], total=total)
+
+
+async def slice_statuses(unit: Unit, project_name: str) -> list[str]:
+    """The statuses found in a project's slice (what its status filter offers)."""
+    return await unit.db.mirror.statuses(project_name)
 
 
 async def get_issue(unit: Unit, key: str) -> IssueDetail:

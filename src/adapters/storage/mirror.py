@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 import attrs
-from sqlalchemy import Row, Table, delete, func, select, update
+from sqlalchemy import Row, Select, Table, delete, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -57,6 +57,18 @@ def _issue(row: Row[Any], links: Sequence[MirrorLink]) -> MirrorIssue:
         sprint=SprintRef(id=sprint["id"], name=sprint["name"], state=sprint["state"]) if sprint else None,
         links=tuple(links),
     )
+
+
+def _narrowed(query: Select[Any], *, text: str | None, status: str | None) -> Select[Any]:
+    """The slice's filters: ``text`` in the key or summary (case-insensitive), the exact ``status``."""
+    if text:
+        pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        query = query.where(
+            or_(_ISSUE.c.key.ilike(pattern, escape="\\"), _ISSUE.c.summary.ilike(pattern, escape="\\"))
+        )
+    if status:
+        query = query.where(_ISSUE.c.status == status)
+    return query
 
 
 class MirrorRepository:
@@ -113,9 +125,12 @@ class MirrorRepository:
         entries = await self._entries(rows)
         return entries[0] if entries else None
 
-    async def slice(self, project: str | None, *, limit: int, offset: int) -> tuple[list[MirrorEntry], int]:
-        """A page of a project's slice (its label, exact match, not vanished) or of every issue, by key."""
-        query = select(_ISSUE).order_by(_ISSUE.c.key)
+    async def slice(
+        self, project: str | None, *, limit: int, offset: int, text: str | None = None, status: str | None = None
+    ) -> tuple[list[MirrorEntry], int]:
+        """A page of a project's slice (its label, exact match, not vanished) or of every issue, by key; ``text``
+        narrows it to keys or summaries containing it (case-insensitive), ``status`` to that exact status."""
+        query = _narrowed(select(_ISSUE), text=text, status=status).order_by(_ISSUE.c.key)
         if project is not None:
             query = query.where(_ISSUE.c.vanished_at.is_(None))
         rows = [
@@ -124,6 +139,14 @@ class MirrorRepository:
             if project is None or project in (row.labels or ())
         ]
         return await self._entries(rows[offset : offset + limit]), len(rows)
+
+    async def statuses(self, project: str) -> list[str]:
+        """The statuses the issues of a project's slice have, in alphabetical order."""
+        query = select(_ISSUE.c.status, _ISSUE.c.labels).where(
+            _ISSUE.c.vanished_at.is_(None), _ISSUE.c.status.is_not(None)
+        )
+        found = {status for status, labels in (await self._session.execute(query)).all() if project in (labels or ())}
+        return sorted(found)
 
     async def history(self, key: str, *, limit: int, offset: int) -> tuple[list[HistoryEntry], int]:
         """A page of an issue's journal, oldest first."""

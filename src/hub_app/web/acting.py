@@ -1,0 +1,60 @@
+"""Running the hub's operations for a view: a read in one transaction, or an action whose refusal is shown.
+
+The views call the same operations as the API (:mod:`hub_app.batches`, :mod:`hub_app.mirror`, …); a refused
+action (the core's 422 or 409) rolls its transaction back and hands the message to the view to show inline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import attrs
+from litestar import Request
+from litestar.exceptions import ClientException
+
+from hub_app.api.auth import caller_of, hub_of
+from hub_app.api.json_body import decode_json
+from hub_app.runtime import Unit
+from reconcile.errors import ConflictError, ValidationError
+
+__all__ = ["Outcome", "attempt", "author", "read", "read_json"]
+
+T = TypeVar("T")
+
+
+async def read(request: Request[Any, Any, Any], operation: Callable[[Unit], Awaitable[T]]) -> T:
+    """One operation in one transaction (its errors go to the page's error handlers)."""
+    async with hub_of(request).unit() as unit:
+        return await operation(unit)
+
+
+@attrs.frozen
+class Outcome:
+    """What an action gave, or the message (the seed's words) it was refused with."""
+
+    value: Any = None
+    error: str | None = None
+
+
+async def attempt(request: Request[Any, Any, Any], operation: Callable[[Unit], Awaitable[Any]]) -> Outcome:
+    """An action in one transaction; a 422 or 409 rolls it back and becomes :attr:`Outcome.error`."""
+    try:
+        return Outcome(value=await read(request, operation))
+    except (ValidationError, ConflictError) as exc:
+        return Outcome(error=exc.message)
+
+
+def author(request: Request[Any, Any, Any]) -> str:
+    """The name of the token the person logged in with (batches' ``token_name``, notes' author)."""
+    return caller_of(request).name
+
+
+def read_json(raw: bytes) -> Outcome:
+    """JSON typed into a form, read as the API reads a body: the value, or the API's refusal in its words."""
+    try:
+        return Outcome(value=decode_json(raw))
+    except ClientException as exc:
+        return Outcome(error=str(exc.detail))
+    except ValidationError as exc:
+        return Outcome(error=exc.message)

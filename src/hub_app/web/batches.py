@@ -1,0 +1,144 @@
+"""A batch (``/batches/{id}``) and a command (``/commands/{id}``): reading them, cancelling, retrying.
+
+«Отменить» cancels what is queued at once; «Отменить принудительно» and «Повторить» first show a confirmation
+page (it works without JavaScript): the forced cancel explains that a command already with the agent may still
+be written, the retry shows the batch it will create with its parameters. Each action answers with a redirect
+to the page that shows its result (and its refusal, in the hub's words).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, get, post
+from litestar.response import Redirect, Template
+
+from hub_app import batches
+from hub_app.bodies import CancelIn
+from hub_app.runtime import Unit
+from hub_app.views import iso
+from hub_app.web.acting import attempt, author, read
+from hub_app.web.render import flash, form_text, fragment, is_htmx, page, safe_next
+
+__all__ = ["ROUTES", "STILL_WRITTEN"]
+
+#: What «Отменить принудительно» asks the person to understand before confirming.
+STILL_WRITTEN = (
+    "Команда, уже выданная агенту, может всё равно быть записана в Jira: если агент уже начал писать, он "
+    "допишет её; если он ещё выжидает паузу, он бросит её, ничего не записав. Что в итоге в Jira, покажет "
+    "следующее обновление зеркала."
+)
+
+
+@get("/batches")
+async def batches_list() -> Redirect:
+    """The batches are listed on «Очередь»."""
+    return Redirect("/", status_code=303)
+
+
+@get("/batches/{batch_id:int}")
+async def batch_view(request: Request[Any, Any, Any], batch_id: int) -> Template:
+    detail = await read(request, lambda u: batches.get_batch(u, batch_id))
+    if is_htmx(request):
+        return fragment(request, "_batch.html", batch=detail)
+    return page(request, "batch.html", batch=detail)
+
+
+@get("/batches/{batch_id:int}/cancel")
+async def batch_cancel_confirm(request: Request[Any, Any, Any], batch_id: int) -> Template:
+    """The confirmation of «Отменить принудительно» for the whole batch."""
+    detail = await read(request, lambda u: batches.get_batch(u, batch_id))
+    claimed = [c for c in detail.commands if c.status == "claimed"]
+    return page(
+        request,
+        "confirm_cancel.html",
+        action=f"/batches/{batch_id}/cancel",
+        back=f"/batches/{batch_id}",
+        what=f"пакет {batch_id} «{detail.title}»",
+        claimed=claimed,
+        warning=STILL_WRITTEN,
+    )
+
+
+@post("/batches/{batch_id:int}/cancel")
+async def batch_cancel(request: Request[Any, Any, Any], batch_id: int) -> Redirect:
+    force = form_text(await request.form(), "force") == "true"
+
+    async def cancel(unit: Unit) -> str:
+        after = await batches.cancel_batch(unit, batch_id, CancelIn(force=force))
+        now = iso(unit.now)
+        count = sum(1 for c in after.commands if c.status == "cancelled" and c.finished_at == now)
+        told = f"отменено команд: {count}"
+        for left in (c for c in after.commands if c.status == "claimed"):
+            told += f"; команда {left.id} уже у агента и выполняется («Отменить принудительно» отменит и её)"
+        return told
+
+    outcome = await attempt(request, cancel)
+    flash(request, outcome.error or outcome.value, error=outcome.error is not None)
+    return Redirect(f"/batches/{batch_id}", status_code=303)
+
+
+@get("/commands/{command_id:int}")
+async def command_view(request: Request[Any, Any, Any], command_id: int) -> Template:
+    command = await read(request, lambda u: batches.get_command(u, command_id))
+    return page(request, "command.html", command=command)
+
+
+@get("/commands/{command_id:int}/cancel")
+async def command_cancel_confirm(request: Request[Any, Any, Any], command_id: int) -> Template:
+    """The confirmation of «Отменить принудительно» for one command."""
+    command = await read(request, lambda u: batches.get_command(u, command_id))
+    return page(
+        request,
+        "confirm_cancel.html",
+        action=f"/commands/{command_id}/cancel",
+        back=f"/batches/{command.batch_id}",
+        what=f"команду {command_id} ({command.type})",
+        claimed=[command] if command.status == "claimed" else [],
+        warning=STILL_WRITTEN,
+    )
+
+
+@post("/commands/{command_id:int}/cancel")
+async def command_cancel(request: Request[Any, Any, Any], command_id: int) -> Redirect:
+    form = await request.form()
+    force = form_text(form, "force") == "true"
+    outcome = await attempt(request, lambda u: batches.cancel_command(u, command_id, CancelIn(force=force)))
+    flash(request, outcome.error or f"команда {command_id} отменена", error=outcome.error is not None)
+    return Redirect(safe_next(form_text(form, "back") or f"/commands/{command_id}"), status_code=303)
+
+
+@get("/commands/{command_id:int}/retry")
+async def command_retry_confirm(request: Request[Any, Any, Any], command_id: int) -> Template:
+    """«Повторить» shows the batch it will create (its parameters) before the person confirms."""
+
+    async def look(unit: Unit) -> dict[str, Any]:
+        return {
+            "command": await batches.get_command(unit, command_id),
+            "body": await batches.retry_batch(unit, command_id),
+        }
+
+    return page(request, "confirm_retry.html", **await read(request, look))
+
+
+@post("/commands/{command_id:int}/retry")
+async def command_retry(request: Request[Any, Any, Any], command_id: int) -> Redirect:
+    outcome = await attempt(request, lambda u: batches.retry_command(u, command_id, token_name=author(request)))
+    if outcome.error is not None:
+        flash(request, outcome.error, error=True)
+        return Redirect(f"/commands/{command_id}", status_code=303)
+    flash(request, f"создан пакет {outcome.value.id}: повтор команды {command_id}")
+    return Redirect(f"/batches/{outcome.value.id}", status_code=303)
+
+
+ROUTES = [
+    batches_list,
+    batch_view,
+    batch_cancel_confirm,
+    batch_cancel,
+    command_view,
+    command_cancel_confirm,
+    command_cancel,
+    command_retry_confirm,
+    command_retry,
+]

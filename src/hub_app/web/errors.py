@@ -1,0 +1,70 @@
+"""The page's answers to errors: a page in Russian with the hub's own message, never JSON.
+
+Errors an action expects (a 422 of a batch, a 409 of a cancel) are shown inline by the view itself; what
+reaches these handlers is what has no better place: an unknown batch, a role that may not, a stale form.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, NotFoundException, PermissionDeniedException
+
+from hub_app.admin import NotFoundError
+from hub_app.api.errors import INTERNAL_ERROR
+from hub_app.web.render import page
+from hub_app.web.session import LoginRequired, PageRefused, login_redirect
+from reconcile.errors import ConflictError, ValidationError
+
+__all__ = ["CSRF_REFUSED", "NO_SUCH_PAGE", "page_exception_handlers"]
+
+log = logging.getLogger("hub_app")
+
+CSRF_REFUSED = "форма устарела или отправлена не с этой страницы: обновите страницу и повторите"
+NO_SUCH_PAGE = "такой страницы нет"
+
+
+def error_page(request: Request[Any, Any, Any], status: int, message: str) -> Response[Any]:
+    return page(request, "error.html", status_code=status, status=status, message=message)
+
+
+def _login(request: Request[Any, Any, Any], _: Exception) -> Response[Any]:
+    return login_redirect(request)
+
+
+def _refused(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    if isinstance(exc, PageRefused):
+        return error_page(request, 403, str(exc.detail))
+    return error_page(request, 403, CSRF_REFUSED)  # the only other refusal here is the CSRF middleware's
+
+
+def _core(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    assert isinstance(exc, NotFoundError | ValidationError | ConflictError)
+    status = 404 if isinstance(exc, NotFoundError) else 422 if isinstance(exc, ValidationError) else 409
+    return error_page(request, status, exc.message)
+
+
+def _http(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    assert isinstance(exc, HTTPException)
+    if isinstance(exc, NotFoundException):
+        return error_page(request, 404, NO_SUCH_PAGE)
+    return error_page(request, exc.status_code, str(exc.detail))
+
+
+def _internal(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    log.error("unhandled error", exc_info=exc, extra={"path": request.url.path, "method": request.method})
+    return error_page(request, 500, INTERNAL_ERROR)
+
+
+def page_exception_handlers() -> dict[int | type[Exception], Any]:
+    return {
+        LoginRequired: _login,
+        PermissionDeniedException: _refused,
+        NotFoundError: _core,
+        ValidationError: _core,
+        ConflictError: _core,
+        HTTPException: _http,
+        Exception: _internal,
+    }

@@ -1,0 +1,58 @@
+"""One issue of the mirror (``/issues/{key}``): its fields and links, the hub's notes on it («Добавить заметку»)
+and its journal of changes in Jira, paged."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, get, post
+from litestar.response import Redirect, Template
+
+from hub_app import mirror
+from hub_app.bodies import NoteIn, parse
+from hub_app.runtime import Unit
+from hub_app.web.acting import attempt, author, read
+from hub_app.web.queue import PageNumber, pages
+from hub_app.web.render import flash, form_text, page
+
+__all__ = ["HISTORY_PER_PAGE", "ROUTES"]
+
+HISTORY_PER_PAGE = 50
+
+
+async def _issue_page(
+    request: Request[Any, Any, Any], key: str, number: int, *, status_code: int = 200, **context: Any
+) -> Template:
+    async def look(unit: Unit) -> dict[str, Any]:
+        journal = await mirror.issue_history(unit, key, limit=HISTORY_PER_PAGE, offset=(number - 1) * HISTORY_PER_PAGE)
+        return {
+            "issue": await mirror.get_issue(unit, key),
+            "journal": journal.items,
+            "journal_total": journal.total,
+            "pages": pages(journal.total, HISTORY_PER_PAGE),
+        }
+
+    found = await read(request, look)
+    return page(request, "issue.html", status_code=status_code, number=number, **found, **context)
+
+
+@get("/issues/{key:str}")
+async def issue_view(request: Request[Any, Any, Any], key: str, number: PageNumber = 1) -> Template:
+    return await _issue_page(request, key, number, note="", error=None)
+
+
+@post("/issues/{key:str}/notes")
+async def note_add(request: Request[Any, Any, Any], key: str) -> Template | Redirect:
+    """«Добавить заметку»: a note of the hub on this issue (never written to Jira)."""
+    text = form_text(await request.form(), "text")
+    name = author(request)
+    outcome = await attempt(
+        request, lambda u: mirror.add_note(u, parse(NoteIn, {"key": key, "text": text}), author=name)
+    )
+    if outcome.error is not None:
+        return await _issue_page(request, key, 1, status_code=422, note=text, error=outcome.error)
+    flash(request, "заметка добавлена")
+    return Redirect(f"/issues/{key}", status_code=303)
+
+
+ROUTES = [issue_view, note_add]

@@ -1,0 +1,63 @@
+"""What the page says in Russian where the hub's values are English words (DESIGN.md 8), and how it shows
+times, durations and JSON."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+__all__ = ["APPROVAL_LABELS", "STATUS_LABELS", "duration", "pretty_json", "status_label", "when"]
+
+STATUS_LABELS: dict[str, str] = {
+    "queued": "в очереди",
+    "claimed": "выполняется",
+    "done": "выполнена",
+    "failed": "ошибка",
+    "skipped": "пропущена",
+    "cancelled": "отменена",
+    "confirmed_by_state": "подтверждена по состоянию",
+}
+
+APPROVAL_LABELS: dict[str, str] = {
+    "pending": "ждёт одобрения",
+    "approved": "одобрен",
+    "rejected": "отклонён",
+}
+
+
+def status_label(status: str) -> str:
+    """A command's status as the page shows it (an unknown one as it is)."""
+    return STATUS_LABELS.get(status, status)
+
+
+def when(value: str | datetime | None) -> str:
+    """A moment as ``2026-10-22 09:00:00 UTC`` (the hub's times are UTC); ``—`` for none."""
+    if value is None:
+        return "—"
+    try:
+        moment = value if isinstance(value, datetime) else datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return str(value)  # a time Jira wrote in a shape of its own: shown as it came
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def duration(seconds: float | None) -> str:
+    """A span of time as a person reads it: «2 ч 5 мин», «4 мин 10 с», «12 с», «0,5 с»."""
+    if seconds is None:
+        return "—"
+    if seconds < 10 and seconds != int(seconds):
+        return f"{seconds:.1f}".replace(".", ",") + " с"
+    total = round(seconds)
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours} ч {minutes} мин" if minutes else f"{hours} ч"
+    if minutes:
+        return f"{minutes} мин {secs} с" if secs else f"{minutes} мин"
+    return f"{secs} с"
+
+
+def pretty_json(value: Any) -> str:
+    """JSON indented for reading, Cyrillic as it is."""
+    return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False)

@@ -1,0 +1,80 @@
+"""«Новый пакет» (``/new``): paste or upload a batch's JSON, «Проверить» shows the plan, «В очередь» creates it.
+
+The JSON is the body of ``POST /batches``, read with the API's own parser (the same refusals); the «Автор»
+field, prefilled with the name of the person's token, sets ``author``. «Проверить» is the dry run (nothing is
+written) and shows each command's predicted writes, or the 422 in the seed's words, under the form.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, get, post
+from litestar.datastructures import UploadFile
+from litestar.response import Redirect, Template
+
+from hub_app import batches, plan
+from hub_app.runtime import Unit
+from hub_app.views import BatchCreated
+from hub_app.web.acting import Outcome, attempt, author, read_json
+from hub_app.web.render import flash, form_text, fragment, is_htmx, page
+
+__all__ = ["ROUTES"]
+
+EXAMPLE = """{
+  "title": "Сверка оборотов",
+  "project": "AWPCA",
+  "commands": [
+    {"type": "ensure_fields", "params": {"key": "AURORA-1533", "duedate": "2026-10-23"}}
+  ]
+}"""
+
+
+async def _submitted(request: Request[Any, Any, Any]) -> tuple[str, str, Outcome]:
+    """The form's author and text (an uploaded file replaces the text) and the batch body, or why it is none."""
+    form = await request.form()
+    text, who = form_text(form, "batch"), form_text(form, "author").strip()
+    upload = form.get("file")
+    raw = text.encode()
+    if isinstance(upload, UploadFile) and upload.filename:
+        raw = await upload.read()
+        text = raw.decode("utf-8", errors="replace")
+    body = read_json(raw)
+    if isinstance(body.value, dict) and who:
+        body.value["author"] = who
+    return who, text, body
+
+
+@get("/new")
+async def new_form(request: Request[Any, Any, Any]) -> Template:
+    return page(request, "new.html", author=author(request), text=EXAMPLE, plan=None, error=None)
+
+
+@post("/new/plan")
+async def new_plan(request: Request[Any, Any, Any]) -> Template:
+    """«Проверить»: the dry run's plan, or the refusal; nothing is written."""
+    who, text, body = await _submitted(request)
+    outcome = body if body.error else await attempt(request, lambda u: plan.dry_run(u, body.value))
+    context = {"plan": outcome.value, "error": outcome.error}
+    if is_htmx(request):
+        return fragment(request, "_plan.html", **context)
+    return page(request, "new.html", status_code=422 if outcome.error else 200, author=who, text=text, **context)
+
+
+@post("/new")
+async def new_batch(request: Request[Any, Any, Any]) -> Template | Redirect:
+    """«В очередь»: the batch is created and its page opens; a refused one stays in the form with the reason."""
+    who, text, body = await _submitted(request)
+    name = author(request)
+
+    async def create(unit: Unit) -> BatchCreated:
+        return await batches.create_batch(unit, body.value, token_name=name)
+
+    outcome = body if body.error else await attempt(request, create)
+    if outcome.error is not None:
+        return page(request, "new.html", status_code=422, author=who, text=text, plan=None, error=outcome.error)
+    flash(request, f"пакет {outcome.value.id} поставлен в очередь")
+    return Redirect(f"/batches/{outcome.value.id}", status_code=303)
+
+
+ROUTES = [new_form, new_plan, new_batch]

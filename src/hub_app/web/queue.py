@@ -1,0 +1,51 @@
+"""«Очередь» (``/``): the agent, the command in flight and its pause, depth and ETA, and the batches, newest first.
+
+The live part is re-fetched by htmx every 2 s while the tab is visible (``static/hub.js``); without JavaScript
+the page is the same, read once.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Request, get
+from litestar.params import Parameter
+from litestar.response import Template
+
+from hub_app import batches, overview
+from hub_app.runtime import Unit
+from hub_app.web.acting import read
+from hub_app.web.render import fragment, is_htmx, page
+
+__all__ = ["BATCHES_PER_PAGE", "ROUTES", "PageNumber", "pages"]
+
+BATCHES_PER_PAGE = 20
+
+#: ``?page=N`` of a paged view (1-based).
+PageNumber = Annotated[int, Parameter(query="page", ge=1, le=2**31)]
+
+
+def pages(total: int, size: int) -> int:
+    """How many pages ``total`` rows make (at least one, empty)."""
+    return max(1, -(-total // size))
+
+
+@get("/")
+async def queue_view(request: Request[Any, Any, Any], number: PageNumber = 1) -> Template:
+    async def look(unit: Unit) -> dict[str, Any]:
+        listed = await batches.list_batches(unit, limit=BATCHES_PER_PAGE, offset=(number - 1) * BATCHES_PER_PAGE)
+        return {
+            "overview": await overview.queue_overview(unit),
+            "batches": listed.items,
+            "total": listed.total,
+            "number": number,
+            "pages": pages(listed.total, BATCHES_PER_PAGE),
+        }
+
+    context = await read(request, look)
+    if is_htmx(request):
+        return fragment(request, "_queue.html", **context)
+    return page(request, "queue.html", **context)
+
+
+ROUTES = [queue_view]

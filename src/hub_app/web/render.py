@@ -1,0 +1,114 @@
+"""Rendering the page: the Jinja environment and its filters, full pages and htmx fragments, one-time messages.
+
+Every view renders a full page for a browser without JavaScript and, asked by htmx (``HX-Request``), only the
+fragment it swaps in. Templates autoescape and fail on an unknown name (``StrictUndefined``), so a typo is an
+error in the tests, not a blank cell.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from litestar import Request
+from litestar.datastructures import FormMultiDict
+from litestar.plugins.jinja import JinjaTemplateEngine
+from litestar.response import Template
+from litestar.template import TemplateConfig
+
+from hub_app.web.labels import APPROVAL_LABELS, STATUS_LABELS, duration, pretty_json, status_label, when
+
+__all__ = [
+    "PAGE_PREFIX",
+    "flash",
+    "form_text",
+    "fragment",
+    "is_htmx",
+    "page",
+    "public_path",
+    "safe_next",
+    "template_config",
+]
+
+#: Where the page's routes live inside the app; browsers reach them by their public paths (see ``page.py``).
+PAGE_PREFIX = "/_page"
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+_FLASH = "flash"
+
+
+def _environment() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(status=status_label, when=when, duration=duration, pretty=pretty_json)
+    env.globals.update(STATUS_LABELS=STATUS_LABELS, APPROVAL_LABELS=APPROVAL_LABELS)
+    env.policies["json.dumps_kwargs"] = {"ensure_ascii": False, "sort_keys": False}
+    return env
+
+
+def template_config() -> TemplateConfig[JinjaTemplateEngine]:
+    return TemplateConfig(instance=JinjaTemplateEngine.from_environment(_environment()))
+
+
+def is_htmx(request: Request[Any, Any, Any]) -> bool:
+    return request.headers.get("hx-request") == "true"
+
+
+def public_path(request: Request[Any, Any, Any], *, with_query: bool = False) -> str:
+    """The path the browser asked for (the app routes it under :data:`PAGE_PREFIX`)."""
+    path = request.url.path
+    if path.startswith(PAGE_PREFIX):
+        path = path[len(PAGE_PREFIX) :] or "/"
+    if with_query and request.url.query:
+        path += "?" + request.url.query
+    return path
+
+
+def safe_next(value: str | None) -> str:
+    """A place on this hub to go after login: a local path, never another site (``//evil``, ``https://…``)."""
+    if not value or not value.startswith("/") or value.startswith("//") or "\\" in value:
+        return "/"
+    return value
+
+
+def form_text(form: FormMultiDict, name: str) -> str:
+    """A text field of a submitted form (``""`` when absent or a file)."""
+    value = form.get(name)
+    return value if isinstance(value, str) else ""
+
+
+def flash(request: Request[Any, Any, Any], text: str, *, error: bool = False) -> None:
+    """A message for the next full page (after a redirect): what an action did, or why it was refused."""
+    messages = list(request.session.get(_FLASH) or [])
+    messages.append({"text": text, "error": error})
+    request.session[_FLASH] = messages
+
+
+def _context(request: Request[Any, Any, Any], context: dict[str, Any]) -> dict[str, Any]:
+    caller = request.state.get("caller")
+    return {
+        "caller": caller,
+        "is_admin": caller is not None and caller.role == "admin",
+        "here": public_path(request),
+        **context,
+    }
+
+
+def page(request: Request[Any, Any, Any], template: str, *, status_code: int = 200, **context: Any) -> Template:
+    """A full page; it shows (and so clears) the messages left by the previous action."""
+    messages: list[dict[str, Any]] = []
+    if request.scope.get("session"):
+        messages = list(request.session.pop(_FLASH, None) or [])
+    return Template(template, context={**_context(request, context), "messages": messages}, status_code=status_code)
+
+
+def fragment(request: Request[Any, Any, Any], template: str, *, status_code: int = 200, **context: Any) -> Template:
+    """The part of a page htmx swaps in (messages stay for the next full page)."""
+    return Template(template, context=_context(request, context), status_code=status_code)

@@ -1,0 +1,178 @@
+"""Who is looking at the page: login with a token into a signed session cookie, the guard of every view, «Выйти».
+
+The session cookie (Litestar's client-side session: AES-GCM, so signed and sealed; HttpOnly, SameSite=Strict)
+holds only the sha256 of the person's token, the same digest the hub stores: every request looks the token up
+again, so a revoked token ends its sessions at once. The key comes from the hub's data dir
+(:func:`session_key`, generated once); the CSRF secret is derived from it. An agent token opens no page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from litestar import Request, Response, get, post
+from litestar.config.csrf import CSRFConfig
+from litestar.connection import ASGIConnection
+from litestar.exceptions import PermissionDeniedException
+from litestar.handlers.base import BaseRouteHandler
+from litestar.middleware import DefineMiddleware
+from litestar.middleware.csrf import CSRFMiddleware
+from litestar.middleware.session import SessionMiddleware
+from litestar.middleware.session.client_side import ClientSideSessionBackend, CookieBackendConfig
+from litestar.params import Parameter
+from litestar.response import Redirect, Template
+from litestar.types import ASGIApp
+
+from hub_app import admin
+from hub_app.api.auth import hub_of
+from hub_app.roles import INTERFACE, Caller, Role
+from hub_app.web.render import form_text, page, public_path, safe_next
+
+__all__ = [
+    "ADMIN_ONLY",
+    "AGENT_REFUSED",
+    "KEY_FILE",
+    "ROUTES",
+    "WRONG_TOKEN",
+    "LoginRequired",
+    "PageRefused",
+    "page_guard",
+    "page_middleware",
+    "session_key",
+]
+
+AGENT_REFUSED = "токен агента не открывает страницу"
+WRONG_TOKEN = "неверный токен"
+ADMIN_ONLY = "это может только администратор"
+
+#: The file in the hub's data dir that keeps the page's session key.
+KEY_FILE = "web-session.key"
+_KEY_BYTES = 32
+_SESSION_TOKEN = "token"
+
+
+class LoginRequired(Exception):
+    """No valid session: the page sends the person to ``/login``."""
+
+
+class PageRefused(PermissionDeniedException):
+    """The person's role may not do this (an interface token on an admin's form)."""
+
+
+def session_key(data_dir: Path) -> bytes:
+    """The page's session key kept in ``data_dir`` (created once, readable by the hub's user only)."""
+    path = data_dir / KEY_FILE
+    if not path.exists():
+        data_dir.mkdir(parents=True, exist_ok=True)
+        fresh = data_dir / f".{KEY_FILE}.{secrets.token_hex(4)}"
+        fd = os.open(fresh, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.write(os.urandom(_KEY_BYTES))
+        try:
+            os.link(fresh, path)  # two hubs starting at once: the first key stays, the other is dropped
+        except FileExistsError:
+            pass
+        finally:
+            fresh.unlink()
+    key = path.read_bytes()
+    if len(key) != _KEY_BYTES:
+        raise ValueError(f"{path}: ожидается ключ из {_KEY_BYTES} байт; удалите файл, хаб создаст новый")
+    return key
+
+
+def _derived(key: bytes, purpose: bytes) -> bytes:
+    return hmac.new(key, purpose, hashlib.sha256).digest()
+
+
+def page_middleware(key: bytes) -> list[DefineMiddleware]:
+    """The session (outer) and CSRF middleware of every view, keyed by the page's session key."""
+    session = CookieBackendConfig(
+        secret=_derived(key, b"session"),
+        key="hub_session",
+        httponly=True,
+        samesite="strict",
+        max_age=12 * 3600,
+    )
+    csrf = CSRFConfig(
+        secret=_derived(key, b"csrf").hex(),
+        cookie_name="hub_csrf",
+        cookie_httponly=True,
+        cookie_samesite="strict",
+    )
+    return [DefineMiddleware(_session_middleware, config=session), DefineMiddleware(CSRFMiddleware, config=csrf)]
+
+
+def _session_middleware(app: ASGIApp, config: CookieBackendConfig) -> ASGIApp:
+    # Built when the app is (Litestar copies routers, and the cipher of a ready backend cannot be copied).
+    return SessionMiddleware(app=app, backend=ClientSideSessionBackend(config=config))
+
+
+async def _session_caller(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller | None:
+    digest = connection.session.get(_SESSION_TOKEN) if connection.scope.get("session") else None
+    if not isinstance(digest, str):
+        return None
+    async with hub_of(connection).unit() as unit:
+        caller = await admin.caller_by_digest(unit, digest)
+    return caller if caller is not None and caller.role is not Role.AGENT else None
+
+
+async def page_guard(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
+    """Every view but the login needs a session of an interface or admin token; some need admin."""
+    if handler.opt.get("page_public"):
+        return
+    caller = await _session_caller(connection)
+    if caller is None:
+        raise LoginRequired
+    connection.state.caller = caller
+    if caller.role not in handler.opt.get("page_roles", INTERFACE):
+        raise PageRefused(ADMIN_ONLY)
+
+
+@get("/login", opt={"page_public": True})
+async def login_form(
+    request: Request[Any, Any, Any], target: Annotated[str, Parameter(query="next", max_length=2000)] = "/"
+) -> Template:
+    return page(request, "login.html", next=safe_next(target))
+
+
+@post("/login", opt={"page_public": True})
+async def login(request: Request[Any, Any, Any]) -> Response[Any]:
+    form = await request.form()
+    secret, target = form_text(form, "token").strip(), safe_next(form_text(form, "next"))
+    caller = None
+    if secret:
+        async with hub_of(request).unit() as unit:
+            caller = await admin.authenticate(unit, secret)
+    if caller is None:
+        return page(request, "login.html", status_code=401, next=target, error=WRONG_TOKEN)
+    if caller.role is Role.AGENT:
+        return page(request, "login.html", status_code=403, next=target, error=AGENT_REFUSED)
+    request.set_session({_SESSION_TOKEN: admin.token_digest(secret)})
+    return Redirect(target, status_code=303)
+
+
+@post("/logout", opt={"page_public": True})
+async def logout(request: Request[Any, Any, Any]) -> Redirect:
+    """«Выйти»: the session ends (its cookie is cleared)."""
+    request.clear_session()
+    return Redirect("/login", status_code=303)
+
+
+def login_redirect(request: Request[Any, Any, Any]) -> Response[Any]:
+    """Where a request without a session goes: ``/login?next=<here>`` (htmx: a full navigation)."""
+    target = "/login"
+    here = public_path(request, with_query=True)
+    if request.method == "GET" and here != "/":
+        target = f"/login?next={quote(here, safe='/')}"
+    if request.headers.get("hx-request"):
+        return Response(b"", status_code=200, headers={"HX-Redirect": target})
+    return Redirect(target, status_code=303)
+
+
+ROUTES = [login_form, login, logout]
