@@ -33,6 +33,10 @@ def is_postgres(engine: AsyncEngine) -> bool:
     return engine.dialect.name == "postgresql"
 
 
+def _unicode_lower(value: Any) -> Any:
+    return value.lower() if isinstance(value, str) else value
+
+
 def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
     """An async engine for ``url`` (``sqlite+aiosqlite://…`` or ``postgresql+asyncpg://…``)."""
     parsed = make_url(url)
@@ -47,6 +51,8 @@ def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA busy_timeout=60000")
             cursor.close()
+            # SQLite's own lower() knows only ASCII; ILIKE (lower … LIKE lower …) must match «Сверка» by «сВЕРКА».
+            dbapi_connection.create_function("lower", 1, _unicode_lower, deterministic=True)
 
         @event.listens_for(engine.sync_engine, "begin")
         def _on_begin(conn: Connection) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Request, get, post
+from litestar.params import FromPath
 from litestar.response import Redirect, Template
 
 from hub_app import batches
@@ -37,7 +38,7 @@ async def batches_list() -> Redirect:
 
 
 @get("/batches/{batch_id:int}")
-async def batch_view(request: Request[Any, Any, Any], batch_id: int) -> Template:
+async def batch_view(request: Request[Any, Any, Any], batch_id: FromPath[int]) -> Template:
     detail = await read(request, lambda u: batches.get_batch(u, batch_id))
     if is_htmx(request):
         return fragment(request, "_batch.html", batch=detail)
@@ -45,7 +46,7 @@ async def batch_view(request: Request[Any, Any, Any], batch_id: int) -> Template
 
 
 @get("/batches/{batch_id:int}/cancel")
-async def batch_cancel_confirm(request: Request[Any, Any, Any], batch_id: int) -> Template:
+async def batch_cancel_confirm(request: Request[Any, Any, Any], batch_id: FromPath[int]) -> Template:
     """The confirmation of «Отменить принудительно» for the whole batch."""
     detail = await read(request, lambda u: batches.get_batch(u, batch_id))
     claimed = [c for c in detail.commands if c.status == "claimed"]
@@ -61,7 +62,7 @@ async def batch_cancel_confirm(request: Request[Any, Any, Any], batch_id: int) -
 
 
 @post("/batches/{batch_id:int}/cancel")
-async def batch_cancel(request: Request[Any, Any, Any], batch_id: int) -> Redirect:
+async def batch_cancel(request: Request[Any, Any, Any], batch_id: FromPath[int]) -> Redirect:
     force = form_text(await request.form(), "force") == "true"
 
     async def cancel(unit: Unit) -> str:
@@ -79,13 +80,13 @@ async def batch_cancel(request: Request[Any, Any, Any], batch_id: int) -> Redire
 
 
 @get("/commands/{command_id:int}")
-async def command_view(request: Request[Any, Any, Any], command_id: int) -> Template:
+async def command_view(request: Request[Any, Any, Any], command_id: FromPath[int]) -> Template:
     command = await read(request, lambda u: batches.get_command(u, command_id))
     return page(request, "command.html", command=command)
 
 
 @get("/commands/{command_id:int}/cancel")
-async def command_cancel_confirm(request: Request[Any, Any, Any], command_id: int) -> Template:
+async def command_cancel_confirm(request: Request[Any, Any, Any], command_id: FromPath[int]) -> Template:
     """The confirmation of «Отменить принудительно» for one command."""
     command = await read(request, lambda u: batches.get_command(u, command_id))
     return page(
@@ -100,7 +101,7 @@ async def command_cancel_confirm(request: Request[Any, Any, Any], command_id: in
 
 
 @post("/commands/{command_id:int}/cancel")
-async def command_cancel(request: Request[Any, Any, Any], command_id: int) -> Redirect:
+async def command_cancel(request: Request[Any, Any, Any], command_id: FromPath[int]) -> Redirect:
     form = await request.form()
     force = form_text(form, "force") == "true"
     outcome = await attempt(request, lambda u: batches.cancel_command(u, command_id, CancelIn(force=force)))
@@ -109,7 +110,7 @@ async def command_cancel(request: Request[Any, Any, Any], command_id: int) -> Re
 
 
 @get("/commands/{command_id:int}/retry")
-async def command_retry_confirm(request: Request[Any, Any, Any], command_id: int) -> Template:
+async def command_retry_confirm(request: Request[Any, Any, Any], command_id: FromPath[int]) -> Template:
     """«Повторить» shows the batch it will create (its parameters) before the person confirms."""
 
     async def look(unit: Unit) -> dict[str, Any]:
@@ -122,7 +123,7 @@ async def command_retry_confirm(request: Request[Any, Any, Any], command_id: int
 
 
 @post("/commands/{command_id:int}/retry")
-async def command_retry(request: Request[Any, Any, Any], command_id: int) -> Redirect:
+async def command_retry(request: Request[Any, Any, Any], command_id: FromPath[int]) -> Redirect:
     outcome = await attempt(request, lambda u: batches.retry_command(u, command_id, token_name=author(request)))
     if outcome.error is not None:
         flash(request, outcome.error, error=True)

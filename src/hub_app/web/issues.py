@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Request, get, post
+from litestar.params import FromPath
 from litestar.response import Redirect, Template
 
 from hub_app import mirror
@@ -37,12 +38,12 @@ async def _issue_page(
 
 
 @get("/issues/{key:str}")
-async def issue_view(request: Request[Any, Any, Any], key: str, number: PageNumber = 1) -> Template:
+async def issue_view(request: Request[Any, Any, Any], key: FromPath[str], number: PageNumber = 1) -> Template:
     return await _issue_page(request, key, number, note="", error=None)
 
 
 @post("/issues/{key:str}/notes")
-async def note_add(request: Request[Any, Any, Any], key: str) -> Template | Redirect:
+async def note_add(request: Request[Any, Any, Any], key: FromPath[str]) -> Template | Redirect:
     """«Добавить заметку»: a note of the hub on this issue (never written to Jira)."""
     text = form_text(await request.form(), "text")
     name = author(request)

@@ -10,19 +10,21 @@ Content-Security-Policy: the page runs only ``/static`` scripts and styles, and 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from litestar import Litestar, Router, get
+from litestar import Litestar, Request, Response, Router
 from litestar.config.app import AppConfig
 from litestar.datastructures import CacheControlHeader
 from litestar.enums import ScopeType
-from litestar.exceptions import NotFoundException
+from litestar.exceptions import HTTPException, NotFoundException
 from litestar.plugins import InitPlugin
 from litestar.static_files import create_static_files_router
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types import ASGIApp, ExceptionHandler, Message, Receive, Scope, Send
 
 from hub_app.web import batches, issues, new, projects, queue, session, settings
-from hub_app.web.errors import page_exception_handlers
+from hub_app.web.errors import NO_SUCH_PAGE, error_page, page_exception_handlers
 from hub_app.web.render import PAGE_PREFIX, template_config
 from hub_app.web.session import page_guard, page_middleware
 
@@ -87,12 +89,19 @@ def page_dispatch(handler: ASGIApp) -> ASGIApp:
     return dispatch
 
 
-@get("/{rest:path}", opt={"page_public": True}, include_in_schema=False)
-async def no_such_page(rest: str) -> None:
-    raise NotFoundException
-
-
 STATIC = Path(__file__).parent / "static"
+
+
+def _not_found(handlers: Mapping[Any, ExceptionHandler[Any]]) -> ExceptionHandler[Any]:
+    """A path of the page that no view has is a page too (routing finds no view, so no view's handler runs)."""
+    api = handlers.get(NotFoundException) or handlers[HTTPException]
+
+    def not_found(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+        if request.url.path.startswith(PAGE_PREFIX):
+            return error_page(request, 404, NO_SUCH_PAGE)
+        return api(request, exc)
+
+    return not_found
 
 
 class WebPage(InitPlugin):
@@ -115,7 +124,6 @@ class WebPage(InitPlugin):
                 *projects.ROUTES,
                 *issues.ROUTES,
                 *settings.ROUTES,
-                no_such_page,
             ],
             middleware=page_middleware(self.key),
             guards=[page_guard],
@@ -130,6 +138,7 @@ class WebPage(InitPlugin):
         )
         app_config.route_handlers.extend([views, static])
         app_config.template_config = template_config()
+        app_config.exception_handlers[NotFoundException] = _not_found(app_config.exception_handlers)
         return app_config
 
     @staticmethod

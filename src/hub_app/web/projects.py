@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from litestar import Request, get, post
-from litestar.params import Parameter
+from litestar.params import FromPath, QueryParameter
 from litestar.response import Redirect, Template
 
 from hub_app import admin, mirror
@@ -61,7 +61,7 @@ async def project_add(request: Request[Any, Any, Any]) -> Redirect:
 
 
 @post("/projects/{name:str}/edit", opt=_ADMIN)
-async def project_change(request: Request[Any, Any, Any], name: str) -> Redirect:
+async def project_change(request: Request[Any, Any, Any], name: FromPath[str]) -> Redirect:
     form = await request.form()
 
     async def change(unit: Unit) -> Any:
@@ -73,7 +73,7 @@ async def project_change(request: Request[Any, Any, Any], name: str) -> Redirect
 
 
 @post("/projects/{name:str}/delete", opt=_ADMIN)
-async def project_delete(request: Request[Any, Any, Any], name: str) -> Redirect:
+async def project_delete(request: Request[Any, Any, Any], name: FromPath[str]) -> Redirect:
     outcome = await attempt(request, lambda u: admin.delete_project(u, name))
     flash(request, outcome.error or f"проект {name} удалён", error=outcome.error is not None)
     return Redirect("/projects", status_code=303)
@@ -82,10 +82,10 @@ async def project_delete(request: Request[Any, Any, Any], name: str) -> Redirect
 @get("/projects/{name:str}")
 async def project_slice(
     request: Request[Any, Any, Any],
-    name: str,
+    name: FromPath[str],
     number: PageNumber = 1,
-    text: Annotated[str, Parameter(query="q", max_length=200)] = "",
-    status: Annotated[str, Parameter(query="status", max_length=200)] = "",
+    text: Annotated[str, QueryParameter(name="q", max_length=200)] = "",
+    status: Annotated[str, QueryParameter(name="status", max_length=200)] = "",
 ) -> Template:
     async def look(unit: Unit) -> dict[str, Any]:
         listed = await mirror.list_issues(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from litestar import Request, get
-from litestar.params import Parameter
+from litestar.params import QueryParameter
 from litestar.response import Template
 
 from hub_app import batches, overview
@@ -22,7 +22,7 @@ __all__ = ["BATCHES_PER_PAGE", "ROUTES", "PageNumber", "pages"]
 BATCHES_PER_PAGE = 20
 
 #: ``?page=N`` of a paged view (1-based).
-PageNumber = Annotated[int, Parameter(query="page", ge=1, le=2**31)]
+PageNumber = Annotated[int, QueryParameter(name="page", ge=1, le=2**31)]
 
 
 def pages(total: int, size: int) -> int:

@@ -25,7 +25,7 @@ from litestar.middleware import DefineMiddleware
 from litestar.middleware.csrf import CSRFMiddleware
 from litestar.middleware.session import SessionMiddleware
 from litestar.middleware.session.client_side import ClientSideSessionBackend, CookieBackendConfig
-from litestar.params import Parameter
+from litestar.params import QueryParameter
 from litestar.response import Redirect, Template
 from litestar.types import ASGIApp
 
@@ -136,7 +136,7 @@ async def page_guard(connection: ASGIConnection[Any, Any, Any, Any], handler: Ba
 
 @get("/login", opt={"page_public": True})
 async def login_form(
-    request: Request[Any, Any, Any], target: Annotated[str, Parameter(query="next", max_length=2000)] = "/"
+    request: Request[Any, Any, Any], target: Annotated[str, QueryParameter(name="next", max_length=2000)] = "/"
 ) -> Template:
     return page(request, "login.html", next=safe_next(target))
 

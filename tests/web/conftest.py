@@ -1,0 +1,37 @@
+"""Fixtures of the web page's handler tests: the hub's API fixtures (a hub on each database, a clock, tokens)
+and people's browser sessions over the hub's app, logged in with a role's token."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import httpx
+import pytest
+
+from hub.conftest import Api, Clock, api, clock, hub  # noqa: F401 — the API's fixtures, shared
+from hub_app.app import create_app
+from hub_app.runtime import Hub
+
+from .support import Browser
+
+Open = Callable[[str], Awaitable[Browser]]
+
+
+@pytest.fixture
+async def browser(api: Api, hub: Hub) -> AsyncIterator[Open]:  # noqa: F811 — the fixtures imported above
+    """``await browser("interface")``: a browser logged in with that role's token (``""``: not logged in)."""
+    app = create_app(hub, mcp=False)
+    clients: list[httpx.AsyncClient] = []
+
+    async def open_as(role: str) -> Browser:
+        client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://hub.test")
+        clients.append(client)
+        person = Browser(client=client)
+        if role:
+            response = await person.login(api.tokens[role])
+            assert response.status_code == 303, response.text
+        return person
+
+    yield open_as
+    for client in clients:
+        await client.aclose()

@@ -1,0 +1,159 @@
+"""A batch's page and a command's: statuses in Russian, «Отменить», «Отменить принудительно» after its
+confirmation, «Повторить» after showing the batch it creates, refusals in the hub's words."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hub.support import claim_ok, cmd, create_ok, done
+
+from hub_app.web.batches import STILL_WRITTEN
+from hub_app.web.labels import STATUS_LABELS
+
+from .conftest import Api, Open
+from .support import cells, element_text
+
+pytestmark = pytest.mark.anyio
+
+
+async def _batch(api: Api) -> dict[str, Any]:
+    return await create_ok(
+        api,
+        [
+            cmd("ensure_fields", key="AURORA-1", duedate="2026-10-23"),
+            cmd("ensure_comment", key="AURORA-2", marker="m", body="текст"),
+        ],
+    )
+
+
+def test_statuses_are_named_as_design_8_says() -> None:
+    """The seven statuses in Russian, word for word."""
+    assert STATUS_LABELS == {
+        "queued": "в очереди",
+        "claimed": "выполняется",
+        "done": "выполнена",
+        "failed": "ошибка",
+        "skipped": "пропущена",
+        "cancelled": "отменена",
+        "confirmed_by_state": "подтверждена по состоянию",
+    }
+
+
+async def test_batch_page_lists_commands(browser: Open, api: Api) -> None:
+    """Commands with seq, type, key, Russian status, deliveries, result, error and their action."""
+    batch = await _batch(api)
+    delivery = await claim_ok(api)
+    await done(api, delivery["id"], {"changed": ["duedate"]})
+    delivery = await claim_ok(api)
+    await api.report(delivery["id"], {"status": "failed", "error": "HTTP 404: задачи нет", "operations": []})
+    person = await browser("interface")
+    page = (await person.get(f"/batches/{batch['id']}")).text
+    ids = [c["id"] for c in batch["commands"]]
+    assert cells(page, "commands")[1:] == [
+        ["1", str(ids[0]), "ensure_fields", "AURORA-1", "выполнена", "1", '{ "changed": [ "duedate" ] }', "", ""],
+        ["2", str(ids[1]), "ensure_comment", "AURORA-2", "ошибка", "1", "", "HTTP 404: задачи нет", "Повторить"],
+        ["3", str(ids[2]), "refresh", "AURORA-1, AURORA-2", "в очереди", "0", "", "", "Отменить"],
+    ]
+
+
+async def test_cancel_leaves_the_claimed_command_and_says_so(browser: Open, api: Api) -> None:
+    """«Отменить»: queued commands are cancelled; the one with the agent keeps running, and the page says so."""
+    batch = await _batch(api)
+    claimed = await claim_ok(api)
+    person = await browser("interface")
+    await person.get(f"/batches/{batch['id']}")
+    response = await person.post(f"/batches/{batch['id']}/cancel")
+    assert response.headers["location"] == f"/batches/{batch['id']}"
+    page = (await person.follow(response)).text
+    assert (
+        f"отменено команд: 2; команда {claimed['id']} уже у агента и выполняется "
+        "(«Отменить принудительно» отменит и её)"
+    ) in page
+    assert [row[4] for row in cells(page, "commands")[1:]] == ["выполняется", "отменена", "отменена"]
+
+
+async def test_force_cancel_is_confirmed_first(browser: Open, api: Api) -> None:
+    """«Отменить принудительно» opens a confirmation that explains a command with the agent may still be
+    written and names it; confirming cancels it too."""
+    batch = await _batch(api)
+    claimed = await claim_ok(api)
+    person = await browser("interface")
+    confirm = (await person.get(f"/batches/{batch['id']}/cancel")).text
+    assert STILL_WRITTEN in confirm
+    assert element_text(confirm, "claimed") == f"команда {claimed['id']} · ensure_fields · AURORA-1"
+    response = await person.post(f"/batches/{batch['id']}/cancel", {"force": "true"})
+    page = (await person.follow(response)).text
+    assert "отменено команд: 3" in page
+    assert [row[4] for row in cells(page, "commands")[1:]] == ["отменена"] * 3
+    assert (await api.get(f"/batches/{batch['id']}")).json()["progress"]["by_status"] == {"cancelled": 3}
+
+
+async def test_cancelling_a_claimed_command_without_force_is_refused(browser: Open, api: Api) -> None:
+    """A command already with the agent is not cancelled by «Отменить»: the hub's 409 is shown on the page."""
+    batch = await _batch(api)
+    claimed = await claim_ok(api)
+    person = await browser("interface")
+    await person.get(f"/batches/{batch['id']}")
+    response = await person.post(f"/commands/{claimed['id']}/cancel", {"back": f"/batches/{batch['id']}"})
+    assert response.headers["location"] == f"/batches/{batch['id']}"
+    page = (await person.follow(response)).text
+    refusal = (await api.post(f"/commands/{claimed['id']}/cancel", {})).json()["detail"]
+    assert refusal in page
+    assert cells(page, "commands")[1][4] == "выполняется"
+
+
+async def test_retry_shows_the_new_batch_then_creates_it(browser: Open, api: Api) -> None:
+    """«Повторить» shows the parameters of the batch it will create; confirming creates it and opens it."""
+    batch = await _batch(api)
+    delivery = await claim_ok(api)
+    await api.report(delivery["id"], {"status": "failed", "error": "HTTP 503", "operations": []})
+    person = await browser("interface")
+    confirm = (await person.get(f"/commands/{delivery['id']}/retry")).text
+    assert element_text(confirm, "retry-params") == '{ "key": "AURORA-1", "duedate": "2026-10-23" }'
+    assert f"повтор команды {delivery['id']}: план" in confirm
+    response = await person.post(f"/commands/{delivery['id']}/retry")
+    created = (await api.get("/batches")).json()["items"][0]
+    assert created["id"] != batch["id"]
+    assert response.headers["location"] == f"/batches/{created['id']}"
+    assert created["token_name"] == "interface-token"
+    assert [c["type"] for c in created["commands"]] == ["ensure_fields", "refresh"]
+    assert f"создан пакет {created['id']}: повтор команды {delivery['id']}" in (await person.follow(response)).text
+
+
+async def test_retry_of_a_done_command_is_refused(browser: Open, api: Api) -> None:
+    """A done command cannot be retried: the confirmation page answers the hub's 409 in its words."""
+    await _batch(api)
+    delivery = await claim_ok(api)
+    await done(api, delivery["id"], {"changed": []})
+    person = await browser("interface")
+    response = await person.get(f"/commands/{delivery['id']}/retry")
+    assert response.status_code == 409
+    assert element_text(response.text, "error") == (
+        f"команда {delivery['id']} в статусе done — повтор только после failed, skipped, cancelled"
+    )
+
+
+async def test_command_page_shows_its_writes(browser: Open, api: Api) -> None:
+    """A command's page: parameters, deliveries, times, Jira calls and the operations it made, in order."""
+    await _batch(api)
+    delivery = await claim_ok(api)
+    operation = {"method": "PUT", "path": "/rest/api/2/issue/AURORA-1", "status": 204}
+    await done(api, delivery["id"], {"changed": ["duedate"]}, jira_calls=2, operations=[operation])
+    person = await browser("interface")
+    page = (await person.get(f"/commands/{delivery['id']}")).text
+    assert cells(page, "operations")[1:] == [["1", "PUT", "/rest/api/2/issue/AURORA-1", "204"]]
+    assert "Вызовов Jira</dt><dd>2</dd>" in page
+    assert "выполнена" in page
+
+
+async def test_a_finished_batch_stops_polling(browser: Open, api: Api) -> None:
+    """While commands are unfinished the batch's part polls every 2 s; once all are final it does not."""
+    batch = await _batch(api)
+    person = await browser("interface")
+    live = (await person.get(f"/batches/{batch['id']}", htmx=True)).text
+    assert 'hx-trigger="every 2s, live"' in live
+    await api.post(f"/batches/{batch['id']}/cancel", {})
+    finished = (await person.get(f"/batches/{batch['id']}", htmx=True)).text
+    assert "hx-trigger" not in finished
+    assert "<html" not in finished
