@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hub.support import claim_ok, cmd, create_ok, done
 
+from hub.support import claim_ok, cmd, create_ok, done
 from hub_app.web.batches import STILL_WRITTEN
 from hub_app.web.labels import STATUS_LABELS
 

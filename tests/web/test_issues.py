@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from hub.support import claim_ok, done, issue, link
 
 from .conftest import Api, Open

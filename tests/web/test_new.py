@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from hub.support import issue, seed_mirror
 
 from .conftest import Api, Open

@@ -4,6 +4,7 @@ filtered by text and status, paged."""
 from __future__ import annotations
 
 import pytest
+
 from hub.support import issue, link, seed_mirror
 
 from .conftest import Api, Open

@@ -4,6 +4,7 @@ the live fragment htmx fetches every 2 s."""
 from __future__ import annotations
 
 import pytest
+
 from hub.support import claim_ok, cmd, create_ok, done
 
 from .conftest import Api, Clock, Open

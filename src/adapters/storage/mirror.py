@@ -63,9 +63,7 @@ def _narrowed(query: Select[Any], *, text: str | None, status: str | None) -> Se
     """The slice's filters: ``text`` in the key or summary (case-insensitive), the exact ``status``."""
     if text:
         pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        query = query.where(
-            or_(_ISSUE.c.key.ilike(pattern, escape="\\"), _ISSUE.c.summary.ilike(pattern, escape="\\"))
-        )
+        query = query.where(or_(_ISSUE.c.key.ilike(pattern, escape="\\"), _ISSUE.c.summary.ilike(pattern, escape="\\")))
     if status:
         query = query.where(_ISSUE.c.status == status)
     return query
