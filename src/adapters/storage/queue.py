@@ -165,7 +165,8 @@ class QueueRepository:
 
     async def count_by_type(self, status: CommandStatus) -> dict[str, int]:
         """How many commands with ``status`` there are of each type (the queue's depth and estimate)."""
-        query = select(_COMMAND.c.type, func.count().label("count")).where(_COMMAND.c.status == status.value).group_by(_COMMAND.c.type)
+        count = func.count().label("count")
+        query = select(_COMMAND.c.type, count).where(_COMMAND.c.status == status.value).group_by(_COMMAND.c.type)
         return {row.type: row.count for row in (await self._session.execute(query)).all()}
 
     async def save(self, command: CommandRecord) -> None:
