@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
-from jira_sim.store import (
+from jira_sim.model import (
     Attachment,
     Board,
     Comment,
@@ -18,10 +18,10 @@ from jira_sim.store import (
     LinkType,
     Sprint,
     Status,
-    Store,
     Transition,
     User,
 )
+from jira_sim.state import StoreState
 
 __all__ = ["Renderer"]
 
@@ -38,7 +38,7 @@ NAVIGABLE_EXCLUDED = frozenset({"comment"})
 class Renderer:
     """Renders store objects with ``self`` URLs under ``base`` (``http://host:port``)."""
 
-    def __init__(self, store: Store, base: str) -> None:
+    def __init__(self, store: StoreState, base: str) -> None:
         self.store = store
         self.base = base.rstrip("/")
         self.api = f"{self.base}/rest/api/2"
