@@ -29,6 +29,8 @@ class FieldValues(StoreState):
             if not isinstance(value, str) or not value.strip():
                 raise FieldError("You must specify a summary of the issue.")
             trimmed = value.strip()  # Jira stores the summary trimmed
+            if "\n" in trimmed or "\r" in trimmed:
+                raise FieldError("The summary is invalid because it contains newline characters.")
             if len(trimmed) > 255:
                 raise FieldError("Summary must be less than 255 characters.")
             return trimmed

@@ -242,6 +242,29 @@ def _attachment_content(store: Store, req: Request, r: Renderer, m: re.Match[str
 # --- agile 1.0 -------------------------------------------------------------------------------------------
 
 
+def _agile_page(req: Request, items: list[dict[str, Any]]) -> Response:
+    """Jira Software's page of a list: ``{maxResults, startAt, isLast, values}`` (at most 50 a page)."""
+    start = max(int_param(req, "startAt", 0), 0)
+    limit = min(max(int_param(req, "maxResults", 50), 1), 50)
+    values = items[start : start + limit]
+    return json_response(
+        200, {"maxResults": limit, "startAt": start, "isLast": start + limit >= len(items), "values": values}
+    )
+
+
+@route("GET", r"/rest/agile/1.0/board")
+def _boards(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Response:
+    kind = req.param("type")
+    project = req.param("projectKeyOrId")
+    chosen = [
+        b
+        for b in store.boards.values()
+        if (not kind or b.type == kind)
+        and (not project or (b.project is not None and store.project(project).key == b.project))
+    ]
+    return _agile_page(req, [r.board(b) for b in chosen])
+
+
 @route("GET", r"/rest/agile/1.0/board/(?P<id>[^/]+)")
 def _board(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Response:
     return json_response(200, r.board(store.board(m["id"])))
@@ -250,19 +273,7 @@ def _board(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Respons
 @route("GET", r"/rest/agile/1.0/board/(?P<id>[^/]+)/sprint")
 def _board_sprints(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Response:
     states = [s.strip() for s in (req.param("state") or "").split(",") if s.strip()]
-    sprints = store.board_sprints(m["id"], states)
-    start = max(int_param(req, "startAt", 0), 0)
-    limit = min(max(int_param(req, "maxResults", 50), 1), 50)
-    page = sprints[start : start + limit]
-    return json_response(
-        200,
-        {
-            "maxResults": limit,
-            "startAt": start,
-            "isLast": start + limit >= len(sprints),
-            "values": [r.sprint(s) for s in page],
-        },
-    )
+    return _agile_page(req, [r.sprint(s) for s in store.board_sprints(m["id"], states)])
 
 
 @route("GET", r"/rest/agile/1.0/sprint/(?P<id>[^/]+)")
