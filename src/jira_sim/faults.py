@@ -59,7 +59,11 @@ class FaultBook:
         times: int = 1,
         latency: float = 0,
     ) -> None:
-        """Make the next ``times`` matching calls fail with ``status``; ``ValueError`` names a bad argument."""
+        """Make the next ``times`` matching ``/rest/*`` calls fail with ``status`` (429, 503, ``"drop"``).
+
+        ``status="pass"`` only delays (``latency`` seconds) and then answers normally; ``ValueError`` names a bad
+        argument.
+        """
         if status not in FAULT_STATUSES:
             raise ValueError(f"fault status must be one of 429, 503, 'drop', 'pass', not {status!r}")
         if not isinstance(times, int) or times < 1:

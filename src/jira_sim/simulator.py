@@ -31,14 +31,15 @@ class Simulator:
         self.store = Store(seed if seed is not None else load_sample(), clock or _real_clock)
         self.faults = FaultBook()
         self.asgi: App = make_app(self.store, self.faults)
+        # the fault book's operations, offered as the simulator's own (see FaultBook.add for the arguments)
+        self.add_fault = self.faults.add
+        self.clear_faults = self.faults.clear_faults
+        self.clear_calls = self.faults.clear_calls
 
     @property
     def calls(self) -> list[dict[str, Any]]:
         """Every ``/rest/*`` call in order: ``{method, path, status, at}`` (``status`` 0 = dropped)."""
         return self.faults.calls
-
-    def clear_calls(self) -> None:
-        self.faults.clear_calls()
 
     def reset(self) -> None:
         """Back to the seed: issues, counters, calls and faults."""
@@ -51,24 +52,3 @@ class Simulator:
     def issue_json(self, key: str) -> dict[str, Any]:
         """What ``GET /rest/api/2/issue/{key}`` would answer (all fields, no changelog)."""
         return Renderer(self.store, "http://jira.test").issue(self.store.issue(key))
-
-    def add_fault(
-        self,
-        *,
-        method: str | None = None,
-        path_regex: str | None = None,
-        status: int | str = 429,
-        retry_after: float | None = None,
-        times: int = 1,
-        latency: float = 0,
-    ) -> None:
-        """Make the next ``times`` matching ``/rest/*`` calls fail with ``status`` (429, 503, ``"drop"``).
-
-        ``status="pass"`` only delays (``latency`` seconds) and then answers normally.
-        """
-        self.faults.add(
-            method=method, path_regex=path_regex, status=status, retry_after=retry_after, times=times, latency=latency
-        )
-
-    def clear_faults(self) -> None:
-        self.faults.clear_faults()

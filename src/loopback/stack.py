@@ -76,27 +76,21 @@ def _hub_env(data_dir: Path) -> dict[str, str]:
 
 def add_token(data_dir: Path, name: str, role: str) -> str:
     """``sdlc-hub token add NAME --role ROLE``: the secret is the last line of its output."""
-    done = subprocess.run(
-        [*script("sdlc-hub"), "--data-dir", str(data_dir), "token", "add", name, "--role", role],
-        capture_output=True,
-        text=True,
-        env=_hub_env(data_dir),
-        check=False,
-        timeout=60,
-    )
-    if done.returncode != 0:
-        # The option may belong to the subcommand rather than the program.
+    command = ["token", "add", name, "--role", role]
+    storage = ["--data-dir", str(data_dir)]
+    # The option may belong to the subcommand rather than the program: both places are tried.
+    for argv in ([*storage, *command], [*command, *storage]):
         done = subprocess.run(
-            [*script("sdlc-hub"), "token", "add", name, "--role", role, "--data-dir", str(data_dir)],
+            [*script("sdlc-hub"), *argv],
             capture_output=True,
             text=True,
             env=_hub_env(data_dir),
             check=False,
             timeout=60,
         )
-    if done.returncode != 0:
-        raise RuntimeError(f"sdlc-hub token add {name}: exit {done.returncode}\n{done.stderr}")
-    return done.stdout.strip().splitlines()[-1].strip()
+        if done.returncode == 0:
+            return done.stdout.strip().splitlines()[-1].strip()
+    raise RuntimeError(f"sdlc-hub token add {name}: exit {done.returncode}\n{done.stderr}")
 
 
 def start_hub(data_dir: Path, log_dir: Path, *, port: int | None = None, detach: bool = False) -> tuple[Proc, str]:
