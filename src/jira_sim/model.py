@@ -187,6 +187,7 @@ class Issue:
     attachments: list[Attachment] = attrs.Factory(list)
     histories: list[History] = attrs.Factory(list)
     resolution_date: datetime | None = None
+    revision: int = 0  # the store version of its last change (0: as the seed has it), to keep what derives from it
 
     @property
     def number(self) -> int:

@@ -39,6 +39,7 @@ class SearchCache:
     results: dict[tuple[str, str, bool], SearchResult] = attrs.Factory(dict)
     by_project: dict[str, list[str]] = attrs.Factory(dict)
     by_label: dict[str, set[str]] = attrs.Factory(dict)
+    facts: dict[str, tuple[int, jql.IssueFacts]] = attrs.Factory(dict)  # key → (the issue's revision, its facts)
     evaluations: int = 0
 
 
@@ -55,7 +56,7 @@ class Search(StoreState):
             return kept
         compiled = self._compile(query, user, now, strict=strict)
         cache.evaluations += 1
-        facts = [self.facts(self.issues[key]) for key in self._candidates(compiled.required)]
+        facts = [self._kept_facts(self.issues[key]) for key in self._candidates(compiled.required)]
         ordered = compiled.sort([f for f in facts if compiled.matches(f)])
         result = SearchResult(
             keys=tuple(f.key for f in ordered),
@@ -97,6 +98,15 @@ class Search(StoreState):
             description=issue.description,
             epic_link=issue.epic,
         )
+
+    def _kept_facts(self, issue: Issue) -> jql.IssueFacts:
+        """The issue's facts, built again only when it changed since they were kept (revision 0 is the seed's)."""
+        kept = self.searches.facts.get(issue.key)
+        if kept is not None and kept[0] == issue.revision:
+            return kept[1]
+        facts = self.facts(issue)
+        self.searches.facts[issue.key] = (issue.revision, facts)
+        return facts
 
     def _sprint_facts(self, sprint_id: int) -> jql.SprintFacts:
         s = self.sprints[sprint_id]

@@ -184,9 +184,13 @@ class StoreState:
     # --- changes and their changelog ----------------------------------------------------------------------
 
     def touch(self, issue: Issue, at: datetime) -> None:
-        """The issue changed at ``at``: its ``updated`` moves and the store has a new version."""
+        """The issue changed at ``at``: its ``updated`` moves, the store has a new version and the issue notes it.
+
+        Versions only grow, across resets too, so a revision names one state of one issue for good.
+        """
         issue.updated = at
         self.version += 1
+        issue.revision = self.version
 
     def record(self, issue: Issue, user: str, items: list[HistoryItem], at: datetime | None = None) -> None:
         """One history of ``items`` by ``user`` (none when ``items`` is empty), and the issue is touched."""

@@ -138,6 +138,18 @@ async def test_each_caller_and_validation_mode_has_its_own_result(big: Simulator
     assert store.search(jql, "ivanov") is theirs
 
 
+def test_a_reset_never_answers_from_the_facts_of_a_forgotten_issue(big: Simulator) -> None:
+    """After a reset, an issue created again under the same key is searched by its new summary, not the old one."""
+    store = big.store
+    fields = {"project": {"key": "AURORA"}, "issuetype": {"name": "Задача"}}
+    assert store.create_issue({"fields": {**fields, "summary": "Альфа"}}, "bridge-user").key == "AURORA-251"
+    assert store.search("summary ~ Альфа", "bridge-user").keys == ("AURORA-251",)
+    big.reset()
+    assert store.create_issue({"fields": {**fields, "summary": "Бета"}}, "bridge-user").key == "AURORA-251"
+    assert store.search("summary ~ Альфа", "bridge-user").keys == ()
+    assert store.search("summary ~ Бета", "bridge-user").keys == ("AURORA-251",)
+
+
 CLAUSES = st.sampled_from(
     [
         "project = AURORA",
