@@ -1,8 +1,9 @@
 """JQL search over the store: the issues a query matches, in its order, evaluated once per query and version.
 
 A full walk of a result's pages must cost what one evaluation costs plus the pages (DESIGN 9, "At scale"):
-the issues are indexed by project and label (rebuilt lazily after a change), a query's evaluated result is
-kept for the store's version (and the clock, when the query reads it), and every page only slices it.
+the issues are indexed by project and label (rebuilt lazily after a change) and their facts kept until they
+change, a query's evaluated result is kept for the store's version (and the clock, when the query reads it),
+and every page only slices it.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ class SearchResult:
 
 @attrs.define
 class SearchCache:
-    """Evaluated results and the indexes of one store version; ``evaluations`` counts full evaluations."""
+    """Evaluated results and indexes of one store version, facts per issue revision; ``evaluations`` counts."""
 
     version: int = -1
     results: dict[tuple[str, str, bool], SearchResult] = attrs.Factory(dict)
