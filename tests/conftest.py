@@ -1,4 +1,5 @@
-"""Shared fixtures: the anyio backend and the database URLs (SQLite and PostgreSQL) the hub's tests run on.
+"""Shared fixtures: the anyio backend, the database URLs (SQLite and PostgreSQL) the hub's tests run on, and
+a clean slate for tests that configure the process's loggers.
 
 PostgreSQL comes from ``SDLC_HUB_TEST_PG_URL`` (default: the local server with trust auth). A fresh database
 ``sdlc_hub_test_<random>`` is created once per test session and dropped at the end. An unreachable PostgreSQL
@@ -8,6 +9,7 @@ fails the tests unless ``SDLC_HUB_TEST_SKIP_PG=1``.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import secrets
 import threading
@@ -24,6 +26,19 @@ PG_DEFAULT = "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
 @pytest.fixture(scope="session")
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture
+def logging_restored() -> Iterator[None]:
+    """Undoes what the test configured on the process's loggers (``adapters.logs.configure_logging``)."""
+    loggers = [logging.getLogger()]
+    loggers += [lg for lg in logging.Logger.manager.loggerDict.values() if isinstance(lg, logging.Logger)]
+    saved = [(lg, lg.handlers[:], lg.level, lg.propagate) for lg in loggers]
+    yield
+    for lg, handlers, level, propagate in saved:
+        lg.handlers[:] = handlers
+        lg.setLevel(level)
+        lg.propagate = propagate
 
 
 def run_in_thread(coro: Coroutine[Any, Any, Any]) -> Any:

@@ -11,7 +11,8 @@ import pytest
 from adapters.clock import FakeClock
 from adapters.jira_http import DriveOutcome, JiraAuthError, JiraHttp
 from jira_sim.simulator import Simulator
-from reconcile.plans import Delivery, ExecContext, Executor, JiraCall, Page, executor_for
+from reconcile.plans import Delivery, ExecContext, JiraCall, Page, executor_for
+from reconcile.plans._run import Body, Run, plan
 
 pytestmark = pytest.mark.anyio
 
@@ -185,8 +186,8 @@ async def test_a_bug_inside_an_executor_fails_the_command_not_the_agent() -> Non
     """An exception raised by the executor becomes a failed report with the writes made so far."""
     sim, _, jira = _connected()
 
-    def broken() -> Executor:
-        yield JiraCall(method="POST", path="/rest/api/2/issue/AURORA-1538/comment", json={"body": "x"})
+    def broken(run: Run) -> Body:
+        yield from run.call(JiraCall(method="POST", path="/rest/api/2/issue/AURORA-1538/comment", json={"body": "x"}))
         raise KeyError("key")
 
     async def no_file(sha256: str, size: int | None) -> bytes | None:
@@ -195,7 +196,8 @@ async def test_a_bug_inside_an_executor_fails_the_command_not_the_agent() -> Non
     async def no_page(page: Page) -> None:
         return None
 
-    outcome = await jira.drive(broken(), fetch_file=no_file, on_page=no_page)
+    executor = plan(broken, Delivery(id=1, type="ensure_comment", params={}, pause_seconds=0), ExecContext())
+    outcome = await jira.drive(executor, fetch_file=no_file, on_page=no_page)
     assert outcome.report.status == "failed"
     assert outcome.report.error == "внутренняя ошибка агента: KeyError: 'key'"
     assert [op.to_json() for op in outcome.report.operations] == [

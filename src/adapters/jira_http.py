@@ -2,14 +2,14 @@
 
 It carries out the steps an executor yields: :class:`JiraCall` over HTTP (429/503 retried after
 ``Retry-After``, every try counted in ``jira_calls``), :class:`Pause` measured from the last Jira call,
-:class:`FetchFile` through the agent's hub client (checked against sha256 and size), :class:`Page` through
-the agent's page sender. Connection errors propagate as ``httpx.TransportError`` and a 401 as
-:class:`JiraAuthError`: the agent decides (the command is then re-delivered, never failed for it).
+:class:`FetchFile` through the agent's hub client, :class:`Page` through the agent's page sender. It keeps
+no log of its own: the executor checks the fetched bytes and its report lists the writes made. Connection
+errors propagate as ``httpx.TransportError`` and a 401 as :class:`JiraAuthError`: the agent decides (the
+command is then re-delivered, never failed for it).
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -23,11 +23,9 @@ from reconcile.plans.base import (
     FetchFile,
     JiraCall,
     JiraResponse,
-    Operation,
     Page,
     Pause,
     Report,
-    Step,
 )
 
 __all__ = ["DriveOutcome", "JiraAuthError", "JiraError", "JiraHttp"]
@@ -211,60 +209,30 @@ class JiraHttp:
         fetch_file: Callable[[str, int | None], Awaitable[bytes | None]],
         on_page: Callable[[Page], Awaitable[None]],
     ) -> DriveOutcome:
-        """Carry out the executor's steps until it returns its report."""
+        """Carry out the executor's steps until it returns its report (which lists the writes it made)."""
         calls = 0
-        writes: list[Operation] = []
-
-        def outcome(report: Report) -> DriveOutcome:
+        value: Any = None
+        try:
+            while True:
+                step = executor.send(value)
+                value = None
+                if isinstance(step, JiraCall):
+                    value, tries = await self._send(step)
+                    calls += tries
+                    if value.status == 401:
+                        # Refused credentials are the agent's problem, not the command's: it must not fail.
+                        raise JiraAuthError(401, _message(value.json))
+                elif isinstance(step, Pause):
+                    await self.wait_gap(step.seconds)
+                elif isinstance(step, FetchFile):
+                    value = await fetch_file(step.sha256, step.size)
+                else:
+                    await on_page(step)
+        except StopIteration as stop:
+            report: Report = stop.value
             return DriveOutcome(report=report, jira_calls=calls)
-
-        def advance(value: Any) -> Step | Report:
-            """The executor's next step, or its report; a bug inside it fails the command, not the agent."""
-            try:
-                return executor.send(value)
-            except StopIteration as stop:
-                report: Report = stop.value
-                return report
-            except Exception as error:  # any bug of an executor must end as a failed report
-                message = f"внутренняя ошибка агента: {type(error).__name__}: {error}"
-                return Report(status="failed", error=message, operations=tuple(writes))
-
-        step = advance(None)
-        while not isinstance(step, Report):
-            value: Any = None
-            if isinstance(step, JiraCall):
-                value, tries = await self._send(step)
-                calls += tries
-                if value.status == 401:
-                    # Refused credentials are the agent's problem, not the command's: it must not fail.
-                    executor.close()
-                    raise JiraAuthError(401, _message(value.json))
-                if step.is_write:
-                    writes.append(Operation(method=step.method, path=step.path, status=value.status))
-            elif isinstance(step, Pause):
-                await self.wait_gap(step.seconds)
-            elif isinstance(step, FetchFile):
-                value = await fetch_file(step.sha256, step.size)
-                problem = _file_problem(step, value)
-                if problem is not None:
-                    executor.close()
-                    return outcome(Report(status="failed", error=problem, operations=tuple(writes)))
-            elif isinstance(step, Page):
-                await on_page(step)
-            step = advance(value)
-        return outcome(step)
+        finally:
+            executor.close()
 
     async def aclose(self) -> None:
         await self._client.aclose()
-
-
-def _file_problem(step: FetchFile, content: bytes | None) -> str | None:
-    """Why the hub's bytes must not be uploaded (``None`` = they are fine or absent: the executor decides)."""
-    if content is None:
-        return None
-    if step.size is not None and len(content) != step.size:
-        return f"файл {step.sha256} у хаба другого размера: {len(content)} байт вместо {step.size}"
-    digest = hashlib.sha256(content).hexdigest()
-    if digest != step.sha256.lower():
-        return f"файл {step.sha256} у хаба с другим sha256: {digest}"
-    return None

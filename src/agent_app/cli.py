@@ -17,11 +17,16 @@ import httpx
 from adapters.clock import SystemClock
 from adapters.hub_client import HubClient
 from adapters.jira_http import JiraAuthError, JiraError, JiraHttp
+from adapters.logs import configure_logging
 from agent_app.journal import Journal
 from agent_app.loop import Agent, AgentFatal
 from reconcile.plans import executor_for
 
 __all__ = ["agent_version", "build_parser", "main"]
+
+log = logging.getLogger(__name__)
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
 def agent_version() -> str:
@@ -69,17 +74,20 @@ def build_parser() -> argparse.ArgumentParser:
         default=25.0,
         help="long-poll seconds asked of the hub (it caps them at claim_wait_seconds)",
     )
-    run.add_argument("--log-level", default="INFO")
+    run.add_argument(
+        "--log-level",
+        type=str.upper,
+        choices=LOG_LEVELS,
+        default=os.environ.get("SDLC_AGENT_LOG_LEVEL", "INFO").upper(),
+        help="the lowest level logged (or SDLC_AGENT_LOG_LEVEL; default INFO)",
+    )
+    run.add_argument(
+        "--log-format",
+        choices=("auto", "json", "text"),
+        default=os.environ.get("SDLC_AGENT_LOG_FORMAT", "auto"),
+        help="JSON lines, readable text, or auto: text on a terminal, JSON otherwise (or SDLC_AGENT_LOG_FORMAT)",
+    )
     return parser
-
-
-def _configure_logging(level: str) -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(message)s"))
-    root = logging.getLogger("agent_app")
-    root.handlers[:] = [handler]
-    root.setLevel(level.upper())
-    root.propagate = False
 
 
 async def _run(args: argparse.Namespace) -> int:
@@ -107,13 +115,11 @@ async def _run(args: argparse.Namespace) -> int:
     try:
         await agent.run()
     except AgentFatal as exc:
-        print(f"sdlc-agent: {exc}", file=sys.stderr)
+        log.critical("fatal", extra={"error": str(exc)})
         return 2
     finally:
         await hub.aclose()
-        close = getattr(jira, "aclose", None)
-        if close is not None:
-            await close()
+        await jira.aclose()
     return 0
 
 
@@ -124,7 +130,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give --hub-token (or SDLC_AGENT_HUB_TOKEN)")
     if not args.jira_token and not (args.jira_user and args.jira_password):
         parser.error("give --jira-token, or --jira-user with --jira-password")
-    _configure_logging(args.log_level)
+    configure_logging(
+        args.log_level,
+        fmt=args.log_format,
+        secrets=(args.hub_token, args.jira_token or "", args.jira_password or ""),
+    )
     return asyncio.run(_run(args))
 
 

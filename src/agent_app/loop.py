@@ -7,30 +7,34 @@ Decisions where the spec is silent:
   and probes Jira (``GET /myself``) until it answers, then claims again: the hub re-delivers the same
   command (``deliveries + 1``) and the executor, which reads first, writes only what is still missing.
   Probing before claiming keeps a Jira outage from burning the command's deliveries (limit 3).
-- **Hub unreachable** (transport error or 5xx): claims, pages and file downloads are retried with
-  exponential backoff and jitter; a report is retried the same way until the hub answers, and kept in the
-  journal meanwhile. A 4xx to a report is an answer: it is logged and the journal entry cleared (sending
-  it again cannot change it). 401/403 anywhere stops the agent (:class:`AgentFatal`), the journal intact.
+- **Hub unreachable** (transport error or 5xx): claims, pages and file downloads are retried with the one
+  policy of :mod:`agent_app.retry` (exponential backoff with jitter, up to a minute); a report is retried the
+  same way until the hub answers, and kept in the journal meanwhile. A 4xx to a report is an answer: it is
+  logged and the journal entry cleared (sending it again cannot change it). 401/403 anywhere stops the
+  agent (:class:`AgentFatal`), the journal intact.
 - **Stopping** (first SIGINT/SIGTERM): a pending claim or pacing wait is abandoned at once (nothing was
   written; the hub re-delivers a command whose claim answer was lost); a command being executed is
   finished and reported (one attempt if the hub is down: the report stays in the journal for the next
-  start). A second signal abandons everything at once; the journal still names the command.
+  start). A second signal abandons everything at once; the journal still names the command. A page or a
+  file the hub cannot take or give while stopping abandons the command too (the hub re-delivers it).
+
+Events are logged with fields (``log.info("command", extra={...})``, :mod:`adapters.logs`): one ``command``
+event per command with ``command_id``, ``type``, ``key``, ``deliveries``, ``outcome``, ``duration_ms``,
+``jira_calls``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import logging
 import random
-import traceback
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
 
 import attrs
 import httpx
 
+from adapters.clock import Clock
 from adapters.hub_client import (
     ClaimConflict,
     HubClient,
@@ -40,19 +44,14 @@ from adapters.hub_client import (
     report_to_wire,
 )
 from agent_app.journal import Journal, JournalEntry
+from agent_app.retry import Backoff, Retrying, Stopped, race
 from reconcile.plans.base import Delivery, ExecContext, Executor, JiraCall, Page, Report
 
-__all__ = ["Agent", "AgentFatal", "Backoff", "ClockLike", "JiraDriver", "Stopped", "backoff_delay"]
+__all__ = ["Agent", "AgentFatal", "JiraDriver", "Stopped"]
 
-log = logging.getLogger("agent_app")
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-
-class ClockLike(Protocol):
-    def monotonic(self) -> float: ...
-
-    async def sleep(self, seconds: float) -> None: ...
 
 
 class DriveOutcomeLike(Protocol):
@@ -85,26 +84,15 @@ class _Crashed:
     jira_calls: int
 
 
+@attrs.frozen(kw_only=True)
+class _JiraUnreachable:
+    """Jira did not answer while executing: the outcome is unknown, the command waits for re-delivery."""
+
+    error: Exception
+
+
 class AgentFatal(Exception):
     """The agent cannot go on (the hub or Jira refused its credentials)."""
-
-
-class Stopped(Exception):
-    """Raised inside the loop when a stop request interrupted a wait or a call."""
-
-
-@attrs.frozen(kw_only=True)
-class Backoff:
-    """Exponential backoff with jitter: attempt n waits a random share of ``min(cap, base * 2**n)``."""
-
-    base: float = 0.5
-    cap: float = 30.0
-
-
-def backoff_delay(policy: Backoff, attempt: int, rng: random.Random) -> float:
-    """Half fixed, half random ("equal jitter"): never zero, never above the cap, spread across agents."""
-    ceiling = min(policy.cap, policy.base * float(2 ** min(attempt, 32)))
-    return ceiling / 2 + rng.uniform(0, ceiling / 2)
 
 
 def _probe() -> Executor:
@@ -121,8 +109,9 @@ async def _no_page(page: Page) -> None:
     return None
 
 
-def _emit(event: str, **fields: Any) -> None:
-    log.info(json.dumps({"event": event, **fields}, ensure_ascii=False, default=str))
+def _key(delivery: Delivery) -> dict[str, str]:
+    key = delivery.params.get("key")
+    return {"key": key} if isinstance(key, str) else {}
 
 
 class Agent:
@@ -134,15 +123,15 @@ class Agent:
         hub: HubClient,
         jira: JiraDriver,
         journal: Journal,
-        clock: ClockLike,
+        clock: Clock,
         agent_id: str,
         version: str,
         claim_wait: float = 25.0,
         rng: random.Random | None = None,
-        backoff: Backoff = Backoff(),
+        backoff: Backoff | None = None,
         executor_for: Callable[[Delivery, ExecContext], Executor],
-        jira_unreachable: tuple[type[BaseException], ...] = (httpx.TransportError,),
-        jira_refused: tuple[type[BaseException], ...] = (),
+        jira_unreachable: tuple[type[Exception], ...] = (httpx.TransportError,),
+        jira_refused: tuple[type[Exception], ...] = (),
     ) -> None:
         self.hub = hub
         self.jira = jira
@@ -151,8 +140,7 @@ class Agent:
         self.agent_id = agent_id
         self.version = version
         self.claim_wait = claim_wait
-        self.rng = rng or random.Random()
-        self.backoff = backoff
+        self.retrying = Retrying(clock=clock, rng=rng or random.Random(), policy=backoff or Backoff())
         self.executor_for = executor_for
         self.stopping = asyncio.Event()
         self.aborting = asyncio.Event()
@@ -168,40 +156,19 @@ class Agent:
             self.aborting.set()
         self.stopping.set()
 
-    async def _race(self, coro: Coroutine[Any, Any, T], interrupt: asyncio.Event) -> T:
-        """Await ``coro`` unless ``interrupt`` is set first; then cancel it and raise :class:`Stopped`."""
-        if interrupt.is_set():
-            coro.close()
-            raise Stopped
-        task = asyncio.ensure_future(coro)
-        waiter = asyncio.ensure_future(interrupt.wait())
-        try:
-            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-        except BaseException:
-            task.cancel()
-            waiter.cancel()
-            raise
-        if task.done():
-            waiter.cancel()
-            return task.result()
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await task
-        raise Stopped
+    def _jira_down(self, error: Exception) -> bool:
+        """Jira did not answer (worth another try), as opposed to refusing the agent's credentials."""
+        return isinstance(error, self._jira_errors) and not isinstance(error, self._jira_auth_errors)
 
-    async def _sleep(self, seconds: float, interrupt: asyncio.Event) -> None:
-        await self._race(self.clock.sleep(seconds), interrupt)
-
-    async def _back_off(self, attempt: int, interrupt: asyncio.Event, what: str, error: object) -> None:
-        delay = backoff_delay(self.backoff, attempt, self.rng)
-        _emit("retry", what=what, attempt=attempt + 1, delay=round(delay, 3), error=str(error))
-        await self._sleep(delay, interrupt)
+    def _hub_down(self, error: Exception) -> bool:
+        """The hub did not answer and the agent is not stopping (then one try is all it gets)."""
+        return isinstance(error, HubUnreachable) and not self.stopping.is_set()
 
     # --- the loop ------------------------------------------------------------------------------------
 
     async def run(self) -> None:
         """Until stopped: flush the journal, then claim and execute."""
-        _emit("start", agent_id=self.agent_id, version=self.version)
+        log.info("start", extra={"agent_id": self.agent_id, "version": self.version})
         try:
             await self.flush_journal()
             ctx = await self.context()
@@ -209,60 +176,54 @@ class Agent:
                 ctx = await self.step(ctx)
         except Stopped:
             pass
-        _emit("stop", agent_id=self.agent_id)
+        log.info("stop", extra={"agent_id": self.agent_id})
 
     async def flush_journal(self) -> None:
         """On start: send an unacknowledged report before any claim."""
         entry = self.journal.read()
         if entry is None:
             return
+        fields = {"command_id": entry.command_id, "type": entry.type}
         if entry.report is None:
-            _emit(
-                "journal_interrupted",
-                id=entry.command_id,
-                type=entry.type,
-                note="outcome unknown; the hub re-delivers it",
-            )
+            log.info("journal_interrupted", extra={**fields, "note": "outcome unknown; the hub re-delivers it"})
             return
         ack = await self.send_report(entry, self.stopping)
         if ack is not None:
-            _emit("journal_report_sent", id=entry.command_id, type=entry.type, ack=ack.status)
+            log.info("journal_report_sent", extra={**fields, "ack": ack.status})
 
     async def context(self) -> ExecContext:
         """Jira's user, time zone and symmetric link types (read once by the driver, then cached)."""
-        attempt = 0
-        while True:
-            try:
-                return await self._race(self.jira.exec_context(), self.stopping)
-            except self._jira_auth_errors as exc:
-                raise AgentFatal(f"Jira refused the agent's credentials: {exc}") from exc
-            except self._jira_errors as exc:
-                await self._back_off(attempt, self.stopping, "jira", exc)
-                attempt += 1
+        try:
+            return await self.retrying(
+                lambda: race(self.jira.exec_context(), self.stopping),
+                on=self._jira_down,
+                what="jira",
+                interrupt=self.stopping,
+            )
+        except self._jira_auth_errors as exc:
+            raise AgentFatal(f"Jira refused the agent's credentials: {exc}") from exc
 
     async def claim(self, ctx: ExecContext) -> Delivery | None:
-        attempt = 0
-        while True:
-            try:
-                return await self._race(
-                    self.hub.claim(
-                        agent_id=self.agent_id,
-                        version=self.version,
-                        jira_user=ctx.jira_user,
-                        jira_time_zone=ctx.jira_time_zone,
-                        symmetric_link_types=ctx.symmetric_link_types,
-                        wait=self.claim_wait,
-                    ),
-                    self.stopping,
-                )
-            except ClaimConflict as exc:
-                _emit("claim_conflict", detail=exc.detail)
-                await self._sleep(max(self.claim_wait, 1.0), self.stopping)
-            except HubRefused as exc:
-                raise AgentFatal(f"the hub refused the claim: {exc}") from exc
-            except HubUnreachable as exc:
-                await self._back_off(attempt, self.stopping, "claim", exc)
-                attempt += 1
+        def transient(error: Exception) -> bool | float:
+            if isinstance(error, ClaimConflict):
+                return max(self.claim_wait, 1.0)  # another agent is active: ask again after a long poll's time
+            return isinstance(error, HubUnreachable)
+
+        async def claim_once() -> Delivery | None:
+            delivery = self.hub.claim(
+                agent_id=self.agent_id,
+                version=self.version,
+                jira_user=ctx.jira_user,
+                jira_time_zone=ctx.jira_time_zone,
+                symmetric_link_types=ctx.symmetric_link_types,
+                wait=self.claim_wait,
+            )
+            return await race(delivery, self.stopping)
+
+        try:
+            return await self.retrying(claim_once, on=transient, what="claim", interrupt=self.stopping)
+        except HubRefused as exc:
+            raise AgentFatal(f"the hub refused the claim: {exc}") from exc
 
     async def step(self, ctx: ExecContext) -> ExecContext:
         """One claim and, if a command came, its execution; returns the context for the next step."""
@@ -270,36 +231,43 @@ class Agent:
         if delivery is None:
             return ctx
         outcome = await self.execute(delivery, ctx)
-        if outcome == "jira_unreachable":
-            await self.wait_for_jira()
+        if isinstance(outcome, _JiraUnreachable):
+            await self.wait_for_jira(outcome.error)
         return ctx
 
-    async def wait_for_jira(self) -> None:
+    async def wait_for_jira(self, error: Exception) -> None:
         """Probe Jira with backoff until it answers, so a re-delivery is not spent on an outage."""
-        attempt = 0
-        while True:
-            await self._back_off(attempt, self.stopping, "jira", "unreachable")
-            attempt += 1
-            try:
-                await self._race(self.jira.drive(_probe(), fetch_file=_no_file, on_page=_no_page), self.stopping)
-                return
-            except self._jira_errors:
-                continue
+        try:
+            await self.retrying(
+                lambda: race(self.jira.drive(_probe(), fetch_file=_no_file, on_page=_no_page), self.stopping),
+                on=self._jira_down,
+                what="jira",
+                interrupt=self.stopping,
+                after=error,
+            )
+        except self._jira_auth_errors as exc:
+            raise AgentFatal(f"Jira refused the agent's credentials: {exc}") from exc
 
-    async def execute(self, delivery: Delivery, ctx: ExecContext) -> str:
-        """Pause, drive the executor, journal and send the report; returns the outcome logged."""
+    async def execute(self, delivery: Delivery, ctx: ExecContext) -> str | _JiraUnreachable:
+        """Pause, drive the executor, journal and send the report; returns the outcome logged (or, when Jira
+        did not answer, the error to wait out before claiming again)."""
         started = self.clock.monotonic()
         entry = JournalEntry(command_id=delivery.id, type=delivery.type, deliveries=delivery.deliveries)
         self.journal.write(entry)
-        fields: dict[str, Any] = {"id": delivery.id, "type": delivery.type, "deliveries": delivery.deliveries}
+        fields: dict[str, Any] = {
+            "command_id": delivery.id,
+            "type": delivery.type,
+            **_key(delivery),
+            "deliveries": delivery.deliveries,
+        }
 
         def finish(outcome: str, **extra: Any) -> str:
-            duration = round(self.clock.monotonic() - started, 3)
-            _emit("command", **fields, outcome=outcome, duration=duration, **extra)
+            duration_ms = round((self.clock.monotonic() - started) * 1000)
+            log.info("command", extra={**fields, "outcome": outcome, "duration_ms": duration_ms, **extra})
             return outcome
 
         try:
-            await self._race(self.jira.wait_gap(delivery.pause_seconds), self.stopping)
+            await race(self.jira.wait_gap(delivery.pause_seconds), self.stopping)
         except Stopped:
             return finish("abandoned", jira_calls=0)
         try:
@@ -309,26 +277,30 @@ class Agent:
                 fetch_file=lambda sha, size: self._fetch_file(sha),
                 on_page=lambda page: self._post_page(delivery.id, page),
             )
-            outcome = await self._race(drive, self.aborting)
+            outcome = await race(drive, self.aborting)
         except Stopped:
             return finish("abandoned", jira_calls=None)
         except self._jira_auth_errors as exc:
             finish("jira_refused", jira_calls=None, error=str(exc))
             raise AgentFatal(f"Jira refused the agent's credentials: {exc}") from exc
         except self._jira_errors as exc:
-            return finish("jira_unreachable", jira_calls=None, error=f"{type(exc).__name__}: {exc}")
+            finish("jira_unreachable", jira_calls=None, error=f"{type(exc).__name__}: {exc}")
+            return _JiraUnreachable(error=exc)
         except HubRefused as exc:
             if exc.status_code in (401, 403):
                 raise AgentFatal(f"the hub refused the agent's token: {exc}") from exc
             return finish("hub_refused", jira_calls=None, error=str(exc))
         except Exception as exc:
-            # A bug in an executor or the driver is deterministic: re-delivery would crash the same way, so
-            # the command is reported failed with the error for a person to read (and retry once fixed).
-            _emit("executor_error", id=delivery.id, traceback=traceback.format_exc())
+            # A bug in the agent around the executor (the executor's own bugs end in its report) is
+            # deterministic: re-delivery would crash the same way, so the command is reported failed with the
+            # error for a person to read (and retry once fixed).
+            log.exception("executor_error", extra={"command_id": delivery.id})
             error = f"ошибка агента: {type(exc).__name__}: {exc}"
             outcome = _Crashed(report=Report(status="failed", error=error), jira_calls=0)
 
         entry = self.journal.record_report(entry, report_to_wire(outcome.report, outcome.jira_calls))
+        if "key" not in fields and isinstance(outcome.report.result.get("key"), str):
+            fields["key"] = outcome.report.result["key"]
         try:
             ack = await self.send_report(entry, self.aborting)
         except Stopped:
@@ -346,51 +318,43 @@ class Agent:
 
         ``None`` when the report is still in the journal (stopping while the hub is down) or was refused.
         """
-        assert entry.report is not None
-        attempt = 0
-        while True:
-            try:
-                ack = await self._race(self.hub.report_wire(entry.command_id, entry.report), interrupt)
-            except HubUnreachable as exc:
-                if self.stopping.is_set():
-                    _emit("report_kept", id=entry.command_id, error=str(exc))
-                    return None
-                try:
-                    await self._back_off(attempt, interrupt, "report", exc)
-                except Stopped:
-                    _emit("report_kept", id=entry.command_id, error=str(exc))
-                    raise
-                attempt += 1
-                continue
-            except HubRefused as exc:
-                if exc.status_code in (401, 403):
-                    raise AgentFatal(f"the hub refused the agent's token: {exc}") from exc
-                _emit("report_refused", id=entry.command_id, status_code=exc.status_code, detail=exc.detail)
-                self.journal.clear()
-                return None
+        report = entry.report
+        assert report is not None
+        try:
+            ack = await self.retrying(
+                lambda: race(self.hub.report_wire(entry.command_id, report), interrupt),
+                on=self._hub_down,
+                what="report",
+                interrupt=interrupt,
+            )
+        except HubUnreachable as exc:
+            log.info("report_kept", extra={"command_id": entry.command_id, "error": str(exc)})
+            return None
+        except Stopped:
+            log.info("report_kept", extra={"command_id": entry.command_id, "error": "stopped while the hub was away"})
+            raise
+        except HubRefused as exc:
+            if exc.status_code in (401, 403):
+                raise AgentFatal(f"the hub refused the agent's token: {exc}") from exc
+            log.warning(
+                "report_refused",
+                extra={"command_id": entry.command_id, "status_code": exc.status_code, "detail": exc.detail},
+            )
             self.journal.clear()
-            return ack
+            return None
+        self.journal.clear()
+        return ack
 
     async def _fetch_file(self, sha256: str) -> bytes | None:
-        attempt = 0
-        while True:
-            try:
-                return await self.hub.fetch_file(sha256)
-            except HubUnreachable as exc:
-                if self.stopping.is_set():
-                    # Stopping with the hub away: abandon the command (the journal keeps its id, the hub re-delivers).
-                    raise Stopped from exc
-                await self._back_off(attempt, self.aborting, "file", exc)
-                attempt += 1
+        return await self._from_hub(lambda: self.hub.fetch_file(sha256), "file")
 
     async def _post_page(self, command_id: int, page: Page) -> None:
-        attempt = 0
-        while True:
-            try:
-                await self.hub.post_page(command_id, page)
-                return
-            except HubUnreachable as exc:
-                if self.stopping.is_set():
-                    raise Stopped from exc
-                await self._back_off(attempt, self.aborting, "page", exc)
-                attempt += 1
+        await self._from_hub(lambda: self.hub.post_page(command_id, page), "page")
+
+    async def _from_hub(self, call: Callable[[], Awaitable[T]], what: str) -> T:
+        """A call to the hub in the middle of a command; stopping with the hub away abandons the command
+        (the journal keeps its id and the hub re-delivers it)."""
+        try:
+            return await self.retrying(call, on=self._hub_down, what=what, interrupt=self.stopping)
+        except HubUnreachable as exc:
+            raise Stopped from exc

@@ -12,15 +12,20 @@ import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import uvicorn
 
 from adapters.files import FileStore
+from adapters.logs import configure_logging
+from adapters.storage.database import Database
 from adapters.storage.engine import make_engine, sqlite_url
-from hub_app import services
+from hub_app import admin
 from hub_app.app import create_app
+from hub_app.bodies import TokenIn
+from hub_app.roles import Role
 from hub_app.runtime import Hub, open_hub
+from hub_app.views import TokenView
 from reconcile.errors import ReconcileError
 
 __all__ = ["main"]
@@ -60,7 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     add = token_sub.add_parser("add", help="create a token; its secret is printed once, alone on the last line")
     _storage_options(add)
     add.add_argument("name")
-    add.add_argument("--role", required=True, choices=services.ROLES)
+    add.add_argument("--role", required=True, choices=[role.value for role in Role])
     listing = token_sub.add_parser("list", help="list tokens")
     _storage_options(listing)
     revoke = token_sub.add_parser("revoke", help="revoke a token")
@@ -88,31 +93,39 @@ async def _with_hub(args: argparse.Namespace, action: Callable[[Hub], Awaitable[
 
 async def _token_add(hub: Hub, name: str, role: str) -> str:
     async with hub.unit() as unit:
-        return await services.add_token(unit, name, role)
+        created = await admin.add_token(unit, TokenIn(name=name, role=role))  # type: ignore[arg-type]
+    return created.secret
 
 
-async def _token_list(hub: Hub) -> list[dict[str, Any]]:
+async def _token_list(hub: Hub) -> list[TokenView]:
     async with hub.unit() as unit:
-        return await services.list_tokens(unit)
+        return await admin.list_tokens(unit)
 
 
-async def _token_revoke(hub: Hub, name: str) -> dict[str, Any]:
+async def _token_revoke(hub: Hub, name: str) -> TokenView:
     async with hub.unit() as unit:
-        return await services.revoke_token(unit, name)
+        return await admin.revoke_token(unit, name)
 
 
 def _serve(args: argparse.Namespace) -> int:
     data_dir, url = _storage(args)
     asyncio.run(_with_hub(args, lambda hub: asyncio.sleep(0)))  # migrations, before serving
-    hub = Hub(engine=make_engine(url or sqlite_url(data_dir)), files=FileStore(data_dir / "files"))
+    hub = Hub(database=Database(make_engine(url or sqlite_url(data_dir))), files=FileStore(data_dir / "files"))
     app = create_app(hub, close_hub=True)
     print(f"sdlc-hub: http://{args.host}:{args.port} (data dir {data_dir.resolve()})", flush=True)
     # A claim may be waiting in a long poll for up to claim_wait_seconds: on SIGTERM it is cut after a second
     # (the agent sees a dropped connection and claims again from the next hub), not waited for.
     # Idle keep-alive outlives the clients' 5 s pool expiry, so a client never reuses a connection the hub is
     # closing at that very moment.
+    configure_logging("info")
     uvicorn.run(
-        app, host=args.host, port=args.port, log_level="info", timeout_graceful_shutdown=1, timeout_keep_alive=75
+        app,
+        host=args.host,
+        port=args.port,
+        log_config=None,  # the process's one log format (adapters.logs), not uvicorn's own handlers
+        log_level="info",
+        timeout_graceful_shutdown=1,
+        timeout_keep_alive=75,
     )
     return 0
 
@@ -164,13 +177,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(secret)
             return 0
         if args.token_command == "list":
-            for row in asyncio.run(_with_hub(args, _token_list)):
-                revoked = f" revoked {row['revoked_at']}" if row["revoked_at"] else ""
-                print(f"{row['name']}\t{row['role']}\tcreated {row['created_at']}{revoked}")
+            for token in asyncio.run(_with_hub(args, _token_list)):
+                revoked = f" revoked {token.revoked_at}" if token.revoked_at else ""
+                print(f"{token.name}\t{token.role}\tcreated {token.created_at}{revoked}")
             return 0
         if args.token_command == "revoke":
-            row = asyncio.run(_with_hub(args, lambda hub: _token_revoke(hub, args.name)))
-            print(f"token {row['name']} revoked at {row['revoked_at']}")
+            token = asyncio.run(_with_hub(args, lambda hub: _token_revoke(hub, args.name)))
+            print(f"token {token.name} revoked at {token.revoked_at}")
             return 0
     except ReconcileError as exc:
         print(f"sdlc-hub: {exc.message}", file=sys.stderr)

@@ -1,8 +1,9 @@
 """The hub's MCP endpoint (DESIGN.md section 7): the planning tools for AI assistants at ``/mcp``.
 
 Streamable HTTP with the official ``mcp`` SDK (2.x, low-level :class:`mcp.server.Server`), stateless and with
-JSON answers, so any hub process can serve any call. Every tool calls the same function of
-:mod:`hub_app.services` as the HTTP API, in one :meth:`Hub.unit` (a failed call rolls back: nothing written);
+JSON answers, so any hub process can serve any call. Every tool calls the same operation
+(:mod:`hub_app.batches`, :mod:`hub_app.mirror`) as the HTTP API, in one :meth:`Hub.unit` (a failed call rolls
+back: nothing written);
 the core's errors come back as tool errors (``isError: true``) with the seed's Russian message as the text.
 
 ``batch_create``'s description and input schema are :func:`reconcile.commands.batch_create_description` and
@@ -11,7 +12,7 @@ single source, nothing is restated here.
 
 Auth is the hub's own: the mounted route carries ``opt={"roles": ("interface", "admin")}``, so the app's guard
 answers 401 (no token, unknown or revoked) and 403 (an ``agent`` token) in the API's error shape and leaves the
-token in ``scope["state"]["token"]``; the token's name becomes the batch's ``token_name``. Without that guard
+caller in ``scope["state"]["caller"]``; the token's name becomes the batch's ``token_name``. Without that guard
 the endpoint refuses every call (401) rather than serve unauthenticated.
 
 Wiring (one line in :func:`hub_app.app.create_app`)::
@@ -24,10 +25,9 @@ The plugin mounts the route at ``/mcp`` and adds the lifespan that runs the SDK'
 from __future__ import annotations
 
 import contextlib
-import copy
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import attrs
@@ -48,8 +48,12 @@ from mcp.types import (
     ToolAnnotations,
 )
 
-from hub_app import services
+from hub_app import batches, mirror
+from hub_app.api.errors import INTERNAL_ERROR
+from hub_app.bodies import CancelIn, NoteIn, RefreshIn, json_schema, meta, parse
+from hub_app.roles import INTERFACE, Caller
 from hub_app.runtime import Hub, Unit
+from hub_app.views import to_json
 from reconcile.commands import batch_create_description, batch_create_schema
 from reconcile.errors import ReconcileError
 
@@ -68,11 +72,10 @@ log = logging.getLogger(__name__)
 
 MCP_PATH = "/mcp"
 #: Roles whose tokens may use the MCP tools (DESIGN.md: «behind an interface token»; admin may do all).
-MCP_ROLES = ("interface", "admin")
+MCP_ROLES = INTERFACE
 #: The scope key the endpoint hands the caller to the tool handlers under.
 CALLER_SCOPE_KEY = "sdlc_hub.mcp_caller"
 SERVER_NAME = "sdlc-hub"
-INTERNAL_ERROR = "внутренняя ошибка хаба"
 SERVER_INSTRUCTIONS = (
     "Хаб планирования Jira банка. Изменения Jira — пакеты команд желаемого состояния (batch_create); "
     "они выполняются асинхронно агентом внутри банка, ход и результаты — batch_status. Зеркало Jira — "
@@ -85,7 +88,7 @@ class McpCaller:
     """Who calls a tool: the hub to work on and the authenticated token."""
 
     hub: Hub
-    token: services.TokenInfo
+    token: Caller
 
 
 ToolCall = Callable[[Unit, McpCaller, dict[str, Any]], Awaitable[Any]]
@@ -93,7 +96,7 @@ ToolCall = Callable[[Unit, McpCaller, dict[str, Any]], Awaitable[Any]]
 
 @attrs.frozen(kw_only=True)
 class McpTool:
-    """One tool: its name, how an assistant reads it, its input schema and the service call it makes."""
+    """One tool: its name, how an assistant reads it, its input schema and the operation it makes."""
 
     name: str
     description: Callable[[], str]
@@ -110,74 +113,95 @@ class McpTool:
         )
 
 
-def _object(properties: Mapping[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": dict(properties),
-        "required": list(required),
-        "additionalProperties": False,
-    }
-
-
-_ID = {"type": "integer", "minimum": 1}
 # Hints for an assistant: reading tools change nothing; cancelling cannot be undone.
 _READS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 _WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=True)
 _CANCELS = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True)
-_ISSUE_KEY = {"type": "string", "minLength": 1, "description": "ключ задачи Jira (AURORA-1538)"}
 
 
-# --- the tools: argument checks are the services' own (check_body), as for the HTTP API --------------------
+# --- the tools' arguments: parsed by the same rules as the API's bodies, their schemas read from them ----------
+
+
+@attrs.frozen(kw_only=True)
+class BatchRef:
+    batch_id: int = attrs.field(metadata=meta("int", minimum=1))
+
+
+@attrs.frozen(kw_only=True)
+class BatchCancel:
+    batch_id: int = attrs.field(metadata=meta("int", minimum=1))
+    force: bool = attrs.field(default=False, metadata=meta("bool"))
+
+
+@attrs.frozen(kw_only=True)
+class CommandRef:
+    command_id: int = attrs.field(metadata=meta("int", minimum=1))
+
+
+@attrs.frozen(kw_only=True)
+class SliceArgs:
+    project: str = attrs.field(metadata=meta("nonempty", "проект хаба (метка Jira)"))
+    limit: int | None = attrs.field(default=None, metadata=meta("int", minimum=0))
+    offset: int | None = attrs.field(default=None, metadata=meta("int", minimum=0))
+
+
+@attrs.frozen(kw_only=True)
+class IssueRef:
+    key: str = attrs.field(metadata=meta("nonempty", "ключ задачи Jira (AURORA-1538)"))
+
+
+@attrs.frozen(kw_only=True)
+class NoteArgs:
+    key: str = attrs.field(metadata=meta("nonempty", "ключ задачи Jira (AURORA-1538)"))
+    text: str = attrs.field(metadata=meta("nonempty"))
+    author: str | None = attrs.field(default=None, metadata=meta("nonempty", "по умолчанию — имя токена"))
 
 
 async def _batch_create(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
-    return await services.create_batch(unit, args, token_name=caller.token.name)
+    return await batches.create_batch(unit, args, token_name=caller.token.name)
 
 
 async def _batch_status(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
-    data = services.check_body(args, {"batch_id": "int"})
-    return await services.get_batch(unit, data["batch_id"])
+    return await batches.get_batch(unit, parse(BatchRef, args).batch_id)
 
 
 async def _batch_cancel(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
-    data = services.check_body(args, {"batch_id": "int"}, {"force": "bool"})
-    body = {"force": data["force"]} if "force" in data else None
-    return await services.cancel_batch(unit, data["batch_id"], body)
+    ref = parse(BatchCancel, args)
+    return await batches.cancel_batch(unit, ref.batch_id, CancelIn(force=ref.force))
 
 
 async def _command_retry(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
-    data = services.check_body(args, {"command_id": "int"})
-    return await services.retry_command(unit, data["command_id"], token_name=caller.token.name)
+    return await batches.retry_command(unit, parse(CommandRef, args).command_id, token_name=caller.token.name)
 
 
 async def _issues_list(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
-    data = services.check_body(args, {"project": "nonempty"}, {"limit": "int", "offset": "int"})
-    return await services.list_issues(unit, project=data["project"], limit=data.get("limit"), offset=data.get("offset"))
+    ref = parse(SliceArgs, args)
+    return await mirror.list_issues(unit, project_name=ref.project, limit=ref.limit, offset=ref.offset)
 
 
 async def _issue_get(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
-    data = services.check_body(args, {"key": "nonempty"})
-    issue = await services.get_issue(unit, data["key"])
-    issue["journal"] = await services.issue_history(unit, data["key"])
+    key = parse(IssueRef, args).key
+    issue = to_json(await mirror.get_issue(unit, key))
+    issue["journal"] = to_json(await mirror.issue_history(unit, key))
     return issue
 
 
 async def _note_add(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
-    data = services.check_body(args, {"key": "nonempty", "text": "nonempty"}, {"author": "nonempty"})
-    author = data.pop("author", caller.token.name)
-    return await services.add_note(unit, data, author=author)
+    note = parse(NoteArgs, args)
+    body = NoteIn(key=note.key, text=note.text)
+    return await mirror.add_note(unit, body, author=note.author or caller.token.name)
 
 
 async def _refresh(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
-    return await services.create_refresh(unit, args, token_name=caller.token.name)
+    return await batches.create_refresh(unit, parse(RefreshIn, args), token_name=caller.token.name)
 
 
 def _text(value: str) -> Callable[[], str]:
     return lambda: value
 
 
-def _schema(value: dict[str, Any]) -> Callable[[], dict[str, Any]]:
-    return lambda: copy.deepcopy(value)
+def _schema(cls: type[Any], **extra: Any) -> Callable[[], dict[str, Any]]:
+    return lambda: {**json_schema(cls), **extra}
 
 
 def tools() -> tuple[McpTool, ...]:
@@ -197,7 +221,7 @@ def tools() -> tuple[McpTool, ...]:
                 "confirmed_by_state), результаты, ошибки, число выдач, прогресс и заметки. Результаты команд "
                 "приходят асинхронно — спрашивайте снова, пока в progress не все команды завершены."
             ),
-            input_schema=_schema(_object({"batch_id": _ID}, ("batch_id",))),
+            input_schema=_schema(BatchRef),
             call=_batch_status,
             annotations=_READS,
         ),
@@ -207,7 +231,7 @@ def tools() -> tuple[McpTool, ...]:
                 "Отменяет ещё не выданные агенту (queued) команды пакета; с force: true — и выданную (claimed), "
                 "хотя агент, возможно, уже пишет её в Jira. Ответ — пакет после отмены."
             ),
-            input_schema=_schema(_object({"batch_id": _ID, "force": {"type": "boolean"}}, ("batch_id",))),
+            input_schema=_schema(BatchCancel),
             call=_batch_cancel,
             annotations=_CANCELS,
         ),
@@ -217,7 +241,7 @@ def tools() -> tuple[McpTool, ...]:
                 "Повтор команды в статусе failed, skipped или cancelled: новый пакет из одной команды с теми же "
                 "параметрами (временные ключи заменены созданными) и хвостовым refresh, проверенный как новый."
             ),
-            input_schema=_schema(_object({"command_id": _ID}, ("command_id",))),
+            input_schema=_schema(CommandRef),
             call=_command_retry,
             annotations=_WRITES,
         ),
@@ -227,16 +251,7 @@ def tools() -> tuple[McpTool, ...]:
                 "Разрез проекта в зеркале Jira: задачи с меткой проекта (точное совпадение), не пропавшие из "
                 "Jira, со связями; постранично (limit до 1000, offset), ответ {items, total}."
             ),
-            input_schema=_schema(
-                _object(
-                    {
-                        "project": {"type": "string", "minLength": 1, "description": "проект хаба (метка Jira)"},
-                        "limit": {"type": "integer", "minimum": 0},
-                        "offset": {"type": "integer", "minimum": 0},
-                    },
-                    ("project",),
-                )
-            ),
+            input_schema=_schema(SliceArgs),
             call=_issues_list,
             annotations=_READS,
         ),
@@ -246,7 +261,7 @@ def tools() -> tuple[McpTool, ...]:
                 "Одна задача из зеркала Jira: поля, связи (source → target), заметки и журнал изменений "
                 "(journal: {items, total})."
             ),
-            input_schema=_schema(_object({"key": _ISSUE_KEY}, ("key",))),
+            input_schema=_schema(IssueRef),
             call=_issue_get,
             annotations=_READS,
         ),
@@ -256,16 +271,7 @@ def tools() -> tuple[McpTool, ...]:
                 "Заметка хаба к задаче Jira (в Jira не пишется). Заметки к задачам, создаваемым пакетом "
                 "(new:<n>), передавайте в notes у batch_create. author — по умолчанию имя токена."
             ),
-            input_schema=_schema(
-                _object(
-                    {
-                        "key": _ISSUE_KEY,
-                        "text": {"type": "string", "minLength": 1},
-                        "author": {"type": "string", "minLength": 1},
-                    },
-                    ("key", "text"),
-                )
-            ),
+            input_schema=_schema(NoteArgs),
             call=_note_add,
             annotations=_WRITES,
         ),
@@ -275,17 +281,7 @@ def tools() -> tuple[McpTool, ...]:
                 "Обновить зеркало из Jira: keys — эти задачи, jql — по запросу, без аргументов — полное "
                 "обновление по проектам хаба. Ставится пакетом из одной команды refresh; выполняется асинхронно."
             ),
-            input_schema=_schema(
-                {
-                    **_object(
-                        {
-                            "keys": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
-                            "jql": {"type": "string", "minLength": 1},
-                        }
-                    ),
-                    "not": {"required": ["keys", "jql"]},
-                }
-            ),
+            input_schema=_schema(RefreshIn, **{"not": {"required": ["keys", "jql"]}}),
             call=_refresh,
             annotations=_WRITES,
         ),
@@ -295,7 +291,8 @@ def tools() -> tuple[McpTool, ...]:
 # --- the MCP server ----------------------------------------------------------------------------------------
 
 
-def _answer(value: Any) -> CallToolResult:
+def _answer(view: Any) -> CallToolResult:
+    value = to_json(view)
     text = json.dumps(value, ensure_ascii=False)
     structured = value if isinstance(value, dict) else {"result": value}
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
@@ -398,10 +395,10 @@ class McpEndpoint:
                 self._manager = None
 
     async def _handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        token = scope.get("state", {}).get("token")
+        token = scope.get("state", {}).get("caller")
         app = scope.get("app")
         hub = getattr(getattr(app, "state", None), "hub", None)
-        if not isinstance(token, services.TokenInfo) or token.role not in MCP_ROLES or not isinstance(hub, Hub):
+        if not isinstance(token, Caller) or token.role not in MCP_ROLES or not isinstance(hub, Hub):
             await _send_error(send, 401, "нужен заголовок Authorization: Bearer <токен>")
             return
         manager = self._manager

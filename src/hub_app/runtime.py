@@ -1,33 +1,25 @@
-"""The hub's runtime: database engine, file store, clock and the claim wake-up, shared by HTTP and MCP.
+"""The hub's runtime: database, file store, clock and the claim wake-up, shared by the HTTP API and MCP.
 
-A :class:`Hub` is built once per process (:func:`open_hub`). Every service call runs in a :class:`Unit` — one
-database transaction with the time of the call fixed at its start — opened by ``async with hub.unit() as u``.
+A :class:`Hub` is built once per process (:func:`open_hub`). Every operation runs in a :class:`Unit` — one
+database transaction (its repositories in ``unit.db``) with the time of the call fixed at its start — opened
+by ``async with hub.unit() as unit``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import anyio
-import asyncpg  # type: ignore[import-untyped]
 import attrs
-from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from adapters.files import FileStore
-from adapters.storage.engine import is_postgres, make_engine, migrate, sqlite_url
+from adapters.storage.database import Database, UnitOfWork
+from adapters.storage.engine import make_engine, migrate, sqlite_url
 
-__all__ = ["BATCH_CHANNEL", "Hub", "Unit", "Wakeup", "open_hub", "utc_now"]
-
-log = logging.getLogger(__name__)
-
-#: The PostgreSQL channel a new batch is announced on, so a claim waiting in another hub process wakes up.
-BATCH_CHANNEL = "sdlc_hub_batches"
+__all__ = ["Hub", "Unit", "Wakeup", "open_hub", "utc_now"]
 
 
 def utc_now() -> datetime:
@@ -54,81 +46,36 @@ class Wakeup:
 
 @attrs.define(kw_only=True)
 class Unit:
-    """One transaction of the hub: the session, the time of the call and after-commit actions."""
+    """One operation of the hub: its transaction, the time of the call, the file store and the wake-up."""
 
-    hub: Hub
-    session: AsyncSession
+    db: UnitOfWork
     now: datetime
-    after_commit: list[Callable[[], None]] = attrs.field(factory=list)
-
-    @property
-    def files(self) -> FileStore:
-        return self.hub.files
-
-    @property
-    def postgres(self) -> bool:
-        return self.hub.postgres
+    files: FileStore
+    wakeup: Wakeup
 
 
 @attrs.define(kw_only=True)
 class Hub:
-    engine: AsyncEngine
+    database: Database
     files: FileStore
     now: Callable[[], datetime] = utc_now
     wakeup: Wakeup = attrs.field(factory=Wakeup)
-    _listener: Any = None
-
-    @property
-    def postgres(self) -> bool:
-        return is_postgres(self.engine)
-
-    _sessions: async_sessionmaker[AsyncSession] | None = None
-
-    @property
-    def sessionmaker(self) -> async_sessionmaker[AsyncSession]:
-        if self._sessions is None:
-            self._sessions = async_sessionmaker(self.engine, expire_on_commit=False)
-        return self._sessions
 
     @contextlib.asynccontextmanager
     async def unit(self) -> AsyncIterator[Unit]:
         """A transaction: committed when the block ends normally, rolled back on an exception."""
-        async with self.sessionmaker() as session:
-            unit = Unit(hub=self, session=session, now=self.now())
-            async with session.begin():
-                yield unit
-            for action in unit.after_commit:
-                action()
+        async with self.database.unit() as db:
+            yield Unit(db=db, now=self.now(), files=self.files, wakeup=self.wakeup)
 
     async def start_listening(self) -> None:
-        """On PostgreSQL, ``LISTEN`` for new batches on a dedicated connection of this process."""
-        if not self.postgres or self._listener is not None:
-            return
-        url = self.engine.url
-        self._listener = await asyncpg.connect(
-            host=url.host or "127.0.0.1",
-            port=url.port or 5432,
-            user=url.username,
-            password=url.password,
-            database=url.database,
-        )
-        await self._listener.add_listener(BATCH_CHANNEL, lambda *_: self.wakeup.notify())
-
-    async def close(self) -> None:
-        if self._listener is not None:
-            with contextlib.suppress(Exception):
-                await self._listener.close()
-            self._listener = None
-        await self.engine.dispose()
+        """Wake this process's claims when another hub process announces a batch (PostgreSQL)."""
+        await self.database.listen(self.wakeup.notify)
 
     async def ping(self) -> bool:
-        try:
-            async with self.engine.connect() as conn:
-                await conn.execute(text("SELECT 1"))
-        except Exception:
-            log.exception("database does not answer")
-            return False
-        return True
+        return await self.database.ping()
+
+    async def close(self) -> None:
+        await self.database.close()
 
 
 async def open_hub(
@@ -143,4 +90,4 @@ async def open_hub(
     engine = make_engine(database_url or sqlite_url(data_dir))
     if run_migrations:
         await migrate(engine)
-    return Hub(engine=engine, files=FileStore(data_dir / "files"), now=now)
+    return Hub(database=Database(engine), files=FileStore(data_dir / "files"), now=now)

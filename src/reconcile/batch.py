@@ -26,17 +26,27 @@ from reconcile.pacing import estimate_seconds
 from reconcile.settings import Settings
 
 __all__ = [
+    "AUTO_REFRESH_AUTHOR",
+    "AUTO_REFRESH_TITLE",
+    "NO_PROJECTS_FOR_FULL_REFRESH",
     "BatchContext",
     "NewCommand",
     "NewNote",
     "ProjectInfo",
     "ValidBatch",
+    "auto_refresh_body",
     "batch_keys",
     "referenced_files",
     "referenced_keys",
+    "refresh_body",
     "retry_body",
     "validate_batch",
 ]
+
+NO_PROJECTS_FOR_FULL_REFRESH = "нет проектов — полное обновление невозможно"
+#: The batch a claim creates when the queue is empty and the last full refresh is too old (DESIGN.md 6).
+AUTO_REFRESH_AUTHOR = "hub"
+AUTO_REFRESH_TITLE = "автообновление"
 
 _TOP_REQUIRED = ("author", "title", "commands")
 _TOP_OPTIONAL = ("project", "notes")
@@ -154,6 +164,31 @@ def retry_body(
         "title": title,
         "project": project,
         "commands": [{"type": command_type, "params": clean}],
+    }
+
+
+def refresh_body(*, keys: list[str] | None, jql: str | None, base_jql: str | None, author: str) -> dict[str, Any]:
+    """The batch of ``POST /refresh``: ``{keys}``, ``{jql}``, or neither — a full refresh by the base JQL."""
+    if keys is not None and jql is not None:
+        raise ValidationError("только одно из keys, jql")
+    params: dict[str, Any]
+    if keys is not None:
+        params = {"keys": keys}
+    elif jql is not None:
+        params = {"jql": jql}
+    elif base_jql is None:
+        raise ValidationError(NO_PROJECTS_FOR_FULL_REFRESH)
+    else:
+        params = {"jql": base_jql}
+    return {"author": author, "title": "обновление из Jira", "commands": [{"type": "refresh", "params": params}]}
+
+
+def auto_refresh_body(base_jql: str) -> dict[str, Any]:
+    """The hub's own full refresh batch."""
+    return {
+        "author": AUTO_REFRESH_AUTHOR,
+        "title": AUTO_REFRESH_TITLE,
+        "commands": [{"type": "refresh", "params": {"jql": base_jql}}],
     }
 
 

@@ -2,8 +2,8 @@
 
 Seed 001 and DESIGN.md section 6: temp keys substituted; ``size`` for ``ensure_attachment`` (the file's
 current size in the hub's store, ``null`` when the file is gone); ``boards`` (every project's board, without
-repeats) and ``history`` (see :mod:`reconcile.history`) for ``refresh``. ``pause_seconds`` is the pacing gap
-of the delivered command's type under the current settings.
+repeats) and ``history`` (see :mod:`reconcile.history`) for ``refresh``. The delivery's ``pause_seconds`` is
+:func:`reconcile.pacing.pause_seconds`.
 """
 
 from __future__ import annotations
@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from reconcile.settings import Settings
 from reconcile.tempkeys import substitute
 
-__all__ = ["boards_param", "complete_params", "pause_seconds"]
+__all__ = ["boards_param", "complete_params"]
 
 
 def boards_param(projects: Iterable[tuple[int | None, str | None]]) -> list[dict[str, Any]]:
@@ -56,8 +55,3 @@ def complete_params(
         if history is not None:
             result["history"] = dict(history)
     return result
-
-
-def pause_seconds(command_type: str, settings: Settings) -> float:
-    """The pacing gap of ``command_type`` under ``settings`` (seed «Политика темпа»)."""
-    return settings.gap(command_type)

@@ -29,7 +29,9 @@ __all__ = [
     "history_param",
     "is_full_refresh",
     "journal_mark",
+    "keys_jql",
     "start_jql",
+    "sync_query",
 ]
 
 #: The journal is read from the mark minus this overlap, so that nothing between two runs is missed.
@@ -66,6 +68,17 @@ def base_jql(jira_project: str, project_names: Sequence[str]) -> str | None:
         return None
     labels = ", ".join(_quote(name) for name in project_names)
     return f"project = {jira_project} AND labels in ({labels})"
+
+
+def keys_jql(keys: Sequence[str]) -> str:
+    """``key in (A-1, A-2)``: how a refresh by keys is read, and how its sync run names its query."""
+    return f"key in ({', '.join(keys)})"
+
+
+def sync_query(params: Mapping[str, Any]) -> str:
+    """The query a delivered refresh reads (its sync run's ``query``): its JQL, or its keys as JQL."""
+    jql = params.get("jql")
+    return jql if isinstance(jql, str) else keys_jql(params.get("keys") or [])
 
 
 def start_jql(base: str) -> str:

@@ -12,7 +12,10 @@ import attrs
 import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
+from reconcile.errors import ValidationError
+
 __all__ = [
+    "ISSUE_TEXT_FIELDS",
     "HistoryEntry",
     "HistoryItem",
     "MirrorIssue",
@@ -21,6 +24,8 @@ __all__ = [
     "converter",
     "issue_from_wire",
     "issue_to_wire",
+    "wire_history",
+    "wire_issue",
 ]
 
 
@@ -67,7 +72,7 @@ class MirrorIssue:
 @attrs.frozen(kw_only=True)
 class HistoryItem:
     field: str
-    from_: str | None = None
+    from_: str | None = attrs.field(default=None, metadata={"json": "from"})
     from_string: str | None = None
     to: str | None = None
     to_string: str | None = None
@@ -100,3 +105,74 @@ def issue_to_wire(issue: MirrorIssue) -> dict[str, Any]:
 
 def issue_from_wire(data: dict[str, Any]) -> MirrorIssue:
     return converter.structure(data, MirrorIssue)
+
+
+#: The text fields of a mirror issue (all but ``key``, ``labels``, ``sprint`` and ``links``).
+ISSUE_TEXT_FIELDS = (
+    "summary", "description", "status", "status_category", "priority", "duedate", "planned_start",
+    "planned_end", "epic_key", "assignee", "reporter", "created", "updated",
+)  # fmt: skip
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _check_issue(data: Any, what: str) -> None:
+    # Checked strictly before cattrs, which alone would take a string for a list of labels.
+    if not isinstance(data, dict):
+        raise ValidationError(f"{what}: ожидается объект")
+    if not isinstance(data.get("key"), str) or not data["key"]:
+        raise ValidationError(f"{what}: key — ожидается ключ задачи")
+    for name in ISSUE_TEXT_FIELDS:
+        if data.get(name) is not None and not isinstance(data[name], str):
+            raise ValidationError(f"{what}: {name} — ожидается строка или null")
+    if not _strings(data.get("labels", [])):
+        raise ValidationError(f"{what}: labels — ожидается список строк")
+    sprint = data.get("sprint")
+    if sprint is not None and not (
+        isinstance(sprint, dict)
+        and isinstance(sprint.get("id"), int)
+        and not isinstance(sprint.get("id"), bool)
+        and isinstance(sprint.get("name"), str)
+        and isinstance(sprint.get("state"), str)
+    ):
+        raise ValidationError(f"{what}: sprint — ожидается {{id, name, state}} или null")
+    links = data.get("links", [])
+    if not isinstance(links, list) or not all(
+        isinstance(k, dict) and all(isinstance(k.get(f), str) for f in ("id", "type", "source", "target"))
+        for k in links
+    ):
+        raise ValidationError(f"{what}: links — ожидается список {{id, type, source, target}}")
+
+
+def _check_history(data: Any, what: str) -> None:
+    if not isinstance(data, dict):
+        raise ValidationError(f"{what}: ожидается объект")
+    for name in ("key", "id", "created"):
+        if not isinstance(data.get(name), str):
+            raise ValidationError(f"{what}: {name} — ожидается строка")
+    items = data.get("items", [])
+    if not isinstance(items, list) or not all(isinstance(i, dict) and isinstance(i.get("field"), str) for i in items):
+        raise ValidationError(f"{what}: items — ожидается список {{field, from, from_string, to, to_string}}")
+
+
+def _structure(data: dict[str, Any], cls: type[Any], what: str) -> Any:
+    try:
+        return converter.structure(data, cls)
+    except (cattrs.BaseValidationError, TypeError, ValueError, KeyError, AttributeError) as exc:
+        raise ValidationError(f"{what}: запись не той формы: {exc}") from None
+
+
+def wire_issue(data: Any, what: str) -> MirrorIssue:
+    """A wire issue record sent by the agent (``what`` names it in the 422: ``issues[3]``)."""
+    _check_issue(data, what)
+    issue: MirrorIssue = _structure(data, MirrorIssue, what)
+    return issue
+
+
+def wire_history(data: Any, what: str) -> HistoryEntry:
+    """A wire journal entry sent by the agent."""
+    _check_history(data, what)
+    entry: HistoryEntry = _structure(data, HistoryEntry, what)
+    return entry

@@ -20,15 +20,15 @@ from typing import Any
 import attrs
 
 from reconcile.commands import is_temp_key, key_params
+from reconcile.lifecycle import PENDING, RESOLVED
 
 __all__ = [
     "NO_KEYS_TO_REFRESH",
-    "PENDING_STATUSES",
-    "RESOLVED_STATUSES",
     "Ready",
     "Skip",
     "TempKeyOutcome",
     "Wait",
+    "outcome_of",
     "resolved_keys",
     "settle",
     "skip_reason",
@@ -37,11 +37,6 @@ __all__ = [
 ]
 
 NO_KEYS_TO_REFRESH = "нет ключей для обновления"
-
-#: Statuses of an ``ensure_issue`` after which its temp key has a real key (``result.key``).
-RESOLVED_STATUSES: frozenset[str] = frozenset({"done", "confirmed_by_state"})
-#: Statuses of an ``ensure_issue`` that has not finished yet: its dependents wait.
-PENDING_STATUSES: frozenset[str] = frozenset({"queued", "claimed"})
 
 
 @attrs.frozen(kw_only=True)
@@ -54,12 +49,18 @@ class TempKeyOutcome:
     @property
     def resolved(self) -> bool:
         """The issue exists and its key is known: dependents may be issued."""
-        return self.status in RESOLVED_STATUSES and bool(self.key)
+        return self.status in RESOLVED and bool(self.key)
 
     @property
     def pending(self) -> bool:
         """The ``ensure_issue`` has not finished: dependents wait."""
-        return self.status in PENDING_STATUSES
+        return self.status in PENDING
+
+
+def outcome_of(status: str, result: object) -> TempKeyOutcome:
+    """The outcome of an ``ensure_issue`` from its stored ``status`` and ``result`` (``result.key`` if a string)."""
+    key = result.get("key") if isinstance(result, Mapping) else None
+    return TempKeyOutcome(status=status, key=key if isinstance(key, str) else None)
 
 
 @attrs.frozen(kw_only=True)

@@ -37,3 +37,21 @@ def test_secrets_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         "jira-secret",
         ".sdlc-agent/journal.json",
     )
+
+
+def test_log_flags(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--log-level takes any case and --log-format auto|json|text; both default from the environment."""
+    monkeypatch.setenv("SDLC_AGENT_LOG_FORMAT", "text")
+    monkeypatch.setenv("SDLC_AGENT_LOG_LEVEL", "warning")
+    base = ["run", "--hub", "http://hub", "--jira", "http://jira"]
+    from_env = build_parser().parse_args(base)
+    from_flags = build_parser().parse_args([*base, "--log-level", "debug", "--log-format", "json"])
+    assert [(a.log_level, a.log_format) for a in (from_env, from_flags)] == [("WARNING", "text"), ("DEBUG", "json")]
+
+
+def test_unknown_log_format_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    """A log format other than auto, json or text stops the agent before it starts."""
+    with pytest.raises(SystemExit) as caught:
+        build_parser().parse_args(["run", "--hub", "h", "--jira", "j", "--log-format", "xml"])
+    assert caught.value.code == 2
+    assert "argument --log-format: invalid choice: 'xml'" in capsys.readouterr().err

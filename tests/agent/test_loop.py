@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import random
@@ -18,8 +19,10 @@ from agent_fakes import FakeHub, Fault, FlakyTransport, command
 from adapters.clock import FakeClock
 from adapters.hub_client import HubClient
 from adapters.jira_http import JiraAuthError, JiraError, JiraHttp
+from adapters.logs import configure_logging, fields_of
 from agent_app.journal import Journal, JournalEntry
-from agent_app.loop import Agent, AgentFatal, Backoff, backoff_delay
+from agent_app.loop import Agent, AgentFatal
+from agent_app.retry import Backoff, backoff_delay
 from jira_sim import Simulator
 from reconcile.plans import executor_for
 
@@ -31,13 +34,21 @@ SEED = 20261022
 class Rig:
     """One agent wired to a simulator and a hub, with faults on either side and a shared fake clock."""
 
-    def __init__(self, tmp_path: Path, hub: FakeHub, *, jira_faults: list[Fault] | None = None) -> None:
+    def __init__(
+        self,
+        tmp_path: Path,
+        hub: FakeHub,
+        *,
+        jira_faults: list[Fault] | None = None,
+        jira_token: str = "pat",
+        clock: FakeClock | None = None,
+    ) -> None:
         self.sim = Simulator()
-        self.clock = FakeClock(start=1000.0)
+        self.clock = clock or FakeClock(start=1000.0)
         self.hub = hub
         self.hub_transport = FlakyTransport(hub.transport())
         self.jira_transport = FlakyTransport(httpx.ASGITransport(app=self.sim.asgi), jira_faults)
-        self.jira = JiraHttp.connect("http://jira", token="pat", clock=self.clock, transport=self.jira_transport)
+        self.jira = JiraHttp.connect("http://jira", token=jira_token, clock=self.clock, transport=self.jira_transport)
         self.hub_client = HubClient("http://hub", "agent-secret", transport=self.hub_transport)
         self.journal = Journal(tmp_path / "journal.json")
         self.agent = Agent(
@@ -64,14 +75,27 @@ class Rig:
 
 @pytest.fixture
 def command_lines(caplog: pytest.LogCaptureFixture) -> Callable[[], list[dict[str, Any]]]:
-    """Reads the agent's structured ``command`` log lines (one JSON object each) logged so far."""
+    """Reads the agent's ``command`` events (the event name and its fields) logged so far."""
     caplog.set_level(logging.INFO, logger="agent_app")
 
     def read() -> list[dict[str, Any]]:
-        lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "agent_app"]
+        lines = [{"event": r.getMessage(), **fields_of(r)} for r in caplog.records if r.name.startswith("agent_app")]
         return [line for line in lines if line["event"] == "command"]
 
     return read
+
+
+class HangingClock(FakeClock):
+    """A fake clock whose sleeps call ``on_sleep`` and then never end: only a stop request can end them."""
+
+    def __init__(self) -> None:
+        super().__init__(start=1000.0)
+        self.on_sleep: Callable[[], None] = lambda: None
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.on_sleep()
+        await anyio.sleep_forever()
 
 
 def expected_backoffs(count: int) -> list[float]:
@@ -196,7 +220,7 @@ async def test_jira_dropped_mid_create_is_not_reported_and_redelivery_finds_the_
     assert (command_id, body["status"], body["result"]["created"]) == (43, "done", False)
     assert rig.jira_writes() == ["POST /rest/api/2/issue"]
     assert rig.sim.raw_issue(body["result"]["key"])["summary"] == "Отчёт"
-    outcomes = [(line["id"], line["deliveries"], line["outcome"]) for line in command_lines()]
+    outcomes = [(line["command_id"], line["deliveries"], line["outcome"]) for line in command_lines()]
     assert outcomes == [(43, 1, "jira_unreachable"), (43, 2, "done")]
 
 
@@ -282,7 +306,7 @@ async def test_second_stop_abandons_keeping_the_journal(
     await rig.close()
     assert hub.reports == []
     assert rig.journal.read() == JournalEntry(command_id=48, type="ensure_fields", deliveries=1)
-    assert [(line["id"], line["outcome"]) for line in command_lines()] == [(48, "abandoned")]
+    assert [(line["command_id"], line["outcome"]) for line in command_lines()] == [(48, "abandoned")]
 
 
 async def test_stop_with_the_hub_away_mid_refresh_abandons_at_once(
@@ -298,8 +322,42 @@ async def test_stop_with_the_hub_away_mid_refresh_abandons_at_once(
     await rig.close()
     assert hub.reports == []
     assert rig.journal.read() == JournalEntry(command_id=49, type="refresh", deliveries=1)
-    assert [(line["id"], line["outcome"]) for line in command_lines()] == [(49, "abandoned")]
+    assert [(line["command_id"], line["outcome"]) for line in command_lines()] == [(49, "abandoned")]
     assert rig.hub_transport.seen.count("POST /agent/commands/49/pages") == 1
+
+
+async def test_stop_during_a_page_backoff_abandons_at_once(
+    tmp_path: Path, command_lines: Callable[[], list[dict[str, Any]]]
+) -> None:
+    """A stop request while waiting to post a refresh page again ends the wait at once: abandoned, journal kept."""
+    hub = FakeHub(queue=[command(53, "refresh", {"keys": ["AURORA-1538"], "boards": []})])
+    clock = HangingClock()
+    rig = Rig(tmp_path, hub, clock=clock)
+    clock.on_sleep = rig.agent.request_stop
+    rig.hub_transport.faults.append(Fault("POST", r"/pages$", "before", times=1000))
+    with anyio.fail_after(5):
+        await rig.agent.run()
+    await rig.close()
+    assert (len(clock.sleeps), hub.reports) == (1, [])
+    assert rig.journal.read() == JournalEntry(command_id=53, type="refresh", deliveries=1)
+    assert [(line["command_id"], line["outcome"]) for line in command_lines()] == [(53, "abandoned")]
+
+
+async def test_jira_refusing_the_agent_while_probed_is_fatal(tmp_path: Path) -> None:
+    """Jira dropped a call, then answers the probe with 401: the agent stops (AgentFatal), no endless probing."""
+    hub = FakeHub(queue=[command(54, "ensure_status", {"key": "AURORA-1538", "target": "Разработка"})])
+    rig = Rig(tmp_path, hub)
+    ctx = await rig.agent.context()
+    rig.jira_transport.faults += [
+        Fault("GET", r"/issue/AURORA-1538$", "before"),
+        Fault("GET", r"/myself$", "status", status=401),
+    ]
+    with pytest.raises(AgentFatal) as caught:
+        await rig.agent.step(ctx)
+    await rig.close()
+    assert str(caught.value) == "Jira refused the agent's credentials: HTTP 401"
+    assert (rig.clock.sleeps, hub.reports) == (expected_backoffs(1), [])
+    assert rig.journal.read() == JournalEntry(command_id=54, type="ensure_status", deliveries=1)
 
 
 async def test_claim_conflict_waits_and_retries(tmp_path: Path) -> None:
@@ -326,7 +384,7 @@ async def test_refused_token_is_fatal(tmp_path: Path) -> None:
 async def test_one_structured_line_per_command(
     tmp_path: Path, command_lines: Callable[[], list[dict[str, Any]]]
 ) -> None:
-    """Each executed command logs one JSON line: id, type, deliveries, jira_calls, outcome, duration."""
+    """Each executed command logs one event: command_id, type, key, deliveries, jira_calls, outcome, duration_ms."""
     hub = FakeHub(queue=[command(49, "ensure_status", {"key": "AURORA-1538", "target": "Разработка"}, 30)])
     rig = Rig(tmp_path, hub)
     await rig.agent.step(await rig.agent.context())
@@ -335,11 +393,12 @@ async def test_one_structured_line_per_command(
     assert lines == [
         {
             "event": "command",
-            "id": 49,
+            "command_id": 49,
             "type": "ensure_status",
+            "key": "AURORA-1538",
             "deliveries": 1,
             "outcome": "done",
-            "duration": 30.0,
+            "duration_ms": 30000,
             "jira_calls": 3,
             "ack": "done",
         }
@@ -371,3 +430,42 @@ async def test_executor_error_is_reported_failed(tmp_path: Path, command_lines: 
     ]
     assert [line["outcome"] for line in command_lines()] == ["failed"]
     assert rig.journal.read() is None
+
+
+@pytest.mark.usefixtures("logging_restored")
+async def test_no_secret_reaches_the_log(tmp_path: Path) -> None:
+    """Commands run at DEBUG through a hub outage and a Jira drop: the log has their events with fields, and
+    neither the hub's token nor Jira's (nothing is masked here: nothing may log them in the first place)."""
+    jira_token = "jira-pat-5a1f9c0e"
+    stream = io.StringIO()
+    configure_logging("DEBUG", fmt="json", stream=stream)
+    hub = FakeHub(
+        queue=[
+            command(51, "ensure_fields", {"key": "AURORA-1538", "priority": "High"}),
+            command(52, "ensure_comment", {"key": "AURORA-1538", "marker": "[m]", "body": "b"}),
+        ]
+    )
+    rig = Rig(tmp_path, hub, jira_token=jira_token)
+    rig.hub_transport.faults.append(Fault("POST", "/report$", "before"))
+    ctx = await rig.agent.context()
+    await rig.agent.step(ctx)
+    rig.jira_transport.faults.append(Fault("GET", r"/comment$", "before"))
+    await rig.agent.step(ctx)
+    await rig.agent.step(ctx)
+    rig.agent.hub = HubClient("http://hub", "wrong-hub-token", transport=hub.transport())
+    with pytest.raises(AgentFatal):
+        await rig.agent.step(ctx)
+    await rig.agent.hub.aclose()
+    await rig.close()
+    output = stream.getvalue()
+    assert [secret for secret in ("agent-secret", jira_token, "wrong-hub-token", "Bearer") if secret in output] == []
+    events = [json.loads(line) for line in output.splitlines()]
+    ours = [(e["event"], e.get("what"), e.get("command_id"), e.get("outcome")) for e in events]
+    assert [e for e in ours if e[0] in ("command", "retry")] == [
+        ("retry", "report", None, None),
+        ("command", None, 51, "done"),
+        ("command", None, 52, "jira_unreachable"),
+        ("retry", "jira", None, None),
+        ("command", None, 52, "done"),
+    ]
+    assert {e["logger"] for e in events} >= {"agent_app.loop", "agent_app.retry"}

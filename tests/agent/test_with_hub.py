@@ -17,8 +17,9 @@ from adapters.hub_client import HubClient
 from adapters.jira_http import JiraAuthError, JiraError, JiraHttp
 from agent_app.journal import Journal
 from agent_app.loop import Agent
-from hub_app import services
+from hub_app import admin
 from hub_app.app import create_app
+from hub_app.bodies import TokenIn
 from hub_app.runtime import open_hub
 from jira_sim import Simulator
 from reconcile.plans import executor_for
@@ -101,7 +102,7 @@ async def rig(tmp_path: Path) -> AsyncIterator[HubRig]:
     tokens = {}
     for role in ("agent", "interface"):
         async with hub.unit() as unit:
-            tokens[role] = await services.add_token(unit, f"t-{role}", role)
+            tokens[role] = (await admin.add_token(unit, TokenIn(name=f"t-{role}", role=role))).secret
     result = HubRig(tmp_path, create_app(hub), tokens)
     yield result
     await result.close()

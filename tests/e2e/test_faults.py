@@ -207,5 +207,5 @@ def test_sigterm_stops_the_agent_cleanly(stack: Stack) -> None:
         ("refresh", "done", "done"),
         ("refresh", "done", "done"),
     ]
-    assert {"id", "type", "deliveries", "jira_calls", "outcome", "duration"} <= set(commands[0])
+    assert {"command_id", "type", "key", "deliveries", "jira_calls", "outcome", "duration_ms"} <= set(commands[0])
     assert lines[-1]["event"] == "stop"

@@ -181,7 +181,7 @@ def test_jira_unreachable_after_a_write(stack: Stack) -> None:
     assert dropped == {("GET", "/rest/api/2/myself")}
     assert writes_since(stack, mark) == TWO_WRITES_LOG
     assert_two_writes_applied(stack)
-    outcomes = [(e["id"], e["outcome"]) for e in agent_events(agent) if e["event"] == "command"]
+    outcomes = [(e["command_id"], e["outcome"]) for e in agent_events(agent) if e["event"] == "command"]
     assert (final[0]["id"], "jira_unreachable") in outcomes
 
 

@@ -12,9 +12,11 @@ import httpx
 import pytest
 
 from adapters.files import FileStore
+from adapters.storage.database import Database
 from adapters.storage.engine import make_engine, truncate_all
-from hub_app import services
+from hub_app import admin
 from hub_app.app import create_app
+from hub_app.bodies import TokenIn
 from hub_app.runtime import Hub
 
 T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
@@ -43,7 +45,7 @@ def clock() -> Clock:
 async def hub(migrated_url: str, tmp_path: Path, clock: Clock) -> AsyncIterator[Hub]:
     engine = make_engine(migrated_url)
     await truncate_all(engine)
-    hub = Hub(engine=engine, files=FileStore(tmp_path / "files"), now=clock)
+    hub = Hub(database=Database(engine), files=FileStore(tmp_path / "files"), now=clock)
     try:
         yield hub
     finally:
@@ -87,8 +89,9 @@ class Api:
 async def api(hub: Hub) -> AsyncIterator[Api]:
     tokens = {}
     async with hub.unit() as unit:
-        for role in services.ROLES:
-            tokens[role] = await services.add_token(unit, f"{role}-token", role)
+        for role in ("agent", "interface", "admin"):
+            created = await admin.add_token(unit, TokenIn(name=f"{role}-token", role=role))
+            tokens[role] = created.secret
     app = create_app(hub)
     await hub.start_listening()
     transport = httpx.ASGITransport(app=app)

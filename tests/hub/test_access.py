@@ -8,8 +8,10 @@ import pytest
 from sqlalchemy import func, select
 
 from adapters.storage.models import ApiTokenRow, BatchRow, CommandRow
-from hub_app import services
+from hub_app import admin
+from hub_app.bodies import TokenIn
 from hub_app.runtime import Hub
+from reconcile.errors import ConflictError
 
 from .conftest import Api
 
@@ -18,7 +20,7 @@ pytestmark = pytest.mark.anyio
 
 async def _count(hub: Hub, model: type) -> int:
     async with hub.unit() as unit:
-        return await unit.session.scalar(select(func.count()).select_from(model)) or 0
+        return await unit.db.session.scalar(select(func.count()).select_from(model)) or 0
 
 
 async def test_health_answers_without_token(api: Api) -> None:
@@ -45,7 +47,7 @@ async def test_unknown_token_is_401(api: Api) -> None:
 async def test_revoked_token_is_401(api: Api, hub: Hub) -> None:
     """A revoked token no longer opens the API."""
     async with hub.unit() as unit:
-        await services.revoke_token(unit, "interface-token")
+        await admin.revoke_token(unit, "interface-token")
     response = await api.get("/batches")
     assert response.status_code == 401
     assert response.json()["detail"] == "токен неизвестен или отозван"
@@ -63,7 +65,7 @@ async def test_wrong_role_is_403(api: Api) -> None:
 async def test_tokens_are_stored_as_sha256(api: Api, hub: Hub) -> None:
     """Only the sha256 of a secret is kept."""
     async with hub.unit() as unit:
-        row = await unit.session.scalar(select(ApiTokenRow).where(ApiTokenRow.name == "admin-token"))
+        row = await unit.db.session.scalar(select(ApiTokenRow).where(ApiTokenRow.name == "admin-token"))
     assert row is not None
     assert row.sha256 == hashlib.sha256(api.tokens["admin"].encode()).hexdigest()
     assert api.tokens["admin"] not in row.sha256
@@ -72,10 +74,10 @@ async def test_tokens_are_stored_as_sha256(api: Api, hub: Hub) -> None:
 async def test_duplicate_token_name_conflicts(hub: Hub) -> None:
     """Two tokens cannot share a name."""
     async with hub.unit() as unit:
-        await services.add_token(unit, "x", "agent")
-    with pytest.raises(services.ConflictError, match="токен x уже есть"):
+        await admin.add_token(unit, TokenIn(name="x", role="agent"))
+    with pytest.raises(ConflictError, match="токен x уже есть"):
         async with hub.unit() as unit:
-            await services.add_token(unit, "x", "admin")
+            await admin.add_token(unit, TokenIn(name="x", role="admin"))
 
 
 async def test_settings_patch_is_validated_and_stored(api: Api) -> None:

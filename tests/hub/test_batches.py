@@ -20,7 +20,7 @@ async def _written(hub: Hub) -> tuple[int, int, int]:
     async with hub.unit() as unit:
         counts = []
         for model in (BatchRow, CommandRow, NoteRow):
-            counts.append(await unit.session.scalar(select(func.count()).select_from(model)) or 0)
+            counts.append(await unit.db.session.scalar(select(func.count()).select_from(model)) or 0)
         return counts[0], counts[1], counts[2]
 
 

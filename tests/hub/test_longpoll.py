@@ -10,8 +10,9 @@ import anyio
 import pytest
 
 from adapters.files import FileStore
+from adapters.storage.database import Database
 from adapters.storage.engine import make_engine
-from hub_app import services
+from hub_app import batches
 from hub_app.runtime import Hub
 
 from .conftest import Api
@@ -73,7 +74,7 @@ async def test_wait_is_capped_by_claim_wait_seconds(api: Api) -> None:
 @pytest.fixture
 async def other_hub(pg_url: str, tmp_path: Path) -> AsyncIterator[Hub]:
     """A second hub (its own engine and wake-up) on the PostgreSQL test database, as another process has."""
-    hub = Hub(engine=make_engine(pg_url), files=FileStore(tmp_path / "other"))
+    hub = Hub(database=Database(make_engine(pg_url)), files=FileStore(tmp_path / "other"))
     yield hub
     await hub.close()
 
@@ -84,7 +85,7 @@ async def test_notify_wakes_claim_in_another_hub(api: Api, hub: Hub, other_hub: 
 
     async def create() -> None:
         async with other_hub.unit() as unit:
-            await services.create_batch(unit, BATCH, token_name="other")
+            await batches.create_batch(unit, BATCH, token_name="other")
 
     response, elapsed = await _claim_while(api, hub, create)
     assert response.status_code == 200

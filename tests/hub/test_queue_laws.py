@@ -11,7 +11,8 @@ from sqlalchemy import select
 
 from adapters.storage.engine import truncate_all
 from adapters.storage.models import BatchRow, CommandRow
-from hub_app import services
+from hub_app import admin
+from hub_app.bodies import TokenIn
 from hub_app.runtime import Hub
 
 from .conftest import Api, Clock
@@ -38,7 +39,7 @@ async def _commands(hub: Hub) -> list[CommandRow]:
             .join(BatchRow, BatchRow.id == CommandRow.batch_id)
             .order_by(BatchRow.created_at, BatchRow.id, CommandRow.seq)
         )
-        return list((await unit.session.scalars(query)).all())
+        return list((await unit.db.session.scalars(query)).all())
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -46,7 +47,7 @@ async def _commands(hub: Hub) -> list[CommandRow]:
 async def test_one_in_flight_and_queue_order(api: Api, hub: Hub, clock: Clock, ops: list[Any]) -> None:
     """Whatever happens: at most one command claimed, each command first delivered once and in queue order,
     and a delivered command is never one that had already finished."""
-    await truncate_all(hub.engine)
+    await truncate_all(hub.database.engine)
     await _tokens_again(api, hub)
     batches: list[int] = []
     first_deliveries: list[int] = []
@@ -93,5 +94,6 @@ async def test_one_in_flight_and_queue_order(api: Api, hub: Hub, clock: Clock, o
 
 async def _tokens_again(api: Api, hub: Hub) -> None:
     async with hub.unit() as unit:
-        for role in services.ROLES:
-            api.tokens[role] = await services.add_token(unit, f"{role}-token", role)
+        for role in ("agent", "interface", "admin"):
+            created = await admin.add_token(unit, TokenIn(name=f"{role}-token", role=role))
+            api.tokens[role] = created.secret

@@ -27,7 +27,7 @@ async def _project(api: Api, name: str, **extra: Any) -> None:
 
 async def _runs(hub: Hub) -> list[SyncRunRow]:
     async with hub.unit() as unit:
-        return list((await unit.session.scalars(select(SyncRunRow).order_by(SyncRunRow.id))).all())
+        return list((await unit.db.session.scalars(select(SyncRunRow).order_by(SyncRunRow.id))).all())
 
 
 async def test_full_refresh_without_projects_is_422(api: Api) -> None:

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from mcp_support import TOKEN_NAMES, Served, hub_app_with_mcp, serving
 
-from hub_app import services
+from hub_app import admin
+from hub_app.bodies import TokenIn
 from hub_app.runtime import open_hub
 
 
@@ -25,7 +26,7 @@ async def served(tmp_path: Path) -> AsyncIterator[Served]:
         tokens: dict[str, str] = {}
         async with hub.unit() as unit:
             for role, name in TOKEN_NAMES.items():
-                tokens[role] = await services.add_token(unit, name, role)
+                tokens[role] = (await admin.add_token(unit, TokenIn(name=name, role=role))).secret
         app, endpoint = hub_app_with_mcp(hub)
         async with serving(app, endpoint) as base_url:
             yield Served(base_url=base_url, hub=hub, tokens=tokens)

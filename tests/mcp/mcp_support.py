@@ -17,7 +17,7 @@ from litestar import Litestar
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from hub_app import services
+from hub_app import batches, mirror
 from hub_app.app import create_app
 from hub_app.mcp_server import MCP_PATH, McpEndpoint
 from hub_app.runtime import Hub
@@ -96,9 +96,9 @@ class Served:
     async def count(self) -> tuple[int, int]:
         """How many batches and notes the hub holds."""
         async with self.hub.unit() as unit:
-            batches = await services.list_batches(unit, limit=0)
-            notes = await services.list_notes(unit, limit=0)
-        return batches["total"], notes["total"]
+            listed = await batches.list_batches(unit, limit=0)
+            notes = await mirror.list_notes(unit, limit=0)
+        return listed.total, notes.total
 
 
 def tool_json(result: Any) -> Any:

@@ -9,7 +9,8 @@ import jsonschema
 import pytest
 from mcp_support import Served, claim, load_mirror, tool_error, tool_json, upload
 
-from hub_app import services
+from hub_app import admin
+from hub_app.bodies import ProjectIn, parse
 from reconcile import commands
 from reconcile.commands import Format, Param, batch_create_description, batch_create_schema
 
@@ -146,7 +147,7 @@ async def test_listed_schema_accepts_the_seeds_valid_commands(served: Served) ->
 async def _projects(served: Served, *projects: dict[str, Any]) -> None:
     async with served.hub.unit() as unit:
         for project in projects:
-            await services.create_project(unit, project)
+            await admin.create_project(unit, parse(ProjectIn, project))
 
 
 async def test_seed_batch_with_bug_and_attachment_is_created(served: Served) -> None:
@@ -189,7 +190,7 @@ async def test_sprint_of_a_project_issue_gets_the_board(served: Served) -> None:
 
 async def _no_bug_type(served: Served) -> None:
     async with served.hub.unit() as unit:
-        await services.patch_settings(unit, {"issue_types": {"task": {"name": "Задача"}, "epic": {"name": "Эпик"}}})
+        await admin.patch_settings(unit, {"issue_types": {"task": {"name": "Задача"}, "epic": {"name": "Эпик"}}})
 
 
 async def _kanban(served: Served) -> None:

@@ -15,8 +15,10 @@ from mcp.shared.exceptions import MCPError
 from mcp_support import Served, claim, load_mirror, serving, tool_error, tool_json
 from sqlalchemy import text
 
-from hub_app import services
+from hub_app import admin, batches
+from hub_app.bodies import ProjectIn
 from hub_app.mcp_server import McpPlugin
+from hub_app.roles import Caller, Role
 
 pytestmark = pytest.mark.anyio
 
@@ -77,7 +79,7 @@ async def test_call_without_interface_token_is_refused(
 async def test_revoked_token_is_refused(served: Served) -> None:
     """A revoked interface token no longer opens MCP."""
     async with served.hub.unit() as unit:
-        await services.revoke_token(unit, "planner")
+        await admin.revoke_token(unit, "planner")
     async with served.http() as http:
         response = await http.post("/mcp", json=TOOLS_CALL, headers={**MCP_HEADERS, **served.auth("interface")})
     assert (response.status_code, response.json()["detail"]) == (401, UNKNOWN_TOKEN)
@@ -191,7 +193,7 @@ JOURNAL = [
 async def test_issues_list_is_the_project_slice(served: Served) -> None:
     """issues_list answers the project's slice of the mirror with links; an unknown project is a tool error."""
     async with served.hub.unit() as unit:
-        await services.create_project(unit, {"name": "AWPCA"})
+        await admin.create_project(unit, ProjectIn(name="AWPCA"))
     async with served.mcp() as client:
         await load_mirror(served, client, ISSUES)
         page = tool_json(await client.call_tool("issues_list", {"project": "AWPCA"}))
@@ -260,7 +262,7 @@ async def test_plugin_mounts_the_endpoint_and_runs_its_lifespan(served: Served) 
     """Litestar(plugins=[McpPlugin()]) serves MCP at /mcp with the token an app guard leaves in the state."""
 
     async def trusting_guard(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
-        connection.state.token = services.TokenInfo("script", "interface")
+        connection.state.caller = Caller(name="script", role=Role.INTERFACE)
 
     app = Litestar(plugins=[McpPlugin()], guards=[trusting_guard])
     app.state.hub = served.hub
@@ -271,8 +273,8 @@ async def test_plugin_mounts_the_endpoint_and_runs_its_lifespan(served: Served) 
     ):
         created = tool_json(await client.call_tool("batch_create", TWO_FIELDS))
     async with served.hub.unit() as unit:
-        stored = await services.get_batch(unit, created["id"])
-    assert stored["token_name"] == "script"
+        stored = await batches.get_batch(unit, created["id"])
+    assert stored.token_name == "script"
 
 
 async def test_endpoint_without_the_hub_guard_refuses_everything(served: Served) -> None:
@@ -289,7 +291,7 @@ async def test_endpoint_without_the_hub_guard_refuses_everything(served: Served)
 
 async def test_a_failure_of_the_hub_is_a_tool_error(served: Served, caplog: pytest.LogCaptureFixture) -> None:
     """A database failure inside a tool is logged and answered as «внутренняя ошибка хаба», as HTTP's 500."""
-    async with served.hub.engine.begin() as conn:
+    async with served.hub.database.engine.begin() as conn:
         await conn.execute(text("DROP TABLE mirror_issue"))
     async with served.mcp() as client:
         result = await client.call_tool("issue_get", {"key": "AURORA-1"})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from plans_support import kinds, ok, play
@@ -456,6 +457,7 @@ def test_backlog_moves_only_from_an_open_sprint() -> None:
 # --- ensure_attachment -------------------------------------------------------------------------------
 
 SHA = "a" * 64
+SHA_ABC = hashlib.sha256(b"abc").hexdigest()
 
 
 def attachments(*items: tuple[str, str, int]) -> dict[str, Any]:
@@ -472,12 +474,12 @@ def test_attachment_present_is_not_fetched() -> None:
 
 def test_attachment_other_size_is_uploaded_again() -> None:
     """Same name, other size: the hub's file is fetched and uploaded as a second attachment."""
-    params = {"key": "X-1", "file": SHA, "filename": "ОСВ 60.xlsx", "size": 3}
+    params = {"key": "X-1", "file": SHA_ABC, "filename": "ОСВ 60.xlsx", "size": 3}
     answers = [
         ok(attachments(("10500", "ОСВ 60.xlsx", 2048))),
         ok([{"id": "10501", "filename": "ОСВ 60.xlsx", "size": 3}]),
     ]
-    report, steps = play("ensure_attachment", params, answers, files={SHA: b"abc"})
+    report, steps = play("ensure_attachment", params, answers, files={SHA_ABC: b"abc"})
     assert kinds(steps) == ["GET /rest/api/2/issue/X-1", "fetch", "POST /rest/api/2/issue/X-1/attachments"]
     upload = steps[2]
     assert isinstance(upload, JiraCall) and upload.upload is not None

@@ -7,7 +7,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.delivery import boards_param, complete_params, pause_seconds
+from reconcile.delivery import boards_param, complete_params
+from reconcile.pacing import pause_seconds
 from reconcile.settings import Settings, settings_from_json
 
 SHA = "a" * 64

@@ -21,6 +21,7 @@ from sqlalchemy import (
     Integer,
     MetaData,
     String,
+    Table,
     Text,
     TypeDecorator,
     UniqueConstraint,
@@ -29,6 +30,7 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = [
+    "DB_INT_MAX",
     "AgentStatusRow",
     "ApiTokenRow",
     "Base",
@@ -43,7 +45,18 @@ __all__ = [
     "SettingsRow",
     "SyncRunRow",
     "UTCDateTime",
+    "storable_id",
+    "table_of",
 ]
+
+
+#: The largest value an ``Integer`` column holds on both databases (a 32-bit ``INTEGER`` on PostgreSQL).
+DB_INT_MAX = 2**31 - 1
+
+
+def storable_id(value: int) -> bool:
+    """Whether ``value`` can be a row id at all (anything else is simply not found)."""
+    return 0 < value <= DB_INT_MAX
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -243,3 +256,10 @@ class SettingsRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     data: Mapped[dict[str, Any]] = mapped_column(JSONType)
+
+
+def table_of(model: type[Base]) -> Table:
+    """The model's table, typed for SQLAlchemy Core statements."""
+    table = model.__table__
+    assert isinstance(table, Table)
+    return table

@@ -2,7 +2,9 @@
 
 An executor body is a generator taking a :class:`Run`. It reads with ``yield from run.call(...)``; a Jira
 error it does not expect ends the command through :class:`PlanFailed`, and :func:`plan` turns that into a
-``failed`` report carrying the operations and the result fields gathered so far (DESIGN.md 5.3).
+``failed`` report carrying the operations and the result fields gathered so far (DESIGN.md 5.3). ``Run.call``
+is the one log of the writes made: a bug inside a body (any other exception) also ends as a ``failed`` report
+with those writes, «внутренняя ошибка агента: <Type>: <message>», so the driver keeps no log of its own.
 """
 
 from __future__ import annotations
@@ -25,7 +27,16 @@ from reconcile.plans.base import (
 )
 from reconcile.settings import Settings, settings_from_json, settings_to_json
 
-__all__ = ["PlanFailed", "Run", "http_error", "issue_path", "next_start", "plan", "search_call"]
+__all__ = [
+    "PlanFailed",
+    "Run",
+    "http_error",
+    "internal_error",
+    "issue_path",
+    "next_start",
+    "plan",
+    "search_call",
+]
 
 Body = Generator[Step, Any, Report]
 
@@ -110,8 +121,13 @@ class Run:
         return Report(status="failed", result=dict(self.result), error=error, operations=tuple(self.operations))
 
 
+def internal_error(error: Exception) -> str:
+    """The ``error`` of a command whose executor raised something it did not mean to (a bug)."""
+    return f"внутренняя ошибка агента: {type(error).__name__}: {error}"
+
+
 def plan(body: Callable[[Run], Body], delivery: Delivery, ctx: ExecContext) -> Executor:
-    """Run ``body`` and turn :class:`PlanFailed` into a ``failed`` report."""
+    """Run ``body``; :class:`PlanFailed` and any bug inside it end as a ``failed`` report, never an exception."""
     try:
         run = Run(delivery, ctx)
     except PlanFailed as error:
@@ -120,6 +136,8 @@ def plan(body: Callable[[Run], Body], delivery: Delivery, ctx: ExecContext) -> E
         return (yield from body(run))
     except PlanFailed as error:
         return run.failed(error.message)
+    except Exception as error:  # a bug fails its command, not the agent: re-delivery would crash the same way
+        return run.failed(internal_error(error))
 
 
 def next_start(body: Any, start_at: int, items_key: str) -> tuple[list[Any], int | None]:

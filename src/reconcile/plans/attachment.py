@@ -1,13 +1,28 @@
-"""``ensure_attachment``: upload the hub's file unless an attachment of the same name and size is there."""
+"""``ensure_attachment``: upload the hub's file unless an attachment of the same name and size is there.
+
+The hub's bytes are checked against the command's size and sha256 before any upload (DESIGN.md 5.2): a file
+that changed under the hub must never reach Jira under the planner's name.
+"""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 
 from reconcile.plans._run import Body, PlanFailed, Run, issue_path
 from reconcile.plans.base import FetchFile, JiraCall, Upload
 
-__all__ = ["ensure_attachment"]
+__all__ = ["ensure_attachment", "file_problem"]
+
+
+def file_problem(sha256: str, size: int | None, content: bytes) -> str | None:
+    """Why the hub's bytes must not be uploaded, or ``None`` when they are the file the command names."""
+    if size is not None and len(content) != size:
+        return f"файл {sha256} у хаба другого размера: {len(content)} байт вместо {size}"
+    digest = hashlib.sha256(content).hexdigest()
+    if digest != sha256.lower():
+        return f"файл {sha256} у хаба с другим sha256: {digest}"
+    return None
 
 
 def ensure_attachment(run: Run) -> Body:
@@ -29,6 +44,9 @@ def ensure_attachment(run: Run) -> Body:
     content = yield FetchFile(sha256=sha256, size=size)
     if content is None:
         raise PlanFailed(f"файл {sha256} больше нет у хаба")
+    problem = file_problem(sha256, size, content)
+    if problem is not None:
+        raise PlanFailed(problem)
     upload = Upload(filename=filename, content=content)
     call = JiraCall(method="POST", path=issue_path(key, "/attachments"), upload=upload)
     response = yield from run.call(call)

@@ -77,7 +77,7 @@ class Pause:
 
 @attrs.frozen(kw_only=True)
 class FetchFile:
-    """Ask the driver for the hub's file (``GET /agent/files/{sha256}``), verified against sha256 and size."""
+    """Ask the driver for the hub's file (``GET /agent/files/{sha256}``); the executor checks its sha256 and size."""
 
     sha256: str
     size: int | None

@@ -12,19 +12,16 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from reconcile.history import keys_jql
 from reconcile.jira_model import histories_from_jira, issue_from_jira, mirror_fields
 from reconcile.plans._run import Body, PlanFailed, Run, next_start, search_call
 from reconcile.plans.base import JiraCall, Page, Step
 from reconcile.records import HistoryEntry, MirrorIssue
 
-__all__ = ["jira_since", "keys_jql", "refresh", "with_updated_since"]
+__all__ = ["jira_since", "refresh", "with_updated_since"]
 
 _PAGE = 100
 _ORDER_BY = re.compile(r"\s+ORDER\s+BY\s+.*$", re.IGNORECASE | re.DOTALL)
-
-
-def keys_jql(keys: list[str]) -> str:
-    return f"key in ({', '.join(keys)})"
 
 
 def jira_since(since: str, time_zone: str | None) -> str:

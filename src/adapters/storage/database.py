@@ -1,0 +1,118 @@
+"""The hub's database: one transaction per operation (a unit of work holding the repositories).
+
+``async with database.unit() as db:`` opens a transaction, committed when the block ends normally and rolled
+back on an exception (so a refused request writes nothing); callbacks in ``db.after_commit`` run after the
+commit. Changes of the queue's state take :meth:`UnitOfWork.lock_queue` first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+
+import asyncpg  # type: ignore[import-untyped]
+import attrs
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from adapters.storage.admin import AdminRepository
+from adapters.storage.engine import is_postgres
+from adapters.storage.mirror import MirrorRepository
+from adapters.storage.notes import NotesRepository
+from adapters.storage.queue import QueueRepository
+
+__all__ = ["BATCH_CHANNEL", "QUEUE_LOCK_KEY", "Database", "UnitOfWork"]
+
+log = logging.getLogger(__name__)
+
+#: The PostgreSQL channel a new batch is announced on, so a claim waiting in another hub process wakes up.
+BATCH_CHANNEL = "sdlc_hub_batches"
+#: Key of the transaction-scoped PostgreSQL advisory lock that serialises changes of the queue.
+QUEUE_LOCK_KEY = 0x5D1C_4B0B
+
+
+@attrs.define(kw_only=True)
+class UnitOfWork:
+    """One transaction: the session, the repositories over it, and what to do after the commit."""
+
+    session: AsyncSession
+    postgres: bool
+    queue: QueueRepository
+    mirror: MirrorRepository
+    admin: AdminRepository
+    notes: NotesRepository
+    after_commit: list[Callable[[], None]] = attrs.field(factory=list)
+
+    async def lock_queue(self) -> None:
+        """Serialise every change of the queue's state across hub processes.
+
+        The claim reads the ``claimed`` and ``queued`` commands and then writes its decision. Under PostgreSQL's
+        READ COMMITTED two hub processes could both see "nothing in flight" and issue two commands, or
+        redeliver a command another transaction is finishing. A transaction-scoped advisory lock taken as the
+        first statement makes such transactions run one after another; it is released at commit or rollback,
+        also when a process dies. SQLite needs nothing here: every transaction begins with ``BEGIN IMMEDIATE``
+        (see :mod:`adapters.storage.engine`), which already admits a single writer.
+        """
+        if self.postgres:
+            await self.session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": QUEUE_LOCK_KEY})
+
+    async def announce_batch(self, wake: Callable[[], None]) -> None:
+        """After the commit, wake the claims waiting here (``wake``) and, on PostgreSQL, in every hub process."""
+        if self.postgres:
+            await self.session.execute(text(f"NOTIFY {BATCH_CHANNEL}"))
+        self.after_commit.append(wake)
+
+
+class Database:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self.postgres = is_postgres(engine)
+        self._sessions = async_sessionmaker(engine, expire_on_commit=False)
+        self._listener: asyncpg.Connection | None = None
+
+    @contextlib.asynccontextmanager
+    async def unit(self) -> AsyncIterator[UnitOfWork]:
+        async with self._sessions() as session:
+            unit = UnitOfWork(
+                session=session,
+                postgres=self.postgres,
+                queue=QueueRepository(session),
+                mirror=MirrorRepository(session),
+                admin=AdminRepository(session),
+                notes=NotesRepository(session),
+            )
+            async with session.begin():
+                yield unit
+        for action in unit.after_commit:
+            action()
+
+    async def listen(self, callback: Callable[[], None]) -> None:
+        """On PostgreSQL, call ``callback`` whenever any hub process announces a batch (a dedicated connection)."""
+        if not self.postgres or self._listener is not None:
+            return
+        url = self.engine.url
+        self._listener = await asyncpg.connect(
+            host=url.host or "127.0.0.1",
+            port=url.port or 5432,
+            user=url.username,
+            password=url.password,
+            database=url.database,
+        )
+        await self._listener.add_listener(BATCH_CHANNEL, lambda *_: callback())
+
+    async def ping(self) -> bool:
+        try:
+            async with self.engine.connect() as conn:
+                await conn.execute(text("SELECT 1"))
+        except Exception:
+            log.exception("database does not answer")
+            return False
+        return True
+
+    async def close(self) -> None:
+        if self._listener is not None:
+            with contextlib.suppress(Exception):
+                await self._listener.close()
+            self._listener = None
+        await self.engine.dispose()

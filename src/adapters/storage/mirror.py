@@ -1,0 +1,225 @@
+"""The mirror's tables — issues, their links and their journal — as named queries over core records.
+
+Refresh pages arrive as :class:`~reconcile.records.MirrorIssue` and :class:`~reconcile.records.HistoryEntry`
+values and are written set-based (``INSERT … ON CONFLICT DO UPDATE``, one statement per table and page), so a
+page costs a few statements whatever its size. Links are replaced per issue: those touching the page's issues
+that Jira no longer shows on either side go.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+import attrs
+from sqlalchemy import Row, Table, delete, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from adapters.storage.models import HistoryEntryRow, MirrorIssueRow, MirrorLinkRow, table_of
+from adapters.storage.records import MirrorEntry
+from reconcile.records import (
+    ISSUE_TEXT_FIELDS,
+    HistoryEntry,
+    HistoryItem,
+    MirrorIssue,
+    MirrorLink,
+    SprintRef,
+    converter,
+)
+
+__all__ = ["MirrorRepository", "Sighting"]
+
+_ISSUE = table_of(MirrorIssueRow)
+_LINK = table_of(MirrorLinkRow)
+_HISTORY = table_of(HistoryEntryRow)
+
+
+@attrs.frozen(kw_only=True)
+class Sighting:
+    key: str
+    labels: tuple[str, ...]
+    seen_by: int | None
+    refreshed_at: datetime
+
+
+def _link(row: Row[Any]) -> MirrorLink:
+    return MirrorLink(id=row.jira_id, type=row.type, source=row.source, target=row.target)
+
+
+def _issue(row: Row[Any], links: Sequence[MirrorLink]) -> MirrorIssue:
+    sprint = row.sprint
+    return MirrorIssue(
+        key=row.key,
+        **{name: getattr(row, name) for name in ISSUE_TEXT_FIELDS},
+        labels=tuple(row.labels or ()),
+        sprint=SprintRef(id=sprint["id"], name=sprint["name"], state=sprint["state"]) if sprint else None,
+        links=tuple(links),
+    )
+
+
+class MirrorRepository:
+    def __init__(self, session: AsyncSession) -> None:
+        self._session = session
+
+    def _upsert(self, table: Table) -> Any:
+        dialect = postgresql if self._session.get_bind().dialect.name == "postgresql" else sqlite
+        return dialect.insert(table)
+
+    # --- reading ---------------------------------------------------------------------------------------
+
+    async def links_of(self, keys: Sequence[str]) -> dict[str, list[MirrorLink]]:
+        """Every link touching each key (a link seen from both sides is stored once)."""
+        found: dict[str, list[MirrorLink]] = {key: [] for key in keys}
+        if not keys:
+            return found
+        query = select(_LINK).where(_LINK.c.source.in_(keys) | _LINK.c.target.in_(keys)).order_by(_LINK.c.id)
+        for row in (await self._session.execute(query)).all():
+            for key in {row.source, row.target}:
+                if key in found:
+                    found[key].append(_link(row))
+        return found
+
+    async def _entries(self, rows: Sequence[Row[Any]]) -> list[MirrorEntry]:
+        links = await self.links_of([row.key for row in rows])
+        return [
+            MirrorEntry(issue=_issue(row, links[row.key]), refreshed_at=row.refreshed_at, vanished_at=row.vanished_at)
+            for row in rows
+        ]
+
+    async def issues(self, keys: Iterable[str]) -> dict[str, MirrorIssue]:
+        """The mirror records of ``keys`` that the mirror holds, with their links."""
+        wanted = sorted(set(keys))
+        if not wanted:
+            return {}
+        rows = (await self._session.execute(select(_ISSUE).where(_ISSUE.c.key.in_(wanted)))).all()
+        return {entry.issue.key: entry.issue for entry in await self._entries(rows)}
+
+    async def issues_with_summary(self, summary: str) -> dict[str, MirrorIssue]:
+        rows = (await self._session.execute(select(_ISSUE).where(_ISSUE.c.summary == summary))).all()
+        return {entry.issue.key: entry.issue for entry in await self._entries(rows)}
+
+    async def labels(self, keys: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        """The labels of the mirror issues among ``keys`` (a key absent from the answer is not in the mirror)."""
+        wanted = sorted(set(keys))
+        if not wanted:
+            return {}
+        query = select(_ISSUE.c.key, _ISSUE.c.labels).where(_ISSUE.c.key.in_(wanted))
+        return {key: tuple(labels or ()) for key, labels in (await self._session.execute(query)).all()}
+
+    async def entry(self, key: str) -> MirrorEntry | None:
+        rows = (await self._session.execute(select(_ISSUE).where(_ISSUE.c.key == key))).all()
+        entries = await self._entries(rows)
+        return entries[0] if entries else None
+
+    async def slice(self, project: str | None, *, limit: int, offset: int) -> tuple[list[MirrorEntry], int]:
+        """A page of a project's slice (its label, exact match, not vanished) or of every issue, by key."""
+        query = select(_ISSUE).order_by(_ISSUE.c.key)
+        if project is not None:
+            query = query.where(_ISSUE.c.vanished_at.is_(None))
+        rows = [
+            row
+            for row in (await self._session.execute(query)).all()
+            if project is None or project in (row.labels or ())
+        ]
+        return await self._entries(rows[offset : offset + limit]), len(rows)
+
+    async def history(self, key: str, *, limit: int, offset: int) -> tuple[list[HistoryEntry], int]:
+        """A page of an issue's journal, oldest first."""
+        where = _HISTORY.c.issue_key == key
+        total = await self._session.scalar(select(func.count()).select_from(_HISTORY).where(where)) or 0
+        query = select(_HISTORY).where(where).order_by(_HISTORY.c.created, _HISTORY.c.id).limit(limit).offset(offset)
+        entries = [
+            HistoryEntry(
+                key=row.issue_key,
+                id=row.jira_id,
+                created=row.created,
+                author=row.author,
+                items=tuple(converter.structure(item, HistoryItem) for item in row.items or ()),
+            )
+            for row in (await self._session.execute(query)).all()
+        ]
+        return entries, total
+
+    # --- writing (refresh pages) -----------------------------------------------------------------------
+
+    async def upsert_issues(self, issues: Sequence[MirrorIssue], *, command_id: int, now: datetime) -> None:
+        """A page's issues (the last record of a key wins) and their links."""
+        if not issues:
+            return
+        latest = {issue.key: issue for issue in issues}
+        rows = [
+            {
+                "key": issue.key,
+                **{name: getattr(issue, name) for name in ISSUE_TEXT_FIELDS},
+                "labels": list(issue.labels),
+                "sprint": converter.unstructure(issue.sprint) if issue.sprint is not None else None,
+                "refreshed_at": now,
+                "vanished_at": None,
+                "seen_by": command_id,
+            }
+            for issue in latest.values()
+        ]
+        insert = self._upsert(_ISSUE)
+        columns = [name for name in rows[0] if name != "key"]
+        await self._session.execute(
+            insert.on_conflict_do_update(
+                index_elements=[_ISSUE.c.key], set_={name: insert.excluded[name] for name in columns}
+            ),
+            rows,
+        )
+        keys = list(latest)
+        shown = {link.id: link for issue in latest.values() for link in issue.links}
+        stale = delete(_LINK).where(_LINK.c.source.in_(keys) | _LINK.c.target.in_(keys))
+        if shown:
+            stale = stale.where(_LINK.c.jira_id.not_in(list(shown)))
+        await self._session.execute(stale)
+        if shown:
+            insert = self._upsert(_LINK)
+            await self._session.execute(
+                insert.on_conflict_do_update(
+                    index_elements=[_LINK.c.jira_id],
+                    set_={name: insert.excluded[name] for name in ("type", "source", "target")},
+                ),
+                [{"jira_id": i, "type": k.type, "source": k.source, "target": k.target} for i, k in shown.items()],
+            )
+
+    async def upsert_history(self, entries: Sequence[HistoryEntry]) -> None:
+        """A page's journal entries, unique by (issue, Jira history id)."""
+        if not entries:
+            return
+        latest = {(entry.key, entry.id): entry for entry in entries}
+        insert = self._upsert(_HISTORY)
+        await self._session.execute(
+            insert.on_conflict_do_update(
+                index_elements=[_HISTORY.c.issue_key, _HISTORY.c.jira_id],
+                set_={name: insert.excluded[name] for name in ("created", "author", "items")},
+            ),
+            [
+                {
+                    "issue_key": entry.key,
+                    "jira_id": entry.id,
+                    "created": entry.created,
+                    "author": entry.author,
+                    "items": [converter.unstructure(item) for item in entry.items],
+                }
+                for entry in latest.values()
+            ],
+        )
+
+    async def not_vanished(self) -> list[Sighting]:
+        """When each issue not vanished was last returned, and by which refresh (a full run vanishes the rest)."""
+        query = select(_ISSUE.c.key, _ISSUE.c.labels, _ISSUE.c.seen_by, _ISSUE.c.refreshed_at).where(
+            _ISSUE.c.vanished_at.is_(None)
+        )
+        return [
+            Sighting(key=key, labels=tuple(labels or ()), seen_by=seen_by, refreshed_at=refreshed_at)
+            for key, labels, seen_by, refreshed_at in (await self._session.execute(query)).all()
+        ]
+
+    async def vanish(self, keys: Sequence[str], *, now: datetime) -> None:
+        for offset in range(0, len(keys), 500):
+            await self._session.execute(
+                update(_ISSUE).where(_ISSUE.c.key.in_(keys[offset : offset + 500])).values(vanished_at=now)
+            )

@@ -1,0 +1,234 @@
+"""The queue's tables — batches, commands and the refreshes' sync runs — as named queries.
+
+Every method takes and returns values (:mod:`adapters.storage.records`, the core's ``TempKeyOutcome``); the
+decisions are the core's. Order of the queue: ``(batch.created_at, batch.id, seq)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Row, func, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from adapters.storage.models import BatchRow, CommandRow, SyncRunRow, storable_id, table_of
+from adapters.storage.records import BatchRecord, CommandRecord, SyncRunRecord
+from reconcile.batch import ValidBatch
+from reconcile.history import SyncRunMark
+from reconcile.lifecycle import CommandStatus
+from reconcile.tempkeys import TempKeyOutcome, outcome_of
+
+__all__ = ["QueueRepository"]
+
+
+_BATCH = table_of(BatchRow)
+_COMMAND = table_of(CommandRow)
+_RUN = table_of(SyncRunRow)
+
+
+def _batch(row: Row[Any]) -> BatchRecord:
+    return BatchRecord(
+        id=row.id,
+        author=row.author,
+        title=row.title,
+        project=row.project,
+        token_name=row.token_name,
+        estimate_seconds=row.estimate_seconds,
+        created_at=row.created_at,
+    )
+
+
+def _command(row: Row[Any]) -> CommandRecord:
+    return CommandRecord(
+        id=row.id,
+        batch_id=row.batch_id,
+        seq=row.seq,
+        type=row.type,
+        params=dict(row.params),
+        temp_key=row.temp_key,
+        status=CommandStatus(row.status),
+        deliveries=row.deliveries,
+        claimed_at=row.claimed_at,
+        finished_at=row.finished_at,
+        result=row.result,
+        error=row.error,
+        jira_calls=row.jira_calls,
+        operations=row.operations,
+        retry_of=row.retry_of,
+    )
+
+
+def _run(row: Row[Any]) -> SyncRunRecord:
+    return SyncRunRecord(
+        command_id=row.command_id,
+        query=row.query,
+        full=row.full,
+        started_at=row.started_at,
+        finished_at=row.finished_at,
+        issues=row.issues,
+        history_at=row.history_at,
+    )
+
+
+class QueueRepository:
+    def __init__(self, session: AsyncSession) -> None:
+        self._session = session
+
+    # --- batches ---------------------------------------------------------------------------------------
+
+    async def add_batch(
+        self, valid: ValidBatch, *, token_name: str | None, retry_of: int | None, now: datetime
+    ) -> tuple[BatchRecord, list[CommandRecord]]:
+        """Store a validated batch with its commands, all ``queued``; ``retry_of`` marks its first command."""
+        inserted = await self._session.execute(
+            insert(_BATCH)
+            .values(
+                author=valid.author,
+                title=valid.title,
+                project=valid.project,
+                token_name=token_name,
+                estimate_seconds=valid.estimate_seconds,
+                created_at=now,
+            )
+            .returning(*_BATCH.c)
+        )
+        batch = _batch(inserted.one())
+        rows: list[dict[str, Any]] = [
+            {
+                "batch_id": batch.id,
+                "seq": c.seq,
+                "type": c.type,
+                "params": dict(c.params),
+                "temp_key": c.temp_key,
+                "status": CommandStatus.QUEUED.value,
+                "deliveries": 0,
+                "retry_of": retry_of if c.seq == 1 else None,
+            }
+            for c in valid.commands
+        ]
+        await self._session.execute(insert(_COMMAND), rows)
+        commands = await self.commands_of([batch.id])
+        return batch, commands[batch.id]
+
+    async def batch(self, batch_id: int) -> BatchRecord | None:
+        if not storable_id(batch_id):
+            return None
+        row = (await self._session.execute(select(_BATCH).where(_BATCH.c.id == batch_id))).first()
+        return _batch(row) if row is not None else None
+
+    async def batches(self, *, limit: int, offset: int) -> tuple[list[BatchRecord], int]:
+        """A page of batches, newest first, and how many there are."""
+        total = await self._session.scalar(select(func.count()).select_from(BatchRow)) or 0
+        query = select(_BATCH).order_by(_BATCH.c.created_at.desc(), _BATCH.c.id.desc()).limit(limit).offset(offset)
+        return [_batch(row) for row in (await self._session.execute(query)).all()], total
+
+    # --- commands --------------------------------------------------------------------------------------
+
+    async def command(self, command_id: int) -> CommandRecord | None:
+        if not storable_id(command_id):
+            return None
+        row = (await self._session.execute(select(_COMMAND).where(_COMMAND.c.id == command_id))).first()
+        return _command(row) if row is not None else None
+
+    async def commands_of(self, batch_ids: Sequence[int]) -> dict[int, list[CommandRecord]]:
+        """The commands of each batch, by ``seq``."""
+        found: dict[int, list[CommandRecord]] = {batch_id: [] for batch_id in batch_ids}
+        if not batch_ids:
+            return found
+        query = select(_COMMAND).where(_COMMAND.c.batch_id.in_(batch_ids)).order_by(_COMMAND.c.seq)
+        for row in (await self._session.execute(query)).all():
+            found[row.batch_id].append(_command(row))
+        return found
+
+    async def with_status(self, status: CommandStatus) -> list[CommandRecord]:
+        query = select(_COMMAND).where(_COMMAND.c.status == status.value).order_by(_COMMAND.c.id)
+        return [_command(row) for row in (await self._session.execute(query)).all()]
+
+    async def queued_head(self, limit: int) -> list[CommandRecord]:
+        """The first ``limit`` queued commands in the queue's order."""
+        query = (
+            select(_COMMAND)
+            .join(_BATCH, _BATCH.c.id == _COMMAND.c.batch_id)
+            .where(_COMMAND.c.status == CommandStatus.QUEUED.value)
+            .order_by(_BATCH.c.created_at, _BATCH.c.id, _COMMAND.c.seq)
+            .limit(limit)
+        )
+        return [_command(row) for row in (await self._session.execute(query)).all()]
+
+    async def count_unfinished(self) -> int:
+        """Commands ``queued`` or ``claimed``."""
+        statuses = (CommandStatus.QUEUED.value, CommandStatus.CLAIMED.value)
+        query = select(func.count()).select_from(_COMMAND).where(_COMMAND.c.status.in_(statuses))
+        return await self._session.scalar(query) or 0
+
+    async def save(self, command: CommandRecord) -> None:
+        """Write back what a command's life changes (status, deliveries, times, outcome)."""
+        await self._session.execute(
+            update(_COMMAND)
+            .where(_COMMAND.c.id == command.id)
+            .values(
+                status=command.status.value,
+                deliveries=command.deliveries,
+                claimed_at=command.claimed_at,
+                finished_at=command.finished_at,
+                result=command.result,
+                error=command.error,
+                jira_calls=command.jira_calls,
+                operations=command.operations,
+            )
+        )
+
+    async def temp_key_outcomes(self, batch_ids: Iterable[int]) -> dict[int, dict[str, TempKeyOutcome]]:
+        """Per batch: every ``ensure_issue`` temp key → its status and created key."""
+        wanted = sorted(set(batch_ids))
+        found: dict[int, dict[str, TempKeyOutcome]] = {batch_id: {} for batch_id in wanted}
+        if not wanted:
+            return found
+        query = select(_COMMAND.c.batch_id, _COMMAND.c.temp_key, _COMMAND.c.status, _COMMAND.c.result).where(
+            _COMMAND.c.batch_id.in_(wanted), _COMMAND.c.temp_key.is_not(None)
+        )
+        for batch_id, temp_key, status, result in (await self._session.execute(query)).all():
+            found[batch_id][temp_key] = outcome_of(status, result)
+        return found
+
+    # --- sync runs -------------------------------------------------------------------------------------
+
+    async def sync_run(self, command_id: int) -> SyncRunRecord | None:
+        row = (await self._session.execute(select(_RUN).where(_RUN.c.command_id == command_id))).first()
+        return _run(row) if row is not None else None
+
+    async def start_sync_run(self, command_id: int, *, query: str, full: bool, now: datetime) -> None:
+        """A refresh's delivery: its run (re)starts now with the query it reads."""
+        values = {"query": query, "full": full, "started_at": now}
+        changed = await self._session.execute(update(_RUN).where(_RUN.c.command_id == command_id).values(**values))
+        if not changed.rowcount:  # type: ignore[attr-defined]
+            await self._session.execute(insert(_RUN).values(command_id=command_id, **values))
+
+    async def finish_sync_run(
+        self, command_id: int, *, issues: int | None, history_at: datetime | None, now: datetime
+    ) -> None:
+        values: dict[str, Any] = {"finished_at": now, "issues": issues}
+        if history_at is not None:
+            values["history_at"] = history_at
+        await self._session.execute(update(_RUN).where(_RUN.c.command_id == command_id).values(**values))
+
+    async def last_full_refresh_start(self) -> datetime | None:
+        started: datetime | None = await self._session.scalar(
+            select(func.max(_RUN.c.started_at)).where(_RUN.c.full.is_(True))
+        )
+        return started
+
+    async def journal_mark_run(self) -> SyncRunMark | None:
+        """The latest run with ``history_at`` set, whatever its query (the journal mark's candidate)."""
+        query = (
+            select(_RUN)
+            .where(_RUN.c.history_at.is_not(None))
+            .order_by(_RUN.c.started_at.desc(), _RUN.c.id.desc())
+            .limit(1)
+        )
+        row = (await self._session.execute(query)).first()
+        if row is None:
+            return None
+        return SyncRunMark(started_at=row.started_at, query=row.query, history_at=row.history_at)

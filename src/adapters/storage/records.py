@@ -1,0 +1,127 @@
+"""What the repositories hand out: frozen values of the hub's own tables (rows become values only here).
+
+The mirror's records are the core's (:class:`reconcile.records.MirrorIssue`, :class:`HistoryEntry`); the
+hub's bookkeeping of the queue, its projects, tokens, files, notes and agent are these. Change one with
+``attrs.evolve`` and hand it back to its repository.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import attrs
+
+from reconcile.lifecycle import CommandStatus
+from reconcile.records import MirrorIssue
+
+__all__ = [
+    "AgentStatusRecord",
+    "BatchRecord",
+    "CommandRecord",
+    "FileRecord",
+    "MirrorEntry",
+    "NoteRecord",
+    "ProjectRecord",
+    "SyncRunRecord",
+    "TokenRecord",
+]
+
+
+@attrs.frozen(kw_only=True)
+class BatchRecord:
+    id: int
+    author: str
+    title: str
+    project: str | None
+    token_name: str | None
+    estimate_seconds: float
+    created_at: datetime
+
+
+@attrs.frozen(kw_only=True)
+class CommandRecord:
+    """A command as stored: ``params`` as normalised at enqueue (never the delivery-time additions)."""
+
+    id: int
+    batch_id: int
+    seq: int
+    type: str
+    params: dict[str, Any]
+    temp_key: str | None
+    status: CommandStatus
+    deliveries: int
+    claimed_at: datetime | None = None
+    finished_at: datetime | None = None
+    result: dict[str, Any] | None = None
+    error: str | None = None
+    jira_calls: int | None = None
+    operations: list[Any] | None = None
+    retry_of: int | None = None
+
+
+@attrs.frozen(kw_only=True)
+class SyncRunRecord:
+    """One refresh command's run: ``started_at`` is its latest delivery; ``history_at`` its journal mark."""
+
+    command_id: int
+    query: str
+    full: bool
+    started_at: datetime
+    finished_at: datetime | None = None
+    issues: int | None = None
+    history_at: datetime | None = None
+
+
+@attrs.frozen(kw_only=True)
+class MirrorEntry:
+    """A mirror issue with the hub's bookkeeping of it."""
+
+    issue: MirrorIssue
+    refreshed_at: datetime
+    vanished_at: datetime | None = None
+
+
+@attrs.frozen(kw_only=True)
+class NoteRecord:
+    id: int
+    batch_id: int | None
+    key: str
+    author: str
+    text: str
+    created_at: datetime
+
+
+@attrs.frozen(kw_only=True)
+class ProjectRecord:
+    name: str
+    board_id: int | None
+    board_type: str | None
+    created_at: datetime
+
+
+@attrs.frozen(kw_only=True)
+class TokenRecord:
+    name: str
+    role: str
+    created_at: datetime
+    revoked_at: datetime | None = None
+
+
+@attrs.frozen(kw_only=True)
+class FileRecord:
+    sha256: str
+    size: int
+    filename: str | None
+    created_at: datetime
+
+
+@attrs.frozen(kw_only=True)
+class AgentStatusRecord:
+    agent_id: str
+    version: str | None = None
+    jira_user: str | None = None
+    jira_time_zone: str | None = None
+    symmetric_link_types: tuple[str, ...] = ()
+    last_seen_at: datetime
+    last_claim_at: datetime | None = None

@@ -1,0 +1,180 @@
+"""Administration: API tokens, settings, projects and uploaded files.
+
+Errors: :class:`~reconcile.errors.ValidationError` (422, nothing written), :class:`~reconcile.errors.ConflictError`
+(409), :class:`NotFoundError` (404).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from pathlib import Path
+from typing import Any
+
+from adapters.files import StoredFile, is_sha256
+from adapters.storage.records import FileRecord, ProjectRecord
+from hub_app.bodies import ProjectIn, ProjectPatchIn, TokenIn
+from hub_app.roles import Caller, Role
+from hub_app.runtime import Unit
+from hub_app.views import FileStored, ProjectView, TokenCreated, TokenView
+from reconcile.errors import ConflictError, ReconcileError, ValidationError
+from reconcile.settings import Settings, settings_from_json, settings_to_json
+
+__all__ = [
+    "NotFoundError",
+    "add_token",
+    "agent_file_path",
+    "authenticate",
+    "create_project",
+    "delete_project",
+    "get_settings",
+    "list_projects",
+    "list_tokens",
+    "patch_project",
+    "patch_settings",
+    "project",
+    "record_file",
+    "revoke_token",
+    "stored_files",
+]
+
+
+class NotFoundError(ReconcileError):
+    """The named object does not exist: HTTP 404."""
+
+
+# --- tokens -----------------------------------------------------------------------------------------------
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+async def add_token(unit: Unit, body: TokenIn) -> TokenCreated:
+    """A new token; its secret is in this answer only (stored as sha256)."""
+    name, role = body.name, body.role
+    if not name.strip() or len(name) > 200:
+        raise ValidationError("имя токена — ожидается непустая строка")
+    if role not in tuple(Role):
+        raise ValidationError(f"роль {role} неизвестна; ожидаются {', '.join(Role)}")
+    if await unit.db.admin.token(name) is not None:
+        raise ConflictError(f"токен {name} уже есть")
+    secret = secrets.token_urlsafe(32)
+    await unit.db.admin.add_token(name, role=role, sha256=_digest(secret), now=unit.now)
+    return TokenCreated(name=name, role=role, secret=secret)
+
+
+async def list_tokens(unit: Unit) -> list[TokenView]:
+    return [TokenView.of(token) for token in await unit.db.admin.tokens()]
+
+
+async def revoke_token(unit: Unit, name: str) -> TokenView:
+    if await unit.db.admin.token(name) is None:
+        raise NotFoundError(f"токена {name} нет")
+    await unit.db.admin.revoke_token(name, now=unit.now)
+    token = await unit.db.admin.token(name)
+    assert token is not None
+    return TokenView.of(token)
+
+
+async def authenticate(unit: Unit, secret: str) -> Caller | None:
+    """The active token with this secret, or ``None`` (unknown or revoked)."""
+    token = await unit.db.admin.token_by_digest(_digest(secret))
+    if token is None or token.revoked_at is not None:
+        return None
+    return Caller(name=token.name, role=Role(token.role))
+
+
+# --- settings ---------------------------------------------------------------------------------------------
+
+
+async def get_settings(unit: Unit) -> dict[str, Any]:
+    return settings_to_json(await unit.db.admin.settings())
+
+
+async def patch_settings(unit: Unit, body: Any) -> dict[str, Any]:
+    """Apply a partial settings object (validated as a whole); 422 on a bad value, nothing written."""
+    settings: Settings = settings_from_json(body, base=await unit.db.admin.settings())
+    await unit.db.admin.save_settings(settings)
+    return settings_to_json(settings)
+
+
+# --- projects ---------------------------------------------------------------------------------------------
+
+_PROJECT_NAME = re.compile(r"[^\s\",()]+")
+
+
+def _check_board_type(value: str | None) -> None:
+    if value not in (None, "scrum", "kanban"):
+        raise ValidationError("board_type — ожидается scrum, kanban или null")
+
+
+async def list_projects(unit: Unit) -> list[ProjectView]:
+    return [ProjectView.of(p) for p in await unit.db.admin.projects()]
+
+
+async def project(unit: Unit, name: str) -> ProjectRecord:
+    found = await unit.db.admin.project(name)
+    if found is None:
+        raise NotFoundError(f"нет проекта {name}")
+    return found
+
+
+async def create_project(unit: Unit, body: ProjectIn) -> ProjectView:
+    name = body.name
+    if not _PROJECT_NAME.fullmatch(name):
+        raise ValidationError(f"имя проекта {name!r} — метка Jira без пробелов, кавычек, запятых и скобок")
+    _check_board_type(body.board_type)
+    for existing in await unit.db.admin.projects():
+        if existing.name.casefold() == name.casefold():
+            raise ConflictError(f"проект {existing.name} уже есть")
+    created = ProjectRecord(name=name, board_id=body.board_id, board_type=body.board_type, created_at=unit.now)
+    await unit.db.admin.add_project(created)
+    return ProjectView.of(created)
+
+
+async def patch_project(unit: Unit, name: str, body: ProjectPatchIn) -> ProjectView:
+    current = await project(unit, name)
+    _check_board_type(body.board_type)
+    board_id, board_type = current.board_id, current.board_type
+    if "board_id" in body.given and body.board_id != board_id:
+        # Another board: its type is not known until a refresh reads it (unless given now).
+        board_id, board_type = body.board_id, None
+    if "board_type" in body.given:
+        board_type = body.board_type
+    changed = ProjectRecord(name=name, board_id=board_id, board_type=board_type, created_at=current.created_at)
+    await unit.db.admin.save_project(changed)
+    return ProjectView.of(changed)
+
+
+async def delete_project(unit: Unit, name: str) -> None:
+    await project(unit, name)
+    await unit.db.admin.delete_project(name)
+
+
+# --- files ------------------------------------------------------------------------------------------------
+
+
+async def record_file(unit: Unit, stored: StoredFile, *, filename: str | None) -> FileStored:
+    """Record a file already placed in the store (the bytes go first, outside the transaction)."""
+    record = FileRecord(sha256=stored.sha256, size=stored.size, filename=filename, created_at=unit.now)
+    await unit.db.admin.record_file(record)
+    return FileStored(sha256=stored.sha256, size=stored.size)
+
+
+async def stored_files(unit: Unit, shas: set[str] | frozenset[str]) -> dict[str, int]:
+    """The recorded files among ``shas`` whose bytes the store still has: sha256 → size."""
+    found: dict[str, int] = {}
+    for sha in await unit.db.admin.recorded_files(s for s in shas if is_sha256(s)):
+        size = unit.files.size(sha)
+        if size is not None:
+            found[sha] = size
+    return found
+
+
+async def agent_file_path(unit: Unit, sha256: str) -> Path:
+    """Where the stored file ``sha256`` is (404 when the hub does not have it); the agent verifies the bytes."""
+    if not is_sha256(sha256) or unit.files.size(sha256) is None:
+        raise NotFoundError(f"файла {sha256} нет")
+    return unit.files.path(sha256)

@@ -1,0 +1,113 @@
+"""Routes of administration: projects, settings and tokens (writes by admin), files, the agent's status, health."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, Response, delete, get, patch, post
+from litestar.params import FromPath, FromQuery, JSONBody
+
+from hub_app import admin, claims
+from hub_app.api.auth import hub_of
+from hub_app.api.errors import error_response
+from hub_app.api.routing import in_unit, route
+from hub_app.bodies import ProjectIn, ProjectPatchIn, SettingsIn, TokenIn, parse
+from hub_app.roles import ADMIN, INTERFACE
+from hub_app.views import AgentStatusView, FileStored, HealthView, Items, ProjectView, TokenCreated, TokenView
+from reconcile.settings import Settings
+
+__all__ = ["ROUTES"]
+
+
+@post("/files", request_max_body_size=None, **route(INTERFACE, answer=FileStored, status=201, errors_=(400, 413)))
+async def upload_file(request: Request[Any, Any, Any], filename: FromQuery[str | None] = None) -> Any:
+    """The raw body is stored by its sha256 (over ``max_file_bytes`` → 413); ``ensure_attachment`` names it."""
+    hub = hub_of(request)
+    async with hub.unit() as unit:
+        settings = await unit.db.admin.settings()
+    stored = await hub.files.put_stream(request.stream(), limit=settings.max_file_bytes)
+    return await in_unit(request, lambda u: admin.record_file(u, stored, filename=filename))
+
+
+@get("/projects", **route(INTERFACE, answer=Items[ProjectView]))
+async def list_projects(request: Request[Any, Any, Any]) -> Any:
+    """Projects (Jira labels of the hub's Jira project) with their boards, in creation order."""
+    items = await in_unit(request, admin.list_projects)
+    return {"items": items, "total": len(items)}
+
+
+@post("/projects", **route(ADMIN, body=ProjectIn, answer=ProjectView, status=201, errors_=(409, 422)))
+async def create_project(request: Request[Any, Any, Any], data: JSONBody[Any] = None) -> Any:
+    body = parse(ProjectIn, data)
+    return await in_unit(request, lambda u: admin.create_project(u, body))
+
+
+@patch("/projects/{name:str}", **route(ADMIN, body=ProjectPatchIn, answer=ProjectView, errors_=(404, 422)))
+async def patch_project(request: Request[Any, Any, Any], name: FromPath[str], data: JSONBody[Any] = None) -> Any:
+    """Another board forgets its type until a refresh reads it (unless the type is given too)."""
+    body = parse(ProjectPatchIn, data)
+    return await in_unit(request, lambda u: admin.patch_project(u, name, body))
+
+
+@delete("/projects/{name:str}", **route(ADMIN, status=204, errors_=(404,)))
+async def delete_project(request: Request[Any, Any, Any], name: FromPath[str]) -> None:
+    await in_unit(request, lambda u: admin.delete_project(u, name))
+
+
+@get("/settings", **route(INTERFACE, answer=Settings))
+async def get_settings(request: Request[Any, Any, Any]) -> Any:
+    return await in_unit(request, admin.get_settings)
+
+
+@patch("/settings", **route(ADMIN, body=SettingsIn, answer=Settings, errors_=(422,)))
+async def patch_settings(request: Request[Any, Any, Any], data: JSONBody[Any] = None) -> Any:
+    """Any subset of the settings, validated as a whole: on any error nothing changes (422)."""
+    return await in_unit(request, lambda u: admin.patch_settings(u, data))
+
+
+@get("/tokens", **route(ADMIN, answer=Items[TokenView]))
+async def list_tokens(request: Request[Any, Any, Any]) -> Any:
+    items = await in_unit(request, admin.list_tokens)
+    return {"items": items, "total": len(items)}
+
+
+@post("/tokens", **route(ADMIN, body=TokenIn, answer=TokenCreated, status=201, errors_=(409, 422)))
+async def add_token(request: Request[Any, Any, Any], data: JSONBody[Any] = None) -> Any:
+    """``{name, role}`` → the token with its secret, shown only in this answer."""
+    body = parse(TokenIn, data)
+    return await in_unit(request, lambda u: admin.add_token(u, body))
+
+
+@delete("/tokens/{name:str}", **route(ADMIN, answer=TokenView, status=200, errors_=(404,)))
+async def revoke_token(request: Request[Any, Any, Any], name: FromPath[str]) -> Any:
+    return await in_unit(request, lambda u: admin.revoke_token(u, name))
+
+
+@get("/agent-status", **route(INTERFACE, answer=AgentStatusView))
+async def agent_status(request: Request[Any, Any, Any]) -> Any:
+    """The agent as the hub last saw it, and whether it is online (seen within 2 × claim wait)."""
+    return await in_unit(request, claims.agent_status)
+
+
+@get("/health", **route(None, answer=HealthView, errors_=(503,)))
+async def health(request: Request[Any, Any, Any]) -> Response[Any]:
+    """200 while the process runs and its database answers."""
+    if await hub_of(request).ping():
+        return Response({"status": "ok"}, status_code=200)
+    return error_response(503, "база данных не отвечает")
+
+
+ROUTES = [
+    upload_file,
+    list_projects,
+    create_project,
+    patch_project,
+    delete_project,
+    get_settings,
+    patch_settings,
+    list_tokens,
+    add_token,
+    revoke_token,
+    agent_status,
+    health,
+]

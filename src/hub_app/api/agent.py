@@ -1,0 +1,81 @@
+"""Routes of the agent (agent role): the long-poll claim, refresh pages, reports, and the files to attach."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+from litestar import Request, Response, get, post
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import FromPath, JSONBody
+from litestar.response import File
+from litestar.status_codes import HTTP_204_NO_CONTENT
+
+from hub_app import admin, claims, reports
+from hub_app.api.auth import hub_of
+from hub_app.api.routing import in_unit, route
+from hub_app.bodies import ClaimIn, PagesIn, ReportIn, parse
+from hub_app.roles import AGENT
+from hub_app.views import DeliveryView, PagesAck, ReportAck
+
+__all__ = ["REPOLL_SECONDS", "ROUTES"]
+
+#: A long poll looks at the queue again at least this often, even without a wake-up.
+REPOLL_SECONDS = 5.0
+
+_NOTHING = {204: ResponseSpec(data_container=None, description="нечего выдать за время ожидания")}
+
+
+@post("/agent/claim", **route(AGENT, body=ClaimIn, answer=DeliveryView, errors_=(409, 422), more=_NOTHING))
+async def agent_claim(request: Request[Any, Any, Any], data: JSONBody[Any] = None) -> Response[Any]:
+    """Long poll: a delivery at once, or after a wake-up, or 204 after ``wait`` seconds with nothing to issue."""
+    body = parse(ClaimIn, data)
+    hub = hub_of(request)
+    async with hub.unit() as unit:
+        settings = await unit.db.admin.settings()
+    wanted = settings.claim_wait_seconds if body.wait is None else body.wait
+    deadline = anyio.current_time() + min(wanted, settings.claim_wait_seconds)
+    while True:
+        # Taken before looking at the queue: a batch created after the look still wakes this claim.
+        event = hub.wakeup.current()
+        found = await in_unit(request, lambda u: claims.claim_once(u, body))
+        if found is not None:
+            return Response(found, status_code=200)
+        remaining = deadline - anyio.current_time()
+        if remaining <= 0:
+            return Response(content=None, status_code=HTTP_204_NO_CONTENT)
+        with anyio.move_on_after(min(remaining, REPOLL_SECONDS)):
+            await event.wait()
+
+
+@post(
+    "/agent/commands/{command_id:int}/pages",
+    **route(AGENT, body=PagesIn, answer=PagesAck, errors_=(404, 409, 422)),
+)
+async def agent_pages(request: Request[Any, Any, Any], command_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
+    """One page of a refresh: idempotent upserts into the mirror."""
+    body = parse(PagesIn, data)
+    return await in_unit(request, lambda u: reports.submit_pages(u, command_id, body))
+
+
+@post(
+    "/agent/commands/{command_id:int}/report",
+    **route(AGENT, body=ReportIn, answer=ReportAck, errors_=(404, 409, 422)),
+)
+async def agent_report(request: Request[Any, Any, Any], command_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
+    """The outcome of a delivery (idempotent); a late one records only what the seed allows."""
+    body = parse(ReportIn, data)
+    return await in_unit(request, lambda u: reports.report(u, command_id, body))
+
+
+@get("/agent/files/{sha256:str}", **route(AGENT, errors_=(404,)), media_type="application/octet-stream")
+async def agent_file(request: Request[Any, Any, Any], sha256: FromPath[str]) -> File:
+    """The bytes, streamed from the file store; the agent checks sha256 and size before uploading to Jira."""
+    async with hub_of(request).unit() as unit:
+        path = await admin.agent_file_path(unit, sha256)
+    return File(
+        path=path, filename=sha256, media_type="application/octet-stream", content_disposition_type="attachment"
+    )
+
+
+ROUTES = [agent_claim, agent_pages, agent_report, agent_file]

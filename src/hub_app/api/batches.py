@@ -1,0 +1,90 @@
+"""Routes of batches and commands (interface role): create (or plan), read, cancel, retry, refresh."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, Response, get, post
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import FromPath, FromQuery, JSONBody
+
+from hub_app import batches, plan
+from hub_app.api.routing import in_unit, route, token_name
+from hub_app.bodies import BatchIn, CancelIn, EmptyIn, RefreshIn, parse
+from hub_app.roles import INTERFACE
+from hub_app.views import BatchCreated, BatchDetail, BatchView, CommandView, DryRunView, Items
+
+__all__ = ["ROUTES"]
+
+_PLANNED = {200: ResponseSpec(data_container=DryRunView, description="dry_run=true", generate_examples=False)}
+
+
+@post("/batches", **route(INTERFACE, body=BatchIn, answer=BatchCreated, status=201, errors_=(422,), more=_PLANNED))
+async def create_batch(
+    request: Request[Any, Any, Any], dry_run: FromQuery[bool] = False, data: JSONBody[Any] = None
+) -> Response[Any]:
+    """A batch of commands, validated as a whole; with ``dry_run=true`` nothing is written and each command's
+    predicted writes are answered."""
+    if dry_run:
+        return Response(await in_unit(request, lambda u: plan.dry_run(u, data)), status_code=200)
+    created = await in_unit(request, lambda u: batches.create_batch(u, data, token_name=token_name(request)))
+    return Response(created, status_code=201)
+
+
+@get("/batches", **route(INTERFACE, answer=Items[BatchView], errors_=(400, 422)))
+async def list_batches(
+    request: Request[Any, Any, Any],
+    limit: FromQuery[int | None] = None,
+    offset: FromQuery[int | None] = None,
+) -> Any:
+    """Batches, newest first, with their commands and progress."""
+    return await in_unit(request, lambda u: batches.list_batches(u, limit=limit, offset=offset))
+
+
+@get("/batches/{batch_id:int}", **route(INTERFACE, answer=BatchDetail, errors_=(400, 404)))
+async def get_batch(request: Request[Any, Any, Any], batch_id: FromPath[int]) -> Any:
+    """One batch with its commands, statuses, results, errors, progress and notes."""
+    return await in_unit(request, lambda u: batches.get_batch(u, batch_id))
+
+
+@post("/batches/{batch_id:int}/cancel", **route(INTERFACE, body=CancelIn, answer=BatchView, errors_=(404, 422)))
+async def cancel_batch(request: Request[Any, Any, Any], batch_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
+    """Its queued commands are cancelled; the claimed one too only with ``force``."""
+    body = parse(CancelIn, data)
+    return await in_unit(request, lambda u: batches.cancel_batch(u, batch_id, body))
+
+
+@get("/commands/{command_id:int}", **route(INTERFACE, answer=CommandView, errors_=(400, 404)))
+async def get_command(request: Request[Any, Any, Any], command_id: FromPath[int]) -> Any:
+    """One command with its deliveries, times, result, error, Jira calls and operations."""
+    return await in_unit(request, lambda u: batches.get_command(u, command_id))
+
+
+@post(
+    "/commands/{command_id:int}/cancel",
+    **route(INTERFACE, body=CancelIn, answer=CommandView, errors_=(404, 409, 422)),
+)
+async def cancel_command(request: Request[Any, Any, Any], command_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
+    """A queued command is cancelled; a claimed one only with ``force`` (409 without)."""
+    body = parse(CancelIn, data)
+    return await in_unit(request, lambda u: batches.cancel_command(u, command_id, body))
+
+
+@post(
+    "/commands/{command_id:int}/retry",
+    **route(INTERFACE, body=EmptyIn, answer=BatchCreated, status=201, errors_=(404, 409, 422)),
+)
+async def retry_command(request: Request[Any, Any, Any], command_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
+    """A failed, skipped or cancelled command again: a new batch with the same params, validated as new."""
+    parse(EmptyIn, data)
+    return await in_unit(request, lambda u: batches.retry_command(u, command_id, token_name=token_name(request)))
+
+
+@post("/refresh", **route(INTERFACE, body=RefreshIn, answer=BatchCreated, status=201, errors_=(422,)))
+async def refresh(request: Request[Any, Any, Any], data: JSONBody[Any] = None) -> Any:
+    """``{keys}``, ``{jql}`` or ``{}`` (a full refresh by the projects' base JQL) as a refresh-only batch."""
+    body = parse(RefreshIn, data)
+    return await in_unit(request, lambda u: batches.create_refresh(u, body, token_name=token_name(request)))
+
+
+ROUTES = [create_batch, list_batches, get_batch, cancel_batch, get_command, cancel_command, retry_command, refresh]

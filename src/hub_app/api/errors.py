@@ -1,0 +1,73 @@
+"""One place that maps errors to HTTP answers, all shaped ``{"status_code": N, "detail": "<message>"}``.
+
+The core's :class:`~reconcile.errors.ValidationError` → 422, :class:`~reconcile.errors.ConflictError` → 409,
+:class:`~hub_app.admin.NotFoundError` → 404, a file over ``max_file_bytes`` → 413; Litestar's own
+400/401/403/404/405/413 keep their codes; anything else is logged and answers 500 without details.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from litestar import Request, Response
+from litestar.exceptions import HTTPException
+from litestar.exceptions import ValidationException as LitestarValidationError
+
+from adapters.files import FileTooLargeError
+from hub_app.admin import NotFoundError
+from reconcile.errors import ConflictError, ValidationError
+
+__all__ = ["INTERNAL_ERROR", "error_response", "exception_handlers"]
+
+log = logging.getLogger("hub_app")
+
+INTERNAL_ERROR = "внутренняя ошибка хаба"
+
+
+def error_response(status: int, detail: str) -> Response[Any]:
+    return Response({"status_code": status, "detail": detail}, status_code=status)
+
+
+def _core_error(_: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    if isinstance(exc, ValidationError):
+        return error_response(422, exc.message)
+    if isinstance(exc, ConflictError):
+        return error_response(409, exc.message)
+    if isinstance(exc, NotFoundError):
+        return error_response(404, exc.message)
+    if isinstance(exc, FileTooLargeError):
+        return error_response(413, f"файл больше max_file_bytes = {exc.limit} байт")
+    return _internal_error(_, exc)
+
+
+def _http_error(_: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    assert isinstance(exc, HTTPException)
+    detail = exc.detail
+    if isinstance(exc, LitestarValidationError) and exc.extra:
+        parts = []
+        for item in exc.extra if isinstance(exc.extra, list) else [exc.extra]:
+            if isinstance(item, dict):
+                where = item.get("key") or ""
+                parts.append(f"{where}: {item.get('message', '')}".strip(": "))
+        if parts:
+            detail = f"{detail}: {'; '.join(parts)}"
+    if exc.status_code == 413:
+        detail = f"тело запроса больше допустимого ({detail})"
+    return error_response(exc.status_code, detail)
+
+
+def _internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    log.error("unhandled error", exc_info=exc, extra={"path": request.url.path, "method": request.method})
+    return error_response(500, INTERNAL_ERROR)
+
+
+def exception_handlers() -> dict[int | type[Exception], Any]:
+    return {
+        NotFoundError: _core_error,
+        ValidationError: _core_error,
+        ConflictError: _core_error,
+        FileTooLargeError: _core_error,
+        HTTPException: _http_error,
+        Exception: _internal_error,
+    }

@@ -1,0 +1,64 @@
+"""How a route is declared: who may call it, what body it takes, what it answers and which errors it gives.
+
+``@post("/batches", **route(INTERFACE, body=BatchIn, answer=BatchCreated, status=201, errors=(413, 422)))``
+sets the guard's roles, the body DTO (:class:`~hub_app.api.json_body.CoreJson`), the documented answers
+(success and errors, each ``{status_code, detail}``) and the bearer scheme, in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+from litestar import Request
+from litestar.openapi.datastructures import ResponseSpec
+
+from hub_app.api.auth import caller_of, hub_of
+from hub_app.api.json_body import CoreJson
+from hub_app.api.openapi import BEARER, errors
+from hub_app.roles import Role
+from hub_app.runtime import Unit
+from hub_app.views import to_json
+
+__all__ = ["in_unit", "route", "token_name"]
+
+T = TypeVar("T")
+
+
+def route(
+    roles: Sequence[Role] | None,
+    *,
+    body: type[Any] | None = None,
+    answer: Any = None,
+    status: int = 200,
+    errors_: Sequence[int] = (),
+    more: dict[int, ResponseSpec] | None = None,
+) -> dict[str, Any]:
+    """The keyword arguments of a Litestar route decorator (see the module docstring)."""
+    codes = set(errors_)
+    if roles is not None:
+        codes |= {401, 403}
+    if body is not None:
+        codes |= {400, 413}
+    responses = errors(*sorted(codes))
+    if answer is not None:
+        responses[status] = ResponseSpec(data_container=answer, description="ответ", generate_examples=False)
+    responses.update(more or {})
+    kwargs: dict[str, Any] = {"status_code": status, "responses": responses}
+    if roles is not None:
+        kwargs["opt"] = {"roles": tuple(roles)}
+        kwargs["security"] = [{BEARER: []}]
+    if body is not None:
+        kwargs["dto"] = CoreJson[body]  # type: ignore[valid-type]
+        kwargs["return_dto"] = None
+    return kwargs
+
+
+async def in_unit(request: Request[Any, Any, Any], operation: Callable[[Unit], Awaitable[Any]]) -> Any:
+    """Run one operation in one transaction of the hub and answer its view as JSON."""
+    async with hub_of(request).unit() as unit:
+        return to_json(await operation(unit))
+
+
+def token_name(request: Request[Any, Any, Any]) -> str:
+    return caller_of(request).name

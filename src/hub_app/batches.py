@@ -1,0 +1,189 @@
+"""Batches and their commands, as the planning tools see them: create, read, cancel, retry, refresh.
+
+A batch is validated as a whole by :func:`reconcile.batch.validate_batch` (the seed's 422 messages; a refused
+batch writes nothing), stored with its tail refresh, and announced so waiting claims wake at once. Every
+status change goes through :func:`reconcile.lifecycle.advance`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from adapters.storage.records import BatchRecord, CommandRecord
+from hub_app.admin import NotFoundError, stored_files
+from hub_app.bodies import CancelIn, RefreshIn, page_bounds
+from hub_app.runtime import Unit
+from hub_app.views import BatchCreated, BatchDetail, BatchView, CommandView, Items, NoteView
+from reconcile import delivery, history
+from reconcile.batch import (
+    BatchContext,
+    ProjectInfo,
+    ValidBatch,
+    referenced_files,
+    referenced_keys,
+    refresh_body,
+    retry_body,
+    validate_batch,
+)
+from reconcile.errors import ConflictError
+from reconcile.lifecycle import PENDING, RETRYABLE, CommandStatus, Event, advance, can
+from reconcile.settings import Settings
+from reconcile.tempkeys import resolved_keys
+
+__all__ = [
+    "base_jql",
+    "batch_context",
+    "cancel_batch",
+    "cancel_command",
+    "command",
+    "create_batch",
+    "create_refresh",
+    "get_batch",
+    "get_command",
+    "list_batches",
+    "resolved_in_batch",
+    "retry_command",
+    "store_batch",
+    "validate",
+]
+
+
+async def batch_context(unit: Unit, body: Any, settings: Settings) -> BatchContext:
+    """What validation needs to know of the hub's state, fetched for the keys and files the body names."""
+    projects = {
+        p.name: ProjectInfo(name=p.name, board_id=p.board_id, board_type=p.board_type)
+        for p in await unit.db.admin.projects()
+    }
+    return BatchContext(
+        settings=settings,
+        projects=projects,
+        mirror_labels=await unit.db.mirror.labels(referenced_keys(body)),
+        files=await stored_files(unit, referenced_files(body)),
+    )
+
+
+async def validate(unit: Unit, body: Any) -> tuple[ValidBatch, Settings]:
+    """A batch body checked by the core against the hub's state (422 on the first violation)."""
+    settings = await unit.db.admin.settings()
+    return validate_batch(body, await batch_context(unit, body, settings)), settings
+
+
+async def store_batch(
+    unit: Unit, valid: ValidBatch, *, token_name: str | None, retry_of: int | None = None
+) -> tuple[BatchRecord, list[CommandRecord]]:
+    """Store a validated batch with its notes and wake the claims waiting for work (here and elsewhere)."""
+    batch, commands = await unit.db.queue.add_batch(valid, token_name=token_name, retry_of=retry_of, now=unit.now)
+    await unit.db.notes.add_to_batch(batch.id, valid.notes, author=valid.author, now=unit.now)
+    await unit.db.announce_batch(unit.wakeup.notify)
+    return batch, commands
+
+
+async def create_batch(unit: Unit, body: Any, *, token_name: str | None, retry_of: int | None = None) -> BatchCreated:
+    """``POST /batches``: validate by the core, store the batch with its tail refresh, wake waiting claims."""
+    valid, _ = await validate(unit, body)
+    return BatchCreated.of(*await store_batch(unit, valid, token_name=token_name, retry_of=retry_of))
+
+
+async def base_jql(unit: Unit, settings: Settings) -> str | None:
+    return history.base_jql(settings.jira_project, [p.name for p in await unit.db.admin.projects()])
+
+
+async def create_refresh(unit: Unit, body: RefreshIn, *, token_name: str | None) -> BatchCreated:
+    """``POST /refresh``: ``{keys}``, ``{jql}`` or ``{}`` (a full refresh by the base JQL) as a batch."""
+    base = await base_jql(unit, await unit.db.admin.settings())
+    batch = refresh_body(keys=body.keys, jql=body.jql, base_jql=base, author=token_name or "interface")
+    return await create_batch(unit, batch, token_name=token_name)
+
+
+async def list_batches(unit: Unit, *, limit: int | None = None, offset: int | None = None) -> Items[BatchView]:
+    """Batches, newest first."""
+    size, start = page_bounds(limit, offset)
+    batches, total = await unit.db.queue.batches(limit=size, offset=start)
+    commands = await unit.db.queue.commands_of([b.id for b in batches])
+    return Items(items=[BatchView.of(b, commands[b.id]) for b in batches], total=total)
+
+
+async def batch(unit: Unit, batch_id: int) -> BatchRecord:
+    found = await unit.db.queue.batch(batch_id)
+    if found is None:
+        raise NotFoundError(f"пакета {batch_id} нет")
+    return found
+
+
+async def get_batch(unit: Unit, batch_id: int) -> BatchDetail:
+    found = await batch(unit, batch_id)
+    commands = (await unit.db.queue.commands_of([found.id]))[found.id]
+    notes = [NoteView.of(n) for n in await unit.db.notes.of_batch(found.id)]
+    return BatchDetail(**attrs.asdict(BatchView.of(found, commands), recurse=False), notes=notes)
+
+
+async def command(unit: Unit, command_id: int) -> CommandRecord:
+    found = await unit.db.queue.command(command_id)
+    if found is None:
+        raise NotFoundError(f"команды {command_id} нет")
+    return found
+
+
+async def get_command(unit: Unit, command_id: int) -> CommandView:
+    return CommandView.of(await command(unit, command_id))
+
+
+async def cancel_command(unit: Unit, command_id: int, body: CancelIn) -> CommandView:
+    """Cancel a queued command; a claimed one only with ``force`` (409 without)."""
+    await unit.db.lock_queue()
+    found = await command(unit, command_id)
+    event = Event.FORCE_CANCEL if body.force else Event.CANCEL
+    status = advance(found.status, event, command_id=command_id)
+    if found.status is CommandStatus.CANCELLED:
+        return CommandView.of(found)
+    cancelled = attrs.evolve(found, status=status, finished_at=unit.now)
+    await unit.db.queue.save(cancelled)
+    return CommandView.of(cancelled)
+
+
+async def cancel_batch(unit: Unit, batch_id: int, body: CancelIn) -> BatchView:
+    """Cancel the batch's queued commands, and its claimed one too with ``force``."""
+    await unit.db.lock_queue()
+    found = await batch(unit, batch_id)
+    event = Event.FORCE_CANCEL if body.force else Event.CANCEL
+    commands = []
+    for current in (await unit.db.queue.commands_of([found.id]))[found.id]:
+        after = current
+        if current.status in PENDING and can(current.status, event):
+            after = attrs.evolve(current, status=advance(current.status, event), finished_at=unit.now)
+            await unit.db.queue.save(after)
+        commands.append(after)
+    return BatchView.of(found, commands)
+
+
+async def resolved_in_batch(unit: Unit, batch_id: int) -> dict[str, str]:
+    """The batch's temp keys whose issues exist: ``new:<n>`` → the real key."""
+    outcomes = await unit.db.queue.temp_key_outcomes([batch_id])
+    return resolved_keys(outcomes[batch_id])
+
+
+async def retry_command(unit: Unit, command_id: int, *, token_name: str | None) -> BatchCreated:
+    """``POST /commands/{id}/retry``: a new batch with the same command (temp keys resolved), validated as new."""
+    found = await command(unit, command_id)
+    if found.status not in RETRYABLE:
+        raise ConflictError(
+            f"команда {command_id} в статусе {found.status} — повтор только после failed, skipped, cancelled"
+        )
+    parent = await batch(unit, found.batch_id)
+    params = delivery.complete_params(
+        found.type, found.params, resolved_temp_keys=await resolved_in_batch(unit, parent.id)
+    )
+    params.pop("boards", None)
+    params.pop("size", None)
+    body = retry_body(
+        command_type=found.type,
+        params=params,
+        author=parent.author,
+        title=f"повтор команды {command_id}: {parent.title}",
+        project=parent.project,
+    )
+    if body.get("project") is None:
+        body.pop("project")
+    return await create_batch(unit, body, token_name=token_name, retry_of=command_id)

@@ -1,0 +1,175 @@
+"""The agent's claim (DESIGN.md 5.4 and 6): who may claim, what is issued next, and what a delivery carries.
+
+One look at the queue (:func:`claim_once`, one transaction under the queue lock): register the agent, let
+:func:`reconcile.queue.decide_claim` decide on a snapshot and carry out its actions, and when nothing is
+queued maybe create the hub's auto refresh. The long poll around it lives in :mod:`hub_app.api.agent`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from adapters.storage.records import AgentStatusRecord, CommandRecord
+from hub_app.batches import base_jql, command, resolved_in_batch, store_batch
+from hub_app.bodies import ClaimIn
+from hub_app.runtime import Unit
+from hub_app.views import AgentStatusView, DeliveryView
+from reconcile import delivery, history, queue, reports
+from reconcile.agents import check_claimant, is_online
+from reconcile.batch import BatchContext, auto_refresh_body, validate_batch
+from reconcile.lifecycle import CommandStatus, Event, advance
+from reconcile.pacing import pause_seconds
+from reconcile.settings import Settings
+
+__all__ = ["QUEUED_HEAD", "agent_status", "claim_once", "touch_agent"]
+
+#: How many queued commands one look at the queue reads (skipped ones make it look again).
+QUEUED_HEAD = 50
+
+
+async def agent_status(unit: Unit) -> AgentStatusView:
+    status = await unit.db.admin.agent_status()
+    settings = await unit.db.admin.settings()
+    online = status is not None and is_online(
+        status.last_seen_at, now=unit.now, claim_wait_seconds=settings.claim_wait_seconds
+    )
+    return AgentStatusView.of(status, online=online)
+
+
+async def touch_agent(unit: Unit) -> None:
+    """The agent was seen now (it sent a page or a report)."""
+    status = await unit.db.admin.agent_status()
+    if status is not None:
+        await unit.db.admin.save_agent_status(attrs.evolve(status, last_seen_at=unit.now))
+
+
+async def _register(unit: Unit, claim: ClaimIn, settings: Settings) -> None:
+    """The claimant becomes (or stays) the active agent; what it says of Jira is kept until it says otherwise."""
+    current = await unit.db.admin.agent_status()
+    check_claimant(
+        claim.agent_id,
+        active=current.agent_id if current else None,
+        active_seen_at=current.last_seen_at if current else None,
+        now=unit.now,
+        claim_wait_seconds=settings.claim_wait_seconds,
+    )
+    if current is None or current.agent_id != claim.agent_id:
+        current = AgentStatusRecord(agent_id=claim.agent_id, last_seen_at=unit.now)
+    told: dict[str, Any] = {
+        name: getattr(claim, name) for name in ("version", "jira_user", "jira_time_zone") if name in claim.given
+    }
+    if "symmetric_link_types" in claim.given:
+        told["symmetric_link_types"] = tuple(claim.symmetric_link_types or ())
+    await unit.db.admin.save_agent_status(attrs.evolve(current, **told, last_seen_at=unit.now, last_claim_at=unit.now))
+
+
+async def _snapshot(unit: Unit) -> queue.ClaimSnapshot:
+    claimed = [
+        queue.ClaimedCommand(
+            id=c.id,
+            claimed_at=c.claimed_at or unit.now,
+            deliveries=c.deliveries,
+            batch_id=c.batch_id,
+            temp_key=c.temp_key,
+        )
+        for c in await unit.db.queue.with_status(CommandStatus.CLAIMED)
+    ]
+    head = await unit.db.queue.queued_head(QUEUED_HEAD + 1)
+    return queue.ClaimSnapshot(
+        claimed=claimed,
+        queued_head=[
+            queue.QueuedCommand(id=c.id, batch_id=c.batch_id, type=c.type, params=c.params, temp_key=c.temp_key)
+            for c in head[:QUEUED_HEAD]
+        ],
+        queue_complete=len(head) <= QUEUED_HEAD,
+        outcomes=await unit.db.queue.temp_key_outcomes(c.batch_id for c in head[:QUEUED_HEAD]),
+    )
+
+
+def _moved(current: CommandRecord, action: queue.Action, unit: Unit) -> CommandRecord:
+    """The command after one action of the claim decision."""
+    if isinstance(action, queue.FailCommand | queue.SkipCommand):
+        event = Event.DELIVERY_LIMIT if isinstance(action, queue.FailCommand) else Event.SKIP
+        status = advance(current.status, event, command_id=current.id)
+        return attrs.evolve(current, status=status, error=reports.trim_error(action.error), finished_at=unit.now)
+    if isinstance(action, queue.Redeliver):
+        status = advance(current.status, Event.REDELIVER, command_id=current.id)
+        return attrs.evolve(current, status=status, claimed_at=unit.now, deliveries=action.deliveries)
+    status = advance(current.status, Event.ISSUE, command_id=current.id)
+    return attrs.evolve(current, status=status, claimed_at=unit.now, deliveries=1)
+
+
+async def _deliver(unit: Unit, issued: CommandRecord, settings: Settings) -> DeliveryView:
+    """The delivery of a command: params completed at delivery (never stored), pause and context."""
+    projects = await unit.db.admin.projects()
+    file_size = None
+    if issued.type == "ensure_attachment":
+        file_size = unit.files.size(str(issued.params.get("file", "")))
+    history_param = None
+    full = False
+    if issued.type == "refresh":
+        base = history.base_jql(settings.jira_project, [p.name for p in projects])
+        full = history.is_full_refresh(issued.params, base)
+        mark = history.journal_mark([run] if (run := await unit.db.queue.journal_mark_run()) else [])
+        history_param = history.history_param(full=full, has_base_jql=base is not None, mark=mark, base_jql=base)
+    params = delivery.complete_params(
+        issued.type,
+        issued.params,
+        resolved_temp_keys=await resolved_in_batch(unit, issued.batch_id),
+        file_size=file_size,
+        boards=delivery.boards_param((p.board_id, p.board_type) for p in projects),
+        history=history_param,
+    )
+    if issued.type == "refresh":
+        await unit.db.queue.start_sync_run(issued.id, query=history.sync_query(params), full=full, now=unit.now)
+    return DeliveryView(
+        id=issued.id,
+        type=issued.type,
+        params=params,
+        pause_seconds=pause_seconds(issued.type, settings),
+        deliveries=issued.deliveries,
+        context=settings.agent_context(),
+    )
+
+
+async def _auto_refresh(unit: Unit, settings: Settings) -> bool:
+    """Create the hub's full refresh when the queue is empty and the last one is too old; whether it did."""
+    projects = await unit.db.admin.projects()
+    if not queue.decide_auto_refresh(
+        queue_empty=not await unit.db.queue.count_unfinished(),
+        projects_exist=bool(projects),
+        last_full_refresh_started_at=await unit.db.queue.last_full_refresh_start(),
+        now=unit.now,
+        auto_refresh_minutes=settings.auto_refresh_minutes,
+    ):
+        return False
+    base = await base_jql(unit, settings)
+    assert base is not None
+    valid = validate_batch(auto_refresh_body(base), BatchContext(settings=settings))
+    await store_batch(unit, valid, token_name=None)
+    return True
+
+
+async def claim_once(unit: Unit, claim: ClaimIn) -> DeliveryView | None:
+    """``POST /agent/claim`` once (no waiting): the delivery, or ``None`` when there is nothing to issue.
+
+    409 when another agent was seen within 2 × ``claim_wait_seconds``. Creates the auto refresh batch when
+    the queue is empty and the last full refresh is older than ``auto_refresh_minutes``.
+    """
+    await unit.db.lock_queue()
+    settings = await unit.db.admin.settings()
+    await _register(unit, claim, settings)
+    auto_done = False
+    while True:
+        decision = queue.decide_claim(await _snapshot(unit))
+        for action in decision.actions:
+            await unit.db.queue.save(_moved(await command(unit, action.id), action, unit))
+        if decision.needs_more:
+            continue
+        if decision.delivery is not None:
+            return await _deliver(unit, await command(unit, decision.delivery.id), settings)
+        if auto_done or not await _auto_refresh(unit, settings):
+            return None
+        auto_done = True

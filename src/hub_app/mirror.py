@@ -1,0 +1,54 @@
+"""The mirror as the planning tools read it: a project's slice, one issue with its notes, its journal; notes."""
+
+from __future__ import annotations
+
+from hub_app.admin import NotFoundError, project
+from hub_app.bodies import NoteIn, page_bounds
+from hub_app.runtime import Unit
+from hub_app.views import IssueDetail, IssueView, Items, NoteView
+from reconcile.commands import is_jira_key
+from reconcile.errors import ValidationError
+from reconcile.records import HistoryEntry
+
+__all__ = ["add_note", "get_issue", "issue_history", "list_issues", "list_notes"]
+
+
+async def list_issues(
+    unit: Unit, *, project_name: str | None = None, limit: int | None = None, offset: int | None = None
+) -> Items[IssueView]:
+    """A project's slice (issues with its label, exact match, not vanished), or every issue."""
+    size, start = page_bounds(limit, offset)
+    if project_name is not None:
+        await project(unit, project_name)
+    entries, total = await unit.db.mirror.slice(project_name, limit=size, offset=start)
+    return Items(items=[IssueView.of(entry) for entry in entries], total=total)
+
+
+async def get_issue(unit: Unit, key: str) -> IssueDetail:
+    entry = await unit.db.mirror.entry(key)
+    if entry is None:
+        raise NotFoundError(f"задачи {key} нет в зеркале")
+    return IssueDetail.with_notes(entry, await unit.db.notes.of_key(key))
+
+
+async def issue_history(
+    unit: Unit, key: str, *, limit: int | None = None, offset: int | None = None
+) -> Items[HistoryEntry]:
+    size, start = page_bounds(limit, offset)
+    entries, total = await unit.db.mirror.history(key, limit=size, offset=start)
+    return Items(items=entries, total=total)
+
+
+async def add_note(unit: Unit, body: NoteIn, *, author: str) -> NoteView:
+    if not is_jira_key(body.key):
+        raise ValidationError("key — ожидается ключ задачи Jira (AURORA-1538); new:<n> — только в пакете")
+    note = await unit.db.notes.add(key=body.key, author=author, text=body.text, now=unit.now)
+    return NoteView.of(note)
+
+
+async def list_notes(
+    unit: Unit, *, key: str | None = None, limit: int | None = None, offset: int | None = None
+) -> Items[NoteView]:
+    size, start = page_bounds(limit, offset)
+    notes, total = await unit.db.notes.page(key=key, limit=size, offset=start)
+    return Items(items=[NoteView.of(n) for n in notes], total=total)

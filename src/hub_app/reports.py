@@ -1,0 +1,162 @@
+"""What the agent sends back: refresh pages into the mirror, and the report of each delivery.
+
+A report for a ``claimed`` command records its outcome; a late one records only what the seed allows
+(:func:`reconcile.reports.decide_report`). A refresh's facts — pages, boards, the journal mark, vanished
+issues — are applied whatever became of the command, and after every refresh the commands still ``claimed``
+whose desired state the mirror now shows are ``confirmed_by_state`` (:mod:`reconcile.confirm`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from adapters.storage.records import CommandRecord
+from hub_app.batches import command, resolved_in_batch
+from hub_app.bodies import PagesIn, ReportIn
+from hub_app.claims import touch_agent
+from hub_app.runtime import Unit
+from hub_app.views import PagesAck, ReportAck
+from reconcile import confirm as confirm_rules
+from reconcile import delivery, history, reports
+from reconcile.errors import ConflictError, ValidationError
+from reconcile.lifecycle import CommandStatus, Event, advance
+from reconcile.settings import Settings
+
+__all__ = ["report", "submit_pages"]
+
+_PAGE_KINDS = ("issues", "neighbours", "history")
+
+
+async def submit_pages(unit: Unit, command_id: int, body: PagesIn) -> PagesAck:
+    """``POST /agent/commands/{id}/pages``: idempotent upserts of the mirror, whatever the command's status."""
+    if body.kind is not None and body.kind not in _PAGE_KINDS:
+        raise ValidationError(f"kind — ожидается одно из {', '.join(_PAGE_KINDS)}")
+    await unit.db.lock_queue()
+    refresh = await command(unit, command_id)
+    if refresh.type != "refresh":
+        raise ConflictError(f"команда {command_id} — не refresh")
+    if refresh.status is CommandStatus.QUEUED or refresh.deliveries == 0:
+        raise ConflictError(f"команда {command_id} не выдана агенту")
+    issues, entries = body.issues or [], body.history or []
+    await unit.db.mirror.upsert_issues(issues, command_id=refresh.id, now=unit.now)
+    await unit.db.mirror.upsert_history(entries)
+    await touch_agent(unit)
+    return PagesAck(accepted=True, issues=len(issues), history=len(entries))
+
+
+async def report(unit: Unit, command_id: int, body: ReportIn) -> ReportAck:
+    """``POST /agent/commands/{id}/report``: record the outcome of the command's delivery (idempotent).
+
+    For a command no longer ``claimed`` only what the seed allows is recorded: the key of a cancelled or
+    limit-failed ``ensure_issue`` (and its notes move), and a refresh's facts; the status stays.
+    """
+    if body.status not in ("done", "failed"):
+        raise ValidationError("status — ожидается done или failed")
+    result = body.result or {}
+    await unit.db.lock_queue()
+    settings = await unit.db.admin.settings()
+    current = await command(unit, command_id)
+    await touch_agent(unit)
+    run = await unit.db.queue.sync_run(current.id) if current.type == "refresh" else None
+    decision = reports.decide_report(
+        command_type=current.type,
+        current_status=current.status,
+        current_error=current.error,
+        reported_status=body.status,
+        result=result,
+        refresh_finished=run is None or run.finished_at is not None,
+    )
+    if decision.record:
+        event = Event.REPORT_DONE if body.status == "done" else Event.REPORT_FAILED
+        current = attrs.evolve(
+            current,
+            status=advance(current.status, event, command_id=command_id),
+            result=dict(result),
+            error=reports.trim_error(body.error),
+            jira_calls=body.jira_calls,
+            operations=[attrs.asdict(op) for op in body.operations or ()],
+            finished_at=unit.now,
+        )
+        await unit.db.queue.save(current)
+    else:
+        advance(current.status, Event.LATE_REPORT, command_id=command_id)
+        if decision.key is not None:
+            current = attrs.evolve(current, result={**(current.result or {}), **result})
+            await unit.db.queue.save(current)
+    if current.temp_key and decision.key:
+        await unit.db.notes.move(current.batch_id, current.temp_key, decision.key)
+    if decision.apply_refresh:
+        await _apply_refresh_result(unit, current, result, settings)
+    return ReportAck(accepted=decision.accepted, status=decision.status)
+
+
+async def _apply_refresh_result(
+    unit: Unit, refresh: CommandRecord, result: Mapping[str, Any], settings: Settings
+) -> None:
+    """After a ``done`` refresh report (also a late one): boards, journal mark, vanished issues, confirmations."""
+    for board_id, board_type in reports.board_types(result).items():
+        await unit.db.admin.set_board_type(board_id, board_type)
+    run = await unit.db.queue.sync_run(refresh.id)
+    if run is not None:
+        issues = result.get("issues")
+        await unit.db.queue.finish_sync_run(
+            refresh.id,
+            issues=issues if isinstance(issues, int) and not isinstance(issues, bool) else None,
+            history_at=unit.now if history.history_at_on_report(full=run.full, result=result) else None,
+            now=unit.now,
+        )
+        if run.full:
+            project_names = [p.name for p in await unit.db.admin.projects()]
+            gone = [
+                seen.key
+                for seen in await unit.db.mirror.not_vanished()
+                if reports.vanishes(
+                    labels=seen.labels,
+                    project_names=project_names,
+                    returned_by_run=seen.seen_by == refresh.id,
+                    refreshed_at=seen.refreshed_at,
+                    run_started_at=run.started_at,
+                )
+            ]
+            await unit.db.mirror.vanish(gone, now=unit.now)
+    await _confirm_claimed(unit, settings, exclude=refresh.id)
+
+
+async def _confirm_claimed(unit: Unit, settings: Settings, *, exclude: int) -> None:
+    claimed = [c for c in await unit.db.queue.with_status(CommandStatus.CLAIMED) if c.id != exclude]
+    if not claimed:
+        return
+    agent = await unit.db.admin.agent_status()
+    facts = confirm_rules.AgentFacts(
+        jira_user=agent.jira_user if agent else None,
+        symmetric_link_types=frozenset(agent.symmetric_link_types) if agent else frozenset(),
+    )
+    for current in claimed:
+        params = delivery.complete_params(
+            current.type, current.params, resolved_temp_keys=await resolved_in_batch(unit, current.batch_id)
+        )
+        needs = confirm_rules.mirror_needs(current.type, params)
+        if needs.keys:
+            mirror = await unit.db.mirror.issues(needs.keys)
+        elif needs.summary is not None:
+            mirror = await unit.db.mirror.issues_with_summary(needs.summary)
+        else:
+            continue
+        found = confirm_rules.confirm(
+            current.type, params, mirror=mirror, facts=facts, link_types=settings.link_types, now=unit.now
+        )
+        if found is None:
+            continue
+        confirmed = attrs.evolve(
+            current,
+            status=advance(current.status, Event.CONFIRM_BY_STATE, command_id=current.id),
+            finished_at=unit.now,
+        )
+        if found.key is not None:
+            confirmed = attrs.evolve(confirmed, result={**(current.result or {}), "key": found.key, "created": False})
+            if current.temp_key:
+                await unit.db.notes.move(current.batch_id, current.temp_key, found.key)
+        await unit.db.queue.save(confirmed)

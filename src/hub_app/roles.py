@@ -1,0 +1,36 @@
+"""Who may do what (DESIGN.md section 6): the roles of API tokens and the doors each one opens.
+
+- ``interface``: batches, files, notes, reads, MCP (and the web page);
+- ``admin``: the same plus settings, projects and tokens;
+- ``agent``: ``/agent/*`` only.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+import attrs
+
+__all__ = ["ADMIN", "AGENT", "INTERFACE", "Caller", "Role"]
+
+
+class Role(StrEnum):
+    AGENT = "agent"
+    INTERFACE = "interface"
+    ADMIN = "admin"
+
+
+#: Planning tools: the API's interface endpoints, MCP and the web page.
+INTERFACE: tuple[Role, ...] = (Role.INTERFACE, Role.ADMIN)
+#: Settings, projects and tokens.
+ADMIN: tuple[Role, ...] = (Role.ADMIN,)
+#: The agent's endpoints.
+AGENT: tuple[Role, ...] = (Role.AGENT,)
+
+
+@attrs.frozen(kw_only=True)
+class Caller:
+    """An authenticated caller: the token's ``name`` and ``role``."""
+
+    name: str
+    role: Role

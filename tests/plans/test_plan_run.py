@@ -1,0 +1,88 @@
+"""What every executor shares, fed values with no I/O: a bug inside a body and a bad file end as failed reports
+that carry the writes made so far (``Run.call`` is the one log of writes)."""
+
+from __future__ import annotations
+
+import hashlib
+
+from plans_support import delivery, kinds, ok, play
+
+from reconcile.plans import ExecContext, JiraCall, Operation, Report
+from reconcile.plans._run import Body, Run, plan
+
+SHA_ABC = hashlib.sha256(b"abc").hexdigest()
+ATTACHMENT = {"key": "X-1", "file": SHA_ABC, "filename": "a.txt", "size": 3}
+NO_ATTACHMENTS = [ok({"fields": {"attachment": []}})]
+
+
+def drive(body: Body, answers: list[int]) -> Report:
+    """Feed ``body`` one answer (a status) per Jira call until it returns its report."""
+    pending = list(answers)
+    try:
+        step = body.send(None)
+        while True:
+            step = body.send(ok(status=pending.pop(0)) if isinstance(step, JiraCall) else None)
+    except StopIteration as stop:
+        report: Report = stop.value
+    return report
+
+
+def test_a_bug_inside_a_body_fails_the_command_with_the_writes_so_far() -> None:
+    """An exception the body did not mean to raise becomes «внутренняя ошибка агента: …» with its operations."""
+
+    def broken(run: Run) -> Body:
+        yield from run.call(JiraCall(method="POST", path="/rest/api/2/issue/X-1/comment", json={"body": "x"}))
+        run.result["comment_id"] = "10"
+        raise KeyError("key")
+
+    report = drive(plan(broken, delivery("ensure_comment", {}), ExecContext()), [201])
+    assert report == Report(
+        status="failed",
+        result={"comment_id": "10"},
+        error="внутренняя ошибка агента: KeyError: 'key'",
+        operations=(Operation(method="POST", path="/rest/api/2/issue/X-1/comment", status=201),),
+    )
+
+
+def test_a_bug_before_any_call_fails_with_no_operations() -> None:
+    """A body that crashes at once reports failed with no operations and no result."""
+
+    def broken(run: Run) -> Body:
+        raise ZeroDivisionError("division by zero")
+        yield  # pragma: no cover - makes this a generator
+
+    report = drive(plan(broken, delivery("ensure_fields", {}), ExecContext()), [])
+    assert (report.status, report.error, report.operations) == (
+        "failed",
+        "внутренняя ошибка агента: ZeroDivisionError: division by zero",
+        (),
+    )
+
+
+def test_file_of_another_size_is_not_uploaded() -> None:
+    """The hub's bytes are 4 long where the command says 3: failed before any upload, naming both sizes."""
+    report, steps = play("ensure_attachment", ATTACHMENT, NO_ATTACHMENTS, files={SHA_ABC: b"abcd"})
+    assert kinds(steps) == ["GET /rest/api/2/issue/X-1", "fetch"]
+    assert (report.status, report.error, report.operations) == (
+        "failed",
+        f"файл {SHA_ABC} у хаба другого размера: 4 байт вместо 3",
+        (),
+    )
+
+
+def test_file_with_another_sha256_is_not_uploaded() -> None:
+    """The hub's bytes hash to another sha256: failed before any upload, naming the digest found."""
+    report, steps = play("ensure_attachment", ATTACHMENT, NO_ATTACHMENTS, files={SHA_ABC: b"abd"})
+    assert kinds(steps) == ["GET /rest/api/2/issue/X-1", "fetch"]
+    assert (report.status, report.error) == (
+        "failed",
+        f"файл {SHA_ABC} у хаба с другим sha256: {hashlib.sha256(b'abd').hexdigest()}",
+    )
+
+
+def test_file_sha256_compares_without_case() -> None:
+    """A command naming the sha256 in capitals accepts the same bytes (hex case is not a difference)."""
+    params = {**ATTACHMENT, "file": SHA_ABC.upper()}
+    answers = [ok({"fields": {"attachment": []}}), ok([{"id": "10501"}])]
+    report, _ = play("ensure_attachment", params, answers, files={SHA_ABC.upper(): b"abc"})
+    assert (report.status, dict(report.result)) == ("done", {"attachment_id": "10501", "uploaded": True})
