@@ -20,7 +20,8 @@ from typing import Any, TextIO
 
 import httpx
 
-from loopback.stack import SUCCEEDED, Stack, checked, start_stack, wait_batch
+from loopback.stack import Stack, checked, start_stack, wait_batch
+from reconcile.lifecycle import RESOLVED
 
 __all__ = ["demo", "jira_state", "run", "sample_batch"]
 
@@ -154,7 +155,7 @@ def demo(out: TextIO, *, keep: bool, work_dir: Path) -> int:
                 )
                 if command["type"] == "ensure_issue" and isinstance(result, dict):
                     new_key = result.get("key")
-            ok = all(c["status"] in SUCCEEDED for c in final["commands"])
+            ok = all(c["status"] in RESOLVED for c in final["commands"])
 
             out.write("\nJira (read back from the simulator):\n")
             for key in [k for k in (new_key, issue_key) if k]:

@@ -17,11 +17,10 @@ import attrs
 import httpx
 
 from loopback.processes import Proc, free_port, script, spawn, wait_for
+from reconcile.lifecycle import FINAL
 
 __all__ = [
     "DEMO_PACING",
-    "FINISHED",
-    "SUCCEEDED",
     "Stack",
     "add_token",
     "checked",
@@ -43,9 +42,6 @@ DEMO_PACING: dict[str, float] = {
     "ensure_attachment": 0.2,
     "refresh": 0.05,
 }
-
-FINISHED = ("done", "failed", "skipped", "cancelled", "confirmed_by_state")
-SUCCEEDED = ("done", "confirmed_by_state")
 
 
 def start_sim(log_dir: Path, *, detach: bool = False, seed: Path | None = None) -> tuple[Proc, str]:
@@ -240,7 +236,7 @@ def wait_batch(
     while time.monotonic() - started < timeout:
         batch = checked(client.get(f"/batches/{batch_id}"))
         commands = batch.get("commands") or []
-        finished = sum(1 for c in commands if c.get("status") in FINISHED)
+        finished = sum(1 for c in commands if c.get("status") in FINAL)
         for command in commands:
             status = command.get("status")
             previous = seen.get(command["id"])
