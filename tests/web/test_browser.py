@@ -19,8 +19,8 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
-from hub_app.demo import DEMO_PACING, Stack, start_stack, wait_batch
 from hub_app.web.batches import STILL_WRITTEN
+from loopback.stack import DEMO_PACING, Stack, start_stack, wait_batch
 
 from .browser_support import (
     CHROMEDRIVER,
