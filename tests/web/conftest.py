@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import httpx
 import pytest
+from litestar import Litestar
 
 from hub.conftest import Api, Clock, api, clock, hub  # noqa: F401 — the API's fixtures, shared
 from hub_app.app import create_app
@@ -16,11 +17,16 @@ from .support import Browser
 
 Open = Callable[[str], Awaitable[Browser]]
 
+_APPS: list[Litestar] = []
+
 
 @pytest.fixture
 async def browser(api: Api, hub: Hub) -> AsyncIterator[Open]:  # noqa: F811 — the fixtures imported above
     """``await browser("interface")``: a browser logged in with that role's token (``""``: not logged in)."""
-    app = create_app(hub, mcp=False)
+    if not _APPS:
+        _APPS.append(create_app(hub, mcp=False))  # built once (it takes a while); each test gives it its hub
+    app = _APPS[0]
+    app.state.hub = hub
     clients: list[httpx.AsyncClient] = []
 
     async def open_as(role: str) -> Browser:

@@ -94,10 +94,10 @@ STATIC = Path(__file__).parent / "static"
 
 def _not_found(handlers: Mapping[Any, ExceptionHandler[Any]]) -> ExceptionHandler[Any]:
     """A path of the page that no view has is a page too (routing finds no view, so no view's handler runs)."""
-    api = handlers.get(NotFoundException) or handlers[HTTPException]
+    api = handlers.get(NotFoundException) or handlers.get(HTTPException)
 
     def not_found(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
-        if request.url.path.startswith(PAGE_PREFIX):
+        if request.url.path.startswith(PAGE_PREFIX) or api is None:
             return error_page(request, 404, NO_SUCH_PAGE)
         return api(request, exc)
 
