@@ -54,6 +54,7 @@ from hub_app.bodies import CancelIn, NoteIn, RefreshIn, json_schema, meta, parse
 from hub_app.roles import INTERFACE, Caller
 from hub_app.runtime import Hub, Unit
 from hub_app.views import to_json
+from reconcile.approval import Door
 from reconcile.commands import batch_create_description, batch_create_schema
 from reconcile.errors import ReconcileError
 
@@ -158,7 +159,7 @@ class NoteArgs:
 
 
 async def _batch_create(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
-    return await batches.create_batch(unit, args, token_name=caller.token.name)
+    return await batches.create_batch(unit, args, token_name=caller.token.name, door=Door.MCP)
 
 
 async def _batch_status(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
@@ -171,7 +172,8 @@ async def _batch_cancel(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
 
 
 async def _command_retry(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
-    return await batches.retry_command(unit, parse(CommandRef, args).command_id, token_name=caller.token.name)
+    command_id = parse(CommandRef, args).command_id
+    return await batches.retry_command(unit, command_id, token_name=caller.token.name, door=Door.MCP)
 
 
 async def _issues_list(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
@@ -193,7 +195,7 @@ async def _note_add(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
 
 
 async def _refresh(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
-    return await batches.create_refresh(unit, parse(RefreshIn, args), token_name=caller.token.name)
+    return await batches.create_refresh(unit, parse(RefreshIn, args), token_name=caller.token.name, door=Door.MCP)
 
 
 def _text(value: str) -> Callable[[], str]:

@@ -22,16 +22,21 @@ from adapters.storage.records import (
     ProjectRecord,
     TokenRecord,
 )
+from reconcile.approval import Approval
 from reconcile.lifecycle import FINAL
+from reconcile.plan_lines import CommandPlan
 from reconcile.records import HistoryEntry, MirrorLink, SprintRef
 from reconcile.records import converter as records_converter
 
 __all__ = [
     "AgentStatusView",
+    "ApprovalView",
     "BatchCreated",
     "BatchDetail",
+    "BatchPlanView",
     "BatchView",
     "CommandBrief",
+    "CommandPlanView",
     "CommandView",
     "DeliveryView",
     "DryRunView",
@@ -43,10 +48,12 @@ __all__ = [
     "Items",
     "NoteView",
     "PagesAck",
+    "PlanLineView",
     "PlannedCommand",
     "PlannedNote",
     "PredictionView",
     "ProjectView",
+    "QueueOutlook",
     "ReportAck",
     "TokenCreated",
     "TokenView",
@@ -157,6 +164,22 @@ class Progress:
 
 
 @attrs.frozen(kw_only=True)
+class ApprovalView:
+    """A batch's approval by a person: ``pending`` (its commands wait), ``approved`` or ``rejected``."""
+
+    state: str
+    by: str | None
+    at: str | None
+    reason: str | None
+
+    @classmethod
+    def of(cls, approval: Approval | None) -> ApprovalView | None:
+        if approval is None:
+            return None
+        return cls(state=approval.state.value, by=approval.by, at=iso(approval.at), reason=approval.reason)
+
+
+@attrs.frozen(kw_only=True)
 class BatchCreated:
     """The answer to a new batch: its commands as stored (params normalised, tail refresh added)."""
 
@@ -167,6 +190,7 @@ class BatchCreated:
     created_at: str
     estimate_seconds: float
     commands: list[CommandBrief]
+    approval: ApprovalView | None
 
     @classmethod
     def of(cls, batch: BatchRecord, commands: Sequence[CommandRecord]) -> BatchCreated:
@@ -178,6 +202,7 @@ class BatchCreated:
             created_at=_iso(batch.created_at),
             estimate_seconds=batch.estimate_seconds,
             commands=[CommandBrief.of(c) for c in commands],
+            approval=ApprovalView.of(batch.approval),
         )
 
 
@@ -192,6 +217,8 @@ class BatchView:
     estimate_seconds: float
     progress: Progress
     commands: list[CommandView]
+    door: str | None
+    approval: ApprovalView | None
 
     @classmethod
     def of(cls, batch: BatchRecord, commands: Sequence[CommandRecord]) -> BatchView:
@@ -205,6 +232,8 @@ class BatchView:
             estimate_seconds=batch.estimate_seconds,
             progress=Progress.of(commands),
             commands=[CommandView.of(c) for c in commands],
+            door=batch.door,
+            approval=ApprovalView.of(batch.approval),
         )
 
 
@@ -341,6 +370,18 @@ class FileStored:
 
 
 @attrs.frozen(kw_only=True)
+class QueueOutlook:
+    """The queue as the agent sees it: ``depth`` commands it can be given (queued outside batches waiting for
+    approval, and the one in flight) and their ETA by the pacing policy; ``awaiting_approval`` batches (with
+    ``awaiting_commands`` commands) wait for a person and count in neither."""
+
+    depth: int
+    eta_seconds: float
+    awaiting_approval: int
+    awaiting_commands: int
+
+
+@attrs.frozen(kw_only=True)
 class AgentStatusView:
     agent_id: str | None
     version: str | None
@@ -350,9 +391,10 @@ class AgentStatusView:
     last_seen_at: str | None
     last_claim_at: str | None
     online: bool
+    queue: QueueOutlook
 
     @classmethod
-    def of(cls, status: AgentStatusRecord | None, *, online: bool) -> AgentStatusView:
+    def of(cls, status: AgentStatusRecord | None, *, online: bool, queue: QueueOutlook) -> AgentStatusView:
         if status is None:
             return cls(
                 agent_id=None,
@@ -363,6 +405,7 @@ class AgentStatusView:
                 last_seen_at=None,
                 last_claim_at=None,
                 online=False,
+                queue=queue,
             )
         return cls(
             agent_id=status.agent_id,
@@ -373,6 +416,7 @@ class AgentStatusView:
             last_seen_at=_iso(status.last_seen_at),
             last_claim_at=iso(status.last_claim_at),
             online=online,
+            queue=queue,
         )
 
 
@@ -462,3 +506,56 @@ class DryRunView:
     commands: list[PlannedCommand]
     notes: list[PlannedNote]
     dry_run: bool
+
+
+# --- plans (what a person reads before approving) -------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class PlanLineView:
+    """``sign``: ``+`` create, ``~`` change ``old → new``, ``-`` delete, ``=`` no changes, ``!`` fails or is
+    skipped; ``unknown``: rests on something the plan cannot know yet (the command's ``unknown`` says what)."""
+
+    sign: str
+    text: str
+    unknown: bool
+
+
+@attrs.frozen(kw_only=True)
+class CommandPlanView:
+    command_id: int | None
+    seq: int
+    type: str
+    status: str
+    subject: str
+    lines: list[PlanLineView]
+    writes: list[dict[str, Any]]
+    unknown: list[str]
+
+    @classmethod
+    def of(cls, plan: CommandPlan, *, command_id: int | None, status: str) -> CommandPlanView:
+        return cls(
+            command_id=command_id,
+            seq=plan.seq,
+            type=plan.type,
+            status=status,
+            subject=plan.subject,
+            lines=[PlanLineView(sign=line.sign, text=line.text, unknown=line.unknown) for line in plan.lines],
+            writes=[dict(write) for write in plan.writes],
+            unknown=list(plan.unknown),
+        )
+
+
+@attrs.frozen(kw_only=True)
+class BatchPlanView:
+    """A batch's plan, computed at ``computed_at`` from the mirror as of its last full refresh
+    (``mirror_refreshed_at``): per unfinished command its lines; ``totals`` counts ``+``, ``~`` and ``-``."""
+
+    batch_id: int | None
+    author: str
+    title: str
+    approval: ApprovalView | None
+    computed_at: str
+    mirror_refreshed_at: str | None
+    totals: dict[str, int]
+    commands: list[CommandPlanView]
