@@ -135,6 +135,9 @@ async def batch_plan(unit: Unit, batch_id: int) -> BatchPlanView:
         if isinstance(verdict, Skip) and command.status is CommandStatus.QUEUED:
             skips[command.seq] = verdict.error
         params = substitute(command.type, command.params, resolved)
+        if command.type == "refresh" and isinstance(keys := command.params.get("keys"), list):
+            # A tail refresh names the keys still to be created too: it reads them once they exist.
+            params["keys"] = [resolved.get(key, key) for key in keys]
         commands.append(NewCommand(seq=command.seq, type=command.type, params=params, temp_key=command.temp_key))
     plans = await _plan(unit, commands, settings, skips=skips)
     return BatchPlanView(
