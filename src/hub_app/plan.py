@@ -12,17 +12,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from hub_app.batches import batch, validate
-from hub_app.runtime import Unit
-from hub_app.views import (
-    ApprovalView,
+from hub_app.plan_views import (
     BatchPlanView,
     CommandPlanView,
     DryRunView,
     PlannedCommand,
     PlannedNote,
     PredictionView,
-    iso,
 )
+from hub_app.runtime import Unit
+from hub_app.views import ApprovalView, iso
 from reconcile import dryrun, plan_lines
 from reconcile.batch import NewCommand, batch_keys
 from reconcile.dryrun import Prediction

@@ -24,7 +24,6 @@ from adapters.storage.records import (
 )
 from reconcile.approval import Approval
 from reconcile.lifecycle import FINAL
-from reconcile.plan_lines import CommandPlan
 from reconcile.records import HistoryEntry, MirrorLink, SprintRef
 from reconcile.records import converter as records_converter
 
@@ -33,13 +32,10 @@ __all__ = [
     "ApprovalView",
     "BatchCreated",
     "BatchDetail",
-    "BatchPlanView",
     "BatchView",
     "CommandBrief",
-    "CommandPlanView",
     "CommandView",
     "DeliveryView",
-    "DryRunView",
     "ErrorView",
     "FileStored",
     "HealthView",
@@ -48,10 +44,6 @@ __all__ = [
     "Items",
     "NoteView",
     "PagesAck",
-    "PlanLineView",
-    "PlannedCommand",
-    "PlannedNote",
-    "PredictionView",
     "ProjectView",
     "QueueOutlook",
     "ReportAck",
@@ -459,103 +451,3 @@ def to_json(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {key: to_json(item) for key, item in value.items()}
     return _converter.unstructure(value)
-
-
-# --- predictions ------------------------------------------------------------------------------------------
-
-
-@attrs.frozen(kw_only=True)
-class PredictionView:
-    """What one command would write, computed from the mirror; ``unknown`` says what the mirror cannot know."""
-
-    seq: int
-    type: str
-    writes: list[dict[str, Any]]
-    status: str
-    result: dict[str, Any]
-    error: str | None
-    pause_seconds: float
-    unknown: list[str]
-
-
-@attrs.frozen(kw_only=True)
-class PlannedCommand:
-    id: int | None
-    seq: int
-    type: str
-    params: dict[str, Any]
-    status: str
-    prediction: PredictionView
-
-
-@attrs.frozen(kw_only=True)
-class PlannedNote:
-    key: str
-    text: str
-
-
-@attrs.frozen(kw_only=True)
-class DryRunView:
-    """``POST /batches?dry_run=true``: the batch as it would be stored and each command's predicted writes."""
-
-    id: int | None
-    author: str
-    title: str
-    project: str | None
-    estimate_seconds: float
-    commands: list[PlannedCommand]
-    notes: list[PlannedNote]
-    dry_run: bool
-
-
-# --- plans (what a person reads before approving) -------------------------------------------------------------
-
-
-@attrs.frozen(kw_only=True)
-class PlanLineView:
-    """``sign``: ``+`` create, ``~`` change ``old → new``, ``-`` delete, ``=`` no changes, ``!`` fails or is
-    skipped; ``unknown``: rests on something the plan cannot know yet (the command's ``unknown`` says what)."""
-
-    sign: str
-    text: str
-    unknown: bool
-
-
-@attrs.frozen(kw_only=True)
-class CommandPlanView:
-    command_id: int | None
-    seq: int
-    type: str
-    status: str
-    subject: str
-    lines: list[PlanLineView]
-    writes: list[dict[str, Any]]
-    unknown: list[str]
-
-    @classmethod
-    def of(cls, plan: CommandPlan, *, command_id: int | None, status: str) -> CommandPlanView:
-        return cls(
-            command_id=command_id,
-            seq=plan.seq,
-            type=plan.type,
-            status=status,
-            subject=plan.subject,
-            lines=[PlanLineView(sign=line.sign, text=line.text, unknown=line.unknown) for line in plan.lines],
-            writes=[dict(write) for write in plan.writes],
-            unknown=list(plan.unknown),
-        )
-
-
-@attrs.frozen(kw_only=True)
-class BatchPlanView:
-    """A batch's plan, computed at ``computed_at`` from the mirror as of its last full refresh
-    (``mirror_refreshed_at``): per unfinished command its lines; ``totals`` counts ``+``, ``~`` and ``-``."""
-
-    batch_id: int | None
-    author: str
-    title: str
-    approval: ApprovalView | None
-    computed_at: str
-    mirror_refreshed_at: str | None
-    totals: dict[str, int]
-    commands: list[CommandPlanView]

@@ -8,8 +8,11 @@ from typing import Any
 import jsonschema
 import pytest
 
+from hub_app.runtime import Hub
+
 from .conftest import Api, Clock
 from .support import claim_none, claim_ok, cmd, create_ok, done, issue, seed_mirror
+from .test_longpoll import _claim_while
 
 pytestmark = pytest.mark.anyio
 
@@ -279,3 +282,17 @@ async def test_answers_are_the_documented_ones(api: Api) -> None:
     )
     check("/agent-status", "get", 200, (await api.get("/agent-status")).json())
     check("/batches", "get", 200, (await api.get("/batches")).json())
+
+
+async def test_approval_wakes_a_waiting_claim(api: Api, hub: Hub) -> None:
+    """A claim waiting (wait = 20) while only a pending batch is queued gets its command as soon as it is approved."""
+    await approval_on(api)
+    held = await create_ok(api, [FIELDS])
+
+    async def approve_it() -> None:
+        assert (await approve(api, held["id"])).status_code == 200
+
+    response, elapsed = await _claim_while(api, hub, approve_it)
+    assert response.status_code == 200
+    assert response.json()["id"] == held["commands"][0]["id"]
+    assert elapsed < 4

@@ -21,30 +21,6 @@ def batch(*items: dict[str, Any], **extra: Any) -> dict[str, Any]:
     return {"author": "claude", "title": "план", "commands": list(items), **extra}
 
 
-def mirror_issue(key: str, **fields: Any) -> dict[str, Any]:
-    record: dict[str, Any] = {
-        "key": key,
-        "summary": f"Задача {key}",
-        "description": None,
-        "status": "Разработка",
-        "status_category": "indeterminate",
-        "priority": "Major",
-        "duedate": None,
-        "planned_start": None,
-        "planned_end": None,
-        "labels": [],
-        "epic_key": None,
-        "assignee": None,
-        "reporter": "ivanov",
-        "created": "2026-10-20T09:00:00Z",
-        "updated": "2026-10-20T09:00:00Z",
-        "sprint": None,
-        "links": [],
-    }
-    record.update(fields)
-    return record
-
-
 async def _approval(served: Served, **doors: bool) -> None:
     async with served.hub.unit() as unit:
         await admin.patch_settings(unit, {"approval": doors})
@@ -67,7 +43,7 @@ async def test_batch_plan_answers_the_plan_and_writes_nothing(served: Served) ->
         notes=[{"key": "new:1", "text": "почему"}],
     )
     async with served.mcp() as client:
-        await load_mirror(served, client, [mirror_issue("AURORA-1533", duedate="2026-10-23")])
+        await load_mirror(served, client, [{"key": "AURORA-1533", "duedate": "2026-10-23"}])
         before = await served.count()
         plan = tool_json(await client.call_tool("batch_plan", body))
         refused = await client.call_tool("batch_plan", batch(cmd("ensure_status", key="AURORA-1533")))

@@ -12,8 +12,9 @@ from litestar.params import FromPath, FromQuery, JSONBody
 from hub_app import batches, plan
 from hub_app.api.routing import in_unit, route, token_name
 from hub_app.bodies import BatchIn, CancelIn, EmptyIn, RefreshIn, RejectIn, parse
+from hub_app.plan_views import BatchPlanView, DryRunView
 from hub_app.roles import INTERFACE
-from hub_app.views import BatchCreated, BatchDetail, BatchPlanView, BatchView, CommandView, DryRunView, Items
+from hub_app.views import BatchCreated, BatchDetail, BatchView, CommandView, Items
 
 __all__ = ["ROUTES"]
 
