@@ -23,7 +23,7 @@ from reconcile.lifecycle import CommandStatus, Event, advance
 from reconcile.pacing import pause_seconds
 from reconcile.settings import Settings
 
-__all__ = ["QUEUED_HEAD", "agent_status", "claim_once", "touch_agent"]
+__all__ = ["QUEUED_HEAD", "agent_status", "claim_once", "held_batches", "queue_outlook", "touch_agent"]
 
 #: How many queued commands one look at the queue reads (skipped ones make it look again).
 QUEUED_HEAD = 50
@@ -35,6 +35,7 @@ async def held_batches(unit: Unit) -> frozenset[int]:
 
 
 async def queue_outlook(unit: Unit, settings: Settings) -> QueueOutlook:
+    """What the agent can be given and its ETA; what waits for approval apart (``/agent-status``, the page)."""
     held = await held_batches(unit)
     depth, eta = queue.outlook(await unit.db.queue.unfinished_by_type(held=held), settings)
     everything = await unit.db.queue.count_unfinished()
