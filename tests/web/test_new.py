@@ -34,17 +34,21 @@ async def test_author_is_prefilled_with_the_token_name(browser: Open) -> None:
 
 
 async def test_check_shows_the_plan_and_writes_nothing(browser: Open, api: Api) -> None:
-    """«Проверить»: each command's predicted writes from the mirror (Terraform-style signs); no batch is made."""
+    """«Проверить»: each command's plan from the mirror (Terraform-style: ~ field old → new); no batch is made."""
     await seed_mirror(api, [issue("AURORA-1", duedate="2026-10-01")])
     before = await _batches(api)
     person = await browser("interface")
     await person.get("/new")
     response = await person.post("/new/plan", {"author": "Иванов", "batch": json.dumps(BATCH, ensure_ascii=False)})
     assert response.status_code == 200
-    plan = element_text(response.text, "plan-result")
-    assert plan.startswith("План: сроки Автор Иванов; команд: 2 (с обновлением зеркала в конце); оценка 2 мин 2 с.")
-    assert '~ PUT /rest/api/2/issue/AURORA-1 {"fields": {"duedate": "2026-10-23"}}' in plan
-    assert "2. refresh · AURORA-1 нет изменений" in plan
+    assert element_text(response.text, "plan-totals").startswith("Создать: 0, изменить: 1, удалить: 0.")
+    assert (
+        element_text(response.text, "plan-command-1")
+        == "1. ensure_fields · AURORA-1 ~ duedate: «2026-10-01» → «2026-10-23»"
+    )
+    assert element_text(response.text, "plan-command-2") == (
+        "2. refresh · AURORA-1 = нет изменений: только чтение Jira в зеркало"
+    )
     assert await _batches(api) == before
 
 
@@ -55,7 +59,7 @@ async def test_check_over_htmx_answers_the_plan_alone(browser: Open, api: Api) -
     response = await person.post("/new/plan", {"author": "interface-token", "batch": json.dumps(BATCH)}, htmx=True)
     assert response.status_code == 200
     assert "<html" not in response.text
-    assert element_text(response.text, "plan-result").startswith("План: сроки Автор interface-token;")
+    assert element_text(response.text, "plan-result").startswith("План: сроки Автор interface-token.")
     refused = await person.post("/new/plan", {"batch": '{"title": "x", "commands": []}'}, htmx=True)
     assert refused.status_code == 200
     assert (

@@ -51,15 +51,15 @@ async def test_agent_in_flight_depth_eta_and_batches(browser: Open, api: Api, cl
         f"Выполняется команда {delivery['id']} · ensure_status · AURORA-1 пакет {first['id']}, "
         "выдана 2026-10-22 09:00:01 UTC, выдач: 1 пауза перед записью: 30 с"
     )
-    # queued: the first batch's tail refresh (2 s), the second batch's comment (30 s) and refresh (2 s);
-    # in flight: ensure_status (30 s).
-    assert element_text(page, "queue-depth") == "В очереди Команд 3 Оценка 1 мин 4 с"
+    # The agent's outlook: ensure_status in flight (30 s), the first batch's tail refresh (2 s), the second
+    # batch's comment (30 s) and refresh (2 s).
+    assert element_text(page, "queue-depth") == "В очереди Команд 4 Оценка 1 мин 4 с"
     rows = cells(page, "batches")
-    assert rows[0] == ["№", "Название", "Автор", "Создан", "Выполнено", "Команды"]
+    assert rows[0] == ["№", "Название", "Автор", "Создан", "Выполнено", "Команды", "Одобрение"]
     assert rows[1][:4] == ["2", "второй", "planner", "2026-10-22 09:00:01 UTC"]
-    assert rows[1][4:] == ["0/2 0/2", "в очереди: 2"]
+    assert rows[1][4:] == ["0/2 0/2", "в очереди: 2", ""]
     assert rows[2][:2] == ["1", "первый"]
-    assert rows[2][4:] == ["1/3 1/3", "в очереди: 1 выполняется: 1 выполнена: 1"]
+    assert rows[2][4:] == ["1/3 1/3", "в очереди: 1 выполняется: 1 выполнена: 1", ""]
 
 
 async def test_live_fragment_polls_every_two_seconds(browser: Open, api: Api) -> None:

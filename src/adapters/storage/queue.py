@@ -212,12 +212,6 @@ class QueueRepository:
         """Commands ``queued`` or ``claimed``, leaving out those of the ``held`` batches."""
         return sum((await self.unfinished_by_type(held=held)).values())
 
-    async def count_by_type(self, status: CommandStatus) -> dict[str, int]:
-        """How many commands with ``status`` there are of each type (the queue's depth and estimate)."""
-        count = func.count().label("n")
-        query = select(_COMMAND.c.type, count).where(_COMMAND.c.status == status.value).group_by(_COMMAND.c.type)
-        return {row.type: row.n for row in (await self._session.execute(query)).all()}
-
     async def save(self, command: CommandRecord) -> None:
         """Write back what a command's life changes (status, deliveries, times, outcome)."""
         await self._session.execute(

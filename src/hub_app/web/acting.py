@@ -1,7 +1,7 @@
 """Running the hub's operations for a view: a read in one transaction, or an action whose refusal is shown.
 
 The views call the same operations as the API (:mod:`hub_app.batches`, :mod:`hub_app.mirror`, …); a refused
-action (the core's 422 or 409) rolls its transaction back and hands the message to the view to show inline.
+action (the core's 422, 409 or 403) rolls its transaction back and hands the message to the view to show inline.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from litestar.exceptions import ClientException
 from hub_app.api.auth import caller_of, hub_of
 from hub_app.api.json_body import decode_json
 from hub_app.runtime import Unit
-from reconcile.errors import ConflictError, ValidationError
+from reconcile.errors import ConflictError, ForbiddenError, ValidationError
 
 __all__ = ["Outcome", "attempt", "author", "read", "read_json"]
 
@@ -38,10 +38,11 @@ class Outcome:
 
 
 async def attempt(request: Request[Any, Any, Any], operation: Callable[[Unit], Awaitable[Any]]) -> Outcome:
-    """An action in one transaction; a 422 or 409 rolls it back and becomes :attr:`Outcome.error`."""
+    """An action in one transaction; a 422, 409 or 403 of the core rolls it back and becomes
+    :attr:`Outcome.error`."""
     try:
         return Outcome(value=await read(request, operation))
-    except (ValidationError, ConflictError) as exc:
+    except (ValidationError, ConflictError, ForbiddenError) as exc:
         return Outcome(error=exc.message)
 
 

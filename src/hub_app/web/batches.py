@@ -1,4 +1,5 @@
-"""A batch (``/batches/{id}``) and a command (``/commands/{id}``): reading them, cancelling, retrying.
+"""A batch (``/batches/{id}``) and a command (``/commands/{id}``): reading them, approving or rejecting a batch
+that waits for a person, cancelling, retrying.
 
 «Отменить» cancels what is queued at once; «Отменить принудительно» and «Повторить» first show a confirmation
 page (it works without JavaScript): the forced cancel explains that a command already with the agent may still
@@ -14,12 +15,13 @@ from litestar import Request, get, post
 from litestar.params import FromPath
 from litestar.response import Redirect, Template
 
-from hub_app import batches
-from hub_app.bodies import CancelIn
+from hub_app import batches, plan
+from hub_app.bodies import CancelIn, RejectIn, parse
 from hub_app.runtime import Unit
 from hub_app.views import iso
 from hub_app.web.acting import attempt, author, read
 from hub_app.web.render import flash, form_text, fragment, is_htmx, page, safe_next
+from reconcile.approval import ApprovalState
 
 __all__ = ["ROUTES", "STILL_WRITTEN"]
 
@@ -39,10 +41,38 @@ async def batches_list() -> Redirect:
 
 @get("/batches/{batch_id:int}")
 async def batch_view(request: Request[Any, Any, Any], batch_id: FromPath[int]) -> Template:
-    detail = await read(request, lambda u: batches.get_batch(u, batch_id))
+    """The batch; one waiting for approval shows its plan with «Одобрить» and «Отклонить»."""
     if is_htmx(request):
-        return fragment(request, "_batch.html", batch=detail)
-    return page(request, "batch.html", batch=detail)
+        return fragment(request, "_batch.html", batch=await read(request, lambda u: batches.get_batch(u, batch_id)))
+
+    async def look(unit: Unit) -> dict[str, Any]:
+        detail = await batches.get_batch(unit, batch_id)
+        pending = detail.approval is not None and detail.approval.state == ApprovalState.PENDING
+        return {"batch": detail, "plan": await plan.batch_plan(unit, batch_id) if pending else None}
+
+    return page(request, "batch.html", **await read(request, look))
+
+
+@post("/batches/{batch_id:int}/approve")
+async def batch_approve(request: Request[Any, Any, Any], batch_id: FromPath[int]) -> Redirect:
+    """«Одобрить»: by a token other than the creator's (the hub refuses the creator's own)."""
+    name = author(request)
+    outcome = await attempt(request, lambda u: batches.approve_batch(u, batch_id, token_name=name))
+    flash(request, outcome.error or f"пакет {batch_id} одобрен", error=outcome.error is not None)
+    return Redirect(f"/batches/{batch_id}", status_code=303)
+
+
+@post("/batches/{batch_id:int}/reject")
+async def batch_reject(request: Request[Any, Any, Any], batch_id: FromPath[int]) -> Redirect:
+    """«Отклонить» with a reason: the batch's queued commands are cancelled with it."""
+    reason, name = form_text(await request.form(), "reason"), author(request)
+
+    async def reject(unit: Unit) -> Any:
+        return await batches.reject_batch(unit, batch_id, parse(RejectIn, {"reason": reason}), token_name=name)
+
+    outcome = await attempt(request, reject)
+    flash(request, outcome.error or f"пакет {batch_id} отклонён: {reason}", error=outcome.error is not None)
+    return Redirect(f"/batches/{batch_id}", status_code=303)
 
 
 @get("/batches/{batch_id:int}/cancel")
@@ -135,6 +165,8 @@ async def command_retry(request: Request[Any, Any, Any], command_id: FromPath[in
 ROUTES = [
     batches_list,
     batch_view,
+    batch_approve,
+    batch_reject,
     batch_cancel_confirm,
     batch_cancel,
     command_view,

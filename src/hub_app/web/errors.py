@@ -16,7 +16,7 @@ from hub_app.admin import NotFoundError
 from hub_app.api.errors import INTERNAL_ERROR
 from hub_app.web.render import page
 from hub_app.web.session import LoginRequired, PageRefused, login_redirect
-from reconcile.errors import ConflictError, ValidationError
+from reconcile.errors import ConflictError, ForbiddenError, ValidationError
 
 __all__ = ["CSRF_REFUSED", "NO_SUCH_PAGE", "page_exception_handlers"]
 
@@ -40,10 +40,17 @@ def _refused(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     return error_page(request, 403, CSRF_REFUSED)  # the only other refusal here is the CSRF middleware's
 
 
+_CORE_STATUS: dict[type[Exception], int] = {
+    NotFoundError: 404,
+    ValidationError: 422,
+    ConflictError: 409,
+    ForbiddenError: 403,
+}
+
+
 def _core(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
-    assert isinstance(exc, NotFoundError | ValidationError | ConflictError)
-    status = 404 if isinstance(exc, NotFoundError) else 422 if isinstance(exc, ValidationError) else 409
-    return error_page(request, status, exc.message)
+    assert isinstance(exc, NotFoundError | ValidationError | ConflictError | ForbiddenError)
+    return error_page(request, _CORE_STATUS[type(exc)], exc.message)
 
 
 def _http(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
@@ -65,6 +72,7 @@ def page_exception_handlers() -> dict[int | type[Exception], Any]:
         NotFoundError: _core,
         ValidationError: _core,
         ConflictError: _core,
+        ForbiddenError: _core,
         HTTPException: _http,
         Exception: _internal,
     }

@@ -2,7 +2,8 @@
 
 The JSON is the body of ``POST /batches``, read with the API's own parser (the same refusals); the «Автор»
 field, prefilled with the name of the person's token, sets ``author``. «Проверить» is the dry run (nothing is
-written) and shows each command's predicted writes, or the 422 in the seed's words, under the form.
+written) and shows the plan — each command's writes Terraform-style (``+`` create, ``~`` change ``old → new``,
+``-`` delete) — or the 422 in the seed's words, under the form.
 """
 
 from __future__ import annotations
@@ -18,8 +19,12 @@ from hub_app.runtime import Unit
 from hub_app.views import BatchCreated
 from hub_app.web.acting import Outcome, attempt, author, read_json
 from hub_app.web.render import flash, form_text, fragment, is_htmx, page
+from reconcile.approval import ApprovalState
 
-__all__ = ["ROUTES"]
+__all__ = ["ROUTES", "WAITS"]
+
+#: What the creator is told when the page's door requires approval (setting ``approval.http``).
+WAITS = "создан и ждёт одобрения: его команды не выдаются агенту, пока другой человек не одобрит его"
 
 EXAMPLE = """{
   "title": "Сверка оборотов",
@@ -54,7 +59,7 @@ async def new_form(request: Request[Any, Any, Any]) -> Template:
 async def new_plan(request: Request[Any, Any, Any]) -> Template:
     """«Проверить»: the dry run's plan, or the refusal; nothing is written."""
     who, text, body = await _submitted(request)
-    outcome = body if body.error else await attempt(request, lambda u: plan.dry_run(u, body.value))
+    outcome = body if body.error else await attempt(request, lambda u: plan.body_plan(u, body.value))
     context = {"plan": outcome.value, "error": outcome.error}
     if is_htmx(request):
         return fragment(request, "_plan.html", **context)
@@ -73,8 +78,10 @@ async def new_batch(request: Request[Any, Any, Any]) -> Template | Redirect:
     outcome = body if body.error else await attempt(request, create)
     if outcome.error is not None:
         return page(request, "new.html", status_code=422, author=who, text=text, plan=None, error=outcome.error)
-    flash(request, f"пакет {outcome.value.id} поставлен в очередь")
-    return Redirect(f"/batches/{outcome.value.id}", status_code=303)
+    created: BatchCreated = outcome.value
+    waits = created.approval is not None and created.approval.state == ApprovalState.PENDING
+    flash(request, f"пакет {created.id} " + (WAITS if waits else "поставлен в очередь"))
+    return Redirect(f"/batches/{created.id}", status_code=303)
 
 
 ROUTES = [new_form, new_plan, new_batch]

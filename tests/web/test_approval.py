@@ -1,0 +1,98 @@
+"""A batch waiting for a person: its plan on the page with «Одобрить» and «Отклонить» (four eyes), and the
+approval state on «Очередь»."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from hub.support import cmd, create_ok, issue, seed_mirror
+from hub_app.web.new import WAITS
+
+from .conftest import Api, Open
+from .support import cells, element_text, has_element
+
+pytestmark = pytest.mark.anyio
+
+
+async def _pending(api: Api) -> dict[str, Any]:
+    """A batch created through the HTTP door while it requires approval (by the interface token)."""
+    assert (await api.patch("/settings", {"approval": {"http": True}})).status_code == 200
+    await seed_mirror(api, [issue("AURORA-1", duedate="2026-10-01")])
+    batch = await create_ok(api, [cmd("ensure_fields", key="AURORA-1", duedate="2026-10-23")])
+    assert batch["approval"]["state"] == "pending"
+    return batch
+
+
+async def test_a_pending_batch_shows_its_plan_and_the_two_buttons(browser: Open, api: Api) -> None:
+    """The batch's page: the plan (~ field old → new), «Одобрить» and «Отклонить» with a reason field; the
+    queue page shows «ждёт одобрения» and counts the waiting batch apart from the agent's depth."""
+    batch = await _pending(api)
+    person = await browser("admin")
+    page = (await person.get(f"/batches/{batch['id']}")).text
+    assert element_text(page, "plan-command-1") == (
+        f"1. ensure_fields · AURORA-1 (команда {batch['commands'][0]['id']}, в очереди) "
+        "~ duedate: «2026-10-01» → «2026-10-23»"
+    )
+    assert "Одобрить</button>" in page
+    assert has_element(page, "reject") and 'name="reason"' in page
+    assert element_text(page, "approval-state") == "ждёт одобрения"
+    queue = (await person.get("/")).text
+    assert cells(queue, "batches")[1][6] == "ждёт одобрения"
+    assert "Ждут одобрения пакетов: 1, команд: 2" in element_text(queue, "queue-depth")
+
+
+async def test_the_creator_cannot_approve_their_own_batch(browser: Open, api: Api) -> None:
+    """«Одобрить» by the token that created the batch: «нельзя одобрить свой пакет», it stays pending."""
+    batch = await _pending(api)
+    person = await browser("interface")
+    await person.get(f"/batches/{batch['id']}")
+    response = await person.post(f"/batches/{batch['id']}/approve")
+    page = (await person.follow(response)).text
+    assert "нельзя одобрить свой пакет" in page
+    assert (await api.get(f"/batches/{batch['id']}")).json()["approval"]["state"] == "pending"
+
+
+async def test_another_person_approves(browser: Open, api: Api) -> None:
+    """«Одобрить» by another token: approved by that name; the plan and the buttons are gone."""
+    batch = await _pending(api)
+    person = await browser("admin")
+    await person.get(f"/batches/{batch['id']}")
+    response = await person.post(f"/batches/{batch['id']}/approve")
+    page = (await person.follow(response)).text
+    assert f"пакет {batch['id']} одобрен" in page
+    assert element_text(page, "approval-state") == "одобрен admin-token, 2026-10-22 09:00:00 UTC"
+    assert not has_element(page, "approval")
+
+
+async def test_reject_with_a_reason(browser: Open, api: Api) -> None:
+    """«Отклонить» with a reason: the commands are cancelled with «пакет отклонён: <reason>»."""
+    batch = await _pending(api)
+    person = await browser("admin")
+    await person.get(f"/batches/{batch['id']}")
+    response = await person.post(f"/batches/{batch['id']}/reject", {"reason": "не тот срок"})
+    page = (await person.follow(response)).text
+    assert f"пакет {batch['id']} отклонён: не тот срок" in page
+    assert element_text(page, "approval-state") == "отклонён admin-token, 2026-10-22 09:00:00 UTC: не тот срок"
+    assert [(row[4], row[7]) for row in cells(page, "commands")[1:]] == [
+        ("отменена", "пакет отклонён: не тот срок"),
+        ("отменена", "пакет отклонён: не тот срок"),
+    ]
+
+
+async def test_a_batch_from_the_page_waits_when_the_door_requires_it(browser: Open, api: Api) -> None:
+    """With approval.http on, «В очередь» creates a pending batch and says it waits for another person."""
+    assert (await api.patch("/settings", {"approval": {"http": True}})).status_code == 200
+    person = await browser("interface")
+    await person.get("/new")
+    body = {
+        "title": "t",
+        "commands": [{"type": "ensure_fields", "params": {"key": "AURORA-1", "duedate": "2026-10-23"}}],
+    }
+    response = await person.post("/new", {"author": "a", "batch": json.dumps(body)})
+    page = (await person.follow(response)).text
+    created = (await api.get("/batches")).json()["items"][0]
+    assert f"пакет {created['id']} {WAITS}" in page
+    assert created["approval"]["state"] == "pending"
