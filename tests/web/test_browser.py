@@ -154,9 +154,11 @@ def test_plan_then_queue(driver: WebDriver, stack: Stack, tmp_path: Path) -> Non
     area.clear()
     area.send_keys(json.dumps(body, ensure_ascii=False, indent=1))
     driver.find_element(By.ID, "check").click()
-    plan = wait_for(driver, "the plan", lambda d: d.find_elements(By.ID, "plan-result"))[0]
-    assert '~ PUT /rest/api/2/issue/AURORA-1537 {"fields": {"duedate": "2026-12-01"}}' in plan.text
-    assert "+ POST /rest/api/2/issue/AURORA-1537/comment" in plan.text
+    wait_for(driver, "the plan", lambda d: d.find_elements(By.ID, "plan-result"))
+    assert text(driver, "plan-command-1") == "1. ensure_fields · AURORA-1537 ~ duedate: пусто → «2026-12-01»"
+    assert text(driver, "plan-command-2").startswith(
+        "2. ensure_comment · AURORA-1537 + комментарий «[план] ⏎ Срок согласован» (?)"
+    )
     assert driver.current_url == stack.hub_url + "/new"
     assert _api(stack, "/batches")["total"] == before
     shoot(driver, "web-new-plan", tmp_path)
@@ -260,3 +262,37 @@ def test_add_a_note_and_read_the_project(driver: WebDriver, stack: Stack, tmp_pa
         ),
     )
     shoot(driver, "web-project", tmp_path)
+
+
+def test_approve_a_pending_batch_with_a_second_token(driver: WebDriver, stack: Stack, tmp_path: Path) -> None:
+    """With approval required for the page's door, a planner's batch waits; «Выйти», another person logs in,
+    reads the plan and «Одобрить»: the batch runs to «выполнена»."""
+    with stack.client("admin") as admin:
+        assert admin.patch("/settings", json={"approval": {"http": True}}).status_code == 200
+    try:
+        _login(driver, stack)
+        driver.get(stack.hub_url + "/new")
+        area = driver.find_element(By.ID, "batch")
+        area.clear()
+        body = {
+            "title": "на одобрение",
+            "commands": [{"type": "ensure_fields", "params": {"key": "AURORA-1541", "duedate": "2026-12-20"}}],
+        }
+        area.send_keys(json.dumps(body, ensure_ascii=False))
+        driver.find_element(By.ID, "enqueue").click()
+        wait_for(driver, "the batch's page", lambda d: "/batches/" in d.current_url)
+        batch_url = driver.current_url
+        assert "ждёт одобрения" in driver.find_element(By.CSS_SELECTOR, "p.message").text
+        click(driver, By.CSS_SELECTOR, "form[action='/logout'] button")
+        wait_for(driver, "logged out", lambda d: d.current_url == stack.hub_url + "/login")
+
+        _login(driver, stack, "admin")
+        driver.get(batch_url)
+        assert text(driver, "plan-command-1").endswith("~ duedate: пусто → «2026-12-20»")
+        shoot(driver, "web-approval", tmp_path)
+        click(driver, By.CSS_SELECTOR, "#approval button.primary")
+        wait_for(driver, "approved", lambda d: text(d, "approval-state").startswith("одобрен demo-admin"))
+        wait_for(driver, "the approved batch done", lambda d: _statuses(d) == ["выполнена", "выполнена"])
+    finally:
+        with stack.client("admin") as admin:
+            admin.patch("/settings", json={"approval": {"http": False}})
