@@ -135,6 +135,31 @@ def test_login_and_watch_a_batch_reach_done(driver: WebDriver, stack: Stack, tmp
     shoot(driver, "web-queue", tmp_path)
 
 
+def test_live_parts_poll_only_while_the_tab_is_visible(driver: WebDriver, stack: Stack) -> None:
+    """«Очередь» asks the hub again and again (every 2 s); while the tab is hidden it asks nothing; shown again,
+    it asks at once."""
+    _login(driver, stack)
+    seen: list[str] = []
+
+    def polls() -> int:
+        seen.extend(url for url in requests_seen(driver) if url == stack.hub_url + "/")
+        return len(seen)
+
+    wait_for(driver, "two polls", lambda _: polls() >= 2, timeout=10)
+    driver.execute_script("Object.defineProperty(document, 'hidden', {value: true, configurable: true})")
+    polls()
+    seen.clear()
+    # An observation window, not a wait for something: two and a half polling periods must pass unasked.
+    time.sleep(5)
+    assert polls() == 0
+    driver.execute_script(
+        "Object.defineProperty(document, 'hidden', {value: false, configurable: true});"
+        "document.dispatchEvent(new Event('visibilitychange'))"
+    )
+    wait_for(driver, "a poll once shown", lambda _: polls() >= 1, timeout=1)
+    driver.refresh()
+
+
 def test_plan_then_queue(driver: WebDriver, stack: Stack, tmp_path: Path) -> None:
     """«Новый пакет»: «Проверить» shows the predicted writes without creating anything; «В очередь» creates the
     batch, opens its page, and the page follows it to «выполнена»."""
