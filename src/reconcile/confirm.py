@@ -20,6 +20,11 @@ references a temp key is never confirmed.
   When several match, the oldest (``created``, then key) wins, as in the agent. The confirmation carries
   its key;
 - ``ensure_comment``, ``ensure_attachment``, ``refresh``: never (no comments or attachments in the mirror).
+
+A command's desired state is a conjunction of **aspects** (:func:`aspects`): each field of an ``ensure_fields``
+(each label of ``labels_add``/``labels_remove`` on its own), the status, the sprint, the link. Each aspect is
+the command narrowed to it, checked by the same :func:`confirm`; the command holds exactly when all its aspects
+do. Drift (:mod:`reconcile.drift`) checks them one by one.
 """
 
 from __future__ import annotations
@@ -37,8 +42,10 @@ from reconcile.text import same_text
 __all__ = [
     "ISSUE_LOOKBACK",
     "AgentFacts",
+    "Aspect",
     "Confirmation",
     "MirrorNeeds",
+    "aspects",
     "confirm",
     "mirror_needs",
 ]
@@ -84,6 +91,42 @@ class MirrorNeeds:
 
     keys: tuple[str, ...] = ()
     summary: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Aspect:
+    """One part of a command's desired state: ``name`` on the issue ``key`` (a link's source), and the command
+    narrowed to it (``params``: ``confirm(command_type, params, …)`` checks this aspect alone).
+
+    Names: the field (``duedate``, ``epic_key``, …), ``label:<label>``, ``status``, ``sprint``, ``link``.
+    """
+
+    key: str
+    name: str
+    params: Mapping[str, Any]
+
+
+def aspects(command_type: str, params: Mapping[str, Any]) -> tuple[Aspect, ...]:
+    """The aspects of a command whose state the mirror shows, in parameter order (none for the other types,
+    for ``ensure_issue`` — whose confirmation looks for the issue, not at it — and for a command that still
+    references a temp key). A label both added and removed counts once, as removed (the agent removes last)."""
+    if temp_refs(command_type, params):
+        return ()
+    key = params.get("source" if command_type == "ensure_link" else "key")
+    if not isinstance(key, str):
+        return ()
+    if command_type in ("ensure_status", "ensure_sprint", "ensure_link"):
+        return (Aspect(key=key, name=command_type.removeprefix("ensure_"), params=params),)
+    if command_type != "ensure_fields":
+        return ()
+    found: dict[str, Aspect] = {}
+    for name, value in params.items():
+        if name in ("labels_add", "labels_remove") and isinstance(value, list | tuple):
+            for label in value:
+                found[f"label:{label}"] = Aspect(key=key, name=f"label:{label}", params={"key": key, name: [label]})
+        elif name != "key":
+            found[name] = Aspect(key=key, name=name, params={"key": key, name: value})
+    return tuple(found.values())
 
 
 def mirror_needs(command_type: str, params: Mapping[str, Any]) -> MirrorNeeds:

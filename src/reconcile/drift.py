@@ -1,0 +1,341 @@
+"""Drift (DESIGN.md section 6.1): desired states a batch made true that the mirror no longer shows.
+
+Every ``done`` or ``confirmed_by_state`` command states a desired state of one or more **aspects**: each field
+of an ``ensure_fields`` (each label on its own), the status of an ``ensure_status``, the sprint of an
+``ensure_sprint``, the link of an ``ensure_link``, the existence of the issue an ``ensure_issue`` made. Per
+aspect only the latest command that set it counts (:func:`latest_settings`); it drifts when the confirmation
+rules (:func:`reconcile.confirm.confirm`, the same code that confirms by state), applied to the current mirror
+for that aspect alone, no longer hold (:func:`find_drift`). The journal says who changed it last and when
+(:func:`attribute`); :func:`reapply_body` is the batch that puts the chosen commands' drifted aspects back.
+
+Decisions where the design is silent:
+
+- "later" is the order the commands were finished in (the caller passes them oldest first);
+- two links between the same two issues are one aspect, whatever their direction and type: the confirmation
+  of either counts the other as a conflict, so the later one always wins (a replaced link is not drift);
+- an issue absent from the mirror is not judged (the mirror does not cover it); a vanished one is judged only
+  for its existence, and only when a batch created it: its fields are gone with it;
+- the existence of an issue is not in Jira's journal (``changed_by`` and ``changed_at`` stay ``None``); the
+  planned dates are custom fields the journal names by their display names, which the hub does not know, so
+  their entry is the latest one that moved a custom date to the value the mirror shows now.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import attrs
+
+from reconcile.batch import retry_body
+from reconcile.commands import DATE_RE
+from reconcile.confirm import AgentFacts, Aspect, aspects, confirm
+from reconcile.lifecycle import CommandStatus
+from reconcile.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink
+from reconcile.tempkeys import TempKeyOutcome, outcome_of, resolved_keys, substitute
+
+__all__ = [
+    "SETTING_TYPES",
+    "Drift",
+    "SetCommand",
+    "Setting",
+    "attribute",
+    "find_drift",
+    "journal_keys",
+    "latest_settings",
+    "natural_key",
+    "reapply_body",
+]
+
+#: The command types whose state drift follows.
+SETTING_TYPES = ("ensure_issue", "ensure_fields", "ensure_status", "ensure_link", "ensure_sprint")
+
+_EXISTENCE = "issue"
+_DONE = CommandStatus.DONE.value
+# ``confirm`` reads the clock only for ``ensure_issue``, which drift never hands it.
+_ANY_TIME = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+@attrs.frozen(kw_only=True)
+class SetCommand:
+    """A ``done`` or ``confirmed_by_state`` command as stored: params as enqueued (temp keys not substituted)."""
+
+    id: int
+    batch_id: int
+    type: str
+    params: Mapping[str, Any]
+    temp_key: str | None = None
+    result: Mapping[str, Any] | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Setting:
+    """The latest command that set one aspect, with the command narrowed to it (temp keys substituted)."""
+
+    command: SetCommand
+    aspect: Aspect
+
+
+@attrs.frozen(kw_only=True)
+class Drift:
+    """One drifted aspect: what the command wanted, what the mirror shows now, who changed it last and when.
+
+    ``params`` is the command narrowed to the aspect (what :func:`reapply_body` re-asserts).
+    """
+
+    command_id: int
+    batch_id: int
+    key: str
+    type: str
+    aspect: str
+    wanted: Any
+    now: Any
+    changed_by: str | None = None
+    changed_at: str | None = None
+    params: Mapping[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(key: str) -> tuple[tuple[int, int | str], ...]:
+    """Issue keys in natural order: ``AURORA-2`` before ``AURORA-10``."""
+    return tuple((1, int(part)) if part.isdigit() else (0, part) for part in _DIGITS.split(key) if part)
+
+
+# --- which command counts for each aspect ------------------------------------------------------------------
+
+
+def _slot(aspect: Aspect) -> tuple[str, str, str]:
+    """The identity of an aspect for supersession: a link is its (unordered) pair of issues."""
+    if aspect.name == "link":
+        target = aspect.params.get("target")
+        pair = sorted((aspect.key, target if isinstance(target, str) else ""))
+        return pair[0], pair[1], "link"
+    return aspect.key, "", aspect.name
+
+
+def _aspects_of(command: SetCommand, resolved: Mapping[str, str]) -> tuple[Aspect, ...]:
+    if command.type == "ensure_issue":
+        key = outcome_of(_DONE, command.result).key
+        return (Aspect(key=key, name=_EXISTENCE, params=dict(command.params)),) if key else ()
+    return aspects(command.type, substitute(command.type, command.params, resolved))
+
+
+def latest_settings(commands: Iterable[SetCommand]) -> list[Setting]:
+    """Per aspect, the latest of ``commands`` (given oldest first) that set it.
+
+    Temp keys are substituted by the keys their batch's ``ensure_issue`` created (those are among
+    ``commands``: a dependent command runs only after its issue exists).
+    """
+    ordered = [c for c in commands if c.type in SETTING_TYPES]
+    created: dict[int, dict[str, TempKeyOutcome]] = {}
+    for command in ordered:
+        if command.type == "ensure_issue" and command.temp_key:
+            created.setdefault(command.batch_id, {})[command.temp_key] = outcome_of(_DONE, command.result)
+    resolved = {batch_id: resolved_keys(outcomes) for batch_id, outcomes in created.items()}
+    latest: dict[tuple[str, str, str], Setting] = {}
+    for command in ordered:
+        for aspect in _aspects_of(command, resolved.get(command.batch_id, {})):
+            slot = _slot(aspect)
+            latest.pop(slot, None)  # re-inserted last: the order of the answer follows the commands
+            latest[slot] = Setting(command=command, aspect=aspect)
+    return list(latest.values())
+
+
+# --- what drifted ------------------------------------------------------------------------------------------
+
+
+def _wanted_and_now(aspect: Aspect, issue: MirrorIssue, link_types: Mapping[str, str]) -> tuple[Any, Any]:
+    params = aspect.params
+    if aspect.name.startswith("label:"):
+        label = aspect.name.removeprefix("label:")
+        return "labels_add" in params, label in issue.labels
+    if aspect.name == "status":
+        target = params.get("target")
+        return (target[-1] if isinstance(target, list | tuple) and target else target), issue.status
+    if aspect.name == "sprint":
+        return params.get("sprint"), issue.sprint.name if issue.sprint is not None else "backlog"
+    if aspect.name == "link":
+        source, target = params.get("source"), params.get("target")
+        logical = params.get("link_type")
+        wanted = {
+            "source": source,
+            "target": target,
+            "type": link_types.get(logical, logical) if isinstance(logical, str) else logical,
+        }
+        between = [link for link in issue.links if {link.source, link.target} == {source, target}]
+        return wanted, [_link_json(link) for link in between]
+    return params.get(aspect.name), getattr(issue, aspect.name, None)
+
+
+def _link_json(link: MirrorLink) -> dict[str, str]:
+    return {"source": link.source, "target": link.target, "type": link.type}
+
+
+def _ends(aspect: Aspect) -> tuple[str, ...]:
+    target = aspect.params.get("target") if aspect.name == "link" else None
+    return (aspect.key, target) if isinstance(target, str) else (aspect.key,)
+
+
+def _drift(setting: Setting, aspect: Aspect, wanted: Any, now: Any) -> Drift:
+    command = setting.command
+    return Drift(
+        command_id=command.id,
+        batch_id=command.batch_id,
+        key=aspect.key,
+        type=command.type,
+        aspect=aspect.name,
+        wanted=wanted,
+        now=now,
+        params=aspect.params,
+    )
+
+
+def find_drift(
+    settings: Iterable[Setting],
+    *,
+    mirror: Mapping[str, MirrorIssue],
+    vanished: Mapping[str, MirrorIssue] | None = None,
+    facts: AgentFacts,
+    link_types: Mapping[str, str],
+    project: str | None = None,
+) -> list[Drift]:
+    """The drifted aspects among ``settings`` (from :func:`latest_settings`), by key in natural order.
+
+    ``mirror`` holds the mirror records not vanished, ``vanished`` the vanished ones; with ``project``, only
+    aspects of issues carrying its label (a link: either end) are judged.
+    """
+    gone = vanished or {}
+    found: list[Drift] = []
+    for setting in settings:
+        aspect = setting.aspect
+        if project is not None and not any(
+            project in record.labels
+            for key in _ends(aspect)
+            if (record := mirror.get(key) or gone.get(key)) is not None
+        ):
+            continue
+        if aspect.name == _EXISTENCE:
+            if aspect.key in gone:
+                found.append(_drift(setting, aspect, True, False))
+            continue
+        issue = mirror.get(aspect.key)
+        if issue is None or any(key in gone for key in _ends(aspect)):
+            continue
+        one = {aspect.key: issue}
+        holds = confirm(
+            setting.command.type, aspect.params, mirror=one, facts=facts, link_types=link_types, now=_ANY_TIME
+        )
+        if holds is None:
+            found.append(_drift(setting, aspect, *_wanted_and_now(aspect, issue, link_types)))
+    found.sort(key=lambda d: (natural_key(d.key), d.command_id))
+    return found
+
+
+# --- who changed it ----------------------------------------------------------------------------------------
+
+# The journal's names of the fields (Jira names a custom field by its display name).
+_JOURNAL_FIELDS: dict[str, tuple[str, ...]] = {
+    "summary": ("summary",),
+    "description": ("description",),
+    "priority": ("priority",),
+    "duedate": ("duedate",),
+    "assignee": ("assignee",),
+    "epic_key": ("epic link", "parent", "parent link"),
+    "status": ("status",),
+    "sprint": ("sprint",),
+    "link": ("link",),
+}
+_SYSTEM_FIELDS = frozenset(name for names in _JOURNAL_FIELDS.values() for name in names) | {"labels"}
+
+
+def _date(value: str | None) -> str | None:
+    head = (value or "")[:10]
+    return head if DATE_RE.match(head) else None
+
+
+def _touches(item: HistoryItem, drift: Drift, seen_from: str) -> bool:
+    field = item.field.casefold()
+    if drift.aspect.startswith("label:"):
+        label = drift.aspect.removeprefix("label:")
+        return field == "labels" and (label in (item.from_string or "").split()) != (
+            label in (item.to_string or "").split()
+        )
+    if drift.aspect == "link":
+        other = drift.params.get("target") if seen_from == drift.key else drift.key
+        return field == "link" and other in (item.from_, item.to)
+    if drift.aspect in ("planned_start", "planned_end"):
+        moved = {_date(item.from_), _date(item.from_string), _date(item.to), _date(item.to_string)} - {None}
+        return field not in _SYSTEM_FIELDS and bool(moved) and _date(item.to or item.to_string) == _date(drift.now)
+    return field in _JOURNAL_FIELDS.get(drift.aspect, ())
+
+
+def journal_keys(items: Iterable[Drift]) -> list[str]:
+    """The issues whose journal :func:`attribute` reads for ``items`` (a link: both ends)."""
+    keys: dict[str, None] = {}
+    for drift in items:
+        if drift.aspect == _EXISTENCE:
+            continue
+        keys[drift.key] = None
+        target = drift.params.get("target") if drift.aspect == "link" else None
+        if isinstance(target, str):
+            keys[target] = None
+    return list(keys)
+
+
+def attribute(items: Sequence[Drift], journal: Mapping[str, Sequence[HistoryEntry]]) -> list[Drift]:
+    """``items`` with ``changed_by`` and ``changed_at`` of the latest journal entry that touched each aspect."""
+    answered: list[Drift] = []
+    for drift in items:
+        latest: HistoryEntry | None = None
+        ends = () if drift.aspect == _EXISTENCE else journal_keys([drift])
+        for key in ends:
+            for entry in journal.get(key, ()):
+                if any(_touches(item, drift, key) for item in entry.items) and (
+                    latest is None or (entry.created, entry.id) > (latest.created, latest.id)
+                ):
+                    latest = entry
+        if latest is None:
+            answered.append(drift)
+        else:
+            answered.append(attrs.evolve(drift, changed_by=latest.author, changed_at=latest.created))
+    return answered
+
+
+# --- putting it back ---------------------------------------------------------------------------------------
+
+
+def _merged(items: Sequence[Drift]) -> dict[str, Any]:
+    """One command's drifted aspects as its params (an ``ensure_fields`` keeps only the drifted fields)."""
+    params: dict[str, Any] = {}
+    for drift in items:
+        for name, value in drift.params.items():
+            if name in ("labels_add", "labels_remove"):
+                params[name] = [*params.get(name, []), *value]
+            else:
+                params[name] = value
+    return params
+
+
+def reapply_body(items: Sequence[Drift], *, author: str, title: str, project: str | None) -> dict[str, Any]:
+    """The batch that re-asserts the drifted aspects of the commands of ``items``, one command each, in the order
+    they were first set (by command id); ``ensure_issue`` temp keys renumbered ``new:1…`` in this batch."""
+    by_command: dict[int, list[Drift]] = {}
+    for drift in sorted(items, key=lambda d: d.command_id):
+        by_command.setdefault(drift.command_id, []).append(drift)
+    commands: list[dict[str, Any]] = []
+    created = 0
+    for found in by_command.values():
+        params = _merged(found)
+        if found[0].type == "ensure_issue":
+            created += 1
+            params["temp_key"] = f"new:{created}"
+        body = retry_body(command_type=found[0].type, params=params, author=author, title=title, project=project)
+        commands.extend(body["commands"])
+    body = {"author": author, "title": title, "commands": commands}
+    if project is not None:
+        body["project"] = project
+    return body
