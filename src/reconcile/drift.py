@@ -13,6 +13,8 @@ Decisions where the design is silent:
 - "later" is the order the commands were finished in (the caller passes them oldest first);
 - two links between the same two issues are one aspect, whatever their direction and type: the confirmation
   of either counts the other as a conflict, so the later one always wins (a replaced link is not drift);
+- a command is judged only on a mirror record read since it finished (not between its report and its tail
+  refresh, when the mirror still shows the state before it);
 - an issue absent from the mirror is not judged (the mirror does not cover it); a vanished one is judged only
   for its existence, and only when a batch created it: its fields are gone with it;
 - the existence of an issue is not in Jira's journal (``changed_by`` and ``changed_at`` stay ``None``); the
@@ -24,14 +26,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import attrs
 
 from reconcile.batch import retry_body
 from reconcile.commands import DATE_RE
-from reconcile.confirm import AgentFacts, Aspect, aspects, confirm
+from reconcile.confirm import AgentFacts, Aspect, aspect_names, holds, narrow, subject
 from reconcile.lifecycle import CommandStatus
 from reconcile.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink
 from reconcile.tempkeys import TempKeyOutcome, outcome_of, resolved_keys, substitute
@@ -45,6 +47,7 @@ __all__ = [
     "find_drift",
     "journal_keys",
     "latest_settings",
+    "mirror_keys",
     "natural_key",
     "reapply_body",
 ]
@@ -54,13 +57,12 @@ SETTING_TYPES = ("ensure_issue", "ensure_fields", "ensure_status", "ensure_link"
 
 _EXISTENCE = "issue"
 _DONE = CommandStatus.DONE.value
-# ``confirm`` reads the clock only for ``ensure_issue``, which drift never hands it.
-_ANY_TIME = datetime(2000, 1, 1, tzinfo=UTC)
 
 
 @attrs.frozen(kw_only=True)
 class SetCommand:
-    """A ``done`` or ``confirmed_by_state`` command as stored: params as enqueued (temp keys not substituted)."""
+    """A ``done`` or ``confirmed_by_state`` command as stored: params as enqueued (temp keys not substituted),
+    ``result`` (read for an ``ensure_issue``'s key) and when it finished."""
 
     id: int
     batch_id: int
@@ -68,14 +70,19 @@ class SetCommand:
     params: Mapping[str, Any]
     temp_key: str | None = None
     result: Mapping[str, Any] | None = None
+    finished_at: datetime | None = None
 
 
 @attrs.frozen(kw_only=True)
 class Setting:
-    """The latest command that set one aspect, with the command narrowed to it (temp keys substituted)."""
+    """A command with the aspects no later command set: ``params`` with temp keys substituted, ``key`` the issue
+    (a link's source, the issue an ``ensure_issue`` created), ``aspects`` its own (all when ``whole``)."""
 
     command: SetCommand
-    aspect: Aspect
+    key: str
+    params: Mapping[str, Any]
+    aspects: tuple[str, ...]
+    whole: bool
 
 
 @attrs.frozen(kw_only=True)
@@ -108,24 +115,27 @@ def natural_key(key: str) -> tuple[tuple[int, int | str], ...]:
 # --- which command counts for each aspect ------------------------------------------------------------------
 
 
-def _slot(aspect: Aspect) -> tuple[str, str, str]:
+def _slot(key: str, name: str, params: Mapping[str, Any]) -> tuple[str, str, str]:
     """The identity of an aspect for supersession: a link is its (unordered) pair of issues."""
-    if aspect.name == "link":
-        target = aspect.params.get("target")
-        pair = sorted((aspect.key, target if isinstance(target, str) else ""))
-        return pair[0], pair[1], "link"
-    return aspect.key, "", aspect.name
+    if name == "link":
+        target = params.get("target")
+        pair = sorted((key, target if isinstance(target, str) else ""))
+        return pair[0], pair[1], name
+    return key, "", name
 
 
-def _aspects_of(command: SetCommand, resolved: Mapping[str, str]) -> tuple[Aspect, ...]:
+def _setting_of(command: SetCommand, resolved: Mapping[str, str]) -> tuple[str, Mapping[str, Any], tuple[str, ...]]:
+    """The command's issue, its params with temp keys substituted, and the names of its aspects."""
     if command.type == "ensure_issue":
         key = outcome_of(_DONE, command.result).key
-        return (Aspect(key=key, name=_EXISTENCE, params=dict(command.params)),) if key else ()
-    return aspects(command.type, substitute(command.type, command.params, resolved))
+        return key or "", command.params, (_EXISTENCE,) if key else ()
+    params = substitute(command.type, command.params, resolved) if resolved else command.params
+    return subject(command.type, params) or "", params, aspect_names(command.type, params)
 
 
 def latest_settings(commands: Iterable[SetCommand]) -> list[Setting]:
-    """Per aspect, the latest of ``commands`` (given oldest first) that set it.
+    """Per aspect, the latest of ``commands`` (given oldest first) that set it: the commands that still set
+    something, each with the aspects that are its own, oldest first.
 
     Temp keys are substituted by the keys their batch's ``ensure_issue`` created (those are among
     ``commands``: a dependent command runs only after its issue exists).
@@ -136,13 +146,18 @@ def latest_settings(commands: Iterable[SetCommand]) -> list[Setting]:
         if command.type == "ensure_issue" and command.temp_key:
             created.setdefault(command.batch_id, {})[command.temp_key] = outcome_of(_DONE, command.result)
     resolved = {batch_id: resolved_keys(outcomes) for batch_id, outcomes in created.items()}
-    latest: dict[tuple[str, str, str], Setting] = {}
-    for command in ordered:
-        for aspect in _aspects_of(command, resolved.get(command.batch_id, {})):
-            slot = _slot(aspect)
-            latest.pop(slot, None)  # re-inserted last: the order of the answer follows the commands
-            latest[slot] = Setting(command=command, aspect=aspect)
-    return list(latest.values())
+    found = [_setting_of(command, resolved.get(command.batch_id, {})) for command in ordered]
+    slots = [[_slot(key, name, params) for name in names] for key, params, names in found]
+    latest: dict[tuple[str, str, str], int] = {}
+    for index, own_slots in enumerate(slots):
+        latest.update((slot, index) for slot in own_slots)
+    settings: list[Setting] = []
+    for index, (key, params, names) in enumerate(found):
+        own = tuple(name for name, slot in zip(names, slots[index], strict=True) if latest[slot] == index)
+        if own:
+            command = ordered[index]
+            settings.append(Setting(command=command, key=key, params=params, aspects=own, whole=own == names))
+    return settings
 
 
 # --- what drifted ------------------------------------------------------------------------------------------
@@ -175,9 +190,14 @@ def _link_json(link: MirrorLink) -> dict[str, str]:
     return {"source": link.source, "target": link.target, "type": link.type}
 
 
-def _ends(aspect: Aspect) -> tuple[str, ...]:
-    target = aspect.params.get("target") if aspect.name == "link" else None
-    return (aspect.key, target) if isinstance(target, str) else (aspect.key,)
+def _ends(key: str, params: Mapping[str, Any], command_type: str) -> tuple[str, ...]:
+    target = params.get("target") if command_type == "ensure_link" else None
+    return (key, target) if isinstance(target, str) else (key,)
+
+
+def mirror_keys(settings: Iterable[Setting]) -> set[str]:
+    """The issues whose mirror records :func:`find_drift` reads for ``settings`` (a link: both ends)."""
+    return {key for s in settings for key in _ends(s.key, s.params, s.command.type)}
 
 
 def _drift(setting: Setting, aspect: Aspect, wanted: Any, now: Any) -> Drift:
@@ -202,35 +222,41 @@ def find_drift(
     facts: AgentFacts,
     link_types: Mapping[str, str],
     project: str | None = None,
+    read_at: Mapping[str, datetime] | None = None,
 ) -> list[Drift]:
     """The drifted aspects among ``settings`` (from :func:`latest_settings`), by key in natural order.
 
     ``mirror`` holds the mirror records not vanished, ``vanished`` the vanished ones; with ``project``, only
-    aspects of issues carrying its label (a link: either end) are judged.
+    aspects of issues carrying its label (a link: either end) are judged. ``read_at`` says when the mirror last
+    read each issue (a vanished one: when it found it gone): a command is judged only on a record read since it
+    finished, so a batch whose tail refresh has not run yet does not show as drift.
     """
     gone = vanished or {}
+    records = (*mirror.values(), *gone.values())
+    in_project = {record.key for record in records if project in record.labels} if project is not None else None
     found: list[Drift] = []
     for setting in settings:
-        aspect = setting.aspect
-        if project is not None and not any(
-            project in record.labels
-            for key in _ends(aspect)
-            if (record := mirror.get(key) or gone.get(key)) is not None
-        ):
+        command_type, params = setting.command.type, setting.params
+        ends = _ends(setting.key, params, command_type)
+        if in_project is not None and not any(key in in_project for key in ends):
             continue
-        if aspect.name == _EXISTENCE:
-            if aspect.key in gone:
-                found.append(_drift(setting, aspect, True, False))
+        finished, seen = setting.command.finished_at, (read_at or {}).get(setting.key)
+        if finished is not None and seen is not None and seen < finished:
             continue
-        issue = mirror.get(aspect.key)
-        if issue is None or any(key in gone for key in _ends(aspect)):
+        if command_type == "ensure_issue":
+            if setting.key in gone:
+                found.append(_drift(setting, Aspect(key=setting.key, name=_EXISTENCE, params=params), True, False))
             continue
-        one = {aspect.key: issue}
-        holds = confirm(
-            setting.command.type, aspect.params, mirror=one, facts=facts, link_types=link_types, now=_ANY_TIME
-        )
-        if holds is None:
-            found.append(_drift(setting, aspect, *_wanted_and_now(aspect, issue, link_types)))
+        issue = mirror.get(setting.key)
+        if issue is None or any(key in gone for key in ends):
+            continue
+        # A command holds exactly when each of its aspects does: most hold, and are checked once, whole.
+        if holds(command_type, params, mirror=mirror, facts=facts, link_types=link_types):
+            continue
+        for name in setting.aspects:
+            aspect = narrow(command_type, params, name)
+            if not holds(command_type, aspect.params, mirror=mirror, facts=facts, link_types=link_types):
+                found.append(_drift(setting, aspect, *_wanted_and_now(aspect, issue, link_types)))
     found.sort(key=lambda d: (natural_key(d.key), d.command_id))
     return found
 

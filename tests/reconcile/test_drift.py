@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.confirm import AgentFacts
+from reconcile.confirm import AgentFacts, narrow
 from reconcile.drift import (
     Drift,
     SetCommand,
+    Setting,
     attribute,
     find_drift,
     journal_keys,
@@ -175,9 +177,8 @@ def _changed(issue: MirrorIssue, aspect: str, params: Mapping[str, Any]) -> Mirr
 def test_changing_exactly_the_aspect_a_command_set_always_drifts(cmds: list[SetCommand], data: st.DataObject) -> None:
     """Move one aspect the latest commands set: exactly that aspect drifts, named for its latest command."""
     mirror = produced(base_mirror(), cmds)
-    settings = latest_settings(cmds)
-    chosen = data.draw(st.sampled_from(settings))
-    aspect = chosen.aspect
+    chosen = data.draw(st.sampled_from(latest_settings(cmds)))
+    aspect = narrow(chosen.command.type, chosen.params, data.draw(st.sampled_from(chosen.aspects)))
     mirror[aspect.key] = _changed(mirror[aspect.key], aspect.name, aspect.params)
     found = drift(cmds, mirror)
     assert [(d.command_id, d.key, d.aspect) for d in found] == [(chosen.command.id, aspect.key, aspect.name)]
@@ -190,10 +191,16 @@ def test_a_later_command_for_the_same_aspect_supersedes_the_earlier(
     """After both runs nothing drifts, and only the later command is named for the aspects both set."""
     mirror = produced(base_mirror(), [*early, *late])
     assert drift([*early, *late], mirror) == []
-    late_slots = {(s.aspect.key, s.aspect.name) for s in latest_settings(late)}
+
+    def slot(setting: Setting, name: str) -> tuple[frozenset[str], str]:
+        ends = {setting.key, setting.params["target"]} if name == "link" else {setting.key}
+        return frozenset(ends), name
+
+    late_slots = {slot(s, name) for s in latest_settings(late) for name in s.aspects}
     for setting in latest_settings([*early, *late]):
-        if (setting.aspect.key, setting.aspect.name) in late_slots and setting.aspect.name != "link":
-            assert setting.command.id >= 100
+        for name in setting.aspects:
+            if slot(setting, name) in late_slots:
+                assert setting.command.id >= 100
     # Put back what the earlier commands wanted: whatever drifts is named for a later command.
     for item in drift([*early, *late], produced(mirror, early)):
         assert item.command_id >= 100
@@ -317,6 +324,32 @@ def test_a_replaced_link_is_superseded_not_drifted() -> None:
     ]
     mirror = {"A-2": MirrorIssue(key="A-2", links=(MirrorLink(id="1", type="Связанные", source="A-2", target="A-1"),))}
     assert drift(cmds, mirror) == []
+
+
+def test_a_command_is_judged_only_on_a_record_read_since_it_finished() -> None:
+    """Between a command's report and its tail refresh the mirror still shows the old state: not drift."""
+    done_at = datetime(2026, 10, 22, 10, 0, tzinfo=UTC)
+    cmds = [
+        attrs.evolve(cmd(1, "ensure_status", key="A-1", target="Готово"), finished_at=done_at),
+        attrs.evolve(cmd(2, "ensure_issue", temp_key="new:1", summary="s", created_key="A-9"), finished_at=done_at),
+    ]
+    mirror = {"A-1": MirrorIssue(key="A-1", status="Разработка")}
+    gone = {"A-9": MirrorIssue(key="A-9")}
+    settings = latest_settings(cmds)
+
+    def judged(read: datetime) -> list[tuple[int, str]]:
+        found = find_drift(
+            settings,
+            mirror=mirror,
+            vanished=gone,
+            facts=FACTS,
+            link_types=LINK_TYPES,
+            read_at={"A-1": read, "A-9": read},
+        )
+        return [(d.command_id, d.aspect) for d in found]
+
+    assert judged(done_at - timedelta(seconds=1)) == []
+    assert judged(done_at) == [(1, "status"), (2, "issue")]
 
 
 def test_items_come_in_natural_key_order() -> None:
