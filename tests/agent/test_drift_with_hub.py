@@ -7,25 +7,19 @@ three times, and after the refresh nothing drifts.
 
 from __future__ import annotations
 
-import random
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from test_with_hub import HubRig
 
-from adapters.clock import FakeClock
-from adapters.hub_client import HubClient
-from adapters.jira_http import JiraAuthError, JiraError, JiraHttp
-from agent_app.journal import Journal
 from agent_app.loop import Agent
 from hub_app import admin
 from hub_app.app import create_app
-from hub_app.bodies import TokenIn
-from hub_app.runtime import Hub, open_hub
-from jira_sim import Simulator
-from reconcile.plans import executor_for
+from hub_app.bodies import ProjectIn, TokenIn
+from hub_app.runtime import open_hub
 
 pytestmark = pytest.mark.anyio
 
@@ -33,70 +27,28 @@ KEY = "AURORA-1538"
 BLOCKER = "AURORA-1446"
 
 
-class Rig:
-    """The hub's API as a planner and an admin use it, one agent, and Jira (the simulator) with its own users."""
+class Rig(HubRig):
+    """The rig of the agent with the hub, plus a person at the bank using Jira's REST API with their own login."""
 
-    def __init__(self, tmp_path: Path, hub: Hub, tokens: dict[str, str]) -> None:
-        app = create_app(hub, mcp=False)
-        self.sim = Simulator()
-        self.clock = FakeClock(start=0.0)
-        self.api = {
-            role: httpx.AsyncClient(
-                base_url="http://hub",
-                transport=httpx.ASGITransport(app=app),
-                headers={"Authorization": f"Bearer {secret}"},
-            )
-            for role, secret in tokens.items()
-        }
-        self.agent = Agent(
-            hub=HubClient("http://hub", tokens["agent"], transport=httpx.ASGITransport(app=app)),
-            jira=JiraHttp.connect(
-                "http://jira", token="pat", clock=self.clock, transport=httpx.ASGITransport(app=self.sim.asgi)
-            ),
-            journal=Journal(tmp_path / "journal.json"),
-            clock=self.clock,
-            agent_id="agent-1",
-            version="0.1.0",
-            claim_wait=0,
-            rng=random.Random(1),
-            executor_for=executor_for,
-            jira_unreachable=(httpx.TransportError, JiraError),
-            jira_refused=(JiraAuthError,),
-        )
-        # A person at the bank, in Jira's own REST API with their own login.
+    def __init__(self, tmp_path: Path, app: Any, tokens: dict[str, str]) -> None:
+        super().__init__(tmp_path, app, tokens)
         self.petrova = httpx.AsyncClient(
             base_url="http://jira", transport=httpx.ASGITransport(app=self.sim.asgi), auth=("petrova", "секрет")
         )
 
-    async def call(self, method: str, path: str, role: str = "interface", **kw: Any) -> Any:
-        response = await self.api[role].request(method, path, **kw)
-        assert response.status_code in (200, 201), response.text
-        return response.json()
+    async def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        response = await self.interface.post(path, json=body)
+        assert response.status_code == 201, response.text
+        result: dict[str, Any] = response.json()
+        return result
 
-    async def run(self, batch: dict[str, Any], steps: int = 20) -> dict[str, Any]:
-        """Step the agent until every command of the batch is finished; the batch then."""
-        ctx = await self.agent.context()
-        for _ in range(steps):
-            current: dict[str, Any] = await self.call("GET", f"/batches/{batch['id']}")
-            if all(c["status"] not in ("queued", "claimed") for c in current["commands"]):
-                return current
-            await self.agent.step(ctx)
-        raise AssertionError(f"batch {batch['id']} not finished after {steps} steps")
-
-    async def full_refresh(self) -> None:
-        final = await self.run(await self.call("POST", "/refresh", json={}))
+    async def full_refresh(self, agent: Agent) -> None:
+        final = await self.drain(agent, (await self.post("/refresh", {}))["id"])
         assert [c["status"] for c in final["commands"]] == ["done"]
 
-    def jira_writes(self) -> list[str]:
-        calls = self.sim.calls
-        return [
-            f"{c['method']} {c['path']}" for c in calls if c["method"] != "GET" and not c["path"].endswith("/search")
-        ]
-
     async def close(self) -> None:
-        for client in (*self.api.values(), self.petrova, self.agent.hub):
-            await client.aclose()
-        await self.agent.jira.aclose()  # type: ignore[attr-defined]
+        await self.petrova.aclose()
+        await super().close()
 
 
 @pytest.fixture
@@ -104,9 +56,10 @@ async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
     hub = await open_hub(data_dir=tmp_path / "hub")
     tokens = {}
     async with hub.unit() as unit:
-        for role in ("agent", "interface", "admin"):
+        await admin.create_project(unit, ProjectIn(name="AWPCA", board_id=4216))
+        for role in ("agent", "interface"):
             tokens[role] = (await admin.add_token(unit, TokenIn(name=f"t-{role}", role=role))).secret
-    result = Rig(tmp_path, hub, tokens)
+    result = Rig(tmp_path, create_app(hub, mcp=False), tokens)
     yield result
     await result.close()
     await hub.close()
@@ -115,12 +68,10 @@ async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
 async def test_hand_edits_show_as_drift_and_go_back_with_three_writes(rig: Rig) -> None:
     """Change a field, a status and a link as another user: exactly those three drift, by petrova; reapply
     writes exactly three times back, and after the refresh nothing drifts."""
-    await rig.call("POST", "/projects", "admin", json={"name": "AWPCA", "board_id": 4216})
-    await rig.full_refresh()
-    batch = await rig.call(
-        "POST",
-        "/batches",
-        json={
+    agent = rig.agent()
+    await rig.full_refresh(agent)
+    batch = await rig.batch(
+        {
             "author": "planner",
             "title": "план",
             "project": "AWPCA",
@@ -129,11 +80,11 @@ async def test_hand_edits_show_as_drift_and_go_back_with_three_writes(rig: Rig) 
                 {"type": "ensure_status", "params": {"key": KEY, "target": "Разработка"}},
                 {"type": "ensure_link", "params": {"source": BLOCKER, "target": KEY, "link_type": "блокирует начало"}},
             ],
-        },
+        }
     )
-    done = await rig.run(batch)
+    done = await rig.drain(agent, batch["id"])
     assert [c["status"] for c in done["commands"]] == ["done", "done", "done", "done"]
-    assert (await rig.call("GET", "/drift", params={"project": "AWPCA"}))["total"] == 0
+    assert (await rig.get("/drift", project="AWPCA"))["total"] == 0
 
     link_id = next(
         link["id"] for link in rig.sim.raw_issue(KEY)["links"] if (link["inward"], link["outward"]) == (BLOCKER, KEY)
@@ -145,9 +96,9 @@ async def test_hand_edits_show_as_drift_and_go_back_with_three_writes(rig: Rig) 
     ):
         response = await rig.petrova.request(method, path, json=body)
         assert response.status_code == 204, response.text
-    await rig.full_refresh()
+    await rig.full_refresh(agent)
 
-    drift = await rig.call("GET", "/drift", params={"project": "AWPCA"})
+    drift = await rig.get("/drift", project="AWPCA")
     ids = [c["id"] for c in batch["commands"]]
     assert drift["last_full_refresh_at"] is not None
     assert [
@@ -160,19 +111,19 @@ async def test_hand_edits_show_as_drift_and_go_back_with_three_writes(rig: Rig) 
     assert all(i["changed_at"] for i in drift["items"])
 
     rig.sim.clear_calls()
-    back = await rig.call("POST", "/drift/reapply", json={"command_ids": [i["command_id"] for i in drift["items"]]})
-    final = await rig.run(back)
+    back = await rig.post("/drift/reapply", {"command_ids": [i["command_id"] for i in drift["items"]]})
+    final = await rig.drain(agent, back["id"])
     assert [(c["type"], c["status"]) for c in final["commands"]] == [
         ("ensure_fields", "done"),
         ("ensure_status", "done"),
         ("ensure_link", "done"),
         ("refresh", "done"),
     ]
-    await rig.full_refresh()
+    await rig.full_refresh(agent)
     assert rig.jira_writes() == [
         f"PUT /rest/api/2/issue/{KEY}",
         f"POST /rest/api/2/issue/{KEY}/transitions",
         "POST /rest/api/2/issueLink",
     ]
-    after = await rig.call("GET", "/drift", params={"project": "AWPCA"})
+    after = await rig.get("/drift", project="AWPCA")
     assert (after["items"], after["total"]) == ([], 0)
