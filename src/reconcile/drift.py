@@ -76,13 +76,12 @@ class SetCommand:
 @attrs.frozen(kw_only=True)
 class Setting:
     """A command with the aspects no later command set: ``params`` with temp keys substituted, ``key`` the issue
-    (a link's source, the issue an ``ensure_issue`` created), ``aspects`` its own (all when ``whole``)."""
+    (a link's source, the issue an ``ensure_issue`` created), ``aspects`` its own."""
 
     command: SetCommand
     key: str
     params: Mapping[str, Any]
     aspects: tuple[str, ...]
-    whole: bool
 
 
 @attrs.frozen(kw_only=True)
@@ -126,10 +125,10 @@ def _slot(key: str, name: str, params: Mapping[str, Any]) -> tuple[str, str, str
 
 def _setting_of(command: SetCommand, resolved: Mapping[str, str]) -> tuple[str, Mapping[str, Any], tuple[str, ...]]:
     """The command's issue, its params with temp keys substituted, and the names of its aspects."""
+    params = substitute(command.type, command.params, resolved) if resolved else command.params
     if command.type == "ensure_issue":
         key = outcome_of(_DONE, command.result).key
-        return key or "", command.params, (_EXISTENCE,) if key else ()
-    params = substitute(command.type, command.params, resolved) if resolved else command.params
+        return key or "", params, (_EXISTENCE,) if key else ()
     return subject(command.type, params) or "", params, aspect_names(command.type, params)
 
 
@@ -156,7 +155,7 @@ def latest_settings(commands: Iterable[SetCommand]) -> list[Setting]:
         own = tuple(name for name, slot in zip(names, slots[index], strict=True) if latest[slot] == index)
         if own:
             command = ordered[index]
-            settings.append(Setting(command=command, key=key, params=params, aspects=own, whole=own == names))
+            settings.append(Setting(command=command, key=key, params=params, aspects=own))
     return settings
 
 

@@ -457,3 +457,15 @@ def test_reapply_re_asserts_only_the_drifted_aspects_one_command_each() -> None:
         ],
     }
     assert "project" not in reapply_body(found[:1], author="planner", title="возврат", project=None)
+
+
+def test_a_vanished_issue_comes_back_with_its_epic_as_created() -> None:
+    """Reapplying an ensure_issue names its epic by the key its batch created, never by the old temp key."""
+    cmds = [
+        cmd(1, "ensure_issue", batch_id=5, temp_key="new:1", summary="Эпик", issue_type="epic", created_key="A-50"),
+        cmd(2, "ensure_issue", batch_id=5, temp_key="new:2", summary="Задача", epic_key="new:1", created_key="A-51"),
+    ]
+    found = drift(cmds, {"A-50": MirrorIssue(key="A-50")}, vanished={"A-51": MirrorIssue(key="A-51")})
+    assert reapply_body(found, author="planner", title="возврат", project=None)["commands"] == [
+        {"type": "ensure_issue", "params": {"temp_key": "new:1", "summary": "Задача", "epic_key": "A-50"}}
+    ]
