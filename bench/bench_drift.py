@@ -36,7 +36,7 @@ from hub_app.bodies import ProjectIn, TokenIn
 from hub_app.runtime import Hub
 from reconcile.batch import NewCommand, ValidBatch
 from reconcile.confirm import AgentFacts
-from reconcile.drift import SETTING_TYPES, find_drift, latest_settings, mirror_keys
+from reconcile.drift import SETTING_TYPES, find_drift, latest_settings, mirror_reads
 from reconcile.records import MirrorIssue, MirrorLink, SprintRef
 from reconcile.settings import Settings
 
@@ -145,13 +145,14 @@ async def run(url: str, issues: int, commands: int) -> str:
         async with hub.unit() as unit:
             rows = await unit.db.queue.setting_commands(SETTING_TYPES)
             latest = latest_settings(rows)
-            entries = await unit.db.mirror.entries(mirror_keys(latest))
+            reads = mirror_reads(latest)
+            entries = await unit.db.mirror.entries(reads.keys, fields=reads.fields, linked=reads.linked)
 
             async def query() -> None:
                 await unit.db.queue.setting_commands(SETTING_TYPES)
 
             async def read_mirror() -> None:
-                await unit.db.mirror.entries(mirror_keys(latest))
+                await unit.db.mirror.entries(reads.keys, fields=reads.fields, linked=reads.linked)
 
             async def rules() -> None:
                 find_drift(

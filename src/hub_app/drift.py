@@ -30,7 +30,7 @@ from reconcile.drift import (
     find_drift,
     journal_keys,
     latest_settings,
-    mirror_keys,
+    mirror_reads,
     reapply_body,
 )
 from reconcile.errors import ConflictError, ValidationError
@@ -80,7 +80,8 @@ async def _drift(unit: Unit, project_name: str | None) -> list[Drift]:
     facts = await agent_facts(unit)
     with _collector_paused():
         latest = latest_settings(await unit.db.queue.setting_commands(SETTING_TYPES))
-        entries = await unit.db.mirror.entries(mirror_keys(latest))
+        reads = mirror_reads(latest)
+        entries = await unit.db.mirror.entries(reads.keys, fields=reads.fields, linked=reads.linked)
         return find_drift(
             latest,
             mirror={key: entry.issue for key, entry in entries.items() if entry.vanished_at is None},

@@ -35,19 +35,20 @@ from reconcile.batch import retry_body
 from reconcile.commands import DATE_RE
 from reconcile.confirm import AgentFacts, Aspect, aspect_names, holds, narrow, subject
 from reconcile.lifecycle import CommandStatus
-from reconcile.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink
+from reconcile.records import ISSUE_TEXT_FIELDS, HistoryEntry, HistoryItem, MirrorIssue, MirrorLink
 from reconcile.tempkeys import TempKeyOutcome, outcome_of, resolved_keys, substitute
 
 __all__ = [
     "SETTING_TYPES",
     "Drift",
+    "MirrorReads",
     "SetCommand",
     "Setting",
     "attribute",
     "find_drift",
     "journal_keys",
     "latest_settings",
-    "mirror_keys",
+    "mirror_reads",
     "natural_key",
     "reapply_body",
 ]
@@ -194,9 +195,31 @@ def _ends(key: str, params: Mapping[str, Any], command_type: str) -> tuple[str, 
     return (key, target) if isinstance(target, str) else (key,)
 
 
-def mirror_keys(settings: Iterable[Setting]) -> set[str]:
-    """The issues whose mirror records :func:`find_drift` reads for ``settings`` (a link: both ends)."""
-    return {key for s in settings for key in _ends(s.key, s.params, s.command.type)}
+@attrs.frozen(kw_only=True)
+class MirrorReads:
+    """What :func:`find_drift` reads of the mirror for some settings: the records of ``keys`` (a link: both ends),
+    of their text fields only ``fields``, and the links only of ``linked`` (the links' sources)."""
+
+    keys: frozenset[str]
+    fields: frozenset[str]
+    linked: frozenset[str]
+
+
+def mirror_reads(settings: Iterable[Setting]) -> MirrorReads:
+    """What the mirror must hold for :func:`find_drift` to judge ``settings``."""
+    keys: set[str] = set()
+    fields: set[str] = set()
+    linked: set[str] = set()
+    for setting in settings:
+        command_type, params = setting.command.type, setting.params
+        keys.update(_ends(setting.key, params, command_type))
+        if command_type == "ensure_fields":
+            fields.update(name for name in params if name in ISSUE_TEXT_FIELDS)
+        elif command_type == "ensure_status":
+            fields.add("status")
+        elif command_type == "ensure_link":
+            linked.add(setting.key)
+    return MirrorReads(keys=frozenset(keys), fields=frozenset(fields), linked=frozenset(linked))
 
 
 def _drift(setting: Setting, aspect: Aspect, wanted: Any, now: Any) -> Drift:
@@ -225,7 +248,8 @@ def find_drift(
 ) -> list[Drift]:
     """The drifted aspects among ``settings`` (from :func:`latest_settings`), by key in natural order.
 
-    ``mirror`` holds the mirror records not vanished, ``vanished`` the vanished ones; with ``project``, only
+    ``mirror`` holds the mirror records not vanished, ``vanished`` the vanished ones (with at least what
+    :func:`mirror_reads` names); with ``project``, only
     aspects of issues carrying its label (a link: either end) are judged. ``read_at`` says when the mirror last
     read each issue (a vanished one: when it found it gone): a command is judged only on a record read since it
     finished, so a batch whose tail refresh has not run yet does not show as drift.
