@@ -20,9 +20,9 @@ from adapters.storage.models import DB_INT_MAX
 from hub_app.admin import NotFoundError, project
 from hub_app.batches import create_batch
 from hub_app.bodies import meta, page_bounds
+from hub_app.claims import agent_facts
 from hub_app.runtime import Unit
 from hub_app.views import BatchCreated, DriftItemView, DriftPage, iso
-from reconcile.confirm import AgentFacts
 from reconcile.drift import (
     SETTING_TYPES,
     Drift,
@@ -51,14 +51,6 @@ class ReapplyIn:
     command_ids: list[int] = attrs.field(
         metadata=meta("list", "команды из GET /drift, чьи расхождения вернуть", item=_command_id, minItems=1)
     )
-
-
-async def agent_facts(unit: Unit) -> AgentFacts:
-    """What the agent told the hub about Jira, as the confirmation rules read it."""
-    agent = await unit.db.admin.agent_status()
-    if agent is None:
-        return AgentFacts()
-    return AgentFacts(jira_user=agent.jira_user, symmetric_link_types=frozenset(agent.symmetric_link_types))
 
 
 @contextlib.contextmanager
