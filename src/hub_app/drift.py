@@ -23,6 +23,7 @@ from hub_app.bodies import meta, page_bounds
 from hub_app.claims import agent_facts
 from hub_app.runtime import Unit
 from hub_app.views import BatchCreated, DriftItemView, DriftPage, iso
+from reconcile.approval import Door
 from reconcile.drift import (
     SETTING_TYPES,
     Drift,
@@ -103,7 +104,8 @@ async def list_drift(
 
 
 async def reapply(unit: Unit, body: ReapplyIn, *, token_name: str) -> BatchCreated:
-    """``POST /drift/reapply``: one batch re-asserting the drifted aspects of the chosen commands.
+    """``POST /drift/reapply``: one batch re-asserting the drifted aspects of the chosen commands, through the HTTP
+    door (``approval.http`` holds it for a person like any batch of the API or the page).
 
     404 for a command that does not exist; 409 for one that shows no drift now (nothing to put back).
     """
@@ -127,4 +129,4 @@ async def reapply(unit: Unit, body: ReapplyIn, *, token_name: str) -> BatchCreat
         title=f"возврат расхождений: команды {', '.join(str(c) for c in sorted(wanted))}",
         project=projects.pop() if len(projects) == 1 else None,
     )
-    return await create_batch(unit, batch, token_name=token_name)
+    return await create_batch(unit, batch, token_name=token_name, door=Door.HTTP)

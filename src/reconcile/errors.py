@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["ConflictError", "ReconcileError", "ValidationError"]
+__all__ = ["ConflictError", "ForbiddenError", "ReconcileError", "ValidationError"]
 
 
 class ReconcileError(Exception):
@@ -19,3 +19,7 @@ class ValidationError(ReconcileError):
 
 class ConflictError(ReconcileError):
     """The request conflicts with the current state: HTTP 409."""
+
+
+class ForbiddenError(ReconcileError):
+    """The caller may not do this to this object, whatever its role (four eyes on an approval): HTTP 403."""

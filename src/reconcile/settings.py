@@ -11,6 +11,8 @@ from reconcile.errors import ValidationError
 __all__ = [
     "COMMAND_TYPES",
     "DEFAULT_PACING",
+    "DOORS",
+    "ApprovalDoors",
     "EpicLink",
     "IssueTypeRef",
     "Settings",
@@ -56,6 +58,21 @@ class IssueTypeRef:
         return {"name": self.name or ""}
 
 
+#: The doors a batch can come through, each with its own ``approval.<door>`` switch (see reconcile.approval).
+DOORS: tuple[str, ...] = ("mcp", "http")
+
+
+@attrs.frozen(kw_only=True)
+class ApprovalDoors:
+    """``approval``: per door, whether its batches wait for a person's approval (off by default)."""
+
+    mcp: bool = False
+    http: bool = False
+
+    def required(self, door: str) -> bool:
+        return bool(getattr(self, door))
+
+
 @attrs.frozen(kw_only=True)
 class EpicLink:
     mode: Literal["field", "parent"] = "field"
@@ -94,6 +111,7 @@ class Settings:
     auto_refresh_minutes: float = 15
     claim_wait_seconds: float = 25
     max_file_bytes: int = 104857600
+    approval: ApprovalDoors = attrs.field(factory=ApprovalDoors)
 
     def gap(self, command_type: str) -> float:
         """The pacing gap of a command type (seed: «Политика темпа»)."""
@@ -121,6 +139,7 @@ def settings_to_json(settings: Settings) -> dict[str, Any]:
         "auto_refresh_minutes": settings.auto_refresh_minutes,
         "claim_wait_seconds": settings.claim_wait_seconds,
         "max_file_bytes": settings.max_file_bytes,
+        "approval": {"mcp": settings.approval.mcp, "http": settings.approval.http},
     }
 
 
@@ -149,6 +168,16 @@ def _str_map(value: Any, name: str) -> dict[str, str]:
     ):
         raise _fail(f"{name} — объект из непустых строк")
     return dict(value)
+
+
+def _approval(value: Any, base: ApprovalDoors) -> ApprovalDoors:
+    """``approval``: doors not named keep their current switch, so turning one on never turns another off."""
+    if not isinstance(value, dict) or set(value) - set(DOORS):
+        raise _fail(f"approval — объект {{{', '.join(f'{door}?' for door in DOORS)}}}")
+    for door, on in value.items():
+        if not isinstance(on, bool):
+            raise _fail(f"approval.{door} — логическое значение true/false")
+    return attrs.evolve(base, **value)
 
 
 def settings_from_json(data: Any, base: Settings | None = None) -> Settings:
@@ -201,6 +230,7 @@ def settings_from_json(data: Any, base: Settings | None = None) -> Settings:
         raise _fail("claim_wait_seconds — положительное число")
 
     return Settings(
+        approval=_approval(merged["approval"], base.approval),
         jira_project=jira_project or "",
         issue_types=issue_types,
         epic_name_field_id=_str(merged, "epic_name_field_id", nullable=True),

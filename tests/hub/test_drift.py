@@ -151,6 +151,16 @@ async def test_reapply_makes_one_batch_of_the_drifted_aspects(api: Api) -> None:
     ]
 
 
+async def test_reapply_waits_for_approval_like_any_http_batch(api: Api) -> None:
+    """With approval.http on, the batch that puts drift back is pending until a person approves it."""
+    batch = await run_batch(api)
+    await full_refresh(api, HAND_EDITS, JOURNAL)
+    assert (await api.patch("/settings", {"approval": {"http": True}})).status_code == 200
+    response = await api.post("/drift/reapply", {"command_ids": [batch["commands"][0]["id"]]})
+    assert response.status_code == 201, response.text
+    assert response.json()["approval"] == {"state": "pending", "by": None, "at": None, "reason": None}
+
+
 async def test_reapply_refusals(api: Api) -> None:
     """Empty or malformed ids → 422; an unknown command → 404; a command without drift → 409; nothing written."""
     batch = await run_batch(api)
