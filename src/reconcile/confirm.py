@@ -6,7 +6,8 @@ decides. ``params`` are the command's params as delivered (temp keys substituted
 references a temp key is never confirmed.
 
 - ``ensure_fields``: every given field equals the mirror's (strings by :func:`reconcile.text.same_text`:
-  CRLF == LF, ``null`` == ""); ``labels_add`` all present, ``labels_remove`` all absent;
+  CRLF == LF, ``null`` == ""; the summary after trimming spaces at both ends, as Jira stores it and the agent
+  compares it); ``labels_add`` all present, ``labels_remove`` all absent;
 - ``ensure_status``: the status equals the last step of the path;
 - ``ensure_sprint``: the sprint's name equals ``sprint``; ``backlog`` means no sprint;
 - ``ensure_link``: the wanted link is there — ``source → target`` of the Jira type
@@ -229,7 +230,11 @@ def _fields_match(params: Mapping[str, Any], mirror: Mapping[str, MirrorIssue], 
         if name in _TEXT_FIELDS:
             if wanted is not None and not isinstance(wanted, str):
                 return False
-            if not same_text(getattr(issue, name), wanted):
+            now: str | None = getattr(issue, name)
+            text: str | None = wanted
+            if name == "summary":  # Jira trims the summary it stores, and the agent compares it trimmed
+                now, text = (now or "").strip(), (text or "").strip()
+            if not same_text(now, text):
                 return False
         elif name == "labels_add":
             if not all(label in issue.labels for label in wanted or ()):

@@ -87,6 +87,13 @@ def test_null_equals_empty_string() -> None:
     assert _check("ensure_fields", {"key": "X-1", "description": ""}, MirrorIssue(key="X-1")) == Confirmation()
 
 
+def test_summary_compares_trimmed_as_jira_stores_it() -> None:
+    """A summary wanted with spaces around it is confirmed by Jira's trimmed one; another summary is not."""
+    issue = MirrorIssue(key="X-1", summary="Отчёт")
+    assert _check("ensure_fields", {"key": "X-1", "summary": " Отчёт "}, issue) == Confirmation()
+    assert _check("ensure_fields", {"key": "X-1", "summary": "Отчёт 2"}, issue) is None
+
+
 def test_all_fields_must_match() -> None:
     """One field that differs keeps the command claimed."""
     issue = MirrorIssue(key="X-1", duedate="2026-10-23", priority="Major", epic_key="X-100", planned_start="2026-10-01")
