@@ -19,11 +19,20 @@ from hub_app.views import AgentStatusView, DeliveryView, QueueOutlook
 from reconcile import approval, delivery, history, queue, reports
 from reconcile.agents import check_claimant, is_online
 from reconcile.batch import BatchContext, auto_refresh_body, validate_batch
+from reconcile.confirm import AgentFacts
 from reconcile.lifecycle import CommandStatus, Event, advance
 from reconcile.pacing import pause_seconds
 from reconcile.settings import Settings
 
-__all__ = ["QUEUED_HEAD", "agent_status", "claim_once", "held_batches", "queue_outlook", "touch_agent"]
+__all__ = [
+    "QUEUED_HEAD",
+    "agent_facts",
+    "agent_status",
+    "claim_once",
+    "held_batches",
+    "queue_outlook",
+    "touch_agent",
+]
 
 #: How many queued commands one look at the queue reads (skipped ones make it look again).
 QUEUED_HEAD = 50
@@ -49,6 +58,14 @@ async def agent_status(unit: Unit) -> AgentStatusView:
         status.last_seen_at, now=unit.now, claim_wait_seconds=settings.claim_wait_seconds
     )
     return AgentStatusView.of(status, online=online, queue=await queue_outlook(unit, settings))
+
+
+async def agent_facts(unit: Unit) -> AgentFacts:
+    """What the agent told the hub about Jira, as the confirmation rules read it."""
+    agent = await unit.db.admin.agent_status()
+    if agent is None:
+        return AgentFacts()
+    return AgentFacts(jira_user=agent.jira_user, symmetric_link_types=frozenset(agent.symmetric_link_types))
 
 
 async def touch_agent(unit: Unit) -> None:
