@@ -23,7 +23,7 @@ from litestar.plugins import InitPlugin
 from litestar.static_files import create_static_files_router
 from litestar.types import ASGIApp, ExceptionHandler, Message, Receive, Scope, Send
 
-from hub_app.web import batches, issues, new, projects, queue, session, settings
+from hub_app.web import batches, drift, issues, new, projects, queue, session, settings
 from hub_app.web.errors import NO_SUCH_PAGE, error_page, page_exception_handlers
 from hub_app.web.render import PAGE_PREFIX, template_config
 from hub_app.web.session import page_guard, page_middleware
@@ -123,6 +123,7 @@ class WebPage(InitPlugin):
                 *new.ROUTES,
                 *projects.ROUTES,
                 *issues.ROUTES,
+                *drift.ROUTES,
                 *settings.ROUTES,
             ],
             middleware=page_middleware(self.key),
