@@ -263,7 +263,8 @@ class EpicLinkIn:
 
 @attrs.frozen(kw_only=True)
 class SettingsIn:
-    """``PATCH /settings``: any subset of the settings (checked as a whole by :mod:`reconcile.settings`)."""
+    """``PATCH /settings``: any subset of the settings, merged into the current ones (objects key by key, ``null``
+    restores a default) and checked as a whole by :mod:`reconcile.settings`."""
 
     jira_project: str | None = None
     issue_types: dict[str, IssueTypeIn] | None = None
@@ -275,6 +276,7 @@ class SettingsIn:
     auto_refresh_minutes: float | None = None
     claim_wait_seconds: float | None = None
     max_file_bytes: int | None = None
+    max_batch_commands: int | None = None
 
 
 # --- agent ------------------------------------------------------------------------------------------------
