@@ -18,6 +18,7 @@ import httpx
 
 from adapters.clock import Clock, SystemClock
 from reconcile.plans.base import (
+    Dropped,
     ExecContext,
     Executor,
     FetchFile,
@@ -208,14 +209,27 @@ class JiraHttp:
         *,
         fetch_file: Callable[[str, int | None], Awaitable[bytes | None]],
         on_page: Callable[[Page], Awaitable[None]],
+        confirm: Callable[[], Awaitable[str | None]] | None = None,
     ) -> DriveOutcome:
-        """Carry out the executor's steps until it returns its report (which lists the writes it made)."""
+        """Carry out the executor's steps until it returns its report (which lists the writes it made).
+
+        ``confirm`` is asked before the first write and before any write that follows a pause: ``None`` lets
+        the write go; a message drops the command there (:class:`Dropped` is thrown into the executor, which
+        reports the writes made so far).
+        """
         calls = 0
         value: Any = None
+        unconfirmed = confirm is not None
         try:
+            step = executor.send(None)
             while True:
-                step = executor.send(value)
                 value = None
+                if isinstance(step, JiraCall) and step.is_write and unconfirmed and confirm is not None:
+                    reason = await confirm()
+                    if reason is not None:
+                        step = executor.throw(Dropped(reason))
+                        continue
+                    unconfirmed = False
                 if isinstance(step, JiraCall):
                     value, tries = await self._send(step)
                     calls += tries
@@ -224,10 +238,12 @@ class JiraHttp:
                         raise JiraAuthError(401, _message(value.json))
                 elif isinstance(step, Pause):
                     await self.wait_gap(step.seconds)
+                    unconfirmed = confirm is not None
                 elif isinstance(step, FetchFile):
                     value = await fetch_file(step.sha256, step.size)
                 else:
                     await on_page(step)
+                step = executor.send(value)
         except StopIteration as stop:
             report: Report = stop.value
             return DriveOutcome(report=report, jira_calls=calls)

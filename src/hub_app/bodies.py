@@ -290,6 +290,10 @@ class ClaimIn:
     jira_time_zone: str | None = attrs.field(default=None, metadata=meta("str?"))
     symmetric_link_types: list[str] | None = attrs.field(default=None, metadata=meta("list[str]"))
     wait: float | None = attrs.field(default=None, metadata=meta("number", "секунды долгого запроса"))
+    instance: str | None = attrs.field(
+        default=None,
+        metadata=meta("str?", "процесс агента (из его журнала): второй процесс с тем же agent_id получает 409"),
+    )
     given: frozenset[str] = attrs.field(default=frozenset(), metadata=_HIDDEN)
 
 

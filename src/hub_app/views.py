@@ -32,6 +32,7 @@ __all__ = [
     "BatchDetail",
     "BatchView",
     "CommandBrief",
+    "CommandHeld",
     "CommandView",
     "DeliveryView",
     "DryRunView",
@@ -343,6 +344,7 @@ class FileStored:
 @attrs.frozen(kw_only=True)
 class AgentStatusView:
     agent_id: str | None
+    instance: str | None
     version: str | None
     jira_user: str | None
     jira_time_zone: str | None
@@ -356,6 +358,7 @@ class AgentStatusView:
         if status is None:
             return cls(
                 agent_id=None,
+                instance=None,
                 version=None,
                 jira_user=None,
                 jira_time_zone=None,
@@ -366,6 +369,7 @@ class AgentStatusView:
             )
         return cls(
             agent_id=status.agent_id,
+            instance=status.instance,
             version=status.version,
             jira_user=status.jira_user,
             jira_time_zone=status.jira_time_zone,
@@ -393,6 +397,16 @@ class PagesAck:
     accepted: bool
     issues: int
     history: int
+
+
+@attrs.frozen(kw_only=True)
+class CommandHeld:
+    """``GET /agent/commands/{id}``: the command's status, and whether the asking agent process still holds it
+    (claimed and issued to it): only then may it write to Jira (DESIGN.md 5.4)."""
+
+    id: int
+    status: str
+    held: bool
 
 
 @attrs.frozen(kw_only=True)

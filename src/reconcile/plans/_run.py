@@ -16,6 +16,7 @@ from urllib.parse import quote
 from reconcile.errors import ValidationError
 from reconcile.plans.base import (
     Delivery,
+    Dropped,
     ExecContext,
     Executor,
     JiraCall,
@@ -134,7 +135,7 @@ def plan(body: Callable[[Run], Body], delivery: Delivery, ctx: ExecContext) -> E
         return Report(status="failed", error=error.message)
     try:
         return (yield from body(run))
-    except PlanFailed as error:
+    except (PlanFailed, Dropped) as error:
         return run.failed(error.message)
     except Exception as error:  # a bug fails its command, not the agent: re-delivery would crash the same way
         return run.failed(internal_error(error))

@@ -18,6 +18,7 @@ from reconcile.records import HistoryEntry, MirrorIssue
 
 __all__ = [
     "Delivery",
+    "Dropped",
     "ExecContext",
     "Executor",
     "FetchFile",
@@ -30,6 +31,16 @@ __all__ = [
     "Step",
     "Upload",
 ]
+
+
+class Dropped(Exception):
+    """Thrown by the driver into an executor at a write it must not make: the hub no longer issues the command
+    to this agent (cancelled with ``force``, or taken over by another process). The executor ends with a
+    ``failed`` report carrying ``message`` and the writes made so far (DESIGN.md 5.4)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 @attrs.frozen(kw_only=True)
