@@ -104,6 +104,8 @@ async def patch_settings(unit: Unit, body: Any) -> dict[str, Any]:
 # --- projects ---------------------------------------------------------------------------------------------
 
 _PROJECT_NAME = re.compile(r"[^\s\",()]+")
+#: A project's name is a Jira label the hub keeps in 200 characters.
+PROJECT_NAME_MAX = 200
 
 
 def _check_board_type(value: str | None) -> None:
@@ -124,6 +126,8 @@ async def project(unit: Unit, name: str) -> ProjectRecord:
 
 async def create_project(unit: Unit, body: ProjectIn) -> ProjectView:
     name = body.name
+    if len(name) > PROJECT_NAME_MAX:
+        raise ValidationError(f"имя проекта длиннее {PROJECT_NAME_MAX} символов")
     if not _PROJECT_NAME.fullmatch(name):
         raise ValidationError(f"имя проекта {name!r} — метка Jira без пробелов, кавычек, запятых и скобок")
     _check_board_type(body.board_type)

@@ -17,7 +17,7 @@ from hub_app.bodies import ClaimIn
 from hub_app.runtime import Unit
 from hub_app.views import AgentStatusView, CommandHeld, DeliveryView
 from reconcile import delivery, history, queue, reports
-from reconcile.agents import check_claimant, holds_claim, is_online
+from reconcile.agents import check_claimant, check_instance, holds_claim, is_online
 from reconcile.batch import BatchContext, auto_refresh_body, validate_batch
 from reconcile.lifecycle import CommandStatus, Event, advance
 from reconcile.pacing import pause_seconds
@@ -59,6 +59,7 @@ async def command_held(unit: Unit, command_id: int, *, instance: str | None) -> 
 
 async def _register(unit: Unit, claim: ClaimIn, settings: Settings) -> None:
     """The claimant becomes (or stays) the active agent; what it says of Jira is kept until it says otherwise."""
+    check_instance(claim.instance)
     current = await unit.db.admin.agent_status()
     check_claimant(
         claim.agent_id,

@@ -13,12 +13,22 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime, timedelta
 
-from reconcile.errors import ConflictError
+from reconcile.errors import ConflictError, ValidationError
 
-__all__ = ["ONLINE_FACTOR", "AgentConflict", "check_claimant", "holds_claim", "is_online"]
+__all__ = [
+    "INSTANCE_MAX",
+    "ONLINE_FACTOR",
+    "AgentConflict",
+    "check_claimant",
+    "check_instance",
+    "holds_claim",
+    "is_online",
+]
 
 #: An agent is online while seen within this many long polls.
 ONLINE_FACTOR = 2
+#: The longest ``instance`` a claim may carry (the agent makes 32 hex digits).
+INSTANCE_MAX = 64
 
 
 class AgentConflict(ConflictError):
@@ -27,6 +37,12 @@ class AgentConflict(ConflictError):
     def __init__(self, message: str, *, retry_after: int) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+def check_instance(instance: str | None) -> None:
+    """An instance is a non-empty text of at most :data:`INSTANCE_MAX` characters (422 otherwise)."""
+    if instance is not None and not 0 < len(instance) <= INSTANCE_MAX:
+        raise ValidationError(f"instance — ожидается непустая строка не длиннее {INSTANCE_MAX} символов")
 
 
 def _window(claim_wait_seconds: float) -> timedelta:

@@ -13,7 +13,7 @@ from adapters.storage.models import BatchRow, CommandRow, FileRow, NoteRow, Sett
 from hub_app.runtime import Hub
 
 from .conftest import Api
-from .support import claim_ok, cmd, create_ok
+from .support import claim_ok, cmd, create_ok, issue
 
 pytestmark = pytest.mark.anyio
 
@@ -240,3 +240,77 @@ async def test_board_id_beyond_the_database_is_422(api: Api, hub: Hub) -> None:
     assert response.status_code == 422, response.text
     assert response.json()["detail"] == "board_id — ожидается целое число или null"
     assert (await api.get("/projects")).json() == {"items": [], "total": 0}
+
+
+@pytest.mark.parametrize(
+    ("request_", "role", "detail"),
+    [
+        (
+            ("POST", "/batches", _batch(key="A-" + "1" * 70, marker="m", body="b")),
+            "interface",
+            "команда 1 (ensure_comment): key — ожидается ключ задачи Jira (AURORA-1538) или временный ключ new:<n> "
+            "этого пакета",
+        ),
+        (
+            ("POST", "/notes", {"key": "A-" + "1" * 70, "text": "x"}),
+            "interface",
+            "key — ожидается ключ задачи Jira (AURORA-1538); new:<n> — только в пакете",
+        ),
+        (("POST", "/projects", {"name": "P" * 201}), "admin", "имя проекта длиннее 200 символов"),
+        (
+            ("POST", "/agent/claim", {"agent_id": "agent-1", "instance": "i" * 65}),
+            "agent",
+            "instance — ожидается непустая строка не длиннее 64 символов",
+        ),
+    ],
+)
+async def test_texts_longer_than_the_hub_keeps(
+    api: Api, hub: Hub, request_: tuple[str, str, Any], role: str, detail: str
+) -> None:
+    """Keys, project names and instances longer than their columns → 422 (on PostgreSQL too), nothing written."""
+    await _refused(api, hub, request_, 422, detail, role=role)
+
+
+async def test_a_temp_key_longer_than_the_hub_keeps(api: Api, hub: Hub) -> None:
+    """``new:`` with more than 9 digits is no temp key → 422, nothing written."""
+    body = {"author": "a", "title": "t", "commands": [cmd("ensure_issue", temp_key="new:" + "1" * 10, summary="x")]}
+    await _refused(
+        api,
+        hub,
+        ("POST", "/batches", body),
+        422,
+        "команда 1 (ensure_issue): temp_key — ожидается временный ключ new:<n>",
+    )
+
+
+@pytest.mark.parametrize(
+    ("record", "detail"),
+    [
+        ({"key": "A-" + "1" * 70}, "issues[0]: key — длиннее 60 символов"),
+        ({"duedate": "9" * 41}, "issues[0]: duedate — длиннее 40 символов"),
+        (
+            {"links": [{"id": "1" * 61, "type": "Связанные", "source": "AURORA-1", "target": "AURORA-2"}]},
+            "issues[0]: links[0].id — длиннее 60 символов",
+        ),
+    ],
+)
+async def test_a_page_with_a_record_too_long_is_422(api: Api, record: dict[str, Any], detail: str) -> None:
+    """A refresh page whose record does not fit the mirror's columns → 422 naming it; the mirror stays empty."""
+    await api.post("/refresh", {"keys": ["AURORA-1"]})
+    delivery = await claim_ok(api)
+    page = {"page": 1, "kind": "issues", "issues": [{**issue("AURORA-1"), **record}], "history": []}
+    response = await api.pages(delivery["id"], page)
+    assert response.status_code == 422, response.text
+    assert response.json() == {"status_code": 422, "detail": detail}
+    assert (await api.get("/issues")).json()["total"] == 0
+
+
+async def test_a_report_with_numbers_beyond_the_database(api: Api) -> None:
+    """A refresh report with ``issues`` and board ids no column holds is recorded without them (no 500)."""
+    await api.post("/projects", {"name": "AWPCA", "board_id": 5120}, role="admin")
+    await api.post("/refresh", {})
+    delivery = await claim_ok(api)
+    result = {"issues": 10**12, "neighbours": 0, "boards": {"²": "scrum", "99999999999": "kanban", "5120": "scrum"}}
+    response = await api.report(delivery["id"], {"status": "done", "result": result, "jira_calls": 1})
+    assert response.status_code == 200, response.text
+    assert (await api.get("/projects")).json()["items"][0]["board_type"] == "scrum"

@@ -141,11 +141,13 @@ class Delivery:
 
 @attrs.frozen(kw_only=True)
 class ExecContext:
-    """What the driver knows about Jira beyond the delivery: its own user and the symmetric link types."""
+    """What the driver knows about Jira beyond the delivery: its own user, the names of its link types (``None``:
+    not known) and which of them are symmetric."""
 
     jira_user: str | None = None
     jira_time_zone: str | None = None
     symmetric_link_types: frozenset[str] = frozenset()
+    link_types: frozenset[str] | None = None
 
 
 Executor = Generator[Step, Any, Report]
