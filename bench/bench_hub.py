@@ -23,7 +23,7 @@ from typing import Any
 import asyncpg
 import httpx
 
-from hub_app.demo import free_port, script
+from loopback.processes import free_port, script
 
 
 def _sdlc_hub(data_dir: Path, database_url: str | None, *args: str) -> subprocess.CompletedProcess[str]:

@@ -1,8 +1,9 @@
 """Batches and their commands, as the planning tools see them: create, read, cancel, retry, refresh.
 
 A batch is validated as a whole by :func:`reconcile.batch.validate_batch` (the seed's 422 messages; a refused
-batch writes nothing), stored with its tail refresh, and announced so waiting claims wake at once. Every
-status change goes through :func:`reconcile.lifecycle.advance`.
+batch writes nothing), stored with its tail refresh, and announced so waiting claims wake at once. A batch
+through a door that requires approval (:mod:`reconcile.approval`) waits for a person: ``approve`` wakes the
+claims, ``reject`` cancels its commands. Every status change goes through :func:`reconcile.lifecycle.advance`.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ import attrs
 
 from adapters.storage.records import BatchRecord, CommandRecord
 from hub_app.admin import NotFoundError, stored_files
-from hub_app.bodies import CancelIn, RefreshIn, page_bounds
+from hub_app.bodies import CancelIn, RefreshIn, RejectIn, page_bounds
 from hub_app.runtime import Unit
 from hub_app.views import BatchCreated, BatchDetail, BatchView, CommandView, Items, NoteView
-from reconcile import delivery, history
+from reconcile import approval, delivery, history, reports
+from reconcile.approval import Door
 from reconcile.batch import (
     BatchContext,
     ProjectInfo,
@@ -34,6 +36,7 @@ from reconcile.settings import Settings
 from reconcile.tempkeys import resolved_keys
 
 __all__ = [
+    "approve_batch",
     "base_jql",
     "batch_context",
     "cancel_batch",
@@ -44,6 +47,7 @@ __all__ = [
     "get_batch",
     "get_command",
     "list_batches",
+    "reject_batch",
     "resolved_in_batch",
     "retry_command",
     "store_batch",
@@ -73,30 +77,51 @@ async def validate(unit: Unit, body: Any) -> tuple[ValidBatch, Settings]:
 
 
 async def store_batch(
-    unit: Unit, valid: ValidBatch, *, token_name: str | None, retry_of: int | None = None
+    unit: Unit,
+    valid: ValidBatch,
+    settings: Settings,
+    *,
+    token_name: str | None,
+    door: Door | None,
+    retry_of: int | None = None,
 ) -> tuple[BatchRecord, list[CommandRecord]]:
-    """Store a validated batch with its notes and wake the claims waiting for work (here and elsewhere)."""
-    batch, commands = await unit.db.queue.add_batch(valid, token_name=token_name, retry_of=retry_of, now=unit.now)
+    """Store a validated batch with its notes, ``pending`` when its door requires approval; unless it waits, wake
+    the claims waiting for work (here and elsewhere)."""
+    waits = approval.initial_approval(door, (c.type for c in valid.commands), settings)
+    batch, commands = await unit.db.queue.add_batch(
+        valid,
+        token_name=token_name,
+        retry_of=retry_of,
+        now=unit.now,
+        door=door.value if door else None,
+        approval=waits,
+    )
     await unit.db.notes.add_to_batch(batch.id, valid.notes, author=valid.author, now=unit.now)
-    await unit.db.announce_batch(unit.wakeup.notify)
+    if not approval.holds(waits):
+        await unit.db.announce_batch(unit.wakeup.notify)
     return batch, commands
 
 
-async def create_batch(unit: Unit, body: Any, *, token_name: str | None, retry_of: int | None = None) -> BatchCreated:
+async def create_batch(
+    unit: Unit, body: Any, *, token_name: str | None, door: Door | None = Door.HTTP, retry_of: int | None = None
+) -> BatchCreated:
     """``POST /batches``: validate by the core, store the batch with its tail refresh, wake waiting claims."""
-    valid, _ = await validate(unit, body)
-    return BatchCreated.of(*await store_batch(unit, valid, token_name=token_name, retry_of=retry_of))
+    valid, settings = await validate(unit, body)
+    stored = await store_batch(unit, valid, settings, token_name=token_name, door=door, retry_of=retry_of)
+    return BatchCreated.of(*stored)
 
 
 async def base_jql(unit: Unit, settings: Settings) -> str | None:
     return history.base_jql(settings.jira_project, [p.name for p in await unit.db.admin.projects()])
 
 
-async def create_refresh(unit: Unit, body: RefreshIn, *, token_name: str | None) -> BatchCreated:
+async def create_refresh(
+    unit: Unit, body: RefreshIn, *, token_name: str | None, door: Door | None = Door.HTTP
+) -> BatchCreated:
     """``POST /refresh``: ``{keys}``, ``{jql}`` or ``{}`` (a full refresh by the base JQL) as a batch."""
     base = await base_jql(unit, await unit.db.admin.settings())
     batch = refresh_body(keys=body.keys, jql=body.jql, base_jql=base, author=token_name or "interface")
-    return await create_batch(unit, batch, token_name=token_name)
+    return await create_batch(unit, batch, token_name=token_name, door=door)
 
 
 async def list_batches(unit: Unit, *, limit: int | None = None, offset: int | None = None) -> Items[BatchView]:
@@ -166,7 +191,9 @@ async def resolved_in_batch(unit: Unit, batch_id: int) -> dict[str, str]:
     return resolved_keys(outcomes[batch_id])
 
 
-async def retry_command(unit: Unit, command_id: int, *, token_name: str | None) -> BatchCreated:
+async def retry_command(
+    unit: Unit, command_id: int, *, token_name: str | None, door: Door | None = Door.HTTP
+) -> BatchCreated:
     """``POST /commands/{id}/retry``: a new batch with the same command (temp keys resolved), validated as new."""
     found = await command(unit, command_id)
     if found.status not in RETRYABLE:
@@ -188,4 +215,35 @@ async def retry_command(unit: Unit, command_id: int, *, token_name: str | None) 
     )
     if body.get("project") is None:
         body.pop("project")
-    return await create_batch(unit, body, token_name=token_name, retry_of=command_id)
+    return await create_batch(unit, body, token_name=token_name, door=door, retry_of=command_id)
+
+
+async def approve_batch(unit: Unit, batch_id: int, *, token_name: str) -> BatchView:
+    """``POST /batches/{id}/approve``: a person other than the creator says yes; waiting claims wake."""
+    await unit.db.lock_queue()
+    found = await batch(unit, batch_id)
+    decided = approval.approve(
+        found.approval, batch_id=found.id, creator=found.token_name, approver=token_name, now=unit.now
+    )
+    await unit.db.queue.save_approval(found.id, decided)
+    await unit.db.announce_batch(unit.wakeup.notify)
+    commands = (await unit.db.queue.commands_of([found.id]))[found.id]
+    return BatchView.of(attrs.evolve(found, approval=decided), commands)
+
+
+async def reject_batch(unit: Unit, batch_id: int, body: RejectIn, *, token_name: str) -> BatchView:
+    """``POST /batches/{id}/reject``: its queued commands are cancelled with «пакет отклонён: <reason>»."""
+    await unit.db.lock_queue()
+    found = await batch(unit, batch_id)
+    decided = approval.reject(found.approval, batch_id=found.id, by=token_name, reason=body.reason, now=unit.now)
+    await unit.db.queue.save_approval(found.id, decided)
+    error = reports.trim_error(approval.rejection_error(body.reason))
+    commands = []
+    for current in (await unit.db.queue.commands_of([found.id]))[found.id]:
+        after = current
+        if can(current.status, Event.REJECT):
+            status = advance(current.status, Event.REJECT, command_id=current.id)
+            after = attrs.evolve(current, status=status, error=error, finished_at=unit.now)
+            await unit.db.queue.save(after)
+        commands.append(after)
+    return BatchView.of(attrs.evolve(found, approval=decided), commands)

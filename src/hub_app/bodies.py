@@ -32,6 +32,7 @@ __all__ = [
     "ProjectIn",
     "ProjectPatchIn",
     "RefreshIn",
+    "RejectIn",
     "ReportIn",
     "SettingsIn",
     "TokenIn",
@@ -212,6 +213,11 @@ class CancelIn:
 
 
 @attrs.frozen(kw_only=True)
+class RejectIn:
+    reason: str = attrs.field(metadata=meta("nonempty", "почему пакет отклонён (попадёт в error его команд)"))
+
+
+@attrs.frozen(kw_only=True)
 class NoteIn:
     key: str = attrs.field(metadata=meta("nonempty", "ключ задачи Jira (AURORA-1538)"))
     text: str = attrs.field(metadata=meta("nonempty"))
@@ -262,6 +268,14 @@ class EpicLinkIn:
 
 
 @attrs.frozen(kw_only=True)
+class ApprovalIn:
+    """Per door (``mcp``, ``http``): whether its batches wait for a person's approval."""
+
+    mcp: bool | None = None
+    http: bool | None = None
+
+
+@attrs.frozen(kw_only=True)
 class SettingsIn:
     """``PATCH /settings``: any subset of the settings, merged into the current ones (objects key by key, ``null``
     restores a default) and checked as a whole by :mod:`reconcile.settings`."""
@@ -277,6 +291,7 @@ class SettingsIn:
     claim_wait_seconds: float | None = None
     max_file_bytes: int | None = None
     max_batch_commands: int | None = None
+    approval: ApprovalIn | None = None
 
 
 # --- agent ------------------------------------------------------------------------------------------------

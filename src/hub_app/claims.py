@@ -15,18 +15,39 @@ from adapters.storage.records import AgentStatusRecord, CommandRecord
 from hub_app.batches import base_jql, command, resolved_in_batch, store_batch
 from hub_app.bodies import ClaimIn
 from hub_app.runtime import Unit
-from hub_app.views import AgentStatusView, CommandHeld, DeliveryView
-from reconcile import delivery, history, queue, reports
+from hub_app.views import AgentStatusView, CommandHeld, DeliveryView, QueueOutlook
+from reconcile import approval, delivery, history, queue, reports
 from reconcile.agents import check_claimant, check_instance, holds_claim, is_online
 from reconcile.batch import BatchContext, auto_refresh_body, validate_batch
 from reconcile.lifecycle import CommandStatus, Event, advance
 from reconcile.pacing import pause_seconds
 from reconcile.settings import Settings
 
-__all__ = ["QUEUED_HEAD", "agent_status", "claim_once", "command_held", "touch_agent"]
+__all__ = [
+    "QUEUED_HEAD",
+    "agent_status",
+    "claim_once",
+    "command_held",
+    "held_batches",
+    "queue_outlook",
+    "touch_agent",
+]
 
 #: How many queued commands one look at the queue reads (skipped ones make it look again).
 QUEUED_HEAD = 50
+
+
+async def held_batches(unit: Unit) -> frozenset[int]:
+    """The batches whose commands must not be issued: they wait for a person's approval."""
+    return frozenset(b.id for b in await unit.db.queue.awaiting_approval() if approval.holds(b.approval))
+
+
+async def queue_outlook(unit: Unit, settings: Settings) -> QueueOutlook:
+    """What the agent can be given and its ETA; what waits for approval apart (``/agent-status``, the page)."""
+    held = await held_batches(unit)
+    depth, eta = queue.outlook(await unit.db.queue.unfinished_by_type(held=held), settings)
+    everything = await unit.db.queue.count_unfinished()
+    return QueueOutlook(depth=depth, eta_seconds=eta, awaiting_approval=len(held), awaiting_commands=everything - depth)
 
 
 async def agent_status(unit: Unit) -> AgentStatusView:
@@ -35,7 +56,7 @@ async def agent_status(unit: Unit) -> AgentStatusView:
     online = status is not None and is_online(
         status.last_seen_at, now=unit.now, claim_wait_seconds=settings.claim_wait_seconds
     )
-    return AgentStatusView.of(status, online=online)
+    return AgentStatusView.of(status, online=online, queue=await queue_outlook(unit, settings))
 
 
 async def touch_agent(unit: Unit) -> None:
@@ -81,7 +102,7 @@ async def _register(unit: Unit, claim: ClaimIn, settings: Settings) -> None:
     await unit.db.admin.save_agent_status(attrs.evolve(current, **told, last_seen_at=unit.now, last_claim_at=unit.now))
 
 
-async def _snapshot(unit: Unit) -> queue.ClaimSnapshot:
+async def _snapshot(unit: Unit, held: frozenset[int]) -> queue.ClaimSnapshot:
     claimed = [
         queue.ClaimedCommand(
             id=c.id,
@@ -92,8 +113,9 @@ async def _snapshot(unit: Unit) -> queue.ClaimSnapshot:
         )
         for c in await unit.db.queue.with_status(CommandStatus.CLAIMED)
     ]
-    head = await unit.db.queue.queued_head(QUEUED_HEAD + 1)
+    head = await unit.db.queue.queued_head(QUEUED_HEAD + 1, held=held)
     return queue.ClaimSnapshot(
+        held_batches=held,
         claimed=claimed,
         queued_head=[
             queue.QueuedCommand(id=c.id, batch_id=c.batch_id, type=c.type, params=c.params, temp_key=c.temp_key)
@@ -150,11 +172,14 @@ async def _deliver(unit: Unit, issued: CommandRecord, settings: Settings) -> Del
     )
 
 
-async def _auto_refresh(unit: Unit, settings: Settings) -> bool:
-    """Create the hub's full refresh when the queue is empty and the last one is too old; whether it did."""
+async def _auto_refresh(unit: Unit, settings: Settings, held: frozenset[int]) -> bool:
+    """Create the hub's full refresh when nothing can be issued and the last one is too old; whether it did.
+
+    Batches waiting for approval do not count: the mirror stays fresh while they wait (their plan reads it).
+    """
     projects = await unit.db.admin.projects()
     if not queue.decide_auto_refresh(
-        queue_empty=not await unit.db.queue.count_unfinished(),
+        queue_empty=not await unit.db.queue.count_unfinished(held=held),
         projects_exist=bool(projects),
         last_full_refresh_started_at=await unit.db.queue.last_full_refresh_start(),
         now=unit.now,
@@ -164,7 +189,7 @@ async def _auto_refresh(unit: Unit, settings: Settings) -> bool:
     base = await base_jql(unit, settings)
     assert base is not None
     valid = validate_batch(auto_refresh_body(base), BatchContext(settings=settings))
-    await store_batch(unit, valid, token_name=None)
+    await store_batch(unit, valid, settings, token_name=None, door=None)
     return True
 
 
@@ -177,15 +202,16 @@ async def claim_once(unit: Unit, claim: ClaimIn) -> DeliveryView | None:
     await unit.db.lock_queue()
     settings = await unit.db.admin.settings()
     await _register(unit, claim, settings)
+    held = await held_batches(unit)
     auto_done = False
     while True:
-        decision = queue.decide_claim(await _snapshot(unit))
+        decision = queue.decide_claim(await _snapshot(unit, held))
         for action in decision.actions:
             await unit.db.queue.save(_moved(await command(unit, action.id), action, unit))
         if decision.needs_more:
             continue
         if decision.delivery is not None:
             return await _deliver(unit, await command(unit, decision.delivery.id), settings)
-        if auto_done or not await _auto_refresh(unit, settings):
+        if auto_done or not await _auto_refresh(unit, settings, held):
             return None
         auto_done = True

@@ -145,7 +145,7 @@ def _demo_position(argv: Sequence[str]) -> int | None:
 
 
 def _run_demo(argv: Sequence[str], position: int) -> int:
-    from hub_app import demo  # noqa: PLC0415 — written separately; imported only when asked for
+    from loopback import demo  # noqa: PLC0415 — starts processes; imported only when asked for
 
     prefix = argparse.ArgumentParser(add_help=False)
     _storage_options(prefix)

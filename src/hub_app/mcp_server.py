@@ -8,7 +8,12 @@ the core's errors come back as tool errors (``isError: true``) with the seed's R
 
 ``batch_create``'s description and input schema are :func:`reconcile.commands.batch_create_description` and
 :func:`reconcile.commands.batch_create_schema`, read at every ``tools/list``: the command catalogue is the
-single source, nothing is restated here.
+single source, nothing is restated here. ``batch_plan`` takes the same input and answers the plan a person reads
+(:mod:`hub_app.plan`), writing nothing. When ``approval.mcp`` is on, a batch an assistant creates waits for a
+person: the answer says so and gives the batch's page, ``<hub>/batches/<id>``, where ``<hub>`` is the hub's
+base URL as the MCP request reached it (scheme, host and mount; behind a proxy, uvicorn's ``--proxy-headers``
+and the forwarded host make it the public one). An assistant cannot approve: approval is a person's, through
+the HTTP API or the page.
 
 Auth is the hub's own: the mounted route carries ``opt={"roles": ("interface", "admin")}``, so the app's guard
 answers 401 (no token, unknown or revoked) and 403 (an ``agent`` token) in the API's error shape and leaves the
@@ -33,6 +38,7 @@ from typing import Any
 import attrs
 from litestar import Litestar
 from litestar.config.app import AppConfig
+from litestar.connection import ASGIConnection
 from litestar.handlers import ASGIRouteHandler, asgi
 from litestar.plugins import InitPlugin
 from litestar.types import Receive, Scope, Send
@@ -48,12 +54,13 @@ from mcp.types import (
     ToolAnnotations,
 )
 
-from hub_app import batches, mirror
+from hub_app import batches, mirror, plan
 from hub_app.api.errors import INTERNAL_ERROR
 from hub_app.bodies import CancelIn, NoteIn, RefreshIn, json_schema, meta, parse
 from hub_app.roles import INTERFACE, Caller
 from hub_app.runtime import Hub, Unit
 from hub_app.views import to_json
+from reconcile.approval import ApprovalState, Door
 from reconcile.commands import batch_create_description, batch_create_schema
 from reconcile.errors import ReconcileError
 from reconcile.text import TooDeep, check_request_json
@@ -86,10 +93,12 @@ SERVER_INSTRUCTIONS = (
 
 @attrs.frozen(kw_only=True)
 class McpCaller:
-    """Who calls a tool: the hub to work on and the authenticated token."""
+    """Who calls a tool: the hub to work on, the authenticated token, and the hub's base URL as the call reached
+    it (for the links an answer gives)."""
 
     hub: Hub
     token: Caller
+    base_url: str = ""
 
 
 ToolCall = Callable[[Unit, McpCaller, dict[str, Any]], Awaitable[Any]]
@@ -158,8 +167,24 @@ class NoteArgs:
     author: str | None = attrs.field(default=None, metadata=meta("nonempty", "по умолчанию — имя токена"))
 
 
+WAITS_FOR_APPROVAL = (
+    "Пакет ждёт одобрения человеком: ни одна команда не выполняется, пока его не одобрят на странице {url} "
+    "(одобрить может только другой человек, не создатель). Покажите пользователю план и ссылку; статус — "
+    "batch_status (approval.state)."
+)
+
+
 async def _batch_create(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
-    return await batches.create_batch(unit, args, token_name=caller.token.name)
+    created = await batches.create_batch(unit, args, token_name=caller.token.name, door=Door.MCP)
+    answer: dict[str, Any] = to_json(created)
+    if created.approval is not None and created.approval.state == ApprovalState.PENDING:
+        url = f"{caller.base_url}/batches/{created.id}"
+        answer.update(approval_url=url, message=WAITS_FOR_APPROVAL.format(url=url))
+    return answer
+
+
+async def _batch_plan(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
+    return await plan.body_plan(unit, args)
 
 
 async def _batch_status(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
@@ -172,7 +197,8 @@ async def _batch_cancel(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
 
 
 async def _command_retry(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
-    return await batches.retry_command(unit, parse(CommandRef, args).command_id, token_name=caller.token.name)
+    command_id = parse(CommandRef, args).command_id
+    return await batches.retry_command(unit, command_id, token_name=caller.token.name, door=Door.MCP)
 
 
 async def _issues_list(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
@@ -194,7 +220,7 @@ async def _note_add(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
 
 
 async def _refresh(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
-    return await batches.create_refresh(unit, parse(RefreshIn, args), token_name=caller.token.name)
+    return await batches.create_refresh(unit, parse(RefreshIn, args), token_name=caller.token.name, door=Door.MCP)
 
 
 def _text(value: str) -> Callable[[], str]:
@@ -216,11 +242,26 @@ def tools() -> tuple[McpTool, ...]:
             annotations=_WRITES,
         ),
         McpTool(
+            name="batch_plan",
+            description=_text(
+                "План пакета без записи: те же аргументы, что у batch_create, та же проверка, ничего не ставится в "
+                "очередь. По каждой команде — строки: «+» создать, «~» поле «было → станет», «-» удалить связь, "
+                "«=» нет изменений, «!» ошибка или пропуск; unknown отмечает то, чего план ещё не знает (ключи "
+                "создаваемых задач, id спринтов, комментарии и переходы, которых нет в зеркале). Покажите план "
+                "человеку до batch_create."
+            ),
+            input_schema=batch_create_schema,
+            call=_batch_plan,
+            annotations=_READS,
+        ),
+        McpTool(
             name="batch_status",
             description=_text(
                 "Пакет с командами: статус каждой (queued, claimed, done, failed, skipped, cancelled, "
-                "confirmed_by_state), результаты, ошибки, число выдач, прогресс и заметки. Результаты команд "
-                "приходят асинхронно — спрашивайте снова, пока в progress не все команды завершены."
+                "confirmed_by_state), результаты, ошибки, число выдач, прогресс и заметки; approval — одобрение "
+                "человеком (pending — ждёт, команды не выполняются; approved; rejected — команды отменены) или "
+                "null, если не требуется. Результаты команд приходят асинхронно — спрашивайте снова, пока в "
+                "progress не все команды завершены."
             ),
             input_schema=_schema(BatchRef),
             call=_batch_status,
@@ -410,7 +451,8 @@ class McpEndpoint:
             await _send_error(send, 503, "MCP ещё не запущен: lifespan McpEndpoint не выполнен")
             return
         inner = dict(scope)
-        inner[CALLER_SCOPE_KEY] = McpCaller(hub=hub, token=token)
+        base_url = str(ASGIConnection[Any, Any, Any, Any](scope).base_url).rstrip("/")
+        inner[CALLER_SCOPE_KEY] = McpCaller(hub=hub, token=token, base_url=base_url)
         await manager.handle_request(inner, receive, send)  # type: ignore[arg-type]
 
 

@@ -22,12 +22,14 @@ from adapters.storage.records import (
     ProjectRecord,
     TokenRecord,
 )
+from reconcile.approval import Approval
 from reconcile.lifecycle import FINAL
 from reconcile.records import HistoryEntry, MirrorLink, SprintRef
 from reconcile.records import converter as records_converter
 
 __all__ = [
     "AgentStatusView",
+    "ApprovalView",
     "BatchCreated",
     "BatchDetail",
     "BatchView",
@@ -35,7 +37,6 @@ __all__ = [
     "CommandHeld",
     "CommandView",
     "DeliveryView",
-    "DryRunView",
     "ErrorView",
     "FileStored",
     "HealthView",
@@ -44,10 +45,8 @@ __all__ = [
     "Items",
     "NoteView",
     "PagesAck",
-    "PlannedCommand",
-    "PlannedNote",
-    "PredictionView",
     "ProjectView",
+    "QueueOutlook",
     "ReportAck",
     "TokenCreated",
     "TokenView",
@@ -158,6 +157,22 @@ class Progress:
 
 
 @attrs.frozen(kw_only=True)
+class ApprovalView:
+    """A batch's approval by a person: ``pending`` (its commands wait), ``approved`` or ``rejected``."""
+
+    state: str
+    by: str | None
+    at: str | None
+    reason: str | None
+
+    @classmethod
+    def of(cls, approval: Approval | None) -> ApprovalView | None:
+        if approval is None:
+            return None
+        return cls(state=approval.state.value, by=approval.by, at=iso(approval.at), reason=approval.reason)
+
+
+@attrs.frozen(kw_only=True)
 class BatchCreated:
     """The answer to a new batch: its commands as stored (params normalised, tail refresh added)."""
 
@@ -168,6 +183,7 @@ class BatchCreated:
     created_at: str
     estimate_seconds: float
     commands: list[CommandBrief]
+    approval: ApprovalView | None
 
     @classmethod
     def of(cls, batch: BatchRecord, commands: Sequence[CommandRecord]) -> BatchCreated:
@@ -179,6 +195,7 @@ class BatchCreated:
             created_at=_iso(batch.created_at),
             estimate_seconds=batch.estimate_seconds,
             commands=[CommandBrief.of(c) for c in commands],
+            approval=ApprovalView.of(batch.approval),
         )
 
 
@@ -193,6 +210,8 @@ class BatchView:
     estimate_seconds: float
     progress: Progress
     commands: list[CommandView]
+    door: str | None
+    approval: ApprovalView | None
 
     @classmethod
     def of(cls, batch: BatchRecord, commands: Sequence[CommandRecord]) -> BatchView:
@@ -206,6 +225,8 @@ class BatchView:
             estimate_seconds=batch.estimate_seconds,
             progress=Progress.of(commands),
             commands=[CommandView.of(c) for c in commands],
+            door=batch.door,
+            approval=ApprovalView.of(batch.approval),
         )
 
 
@@ -342,6 +363,18 @@ class FileStored:
 
 
 @attrs.frozen(kw_only=True)
+class QueueOutlook:
+    """The queue as the agent sees it: ``depth`` commands it can be given (queued outside batches waiting for
+    approval, and the one in flight) and their ETA by the pacing policy; ``awaiting_approval`` batches (with
+    ``awaiting_commands`` commands) wait for a person and count in neither."""
+
+    depth: int
+    eta_seconds: float
+    awaiting_approval: int
+    awaiting_commands: int
+
+
+@attrs.frozen(kw_only=True)
 class AgentStatusView:
     agent_id: str | None
     instance: str | None
@@ -352,9 +385,10 @@ class AgentStatusView:
     last_seen_at: str | None
     last_claim_at: str | None
     online: bool
+    queue: QueueOutlook
 
     @classmethod
-    def of(cls, status: AgentStatusRecord | None, *, online: bool) -> AgentStatusView:
+    def of(cls, status: AgentStatusRecord | None, *, online: bool, queue: QueueOutlook) -> AgentStatusView:
         if status is None:
             return cls(
                 agent_id=None,
@@ -366,6 +400,7 @@ class AgentStatusView:
                 last_seen_at=None,
                 last_claim_at=None,
                 online=False,
+                queue=queue,
             )
         return cls(
             agent_id=status.agent_id,
@@ -377,6 +412,7 @@ class AgentStatusView:
             last_seen_at=_iso(status.last_seen_at),
             last_claim_at=iso(status.last_claim_at),
             online=online,
+            queue=queue,
         )
 
 
@@ -429,50 +465,3 @@ def to_json(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {key: to_json(item) for key, item in value.items()}
     return _converter.unstructure(value)
-
-
-# --- predictions ------------------------------------------------------------------------------------------
-
-
-@attrs.frozen(kw_only=True)
-class PredictionView:
-    """What one command would write, computed from the mirror; ``unknown`` says what the mirror cannot know."""
-
-    seq: int
-    type: str
-    writes: list[dict[str, Any]]
-    status: str
-    result: dict[str, Any]
-    error: str | None
-    pause_seconds: float
-    unknown: list[str]
-
-
-@attrs.frozen(kw_only=True)
-class PlannedCommand:
-    id: int | None
-    seq: int
-    type: str
-    params: dict[str, Any]
-    status: str
-    prediction: PredictionView
-
-
-@attrs.frozen(kw_only=True)
-class PlannedNote:
-    key: str
-    text: str
-
-
-@attrs.frozen(kw_only=True)
-class DryRunView:
-    """``POST /batches?dry_run=true``: the batch as it would be stored and each command's predicted writes."""
-
-    id: int | None
-    author: str
-    title: str
-    project: str | None
-    estimate_seconds: float
-    commands: list[PlannedCommand]
-    notes: list[PlannedNote]
-    dry_run: bool

@@ -4,7 +4,8 @@ Use :class:`Simulator` in-process (``sim.asgi`` with ``httpx.ASGITransport``) or
 server. The seed format is described in ``docs/jira-sim.md``.
 """
 
+from jira_sim.model import JiraError
+from jira_sim.seed import load_sample
 from jira_sim.simulator import Simulator
-from jira_sim.store import JiraError, load_sample
 
 __all__ = ["JiraError", "Simulator", "load_sample"]

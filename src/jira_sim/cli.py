@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import sys
 from pathlib import Path
@@ -23,6 +24,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     seed = json.loads(args.seed.read_text(encoding="utf-8")) if args.seed else None
     sim = Simulator(seed)
+    # The seed's objects live as long as the process: keep them out of the cyclic collector's full passes, whose
+    # cost grows with the heap (without this a search page costs a third more at 10 000 issues than at 1 000).
+    gc.freeze()
     # Keep-alive longer than httpx's 5 s pool expiry, like a real Jira behind its proxy: the client, not the
     # server, closes idle connections, so a request never races a server-side close.
     config = uvicorn.Config(

@@ -1,4 +1,4 @@
-"""The JQL subset the simulator understands: a tokenizer, a parser to a small AST, and a compiler to predicates.
+"""The JQL subset the simulator understands, compiled to predicates (its parser: :mod:`jira_sim.jql_syntax`).
 
 Plain Python, no I/O: the store builds :class:`IssueFacts` for each issue and a :class:`JqlContext` for the
 caller, and this module answers which issues match and in which order. Errors carry Jira's own wording
@@ -8,13 +8,16 @@ caller, and this module answers which issues match and in which order. Errors ca
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 import attrs
 
+from jira_sim.jql_syntax import And, Clause, Func, JqlError, Node, Not, Operand, Or, parse
+
 __all__ = [
+    "INDEXED_FIELDS",
     "Clause",
     "Compiled",
     "IssueFacts",
@@ -24,14 +27,6 @@ __all__ = [
     "compile_query",
     "parse",
 ]
-
-
-class JqlError(Exception):
-    """A query Jira would reject with HTTP 400; ``messages`` are its ``errorMessages``."""
-
-    def __init__(self, *messages: str) -> None:
-        super().__init__("; ".join(messages))
-        self.messages = list(messages)
 
 
 @attrs.frozen(kw_only=True)
@@ -86,275 +81,9 @@ class JqlContext:
     issue_types: tuple[tuple[str, str], ...] = ()  # (id, name)
     priorities: tuple[tuple[str, str], ...] = ()  # (id, name)
     sprints: tuple[SprintFacts, ...] = ()
-    issue_keys: frozenset[str] = frozenset()
+    issue_keys: Set[str] = frozenset()
     epic_link_field: str = "customfield_10100"
     strict: bool = True
-
-
-# --- tokens -----------------------------------------------------------------------------------------------
-
-_OPERATORS = ("!=", ">=", "<=", "!~", "=", ">", "<", "~")
-_WORD_STOP = set(" \t\r\n(),=!<>~\"'")
-_KEYWORDS = {"and", "or", "not", "in", "is", "empty", "null", "order", "by", "asc", "desc"}
-
-
-@attrs.frozen
-class _Tok:
-    kind: str  # "(", ")", ",", "op", "str", "word", "end"
-    text: str
-    pos: int  # 1-based character index
-
-
-def _tokenize(text: str) -> list[_Tok]:
-    toks: list[_Tok] = []
-    i = 0
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c.isspace():
-            i += 1
-            continue
-        if c in "(),":
-            toks.append(_Tok(c, c, i + 1))
-            i += 1
-            continue
-        op = next((o for o in _OPERATORS if text.startswith(o, i)), None)
-        if op is not None:
-            toks.append(_Tok("op", op, i + 1))
-            i += len(op)
-            continue
-        if c == "!":
-            raise JqlError(
-                f"Error in the JQL Query: The character '!' is a reserved JQL character. (line 1, character {i + 1})"
-            )
-        if c in "\"'":
-            start = i
-            i += 1
-            buf: list[str] = []
-            while i < n and text[i] != c:
-                if text[i] == "\\" and i + 1 < n:
-                    nxt = text[i + 1]
-                    buf.append({"n": "\n", "t": "\t", "r": "\r"}.get(nxt, nxt))
-                    i += 2
-                    continue
-                buf.append(text[i])
-                i += 1
-            if i >= n:
-                raise JqlError(
-                    f"Error in the JQL Query: The quoted string '{''.join(buf)}' has not been completed. "
-                    f"(line 1, character {start + 1})"
-                )
-            toks.append(_Tok("str", "".join(buf), start + 1))
-            i += 1
-            continue
-        start = i
-        while i < n and text[i] not in _WORD_STOP:
-            i += 1
-        toks.append(_Tok("word", text[start:i], start + 1))
-    toks.append(_Tok("end", "", n + 1))
-    return toks
-
-
-# --- AST --------------------------------------------------------------------------------------------------
-
-
-@attrs.frozen
-class Value:
-    text: str
-
-
-@attrs.frozen
-class Func:
-    name: str
-    args: tuple[str, ...] = ()
-
-
-Operand = Value | Func
-
-
-@attrs.frozen
-class Clause:
-    field: str
-    op: str  # "=", "!=", ">", ">=", "<", "<=", "~", "!~", "in", "not in", "is", "is not"
-    operands: tuple[Operand, ...]  # empty for "is EMPTY"
-
-
-@attrs.frozen
-class And:
-    items: tuple[Node, ...]
-
-
-@attrs.frozen
-class Or:
-    items: tuple[Node, ...]
-
-
-@attrs.frozen
-class Not:
-    item: Node
-
-
-Node = Clause | And | Or | Not
-
-
-@attrs.frozen
-class Query:
-    where: Node | None
-    order_by: tuple[tuple[str, bool], ...]  # (field, ascending)
-
-
-def _describe(tok: _Tok) -> str:
-    return "end of query" if tok.kind == "end" else f"'{tok.text}'"
-
-
-class _Parser:
-    def __init__(self, text: str) -> None:
-        self.toks = _tokenize(text)
-        self.i = 0
-
-    def peek(self) -> _Tok:
-        return self.toks[self.i]
-
-    def take(self) -> _Tok:
-        tok = self.toks[self.i]
-        self.i += 1
-        return tok
-
-    def is_kw(self, word: str, offset: int = 0) -> bool:
-        tok = self.toks[min(self.i + offset, len(self.toks) - 1)]
-        return tok.kind == "word" and tok.text.lower() == word
-
-    def fail(self, expecting: str, tok: _Tok | None = None) -> JqlError:
-        tok = tok or self.peek()
-        where = "" if tok.kind == "end" else f" (line 1, character {tok.pos})"
-        return JqlError(f"Error in the JQL Query: Expecting {expecting} but got {_describe(tok)}.{where}")
-
-    def query(self) -> Query:
-        where: Node | None = None
-        if self.peek().kind != "end" and not self.is_kw("order"):
-            where = self.or_expr()
-        order: list[tuple[str, bool]] = []
-        if self.is_kw("order"):
-            self.take()
-            if not self.is_kw("by"):
-                raise self.fail("'by'")
-            self.take()
-            while True:
-                tok = self.take()
-                if tok.kind not in ("word", "str"):
-                    raise self.fail("a field name", tok)
-                asc = True
-                if self.is_kw("asc") or self.is_kw("desc"):
-                    asc = self.take().text.lower() == "asc"
-                order.append((tok.text, asc))
-                if self.peek().kind != ",":
-                    break
-                self.take()
-        if self.peek().kind != "end":
-            raise self.fail("either 'OR' or 'AND'" if where is not None else "a field name")
-        return Query(where, tuple(order))
-
-    def or_expr(self) -> Node:
-        items = [self.and_expr()]
-        while self.is_kw("or"):
-            self.take()
-            items.append(self.and_expr())
-        return items[0] if len(items) == 1 else Or(tuple(items))
-
-    def and_expr(self) -> Node:
-        items = [self.not_expr()]
-        while self.is_kw("and"):
-            self.take()
-            items.append(self.not_expr())
-        return items[0] if len(items) == 1 else And(tuple(items))
-
-    def not_expr(self) -> Node:
-        if self.is_kw("not"):
-            self.take()
-            return Not(self.not_expr())
-        if self.peek().kind == "(":
-            self.take()
-            node = self.or_expr()
-            if self.peek().kind != ")":
-                raise self.fail("')'")
-            self.take()
-            return node
-        return self.clause()
-
-    def clause(self) -> Clause:
-        tok = self.take()
-        if tok.kind not in ("word", "str") or (tok.kind == "word" and tok.text.lower() in _KEYWORDS):
-            raise self.fail("a field name", tok)
-        field = tok.text
-        op_tok = self.peek()
-        if op_tok.kind == "op":
-            self.take()
-            return Clause(field, op_tok.text, (self.operand(),))
-        if self.is_kw("in") or (self.is_kw("not") and self.is_kw("in", 1)):
-            op = "in"
-            if self.is_kw("not"):
-                self.take()
-                op = "not in"
-            self.take()
-            return Clause(field, op, self.operand_list())
-        if self.is_kw("is"):
-            self.take()
-            op = "is"
-            if self.is_kw("not"):
-                self.take()
-                op = "is not"
-            if not (self.is_kw("empty") or self.is_kw("null")):
-                raise self.fail("'EMPTY' or 'NULL'")
-            self.take()
-            return Clause(field, op, ())
-        raise self.fail(
-            "operator",
-            op_tok,
-        ) from None
-
-    def operand(self) -> Operand:
-        tok = self.take()
-        if tok.kind == "str":
-            return Value(tok.text)
-        if tok.kind == "word" and tok.text.lower() not in _KEYWORDS - {"empty", "null"}:
-            if self.peek().kind == "(":
-                self.take()
-                args: list[str] = []
-                while self.peek().kind != ")":
-                    arg = self.take()
-                    if arg.kind not in ("word", "str"):
-                        raise self.fail("')'", arg)
-                    args.append(arg.text)
-                    if self.peek().kind == ",":
-                        self.take()
-                self.take()
-                return Func(tok.text, tuple(args))
-            return Value(tok.text)
-        raise self.fail("either a value, list or function", tok)
-
-    def operand_list(self) -> tuple[Operand, ...]:
-        if self.peek().kind != "(":
-            return (self.operand(),)
-        self.take()
-        items = [self.operand()]
-        while self.peek().kind == ",":
-            self.take()
-            items.append(self.operand())
-        if self.peek().kind != ")":
-            raise self.fail("')'")
-        self.take()
-        return tuple(items)
-
-
-def parse(text: str) -> Query:
-    """Parse JQL into a :class:`Query`; raises :class:`JqlError` with Jira's message on a syntax error."""
-    parser = _Parser(text)
-    try:
-        return parser.query()
-    except JqlError:
-        raise
-    except IndexError:  # pragma: no cover - the token list always ends with "end"
-        raise parser.fail("a value") from None
 
 
 # --- compilation ------------------------------------------------------------------------------------------
@@ -362,13 +91,24 @@ def parse(text: str) -> Query:
 Predicate = Callable[[IssueFacts], bool]
 
 
+#: Fields whose ``=``/``in`` values an index can answer: a store narrows the issues it evaluates by them.
+INDEXED_FIELDS = ("project", "labels", "key")
+
+
 @attrs.frozen
 class Compiled:
-    """A compiled query: the filter, a sort key and warnings (values ignored when not strict)."""
+    """A compiled query: the filter, a sort key and warnings (values ignored when not strict).
+
+    ``required`` lists conditions every match meets, ``(field of INDEXED_FIELDS, lower-case values)``: a match
+    has one of the values (its project key, one of its labels, its key). ``uses_now`` says that the result
+    depends on the clock (relative dates, ``now()``, ``startOfDay()``), not only on the issues and the caller.
+    """
 
     matches: Predicate
     sort: Callable[[Sequence[IssueFacts]], list[IssueFacts]]
     warnings: tuple[str, ...]
+    required: tuple[tuple[str, frozenset[str]], ...] = ()
+    uses_now: bool = False
 
 
 _FIELD_ALIASES = {
@@ -464,6 +204,8 @@ class _Compiler:
     def __init__(self, ctx: JqlContext) -> None:
         self.ctx = ctx
         self.warnings: list[str] = []
+        self.uses_now = False
+        self.indexed: dict[Clause, tuple[str, frozenset[str]]] = {}
 
     def unknown_value(self, value: str, field: str) -> None:
         message = f"The value '{value}' does not exist for the field '{field}'."
@@ -496,6 +238,8 @@ class _Compiler:
             return (lambda i: not getter(i)) if clause.op == "is" else (lambda i: bool(getter(i)))
         wanted = self.resolve(field, clause)
         if clause.op in ("=", "in"):
+            if field in INDEXED_FIELDS:
+                self.indexed[clause] = (field, wanted)
             return lambda i: bool(getter(i) & wanted)
         return lambda i: bool(getter(i)) and not (getter(i) & wanted)
 
@@ -586,8 +330,10 @@ class _Compiler:
         if isinstance(operand, Func):
             fname = operand.name.lower()
             if fname == "now":
+                self.uses_now = True
                 return ctx.now
             if fname in ("startofday", "endofday"):
+                self.uses_now = True
                 local = ctx.now.astimezone(ctx.zone)
                 day = datetime.combine(local.date(), time(0), tzinfo=ctx.zone)
                 if operand.args:
@@ -599,6 +345,7 @@ class _Compiler:
         text = operand.text.strip()
         delta = _period(text)
         if delta is not None:
+            self.uses_now = True
             return ctx.now + delta
         for fmt in _DATE_FORMATS:
             try:
@@ -700,4 +447,21 @@ def compile_query(text: str, ctx: JqlContext) -> Compiled:
     compiler = _Compiler(ctx)
     matches: Predicate = (lambda _i: True) if query.where is None else compiler.node(query.where)
     sort = compiler.sorter(query.order_by)
-    return Compiled(matches=matches, sort=sort, warnings=tuple(compiler.warnings))
+    return Compiled(
+        matches=matches,
+        sort=sort,
+        warnings=tuple(compiler.warnings),
+        required=tuple(_required(query.where, compiler.indexed)),
+        uses_now=compiler.uses_now,
+    )
+
+
+def _required(
+    node: Node | None, indexed: Mapping[Clause, tuple[str, frozenset[str]]]
+) -> list[tuple[str, frozenset[str]]]:
+    """The indexed conditions that every match of ``node`` meets: its clauses joined by ``AND`` at the top."""
+    if isinstance(node, Clause):
+        return [indexed[node]] if node in indexed else []
+    if isinstance(node, And):
+        return [found for item in node.items for found in _required(item, indexed)]
+    return []  # OR and NOT: no single condition holds for every match

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
-from jira_sim.store import (
+from jira_sim.model import (
     Attachment,
     Board,
     Comment,
@@ -18,10 +19,10 @@ from jira_sim.store import (
     LinkType,
     Sprint,
     Status,
-    Store,
     Transition,
     User,
 )
+from jira_sim.state import StoreState
 
 __all__ = ["Renderer"]
 
@@ -38,16 +39,18 @@ NAVIGABLE_EXCLUDED = frozenset({"comment"})
 class Renderer:
     """Renders store objects with ``self`` URLs under ``base`` (``http://host:port``)."""
 
-    def __init__(self, store: Store, base: str) -> None:
+    def __init__(self, store: StoreState, base: str) -> None:
         self.store = store
         self.base = base.rstrip("/")
         self.api = f"{self.base}/rest/api/2"
+        self._selections: dict[tuple[tuple[str, ...], bool], list[str]] = {}
 
     # --- small pieces -------------------------------------------------------------------------------------
 
     def time(self, value: datetime) -> str:
-        local = value.astimezone(self.store.server_zone)
-        return local.strftime("%Y-%m-%dT%H:%M:%S.") + f"{local.microsecond // 1000:03d}" + local.strftime("%z")
+        """Jira's form in the server's zone: ``2026-10-22T12:00:00.000+0300`` (no colon in the offset)."""
+        text = value.astimezone(self.store.server_zone).isoformat(timespec="milliseconds")
+        return text[:-3] + text[-2:]
 
     def user(self, name: str | None) -> dict[str, Any] | None:
         if name is None:
@@ -306,47 +309,49 @@ class Renderer:
 
     # --- issues -------------------------------------------------------------------------------------------
 
-    def all_fields(self, issue: Issue) -> dict[str, Any]:
+    @functools.cached_property
+    def _fields(self) -> dict[str, Callable[[Issue], Any]]:
+        """How each field of an issue renders, in Jira's order; only the fields an answer asks for are rendered."""
         store = self.store
-        status = store.statuses[issue.status_id]
-        fields: dict[str, Any] = {
-            "summary": issue.summary,
-            "description": issue.description,
-            "issuetype": self.issuetype(issue.issuetype_id),
-            "project": self.project(issue.project),
-            "status": self.status(status),
-            "priority": self.priority(issue.priority_id),
-            "labels": list(issue.labels),
-            "duedate": issue.duedate,
-            "assignee": self.user(issue.assignee),
-            "reporter": self.user(issue.reporter),
-            "creator": self.user(issue.creator),
-            "created": self.time(issue.created),
-            "updated": self.time(issue.updated),
-            "resolution": None,
-            "resolutiondate": None,
-            "issuelinks": [self.link_for(link, issue.key) for link in store.links_of(issue.key)],
-            "attachment": [self.attachment(a) for a in issue.attachments],
-            "subtasks": [],
-            "comment": self.comments(issue, 0, None),
+        fields: dict[str, Callable[[Issue], Any]] = {
+            "summary": lambda i: i.summary,
+            "description": lambda i: i.description,
+            "issuetype": lambda i: self.issuetype(i.issuetype_id),
+            "project": lambda i: self.project(i.project),
+            "status": lambda i: self.status(store.statuses[i.status_id]),
+            "priority": lambda i: self.priority(i.priority_id),
+            "labels": lambda i: list(i.labels),
+            "duedate": lambda i: i.duedate,
+            "assignee": lambda i: self.user(i.assignee),
+            "reporter": lambda i: self.user(i.reporter),
+            "creator": lambda i: self.user(i.creator),
+            "created": lambda i: self.time(i.created),
+            "updated": lambda i: self.time(i.updated),
+            "resolution": self._resolution,
+            "resolutiondate": lambda i: None if i.resolution_date is None else self.time(i.resolution_date),
+            "issuelinks": lambda i: [self.link_for(link, i.key) for link in store.links_of(i.key)],
+            "attachment": lambda i: [self.attachment(a) for a in i.attachments],
+            "subtasks": lambda i: [],
+            "comment": lambda i: self.comments(i, 0, None),
         }
-        if issue.resolution_date is not None:
-            fields["resolution"] = {
-                "self": f"{self.api}/resolution/10000",
-                "id": "10000",
-                "description": "",
-                "name": "Готово",
-            }
-            fields["resolutiondate"] = self.time(issue.resolution_date)
         for fid, spec in store.fields.items():
-            kind = spec["kind"]
-            if kind == "sprint":
-                fields[fid] = [self.sprint_string(store.sprints[s]) for s in issue.sprint_ids] or None
-            elif kind == "epic_link":
-                fields[fid] = issue.epic
-            else:
-                fields[fid] = issue.custom.get(fid)
+            fields[fid] = self._custom_field(fid, spec["kind"])
         return fields
+
+    def _custom_field(self, fid: str, kind: str) -> Callable[[Issue], Any]:
+        if kind == "sprint":
+            return lambda i: [self.sprint_string(self.store.sprints[s]) for s in i.sprint_ids] or None
+        if kind == "epic_link":
+            return lambda i: i.epic
+        return lambda i: i.custom.get(fid)
+
+    def _resolution(self, issue: Issue) -> dict[str, Any] | None:
+        if issue.resolution_date is None:
+            return None
+        return {"self": f"{self.api}/resolution/10000", "id": "10000", "description": "", "name": "Готово"}
+
+    def all_fields(self, issue: Issue) -> dict[str, Any]:
+        return {name: render(issue) for name, render in self._fields.items()}
 
     def issue(
         self,
@@ -356,14 +361,17 @@ class Renderer:
         changelog: bool = False,
         navigable_default: bool = False,
     ) -> dict[str, Any]:
-        everything = self.all_fields(issue)
-        names = _select(everything, wanted, navigable_default=navigable_default)
+        fields = self._fields
+        asked = (tuple(wanted or ()), navigable_default)
+        names = self._selections.get(asked)
+        if names is None:  # the same for every issue of a search page: chosen once
+            names = self._selections[asked] = _select(list(fields), asked[0], navigable_default=navigable_default)
         out: dict[str, Any] = {
             "expand": ISSUE_EXPAND,
             "id": issue.id,
             "self": f"{self.api}/issue/{issue.id}",
             "key": issue.key,
-            "fields": {k: everything[k] for k in names},
+            "fields": {name: fields[name](issue) for name in names},
         }
         if changelog:
             histories = [self.history(h) for h in issue.histories]
@@ -376,7 +384,7 @@ class Renderer:
         return out
 
 
-def _select(everything: dict[str, Any], wanted: Iterable[str] | None, *, navigable_default: bool) -> list[str]:
+def _select(everything: list[str], wanted: Iterable[str] | None, *, navigable_default: bool) -> list[str]:
     """Field names chosen by Jira's ``fields`` parameter (``*all``, ``*navigable``, names, ``-name``)."""
     requested = [w.strip() for w in (wanted or []) if w.strip()]
     if not requested:

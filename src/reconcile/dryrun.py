@@ -11,21 +11,28 @@ applied, except that a temp key stands for the issue its ``ensure_issue`` would 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import unquote
 
 import attrs
 
-from reconcile.batch import ValidBatch
+from reconcile.batch import NewCommand, ValidBatch
 from reconcile.commands import is_temp_key
 from reconcile.plans import executor_for
 from reconcile.plans.base import Delivery, ExecContext, FetchFile, JiraCall, JiraResponse, Page, Pause, Report
 from reconcile.records import MirrorIssue
 from reconcile.settings import Settings
 
-__all__ = ["Prediction", "issue_to_jira", "predict_batch", "predict_command"]
+__all__ = [
+    "Prediction",
+    "issue_to_jira",
+    "predict_batch",
+    "predict_command",
+    "predict_commands",
+    "with_issues_to_be_created",
+]
 
 _ISSUE_PREFIX = "/rest/api/2/issue/"
 _UNKNOWN_COMMENTS = "комментарии зеркалу не известны: предсказана запись, если комментария с маркером нет"
@@ -249,13 +256,18 @@ def predict_command(
                         write["json"] = step.json
                     writes.append(write)
             elif isinstance(step, FetchFile):
-                reply = b""
+                # A plan never reads the hub's bytes, so the executor's check of them cannot run here: the
+                # upload that follows a good file is the prediction.
+                executor.close()
+                writes.append({"method": "POST", "path": f"{_ISSUE_PREFIX}{params.get('key')}/attachments"})
+                report: Report = Report(status="done", result={"attachment_id": None, "uploaded": True})
+                break
             elif isinstance(step, Pause):
                 pauses += step.seconds
             elif isinstance(step, Page):
                 continue
     except StopIteration as stop:
-        report: Report = stop.value
+        report = stop.value
     return Prediction(
         seq=seq,
         type=command_type,
@@ -278,13 +290,42 @@ def predict_batch(
     now: datetime,
 ) -> tuple[Prediction, ...]:
     """Every command's prediction, in order; ``mirror`` holds the records of the keys the batch names."""
+    return predict_commands(
+        batch.commands,
+        mirror=mirror,
+        settings=settings,
+        jira_user=jira_user,
+        symmetric_link_types=symmetric_link_types,
+        now=now,
+    )
+
+
+def with_issues_to_be_created(
+    commands: Sequence[NewCommand], mirror: Mapping[str, MirrorIssue], *, jira_user: str | None, now: datetime
+) -> dict[str, MirrorIssue]:
+    """``mirror`` plus a record under each temp key the ``ensure_issue`` commands among ``commands`` define."""
     stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
     issues: dict[str, MirrorIssue] = dict(mirror)
-    for command in batch.commands:
+    for command in commands:
         if command.temp_key:
             issues[command.temp_key] = _issue_to_be_created(command.temp_key, command.params, jira_user, stamp)
+    return issues
+
+
+def predict_commands(
+    commands: Sequence[NewCommand],
+    *,
+    mirror: Mapping[str, MirrorIssue],
+    settings: Settings,
+    jira_user: str | None,
+    symmetric_link_types: frozenset[str],
+    now: datetime,
+) -> tuple[Prediction, ...]:
+    """The predictions of ``commands`` (a batch's, or the unfinished ones of a stored batch with its resolved temp
+    keys substituted), in order; a temp key one of them creates stands for the issue to be created."""
+    issues = with_issues_to_be_created(commands, mirror, jira_user=jira_user, now=now)
     predictions = []
-    for command in batch.commands:
+    for command in commands:
         params = dict(command.params)
         predictions.append(
             predict_command(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["ConflictError", "JiraAnswerError", "ReconcileError", "ValidationError"]
+__all__ = ["ConflictError", "ForbiddenError", "JiraAnswerError", "ReconcileError", "ValidationError"]
 
 
 class ReconcileError(Exception):
@@ -29,3 +29,7 @@ class JiraAnswerError(ReconcileError):
         super().__init__(f"ответ Jira по {key}: {field} — {problem}")
         self.key = key
         self.field = field
+
+
+class ForbiddenError(ReconcileError):
+    """The caller may not do this to this object, whatever its role (four eyes on an approval): HTTP 403."""

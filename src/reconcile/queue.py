@@ -24,6 +24,12 @@ How storage uses it, in one transaction::
 the skips carried out, the next snapshot starts after them. The decision takes no clock: the new
 ``claimed_at`` of a :class:`Redeliver` or :class:`Issue` is the storage's ``now``.
 
+A batch waiting for a person's approval is **held** (:func:`reconcile.approval.holds`): its commands are never
+issued, and the commands of later batches go past them. The decision passes over any command of
+``held_batches`` it is given; storage also leaves them out of ``queued_head`` (so a long held batch costs no
+extra look), and they neither wait nor block anything. :func:`outlook` is the queue as the agent will see
+it: what can be issued, and how long it will take.
+
 :func:`decide_auto_refresh` says whether an empty claim should create the hub's auto refresh batch.
 """
 
@@ -35,6 +41,8 @@ from typing import Any
 
 import attrs
 
+from reconcile.pacing import estimate_seconds
+from reconcile.settings import Settings
 from reconcile.tempkeys import Ready, Skip, TempKeyOutcome, Wait, settle
 
 __all__ = [
@@ -53,6 +61,7 @@ __all__ = [
     "Waiting",
     "decide_auto_refresh",
     "decide_claim",
+    "outlook",
 ]
 
 DELIVERY_LIMIT = 3
@@ -95,6 +104,7 @@ class ClaimSnapshot:
     - ``claimed``: every command in ``claimed`` (any order).
     - ``queued_head``: the first queued commands in ``(batch.created_at, seq)`` order — all of them or a
       prefix; ``queue_complete`` says it is all of them.
+    - ``held_batches``: batches waiting for approval, whose commands are never issued.
     - ``outcomes``: per ``batch_id`` of the queued commands given, every ``ensure_issue`` temp key of that
       batch → its status and ``result.key`` (``SELECT batch_id, temp_key, status, result FROM command WHERE
       temp_key IS NOT NULL AND batch_id IN (…)``).
@@ -104,6 +114,7 @@ class ClaimSnapshot:
     queued_head: Sequence[QueuedCommand] = ()
     queue_complete: bool = True
     outcomes: Mapping[int, Mapping[str, TempKeyOutcome]] = attrs.field(factory=dict)
+    held_batches: frozenset[int] = frozenset()
 
 
 @attrs.frozen(kw_only=True)
@@ -187,11 +198,15 @@ def decide_claim(snapshot: ClaimSnapshot) -> ClaimDecision:
         actions.append(Redeliver(id=claimed.id, deliveries=claimed.deliveries + 1))
         return ClaimDecision(actions=tuple(actions))
 
+    skipped = False
     for queued in snapshot.queued_head:
+        if queued.batch_id in snapshot.held_batches:
+            continue
         verdict = settle(queued.type, queued.params, outcomes.get(queued.batch_id, {}))
         if isinstance(verdict, Skip):
             actions.append(SkipCommand(id=queued.id, error=verdict.error))
             settled(queued.batch_id, queued.temp_key, "skipped")
+            skipped = True
             continue
         if isinstance(verdict, Wait):
             return ClaimDecision(
@@ -201,8 +216,9 @@ def decide_claim(snapshot: ClaimSnapshot) -> ClaimDecision:
         actions.append(Issue(id=queued.id, params=verdict.params))
         return ClaimDecision(actions=tuple(actions))
 
-    # An empty head is the whole queue whatever queue_complete says: asking again could never end.
-    return ClaimDecision(actions=tuple(actions), needs_more=bool(snapshot.queued_head) and not snapshot.queue_complete)
+    # Asking again helps only after skips changed the queue: an empty head, or one of held batches only, would be
+    # the same next time.
+    return ClaimDecision(actions=tuple(actions), needs_more=skipped and not snapshot.queue_complete)
 
 
 def decide_auto_refresh(
@@ -223,3 +239,10 @@ def decide_auto_refresh(
     if last_full_refresh_started_at is None:
         return True
     return now - last_full_refresh_started_at > timedelta(minutes=auto_refresh_minutes)
+
+
+def outlook(issuable_by_type: Mapping[str, int], settings: Settings) -> tuple[int, float]:
+    """(queue depth, its ETA in seconds) of the commands that can be issued (``queued`` outside held batches, and
+    ``claimed``), counted by type: the ETA sums their gaps, as a batch's ``estimate_seconds`` does."""
+    types = [command_type for command_type, count in sorted(issuable_by_type.items()) for _ in range(count)]
+    return len(types), estimate_seconds(types, settings)

@@ -19,7 +19,9 @@ from reconcile.errors import ValidationError
 __all__ = [
     "COMMAND_TYPES",
     "DEFAULT_PACING",
+    "DOORS",
     "LIMITS",
+    "ApprovalDoors",
     "EpicLink",
     "IssueTypeRef",
     "Settings",
@@ -76,6 +78,21 @@ class IssueTypeRef:
         return {"name": self.name or ""}
 
 
+#: The doors a batch can come through, each with its own ``approval.<door>`` switch (see reconcile.approval).
+DOORS: tuple[str, ...] = ("mcp", "http")
+
+
+@attrs.frozen(kw_only=True)
+class ApprovalDoors:
+    """``approval``: per door, whether its batches wait for a person's approval (off by default)."""
+
+    mcp: bool = False
+    http: bool = False
+
+    def required(self, door: str) -> bool:
+        return bool(getattr(self, door))
+
+
 @attrs.frozen(kw_only=True)
 class EpicLink:
     mode: Literal["field", "parent"] = "field"
@@ -115,6 +132,7 @@ class Settings:
     claim_wait_seconds: float = 25
     max_file_bytes: int = 104857600
     max_batch_commands: int = 5000
+    approval: ApprovalDoors = attrs.field(factory=ApprovalDoors)
 
     def gap(self, command_type: str) -> float:
         """The pacing gap of a command type (seed: «Политика темпа»)."""
@@ -143,6 +161,7 @@ def settings_to_json(settings: Settings) -> dict[str, Any]:
         "claim_wait_seconds": settings.claim_wait_seconds,
         "max_file_bytes": settings.max_file_bytes,
         "max_batch_commands": settings.max_batch_commands,
+        "approval": {"mcp": settings.approval.mcp, "http": settings.approval.http},
     }
 
 
@@ -186,6 +205,16 @@ def _str_map(value: Any, name: str) -> dict[str, str]:
     ):
         raise _fail(f"{name} — объект из непустых строк")
     return dict(value)
+
+
+def _approval(value: Any) -> ApprovalDoors:
+    """``approval``: a switch per door (a change naming one door keeps the others: :func:`merge_settings`)."""
+    if not isinstance(value, dict) or set(value) - set(DOORS):
+        raise _fail(f"approval — объект {{{', '.join(f'{door}?' for door in DOORS)}}}")
+    for door, on in value.items():
+        if not isinstance(on, bool):
+            raise _fail(f"approval.{door} — логическое значение true/false")
+    return attrs.evolve(ApprovalDoors(), **value)
 
 
 def _issue_types(value: Any) -> dict[str, IssueTypeRef]:
@@ -239,6 +268,7 @@ def settings_from_json(data: Any) -> Settings:
         raise _fail(f"неизвестные параметры {', '.join(unknown)}")
     merged.update(data)
     return Settings(
+        approval=_approval(merged["approval"]),
         jira_project=_str(merged, "jira_project") or "",
         issue_types=_issue_types(merged["issue_types"]),
         epic_name_field_id=_str(merged, "epic_name_field_id", nullable=True),

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from e2e_support import E2E_PACING
 
-from hub_app.demo import Stack, start_stack
+from loopback.stack import Stack, start_stack
 
 
 @pytest.fixture

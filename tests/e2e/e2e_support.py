@@ -22,7 +22,8 @@ from typing import Any
 import attrs
 import httpx
 
-from hub_app.demo import DEMO_PACING, Proc, Stack, wait_batch
+from loopback.processes import Proc
+from loopback.stack import DEMO_PACING, Stack, wait_batch
 
 E2E_PACING = dict(DEMO_PACING)
 

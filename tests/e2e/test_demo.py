@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from hub_app.demo import script
+from loopback.processes import script
 
 pytestmark = pytest.mark.e2e
 

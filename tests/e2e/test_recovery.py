@@ -32,7 +32,7 @@ from e2e_support import (
     wait_until,
 )
 
-from hub_app.demo import Stack, start_agent, start_hub, start_stack
+from loopback.stack import Stack, start_agent, start_hub, start_stack
 
 pytestmark = pytest.mark.e2e
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from e2e_support import finish, full_refresh, hub_get, is_write, sim_calls, sim_issue, submit
 
-from hub_app.demo import Stack
+from loopback.stack import Stack
 
 pytestmark = pytest.mark.e2e
 

@@ -15,11 +15,9 @@ import argparse
 import asyncio
 import os
 import secrets
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import httpx
@@ -28,15 +26,9 @@ from sqlalchemy.engine import make_url
 from hub_app import admin
 from hub_app.bodies import TokenIn
 from hub_app.runtime import open_hub
+from loopback.processes import free_port, script, spawn, wait_for
 
 CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 async def _tokens(data_dir: Path, database_url: str | None) -> dict[str, str]:
@@ -107,33 +99,19 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="sdlc-hub-fuzz-") as work:
         data_dir = Path(work) / "hub"
         tokens = asyncio.run(_tokens(data_dir, database_url))
-        port = _free_port()
-        command = [sys.executable, "-c", "import sys; from hub_app.cli import main; sys.exit(main())", "serve"]
-        command += ["--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir)]
+        port = free_port()
+        argv = [*script("sdlc-hub"), "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir)]
         if database_url:
-            command += ["--database-url", database_url]
-        log = (Path(work) / "hub.log").open("wb")
-        hub = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+            argv += ["--database-url", database_url]
+        hub = spawn("sdlc-hub", argv, Path(work))
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if hub.poll() is not None or time.monotonic() > deadline:
-                    print((Path(work) / "hub.log").read_text(errors="replace"), file=sys.stderr)
-                    return 2
-                time.sleep(0.2)
+            wait_for("sdlc-hub", lambda: httpx.get(f"{url}/health", timeout=2).status_code == 200, timeout=60, proc=hub)
             codes = [_schemathesis(url, tokens[role], args.seconds) for role in ("interface", "admin")]
+            if any(codes):
+                print(hub.log_tail(400), file=sys.stderr)
         finally:
-            hub.terminate()
-            hub.wait(10)
-            log.close()
-        if any(codes):
-            print((Path(work) / "hub.log").read_text(errors="replace")[-20000:], file=sys.stderr)
+            hub.stop()
     if args.database_url:
         asyncio.run(_admin_sql(args.database_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     return 1 if any(codes) else 0

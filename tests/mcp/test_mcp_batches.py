@@ -18,6 +18,7 @@ pytestmark = pytest.mark.anyio
 
 TOOLS = [
     "batch_create",
+    "batch_plan",
     "batch_status",
     "batch_cancel",
     "command_retry",
@@ -108,11 +109,13 @@ SEED_SHAPE_INVALID = {
 
 
 async def test_tools_are_listed(served: Served) -> None:
-    """tools/list names the eight tools; batch_create's description and schema are the catalogue's, exactly."""
+    """tools/list names the nine tools; batch_create's description and schema are the catalogue's, exactly, and
+    batch_plan takes the same input."""
     tools = await listed_tools(served)
     assert list(tools) == TOOLS
     assert tools["batch_create"].description == batch_create_description()
     assert tools["batch_create"].input_schema == batch_create_schema()
+    assert tools["batch_plan"].input_schema == batch_create_schema()
     for tool in tools.values():
         assert tool.input_schema["type"] == "object"
         jsonschema.Draft202012Validator.check_schema(tool.input_schema)

@@ -124,3 +124,29 @@ def test_sprint_already_set_predicts_nothing() -> None:
     """The sprint in the mirror is the wanted one: no move."""
     first = predict({"type": "ensure_sprint", "params": {"key": "AURORA-1538", "sprint": "Спринт 2"}})[0]
     assert first["writes"] == []
+
+
+def test_attachment_predicts_the_upload_without_reading_the_file() -> None:
+    """The mirror knows no attachments: the upload is predicted (and said to be assumed), not failed on bytes."""
+    ctx = BatchContext(settings=SETTINGS, mirror_labels={k: v.labels for k, v in MIRROR.items()}, files={"a" * 64: 10})
+    body = {
+        "author": "a",
+        "title": "t",
+        "commands": [
+            {"type": "ensure_attachment", "params": {"key": "AURORA-1533", "file": "a" * 64, "filename": "f"}}
+        ],
+    }
+    first = predict_batch(
+        validate_batch(body, ctx),
+        mirror=MIRROR,
+        settings=SETTINGS,
+        jira_user="bridge-user",
+        symmetric_link_types=frozenset(),
+        now=NOW,
+    )[0].to_json()
+    assert (first["status"], first["writes"], first["result"]) == (
+        "done",
+        [{"method": "POST", "path": "/rest/api/2/issue/AURORA-1533/attachments"}],
+        {"attachment_id": None, "uploaded": True},
+    )
+    assert first["unknown"] == ["вложения зеркалу не известны: предсказана загрузка"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +23,9 @@ from reconcile.queue import (
     Waiting,
     decide_auto_refresh,
     decide_claim,
+    outlook,
 )
+from reconcile.settings import Settings
 
 T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 
@@ -334,6 +337,50 @@ def test_queued_are_handled_in_order(snapshot: ClaimSnapshot) -> None:
         assert decision.waiting.command_id == snapshot.queued_head[len(touched)].id
 
 
+def test_held_batch_is_passed_over() -> None:
+    """Commands of a batch waiting for approval are neither issued, skipped nor waited for: the next batch goes."""
+    snapshot = ClaimSnapshot(
+        queued_head=[_comment(5, "new:1", batch_id=1), _comment(6, "AURORA-1", batch_id=2)],
+        outcomes={1: {"new:1": TempKeyOutcome(status="queued")}},
+        held_batches=frozenset({1}),
+    )
+    assert decide_claim(snapshot) == ClaimDecision(
+        actions=(Issue(id=6, params={"key": "AURORA-1", "marker": "m", "body": "b"}),)
+    )
+    only_held = ClaimSnapshot(queued_head=[_comment(5, "AURORA-1")], queue_complete=False, held_batches=frozenset({1}))
+    assert decide_claim(only_held) == ClaimDecision()
+
+
+@st.composite
+def held_snapshots(draw: st.DrawFn) -> tuple[ClaimSnapshot, ClaimSnapshot]:
+    """A snapshot with commands of a held batch 2 mixed into the queue, and the same snapshot without them."""
+    base = draw(snapshots())
+    queued = list(base.queued_head)
+    for n in range(draw(st.integers(0, 4))):
+        held = QueuedCommand(
+            id=200 + n, batch_id=2, type="ensure_comment", params={"key": "new:1", "marker": "m", "body": "b"}
+        )
+        queued.insert(draw(st.integers(0, len(queued))), held)
+    outcomes = {**base.outcomes, 2: {"new:1": TempKeyOutcome(status="failed")}}
+    with_held = attrs.evolve(base, queued_head=queued, outcomes=outcomes, held_batches=frozenset({2}))
+    return with_held, base
+
+
+@given(held_snapshots())
+def test_held_batches_are_invisible_to_the_decision(pair: tuple[ClaimSnapshot, ClaimSnapshot]) -> None:
+    """A held batch's commands change nothing: the decision is the one without them, and never touches them."""
+    with_held, without = pair
+    decision = decide_claim(with_held)
+    assert decision == decide_claim(without)
+    assert all(action.id < 200 for action in decision.actions)
+
+
+def test_outlook_counts_what_can_be_issued() -> None:
+    """The queue's depth and ETA: the commands given, by the pacing policy's gaps."""
+    assert outlook({"ensure_fields": 2, "refresh": 1}, Settings()) == (3, 242.0)
+    assert outlook({}, Settings()) == (0, 0.0)
+
+
 # --- a whole queue run through the decision against an in-memory store -----------------------------------
 
 Script = list[tuple[int, int, str, dict[str, Any], str | None]]
@@ -347,8 +394,10 @@ def _snapshot(
     result_key: dict[int, str],
     *,
     head: int,
+    held: frozenset[int] = frozenset(),
 ) -> ClaimSnapshot:
-    """What storage would read: claimed commands, the first ``head`` queued ones, the batch's temp keys."""
+    """What storage would read: claimed commands, the first ``head`` queued ones outside the ``held`` batches,
+    the batch's temp keys."""
     outcomes: dict[int, dict[str, TempKeyOutcome]] = {}
     for cid, batch_id, _kind, _params, tk in commands:
         if tk is not None:
@@ -356,7 +405,7 @@ def _snapshot(
     queued = [
         QueuedCommand(id=c[0], batch_id=c[1], type=c[2], params=c[3], temp_key=c[4])
         for c in commands
-        if status[c[0]] == "queued"
+        if status[c[0]] == "queued" and c[1] not in held
     ]
     claimed = [
         ClaimedCommand(id=c[0], claimed_at=claimed_at[c[0]], deliveries=deliveries[c[0]], batch_id=c[1], temp_key=c[4])
@@ -364,7 +413,11 @@ def _snapshot(
         if status[c[0]] == "claimed"
     ]
     return ClaimSnapshot(
-        claimed=claimed, queued_head=queued[:head], queue_complete=len(queued) <= head, outcomes=outcomes
+        claimed=claimed,
+        queued_head=queued[:head],
+        queue_complete=len(queued) <= head,
+        outcomes=outcomes,
+        held_batches=held,
     )
 
 
@@ -450,3 +503,42 @@ def test_a_queue_runs_in_order_with_one_in_flight(
         if kind == "ensure_comment" and params["key"] in creators and status[cid] != "cancelled":
             created = creators[params["key"]] in result_key
             assert (status[cid] != "skipped") == created
+
+
+@settings(max_examples=100)
+@given(scripts(), st.integers(0, 30))
+def test_a_held_batch_waits_and_then_runs_in_order(script: tuple[Script, list[str]], approve_at: int) -> None:
+    """Batch 1 waits for approval until move ``approve_at``: none of its commands is issued before, the other
+    batches run meanwhile, and after approval its commands are issued in seq order and the queue drains."""
+    commands, _ = script
+    status = {c[0]: "queued" for c in commands}
+    deliveries: dict[int, int] = {c[0]: 0 for c in commands}
+    claimed_at: dict[int, datetime] = {}
+    result_key: dict[int, str] = {}
+    issued: list[tuple[int, int]] = []
+    clock = T0
+    for move in range(80):
+        clock += timedelta(minutes=1)
+        held = frozenset({1}) if move < approve_at else frozenset()
+        for cid, s in list(status.items()):
+            if s == "claimed":
+                status[cid] = "done"
+                result_key[cid] = f"AURORA-{500 + cid}"
+        while True:
+            decision = decide_claim(_snapshot(commands, status, deliveries, claimed_at, result_key, head=2, held=held))
+            for action in decision.actions:
+                if isinstance(action, SkipCommand):
+                    status[action.id] = "skipped"
+                elif isinstance(action, Issue):
+                    batch_id = next(c[1] for c in commands if c[0] == action.id)
+                    assert batch_id not in held
+                    status[action.id] = "claimed"
+                    deliveries[action.id] = 1
+                    claimed_at[action.id] = clock
+                    issued.append((move, action.id))
+            if not decision.needs_more:
+                break
+    assert set(status.values()) == {"done"}
+    batch_one = [cid for _, cid in issued if cid in {c[0] for c in commands if c[1] == 1}]
+    assert batch_one == sorted(batch_one)
+    assert all(move >= approve_at for move, cid in issued if cid in batch_one)

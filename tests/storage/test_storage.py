@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from alembic import command
 from alembic.script import ScriptDirectory
-from sqlalchemy import inspect, select, text
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy import Connection, inspect, select, text
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from adapters.files import FileStore, FileTooLargeError, is_sha256
 from adapters.storage.engine import alembic_config, make_engine, migrate, truncate_all
 from adapters.storage.models import Base, BatchRow
+from adapters.storage.queue import QueueRepository
 
 pytestmark = pytest.mark.anyio
 
@@ -35,6 +37,36 @@ async def test_migration_creates_every_table_and_is_idempotent(engine: AsyncEngi
         version = (await conn.execute(text("SELECT version_num FROM alembic_version"))).scalar_one()
     assert tables == {t.name for t in Base.metadata.sorted_tables} | {"alembic_version"}
     assert version == ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+async def test_approval_migration_keeps_existing_batches(engine: AsyncEngine) -> None:
+    """Batches stored before the approval revision read back with no door and no approval (nothing waits)."""
+    at = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
+
+    def to(revision: str) -> Callable[[Connection], None]:
+        def run(connection: Connection) -> None:
+            config = alembic_config()
+            config.attributes["connection"] = connection
+            if revision == "head":
+                command.upgrade(config, revision)
+            else:
+                command.downgrade(config, revision)
+
+        return run
+
+    try:
+        async with engine.begin() as conn:
+            await conn.run_sync(to("0001"))
+            await conn.execute(
+                text("INSERT INTO batch (author, title, estimate_seconds, created_at) VALUES ('a', 't', 0, :at)"),
+                {"at": at.replace(tzinfo=None)},
+            )
+    finally:
+        async with engine.begin() as conn:
+            await conn.run_sync(to("head"))
+    async with AsyncSession(engine) as session:
+        [stored], total = await QueueRepository(session).batches(limit=10, offset=0)
+    assert (total, stored.author, stored.door, stored.approval) == (1, "a", None, None)
 
 
 async def test_times_come_back_as_aware_utc(engine: AsyncEngine) -> None:

@@ -117,6 +117,12 @@ class BatchRow(Base):
     token_name: Mapped[str | None] = mapped_column(String(200))
     estimate_seconds: Mapped[float] = mapped_column(Float, default=0)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+    # How it came (reconcile.approval.Door; NULL for the hub's own) and its approval (NULL: none needed).
+    door: Mapped[str | None] = mapped_column(String(20))
+    approval_state: Mapped[str | None] = mapped_column(String(20), index=True)
+    approval_by: Mapped[str | None] = mapped_column(String(200))
+    approval_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    approval_reason: Mapped[str | None] = mapped_column(Text)
 
 
 class CommandRow(Base):

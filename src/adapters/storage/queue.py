@@ -6,7 +6,7 @@ decisions are the core's. Order of the queue: ``(batch.created_at, batch.id, seq
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from adapters.storage.models import BatchRow, CommandRow, SyncRunRow, storable_id, table_of
 from adapters.storage.records import BatchRecord, CommandRecord, SyncRunRecord
+from reconcile.approval import Approval, ApprovalState
 from reconcile.batch import ValidBatch
 from reconcile.history import SyncRunMark
 from reconcile.lifecycle import CommandStatus
@@ -28,6 +29,23 @@ _COMMAND = table_of(CommandRow)
 _RUN = table_of(SyncRunRow)
 
 
+def _approval(row: Row[Any]) -> Approval | None:
+    if row.approval_state is None:
+        return None
+    return Approval(
+        state=ApprovalState(row.approval_state), by=row.approval_by, at=row.approval_at, reason=row.approval_reason
+    )
+
+
+def _approval_values(approval: Approval | None) -> dict[str, Any]:
+    return {
+        "approval_state": approval.state.value if approval else None,
+        "approval_by": approval.by if approval else None,
+        "approval_at": approval.at if approval else None,
+        "approval_reason": approval.reason if approval else None,
+    }
+
+
 def _batch(row: Row[Any]) -> BatchRecord:
     return BatchRecord(
         id=row.id,
@@ -37,6 +55,8 @@ def _batch(row: Row[Any]) -> BatchRecord:
         token_name=row.token_name,
         estimate_seconds=row.estimate_seconds,
         created_at=row.created_at,
+        door=row.door,
+        approval=_approval(row),
     )
 
 
@@ -79,7 +99,14 @@ class QueueRepository:
     # --- batches ---------------------------------------------------------------------------------------
 
     async def add_batch(
-        self, valid: ValidBatch, *, token_name: str | None, retry_of: int | None, now: datetime
+        self,
+        valid: ValidBatch,
+        *,
+        token_name: str | None,
+        retry_of: int | None,
+        now: datetime,
+        door: str | None = None,
+        approval: Approval | None = None,
     ) -> tuple[BatchRecord, list[CommandRecord]]:
         """Store a validated batch with its commands, all ``queued``; ``retry_of`` marks its first command."""
         inserted = await self._session.execute(
@@ -91,6 +118,8 @@ class QueueRepository:
                 token_name=token_name,
                 estimate_seconds=valid.estimate_seconds,
                 created_at=now,
+                door=door,
+                **_approval_values(approval),
             )
             .returning(*_BATCH.c)
         )
@@ -124,6 +153,18 @@ class QueueRepository:
         query = select(_BATCH).order_by(_BATCH.c.created_at.desc(), _BATCH.c.id.desc()).limit(limit).offset(offset)
         return [_batch(row) for row in (await self._session.execute(query)).all()], total
 
+    async def save_approval(self, batch_id: int, approval: Approval | None) -> None:
+        await self._session.execute(update(_BATCH).where(_BATCH.c.id == batch_id).values(**_approval_values(approval)))
+
+    async def awaiting_approval(self) -> list[BatchRecord]:
+        """The batches whose approval is ``pending``, oldest first."""
+        query = (
+            select(_BATCH)
+            .where(_BATCH.c.approval_state == ApprovalState.PENDING.value)
+            .order_by(_BATCH.c.created_at, _BATCH.c.id)
+        )
+        return [_batch(row) for row in (await self._session.execute(query)).all()]
+
     # --- commands --------------------------------------------------------------------------------------
 
     async def command(self, command_id: int) -> CommandRecord | None:
@@ -146,8 +187,8 @@ class QueueRepository:
         query = select(_COMMAND).where(_COMMAND.c.status == status.value).order_by(_COMMAND.c.id)
         return [_command(row) for row in (await self._session.execute(query)).all()]
 
-    async def queued_head(self, limit: int) -> list[CommandRecord]:
-        """The first ``limit`` queued commands in the queue's order."""
+    async def queued_head(self, limit: int, *, held: Collection[int] = ()) -> list[CommandRecord]:
+        """The first ``limit`` queued commands in the queue's order, leaving out those of the ``held`` batches."""
         query = (
             select(_COMMAND)
             .join(_BATCH, _BATCH.c.id == _COMMAND.c.batch_id)
@@ -155,13 +196,21 @@ class QueueRepository:
             .order_by(_BATCH.c.created_at, _BATCH.c.id, _COMMAND.c.seq)
             .limit(limit)
         )
+        if held:
+            query = query.where(_COMMAND.c.batch_id.not_in(sorted(held)))
         return [_command(row) for row in (await self._session.execute(query)).all()]
 
-    async def count_unfinished(self) -> int:
-        """Commands ``queued`` or ``claimed``."""
+    async def unfinished_by_type(self, *, held: Collection[int] = ()) -> dict[str, int]:
+        """How many commands are ``queued`` or ``claimed``, by type, leaving out those of the ``held`` batches."""
         statuses = (CommandStatus.QUEUED.value, CommandStatus.CLAIMED.value)
-        query = select(func.count()).select_from(_COMMAND).where(_COMMAND.c.status.in_(statuses))
-        return await self._session.scalar(query) or 0
+        query = select(_COMMAND.c.type, func.count()).where(_COMMAND.c.status.in_(statuses)).group_by(_COMMAND.c.type)
+        if held:
+            query = query.where(_COMMAND.c.batch_id.not_in(sorted(held)))
+        return {str(command_type): int(count) for command_type, count in (await self._session.execute(query)).all()}
+
+    async def count_unfinished(self, *, held: Collection[int] = ()) -> int:
+        """Commands ``queued`` or ``claimed``, leaving out those of the ``held`` batches."""
+        return sum((await self.unfinished_by_type(held=held)).values())
 
     async def save(self, command: CommandRecord) -> None:
         """Write back what a command's life changes (status, deliveries, times, outcome)."""

@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 
+from reconcile.approval import Approval
 from reconcile.lifecycle import CommandStatus
 from reconcile.records import MirrorIssue
 
@@ -37,6 +38,8 @@ class BatchRecord:
     token_name: str | None
     estimate_seconds: float
     created_at: datetime
+    door: str | None = None
+    approval: Approval | None = None
 
 
 @attrs.frozen(kw_only=True)

@@ -1,4 +1,5 @@
-"""Routes of batches and commands (interface role): create (or plan), read, cancel, retry, refresh."""
+"""Routes of batches and commands (interface role): create (or dry run), read, plan, approve or reject, cancel,
+retry, refresh."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from litestar.params import FromPath, FromQuery, JSONBody
 
 from hub_app import batches, plan
 from hub_app.api.routing import in_unit, route, token_name
-from hub_app.bodies import BatchIn, CancelIn, EmptyIn, RefreshIn, parse
+from hub_app.bodies import BatchIn, CancelIn, EmptyIn, RefreshIn, RejectIn, parse
+from hub_app.plan_views import BatchPlanView, DryRunView
 from hub_app.roles import INTERFACE
-from hub_app.views import BatchCreated, BatchDetail, BatchView, CommandView, DryRunView, Items
+from hub_app.views import BatchCreated, BatchDetail, BatchView, CommandView, Items
 
 __all__ = ["ROUTES"]
 
@@ -45,6 +47,36 @@ async def list_batches(
 async def get_batch(request: Request[Any, Any, Any], batch_id: FromPath[int]) -> Any:
     """One batch with its commands, statuses, results, errors, progress and notes."""
     return await in_unit(request, lambda u: batches.get_batch(u, batch_id))
+
+
+@get("/batches/{batch_id:int}/plan", **route(INTERFACE, answer=BatchPlanView, errors_=(400, 404)))
+async def batch_plan(request: Request[Any, Any, Any], batch_id: FromPath[int]) -> Any:
+    """What its unfinished commands would write in Jira, computed now from the mirror: per command lines ``+``
+    create, ``~`` change ``old → new``, ``-`` delete, ``=`` no changes, ``!`` fails; ``unknown`` marks what the
+    plan cannot know yet."""
+    return await in_unit(request, lambda u: plan.batch_plan(u, batch_id))
+
+
+@post(
+    "/batches/{batch_id:int}/approve",
+    **route(INTERFACE, body=EmptyIn, answer=BatchView, errors_=(404, 409, 422)),
+)
+async def approve_batch(request: Request[Any, Any, Any], batch_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
+    """A batch waiting for approval is approved and its commands may be issued; only by a token other than the
+    creator's (403 «нельзя одобрить свой пакет»); a batch not waiting → 409."""
+    parse(EmptyIn, data)
+    return await in_unit(request, lambda u: batches.approve_batch(u, batch_id, token_name=token_name(request)))
+
+
+@post(
+    "/batches/{batch_id:int}/reject",
+    **route(INTERFACE, body=RejectIn, answer=BatchView, errors_=(404, 409, 422)),
+)
+async def reject_batch(request: Request[Any, Any, Any], batch_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
+    """A batch waiting for approval is rejected: its commands are cancelled with «пакет отклонён: <reason>»; a
+    batch not waiting → 409."""
+    body = parse(RejectIn, data)
+    return await in_unit(request, lambda u: batches.reject_batch(u, batch_id, body, token_name=token_name(request)))
 
 
 @post("/batches/{batch_id:int}/cancel", **route(INTERFACE, body=CancelIn, answer=BatchView, errors_=(404, 422)))
@@ -87,4 +119,16 @@ async def refresh(request: Request[Any, Any, Any], data: JSONBody[Any] = None) -
     return await in_unit(request, lambda u: batches.create_refresh(u, body, token_name=token_name(request)))
 
 
-ROUTES = [create_batch, list_batches, get_batch, cancel_batch, get_command, cancel_command, retry_command, refresh]
+ROUTES = [
+    create_batch,
+    list_batches,
+    get_batch,
+    batch_plan,
+    approve_batch,
+    reject_batch,
+    cancel_batch,
+    get_command,
+    cancel_command,
+    retry_command,
+    refresh,
+]

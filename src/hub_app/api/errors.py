@@ -1,6 +1,7 @@
 """One place that maps errors to HTTP answers, all shaped ``{"status_code": N, "detail": "<message>"}``.
 
 The core's :class:`~reconcile.errors.ValidationError` → 422, :class:`~reconcile.errors.ConflictError` → 409,
+:class:`~reconcile.errors.ForbiddenError` → 403,
 :class:`~hub_app.admin.NotFoundError` → 404, a file over ``max_file_bytes`` → 413; Litestar's own
 400/401/403/404/405/413 keep their codes; anything else is logged and answers 500 without details.
 """
@@ -17,7 +18,7 @@ from litestar.exceptions import ValidationException as LitestarValidationError
 from adapters.files import FileTooLargeError
 from hub_app.admin import NotFoundError
 from reconcile.agents import AgentConflict
-from reconcile.errors import ConflictError, ValidationError
+from reconcile.errors import ConflictError, ForbiddenError, ValidationError
 
 __all__ = ["INTERNAL_ERROR", "error_response", "exception_handlers"]
 
@@ -38,6 +39,8 @@ def _core_error(_: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
         return error_response(409, exc.message, {"Retry-After": str(exc.retry_after)})
     if isinstance(exc, ConflictError):
         return error_response(409, exc.message)
+    if isinstance(exc, ForbiddenError):
+        return error_response(403, exc.message)
     if isinstance(exc, NotFoundError):
         return error_response(404, exc.message)
     if isinstance(exc, FileTooLargeError):
@@ -71,6 +74,7 @@ def exception_handlers() -> dict[int | type[Exception], Any]:
         NotFoundError: _core_error,
         ValidationError: _core_error,
         ConflictError: _core_error,
+        ForbiddenError: _core_error,
         FileTooLargeError: _core_error,
         HTTPException: _http_error,
         Exception: _internal_error,

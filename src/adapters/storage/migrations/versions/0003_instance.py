@@ -1,7 +1,7 @@
 """agent_status.instance: the agent process that claimed last (DESIGN.md 5.4)
 
 Revision ID: instance
-Revises: 0001
+Revises: approval
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "instance"
-down_revision = "0001"
+down_revision = "approval"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,54 @@
+"""Comments of issues: as in Jira they bump the issue's ``updated`` but write no changelog."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from jira_sim.model import Comment, JiraError
+from jira_sim.state import StoreState
+
+__all__ = ["Comments"]
+
+_EMPTY = {"comment": "Comment body can not be empty!"}
+
+
+class Comments(StoreState):
+    @staticmethod
+    def comment_text(body: Mapping[str, Any]) -> str | None:
+        """The text of a comment body, ``None`` when Jira would refuse it as empty."""
+        text = body.get("body")
+        return text if isinstance(text, str) and text.strip() else None
+
+    def comment(self, key: str, comment_id: str) -> Comment:
+        found = next((c for c in self.issue(key).comments if c.id == comment_id), None)
+        if found is None:
+            raise JiraError(404, [f"Can not find a comment for the id: {comment_id}."])
+        return found
+
+    def add_comment(self, key: str, body: Mapping[str, Any], user: str) -> Comment:
+        issue = self.issue(key)
+        text = self.comment_text(body)
+        if text is None:
+            raise JiraError(400, [], _EMPTY)
+        now = self.now()
+        comment = Comment(
+            id=self.new_id("comment"), author=user, body=text, created=now, updated=now, update_author=user
+        )
+        issue.comments.append(comment)
+        self.touch(issue, now)
+        return comment
+
+    def update_comment(self, key: str, comment_id: str, body: Mapping[str, Any], user: str) -> Comment:
+        issue = self.issue(key)
+        comment = self.comment(key, comment_id)
+        text = self.comment_text(body)
+        if text is None:
+            raise JiraError(400, [], _EMPTY)
+        if text != comment.body:
+            now = self.now()
+            comment.body = text
+            comment.updated = now
+            comment.update_author = user
+            self.touch(issue, now)
+        return comment

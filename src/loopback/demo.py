@@ -1,0 +1,212 @@
+"""``sdlc-hub demo [--keep]``: hub + Jira simulator + agent on loopback, a sample batch, progress shown.
+
+Real processes, as in production: ``sdlc-hub serve`` on a temporary SQLite data dir, ``jira-sim`` with its
+built-in sample, ``sdlc-agent run``. The demo configures projects and a scaled-down pacing through the admin
+API, reads the mirror once (a full refresh, which also discovers the STOCKS_DRRK board's type), uploads a
+file, submits one batch with all eight command types and temp keys, prints one line per status change with
+an ETA, then each command's outcome and the resulting Jira state read back from the simulator.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+import httpx
+
+from loopback.stack import Stack, checked, start_stack, wait_batch
+from reconcile.lifecycle import RESOLVED
+
+__all__ = ["demo", "jira_state", "run", "sample_batch"]
+
+
+def sample_batch(sha256: str, issue_key: str, neighbour_key: str) -> dict[str, Any]:
+    """One batch with all eight command types; ``new:1`` is created, then linked, commented, moved, attached."""
+    return {
+        "author": "demo",
+        "title": "Демо sdlc-hub",
+        "project": "AWPCA",
+        "commands": [
+            {
+                "type": "ensure_issue",
+                "params": {
+                    "temp_key": "new:1",
+                    "issue_type": "task",
+                    "summary": "Демо: сверка остатков",
+                    "description": "Создано демо sdlc-hub.\nВторая строка.",
+                    "labels": ["demo"],
+                },
+            },
+            {"type": "ensure_fields", "params": {"key": issue_key, "duedate": "2026-12-24"}},
+            {
+                "type": "ensure_comment",
+                "params": {"key": "new:1", "marker": "[демо]", "body": "План согласован."},
+            },
+            {"type": "ensure_status", "params": {"key": "new:1", "target": ["Разработка"]}},
+            {
+                "type": "ensure_link",
+                "params": {"source": "new:1", "target": issue_key, "link_type": "блокирует начало"},
+            },
+            {"type": "ensure_sprint", "params": {"key": "new:1", "sprint": "Спринт 2"}},
+            {
+                "type": "ensure_attachment",
+                "params": {"key": "new:1", "file": sha256, "filename": "демо.txt"},
+            },
+            {"type": "refresh", "params": {"keys": [neighbour_key]}},
+        ],
+        "notes": [{"key": "new:1", "text": "Заметка демо: переедет на настоящий ключ."}],
+    }
+
+
+def jira_state(sim: httpx.Client, key: str) -> list[str]:
+    """Lines describing one issue as the simulator holds it (read through its Jira REST API)."""
+    issue = sim.get(f"/rest/api/2/issue/{key}").json()
+    fields = issue.get("fields") or {}
+    lines = [f"{key}: {fields.get('summary')!r}"]
+    status = (fields.get("status") or {}).get("name")
+    lines.append(f"  status: {status}; labels: {', '.join(fields.get('labels') or [])}")
+    if fields.get("duedate"):
+        lines.append(f"  duedate: {fields['duedate']}")
+    sprints = fields.get("customfield_10104") or []
+    names = [_sprint_name(s) for s in sprints] if isinstance(sprints, list) else [str(sprints)]
+    if names:
+        lines.append(f"  sprints: {', '.join(n for n in names if n)}")
+    for link in fields.get("issuelinks") or []:
+        kind = (link.get("type") or {}).get("name")
+        if "outwardIssue" in link:
+            lines.append(f"  link: {key} → {link['outwardIssue'].get('key')} ({kind})")
+        elif "inwardIssue" in link:
+            lines.append(f"  link: {link['inwardIssue'].get('key')} → {key} ({kind})")
+    comments = sim.get(f"/rest/api/2/issue/{key}/comment").json().get("comments") or []
+    for comment in comments:
+        lines.append(f"  comment: {comment.get('body')!r}")
+    attachments = sim.get(f"/rest/api/2/issue/{key}", params={"fields": "attachment"}).json()
+    for attachment in (attachments.get("fields") or {}).get("attachment") or []:
+        lines.append(f"  attachment: {attachment.get('filename')} ({attachment.get('size')} bytes)")
+    return lines
+
+
+def _sprint_name(value: Any) -> str | None:
+    if isinstance(value, dict):
+        return str(value.get("name"))
+    text = str(value)
+    if "name=" in text:
+        return text.split("name=", 1)[1].split(",", 1)[0]
+    return text
+
+
+def _pick_issue(client: httpx.Client) -> tuple[str, str]:
+    """An AWPCA issue of the mirror to change and link to, and another to refresh."""
+    items = checked(client.get("/issues", params={"project": "AWPCA", "limit": 100})).get("items") or []
+    keys = sorted((item["key"] for item in items), key=lambda k: int(k.rsplit("-", 1)[1]))
+    if not keys:
+        raise RuntimeError("the mirror has no AWPCA issues after the first refresh")
+    waiting = [i["key"] for i in items if i.get("status") == "Ожидание разработки"]
+    issue_key = (waiting or keys)[0]
+    neighbour = next((k for k in keys if k != issue_key), issue_key)
+    return issue_key, neighbour
+
+
+def demo(out: TextIO, *, keep: bool, work_dir: Path) -> int:
+    began = time.monotonic()
+    out.write(f"sdlc-hub demo: working in {work_dir}\n")
+    out.flush()
+    stack = start_stack(work_dir, detach=keep)
+    ok = False
+    try:
+        out.write(f"hub {stack.hub_url}, jira-sim {stack.sim_url}\n")
+        stack.start_agent(claim_wait=2.0, detach=keep)
+        with stack.client("interface") as client, stack.sim() as sim:
+            out.write("reading Jira into the mirror (full refresh) …\n")
+            out.flush()
+            first = checked(client.post("/refresh", json={}))
+            wait_batch(client, first["id"], out=out, label="refresh ")
+            projects = checked(client.get("/projects"))
+            project_items = projects.get("items", projects) if isinstance(projects, dict) else projects
+            for project in project_items:
+                out.write(f"project {project['name']}: board {project.get('board_id')} ({project.get('board_type')})\n")
+
+            content = "Файл демо sdlc-hub.\n".encode()
+            uploaded = checked(client.post("/files", params={"filename": "демо.txt"}, content=content))
+            out.write(f"uploaded демо.txt: sha256 {uploaded['sha256']}, {uploaded['size']} bytes\n")
+            issue_key, neighbour = _pick_issue(client)
+            batch = checked(client.post("/batches", json=sample_batch(uploaded["sha256"], issue_key, neighbour)))
+            out.write(
+                f"batch {batch['id']}: {len(batch['commands'])} commands, "
+                f"estimate {float(batch.get('estimate_seconds') or 0):.1f} s\n"
+            )
+            out.flush()
+            final = wait_batch(client, batch["id"], out=out)
+
+            out.write("\noutcomes:\n")
+            new_key = None
+            for command in final["commands"]:
+                result = command.get("result")
+                error = command.get("error")
+                out.write(
+                    f"  #{command['id']} {command['type']}: {command['status']}"
+                    f"{'  result ' + _compact(result) if result else ''}{'  error ' + error if error else ''}\n"
+                )
+                if command["type"] == "ensure_issue" and isinstance(result, dict):
+                    new_key = result.get("key")
+            ok = all(c["status"] in RESOLVED for c in final["commands"])
+
+            out.write("\nJira (read back from the simulator):\n")
+            for key in [k for k in (new_key, issue_key) if k]:
+                for line in jira_state(sim, key):
+                    out.write(f"  {line}\n")
+            if new_key:
+                notes = checked(client.get("/notes", params={"key": new_key}))
+                for note in notes.get("items", []) if isinstance(notes, dict) else notes:
+                    out.write(f"  note on {new_key}: {note.get('text')!r}\n")
+        out.write(f"\n{'OK' if ok else 'FAILED'}: demo finished in {time.monotonic() - began:.1f} s\n")
+        if keep:
+            _print_keep(out, stack)
+        out.flush()
+    except BaseException:
+        for proc in stack.procs.values():
+            if proc.popen.poll() is not None or not ok:
+                out.write(f"--- {proc.name} log (tail) ---\n{proc.log_tail()}\n")
+        if keep:
+            stack.stop()
+        raise
+    finally:
+        if not keep:
+            stack.stop()
+    return 0 if ok else 1
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _print_keep(out: TextIO, stack: Stack) -> None:
+    out.write("\nstill running (--keep):\n")
+    out.write(f"  hub       {stack.hub_url}   (web page {stack.hub_url}/, MCP {stack.hub_url}/mcp)\n")
+    out.write(f"  jira-sim  {stack.sim_url}\n")
+    for role, token in stack.tokens.items():
+        out.write(f"  {role} token: {token}\n")
+    pids = " ".join(str(p.popen.pid) for p in stack.procs.values())
+    out.write(f"  data and logs: {stack.work_dir}\n  stop with: kill {pids}\n")
+
+
+def run(argv: list[str]) -> int:
+    """``sdlc-hub demo [--keep]`` (``argv`` without the subcommand's name)."""
+    parser = argparse.ArgumentParser(prog="sdlc-hub demo", description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", action="store_true", help="leave hub, simulator and agent running")
+    args = parser.parse_args(argv)
+    work_dir = Path(tempfile.mkdtemp(prefix="sdlc-hub-demo-"))
+    try:
+        return demo(sys.stdout, keep=args.keep, work_dir=work_dir)
+    except RuntimeError as exc:
+        print(f"sdlc-hub demo: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if not args.keep:
+            shutil.rmtree(work_dir, ignore_errors=True)

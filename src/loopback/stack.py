@@ -1,0 +1,266 @@
+"""A hub, a Jira simulator and an agent as real processes on loopback, configured through the admin API.
+
+:func:`start_stack` starts ``jira-sim`` and ``sdlc-hub serve``, creates tokens and sets pacing and projects;
+:meth:`Stack.start_agent` adds ``sdlc-agent run``. :func:`wait_batch` follows a batch to its end.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import attrs
+import httpx
+
+from loopback.processes import Proc, free_port, script, spawn, wait_for
+from reconcile.lifecycle import FINAL
+
+__all__ = [
+    "DEMO_PACING",
+    "Stack",
+    "add_token",
+    "checked",
+    "start_agent",
+    "start_hub",
+    "start_sim",
+    "start_stack",
+    "wait_batch",
+]
+
+#: Scaled-down pacing: 0.2 s between writes, 0.05 s before a refresh.
+DEMO_PACING: dict[str, float] = {
+    "ensure_issue": 0.2,
+    "ensure_fields": 0.2,
+    "ensure_comment": 0.2,
+    "ensure_status": 0.2,
+    "ensure_link": 0.2,
+    "ensure_sprint": 0.2,
+    "ensure_attachment": 0.2,
+    "refresh": 0.05,
+}
+
+
+def start_sim(log_dir: Path, *, detach: bool = False, seed: Path | None = None) -> tuple[Proc, str]:
+    """``jira-sim --port 0``; returns the process and the URL it printed."""
+    argv = [*script("jira-sim"), "--host", "127.0.0.1", "--port", "0"]
+    if seed is not None:
+        argv += ["--seed", str(seed)]
+    proc = spawn("jira-sim", argv, log_dir, detach=detach)
+    found: list[str] = []
+
+    def listening() -> bool:
+        for line in proc.log_path.read_text(encoding="utf-8", errors="replace").splitlines():
+            if "listening on " in line:
+                found.append(line.split("listening on ", 1)[1].strip())
+                return True
+        return False
+
+    wait_for("jira-sim", listening, timeout=20, proc=proc)
+    return proc, found[0].rstrip("/")
+
+
+def _hub_env(data_dir: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("SDLC_HUB_DATABASE_URL", None)
+    env["SDLC_HUB_DATA_DIR"] = str(data_dir)
+    return env
+
+
+def add_token(data_dir: Path, name: str, role: str) -> str:
+    """``sdlc-hub token add NAME --role ROLE``: the secret is the last line of its output."""
+    command = ["token", "add", name, "--role", role]
+    storage = ["--data-dir", str(data_dir)]
+    # The option may belong to the subcommand rather than the program: both places are tried.
+    for argv in ([*storage, *command], [*command, *storage]):
+        done = subprocess.run(
+            [*script("sdlc-hub"), *argv],
+            capture_output=True,
+            text=True,
+            env=_hub_env(data_dir),
+            check=False,
+            timeout=60,
+        )
+        if done.returncode == 0:
+            return done.stdout.strip().splitlines()[-1].strip()
+    raise RuntimeError(f"sdlc-hub token add {name}: exit {done.returncode}\n{done.stderr}")
+
+
+def start_hub(data_dir: Path, log_dir: Path, *, port: int | None = None, detach: bool = False) -> tuple[Proc, str]:
+    """``sdlc-hub serve`` on a free loopback port; returns when ``/health`` answers 200."""
+    port = port or free_port()
+    argv = [
+        *script("sdlc-hub"),
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--data-dir",
+        str(data_dir),
+    ]
+    proc = spawn("sdlc-hub", argv, log_dir, detach=detach)
+    url = f"http://127.0.0.1:{port}"
+    wait_for("sdlc-hub", lambda: httpx.get(f"{url}/health", timeout=2).status_code == 200, timeout=30, proc=proc)
+    return proc, url
+
+
+def start_agent(
+    *,
+    hub_url: str,
+    hub_token: str,
+    jira_url: str,
+    journal: Path,
+    log_dir: Path,
+    agent_id: str = "demo-agent",
+    name: str = "sdlc-agent",
+    claim_wait: float = 2.0,
+    detach: bool = False,
+) -> Proc:
+    argv = [
+        *script("sdlc-agent"),
+        "run",
+        "--hub",
+        hub_url,
+        "--jira",
+        jira_url,
+        "--journal",
+        str(journal),
+        "--agent-id",
+        agent_id,
+        "--claim-wait",
+        str(claim_wait),
+    ]
+    # Secrets go through the environment, not the command line (visible to every user in ``ps``).
+    env = {**os.environ, "SDLC_AGENT_HUB_TOKEN": hub_token, "SDLC_AGENT_JIRA_TOKEN": "demo-jira-token"}
+    return spawn(name, argv, log_dir, detach=detach, env=env)
+
+
+@attrs.define(kw_only=True)
+class Stack:
+    """A running hub, simulator and (optionally) agent on loopback."""
+
+    work_dir: Path
+    hub_url: str
+    sim_url: str
+    tokens: dict[str, str]
+    procs: dict[str, Proc] = attrs.field(factory=dict)
+
+    def client(self, role: str = "interface") -> httpx.Client:
+        return httpx.Client(base_url=self.hub_url, headers={"Authorization": f"Bearer {self.tokens[role]}"}, timeout=30)
+
+    def sim(self) -> httpx.Client:
+        return httpx.Client(base_url=self.sim_url, headers={"Authorization": "Bearer demo-jira-token"}, timeout=30)
+
+    def start_agent(self, *, hub_url: str | None = None, name: str = "sdlc-agent", **kwargs: Any) -> Proc:
+        proc = start_agent(
+            hub_url=hub_url or self.hub_url,
+            hub_token=self.tokens["agent"],
+            jira_url=self.sim_url,
+            journal=kwargs.pop("journal", self.work_dir / "agent" / "journal.json"),
+            log_dir=self.work_dir,
+            name=name,
+            **kwargs,
+        )
+        self.procs[name] = proc
+        return proc
+
+    def stop(self) -> None:
+        for name in [n for n in self.procs if n.startswith("sdlc-agent")] + ["sdlc-hub", "jira-sim"]:
+            proc = self.procs.get(name)
+            if proc is not None:
+                proc.stop()
+
+
+def start_stack(
+    work_dir: Path,
+    *,
+    pacing: dict[str, float] | None = None,
+    claim_wait_seconds: float = 2.0,
+    projects: Sequence[dict[str, Any]] = (
+        {"name": "AWPCA", "board_id": 4216, "board_type": "scrum"},
+        {"name": "STOCKS_DRRK", "board_id": 5120, "board_type": None},
+    ),
+    detach: bool = False,
+) -> Stack:
+    """Start the simulator and the hub, create tokens, configure pacing and projects (no agent yet)."""
+    data_dir = work_dir / "hub-data"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    procs: dict[str, Proc] = {}
+    try:
+        procs["jira-sim"], sim_url = start_sim(work_dir, detach=detach)
+        tokens = {role: add_token(data_dir, f"demo-{role}", role) for role in ("admin", "interface", "agent")}
+        procs["sdlc-hub"], hub_url = start_hub(data_dir, work_dir, detach=detach)
+        stack = Stack(work_dir=work_dir, hub_url=hub_url, sim_url=sim_url, tokens=tokens, procs=procs)
+        with stack.client("admin") as admin:
+            checked(
+                admin.patch(
+                    "/settings",
+                    json={"pacing": pacing or DEMO_PACING, "claim_wait_seconds": claim_wait_seconds},
+                )
+            )
+            for project in projects:
+                checked(admin.post("/projects", json=dict(project)))
+    except BaseException:
+        for proc in procs.values():
+            proc.stop()
+        raise
+    return stack
+
+
+def checked(response: httpx.Response) -> Any:
+    if response.status_code >= 400:
+        raise RuntimeError(
+            f"{response.request.method} {response.request.url.path}: HTTP {response.status_code}: {response.text}"
+        )
+    if response.status_code == 204 or not response.content:
+        return None
+    return response.json()
+
+
+def wait_batch(
+    client: httpx.Client,
+    batch_id: int,
+    *,
+    out: TextIO,
+    timeout: float = 60.0,
+    label: str = "",
+) -> dict[str, Any]:
+    """Poll the batch, print one line per command status change with an ETA; return the finished batch."""
+    started = time.monotonic()
+    seen: dict[int, str] = {}
+    batch: dict[str, Any] = {}
+    while time.monotonic() - started < timeout:
+        batch = checked(client.get(f"/batches/{batch_id}"))
+        commands = batch.get("commands") or []
+        finished = sum(1 for c in commands if c.get("status") in FINAL)
+        for command in commands:
+            status = command.get("status")
+            previous = seen.get(command["id"])
+            seen[command["id"]] = status
+            if previous == status or (previous is None and status == "queued"):
+                continue
+            elapsed = time.monotonic() - started
+            eta = _eta(batch, commands, finished, elapsed)
+            out.write(
+                f"{label}[{finished}/{len(commands)}] #{command['id']} {command['type']}: {status}"
+                f"  ({elapsed:.1f} s, ETA {eta:.1f} s)\n"
+            )
+            out.flush()
+        if commands and finished == len(commands):
+            return batch
+        time.sleep(0.05)
+    raise RuntimeError(f"batch {batch_id} not finished after {timeout:.0f} s")
+
+
+def _eta(batch: dict[str, Any], commands: list[dict[str, Any]], finished: int, elapsed: float) -> float:
+    remaining = len(commands) - finished
+    if remaining == 0:
+        return 0.0
+    if finished:
+        return elapsed / finished * remaining
+    estimate = float(batch.get("estimate_seconds") or 0)
+    return max(estimate - elapsed, 0.0)

@@ -1,0 +1,164 @@
+"""Plan lines: each command's predicted writes as a person reads them (+ create, ~ old → new, - delete,
+= no changes, ! fails or is skipped), and what the plan cannot know yet marked unknown."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+from test_dryrun import MIRROR, NOW, SETTINGS
+
+from reconcile.batch import BatchContext, NewCommand, ProjectInfo, validate_batch
+from reconcile.dryrun import predict_commands, with_issues_to_be_created
+from reconcile.plan_lines import CommandPlan, PlanLine, plan_command, plan_commands, totals
+
+SPRINTS_UNKNOWN = "спринты доски зеркалу не известны: спринт считается существующим"
+
+
+def plans_of(*commands: dict[str, Any]) -> tuple[CommandPlan, ...]:
+    """The plans of a batch's commands, its tail refresh included."""
+    ctx = BatchContext(
+        settings=SETTINGS,
+        projects={"AWPCA": ProjectInfo(name="AWPCA", board_id=4216, board_type="scrum")},
+        mirror_labels={k: v.labels for k, v in MIRROR.items()},
+        files={"a" * 64: 10},
+    )
+    valid = validate_batch({"author": "a", "title": "t", "commands": list(commands)}, ctx).commands
+    predictions = predict_commands(
+        valid,
+        mirror=MIRROR,
+        settings=SETTINGS,
+        jira_user="bridge-user",
+        symmetric_link_types=frozenset({"Связанные"}),
+        now=NOW,
+    )
+    issues = with_issues_to_be_created(valid, MIRROR, jira_user="bridge-user", now=NOW)
+    return plan_commands(valid, predictions, issues=issues, settings=SETTINGS)
+
+
+def plan(*commands: dict[str, Any]) -> list[tuple[int, list[tuple[str, str, bool]], list[str]]]:
+    """(seq, lines, unknown) of each command but the tail refresh."""
+    plans = plans_of(*commands)
+    return [(p.seq, [(x.sign, x.text, x.unknown) for x in p.lines], list(p.unknown)) for p in plans[:-1]]
+
+
+def cmd(type_: str, **params: Any) -> dict[str, Any]:
+    return {"type": type_, "params": params}
+
+
+def test_nothing_to_do_reads_as_no_changes() -> None:
+    """Our issue found by its summary, fields equal (CRLF too), status reached, link there, sprint set."""
+    assert plan(
+        cmd("ensure_issue", temp_key="new:1", summary="Отчёт"),
+        cmd("ensure_fields", key="AURORA-1533", description="а\nб"),
+        cmd("ensure_status", key="AURORA-1533", target="Разработка"),
+        cmd("ensure_link", source="AURORA-1537", target="AURORA-1538", link_type="блокирует начало"),
+        cmd("ensure_sprint", key="AURORA-1538", sprint="Спринт 2"),
+    ) == [
+        (1, [("=", "нет изменений: задача «Отчёт» уже есть — AURORA-1600", False)], []),
+        (2, [("=", "нет изменений", False)], []),
+        (3, [("=", "нет изменений: статус уже «Разработка»", False)], []),
+        (4, [("=", "нет изменений: связь «Блокирует начало» AURORA-1537 → AURORA-1538 есть", False)], []),
+        (
+            5,
+            [("=", "нет изменений: спринт «Спринт 2»", False)],
+            ["спринты доски зеркалу не известны: спринт считается существующим"],
+        ),
+    ]
+
+
+def test_changes_read_old_to_new_and_long_texts_are_cut() -> None:
+    """~ field: old → new; a long description is cut with …, line breaks shown; clearing reads «пусто»."""
+    long = "строка\n" + "х" * 100
+    [(seq, lines, unknown)] = plan(cmd("ensure_fields", key="AURORA-1533", description=long, summary=None))
+    assert (seq, unknown) == (1, [])
+    assert lines == [
+        ("~", "summary: «Сверка» → пусто", False),
+        ("~", f"description: «а ⏎ б» → «строка ⏎ {'х' * 70}…»", False),
+    ]
+
+
+def test_conflict_without_replace_and_unknown_issue_fail() -> None:
+    """A conflicting link without replace fails for sure; an issue the mirror never saw fails as unknown."""
+    assert plan(
+        cmd("ensure_link", source="AURORA-1537", target="AURORA-1538", link_type="связанные"),
+        cmd("ensure_status", key="AURORA-9", target="Готово"),
+    ) == [
+        (
+            1,
+            [
+                (
+                    "!",
+                    "ошибка: конфликт: связь «Блокирует начало» AURORA-1537 → AURORA-1538 (id 10007); "
+                    "нужна «Связанные»; replace не задан",
+                    False,
+                )
+            ],
+            [],
+        ),
+        (
+            2,
+            [("!", "ошибка: HTTP 404: задачи AURORA-9 нет в зеркале — прогноз невозможен", True)],
+            ["задачи AURORA-9 нет в зеркале — обновите зеркало (refresh), чтобы увидеть план"],
+        ),
+    ]
+
+
+def test_what_the_mirror_cannot_know_is_unknown() -> None:
+    """Created keys, comments, transitions, sprint ids and attachments are marked unknown with the reason."""
+    result = plan(
+        cmd("ensure_issue", temp_key="new:1", summary="Новая", labels=["AWPCA"], description="d"),
+        cmd("ensure_comment", key="new:1", marker="[m]", body="[m] текст"),
+        cmd("ensure_status", key="AURORA-1538", target="Готово"),
+        cmd("ensure_sprint", key="AURORA-1533", sprint="Спринт 3"),
+        cmd("ensure_sprint", key="AURORA-1538", sprint="backlog"),
+        cmd("ensure_attachment", key="AURORA-1533", file="a" * 64, filename="f.xlsx"),
+    )
+    assert result == [
+        (
+            1,
+            [("+", "задача «Новая» в AURORA: тип «Задача»; description «d»; labels AWPCA", True)],
+            ["ключ задачи new:1 станет известен только после её создания"],
+        ),
+        (
+            2,
+            [("+", "комментарий «[m] текст»", True)],
+            [
+                "ключ задачи new:1 станет известен только после её создания",
+                "комментарии зеркалу не известны: предсказана запись, если комментария с маркером нет",
+            ],
+        ),
+        (
+            3,
+            [("~", "статус: пусто → «Готово»", True)],
+            ["переходы рабочего процесса зеркалу не известны: путь считается проходимым"],
+        ),
+        (
+            4,
+            [("~", "спринт: пусто → «Спринт 3»", True)],
+            [SPRINTS_UNKNOWN, "id спринта агент найдёт по имени на доске проекта"],
+        ),
+        (5, [("~", "спринт: «Спринт 2» → бэклог", False)], []),
+        (6, [("+", "вложение «f.xlsx»", True)], ["вложения зеркалу не известны: предсказана загрузка"]),
+    ]
+
+
+def test_a_skipped_command_says_why() -> None:
+    """A command whose temp key will never exist is planned as skipped with the seed's message, no writes."""
+    command = NewCommand(seq=2, type="ensure_comment", params={"key": "new:9", "marker": "m", "body": "b"})
+    planned = plan_command(command, None, issues={}, settings=SETTINGS, skip="создание задачи new:9 отменено")
+    assert planned.lines == (PlanLine(sign="!", text="пропуск: создание задачи new:9 отменено"),)
+    assert planned.writes == ()
+
+
+@given(st.lists(st.sampled_from(["AURORA-1600", "AURORA-1537", "AURORA-1538"]), min_size=1, max_size=4))
+def test_every_predicted_write_has_its_line_and_totals_count_them(keys: list[str]) -> None:
+    """Each differing field is one ~ line old → new; the tail refresh reads only; totals count the lines."""
+    commands = [cmd("ensure_fields", key=key, duedate=f"2026-11-{n + 10}") for n, key in enumerate(keys)]
+    plans = plans_of(*commands)
+    assert [[(x.sign, x.text) for x in p.lines] for p in plans[:-1]] == [
+        [("~", f"duedate: пусто → «2026-11-{n + 10}»")] for n in range(len(keys))
+    ]
+    assert [len(p.writes) for p in plans] == [1] * len(keys) + [0]
+    assert totals(plans) == {"+": 0, "~": len(keys), "-": 0}
