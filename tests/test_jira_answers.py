@@ -103,7 +103,7 @@ def test_a_malformed_changelog_names_its_key_and_field(changelog: Any, message: 
     assert caught.value.message == message
 
 
-@pytest.mark.parametrize("value", [None, True, -1, 10**18, "10 400", "", "1" * 65, 1.5])
+@pytest.mark.parametrize("value", [None, True, -1, 10**18, "10 400", "", "1" * 65, 1.5, "a\x00"])
 def test_ids_are_bounded_strings_or_numbers(value: Any) -> None:
     """Only an id Jira could give is one: a number within int64 or a short word."""
     with pytest.raises(JiraAnswerError):

@@ -36,7 +36,8 @@ _KINDS: tuple[tuple[type, str], ...] = (
     (list, "список"),
     (dict, "объект"),
 )
-_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")
+# Jira's ids are digits; anything short without spaces is taken (the dry run's placeholders are words).
+_ID = re.compile(r"\S{1,64}")
 
 
 def kind_of(value: Any) -> str:
@@ -98,7 +99,7 @@ def jira_id(value: Any, key: str, field: str) -> str:
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**18:
         return str(value)
     if isinstance(value, str) and _ID.fullmatch(value):
-        return value
+        return _clean(value, key, field)
     raise _wrong(key, field, "идентификатор Jira", value)
 
 

@@ -34,6 +34,7 @@ VALID_CHANGES = st.fixed_dictionaries(
         "claim_wait_seconds": st.none() | st.integers(1, 60),
         "max_file_bytes": st.none() | st.integers(1, 10**9),
         "max_batch_commands": st.none() | st.integers(1, 10**5),
+        "approval": st.none() | st.dictionaries(st.sampled_from(["mcp", "http"]), st.booleans(), max_size=2),
     },
 )
 
