@@ -19,12 +19,14 @@ from hub_app.views import AgentStatusView, CommandHeld, DeliveryView, QueueOutlo
 from reconcile import approval, delivery, history, queue, reports
 from reconcile.agents import check_claimant, check_instance, holds_claim, is_online
 from reconcile.batch import BatchContext, auto_refresh_body, validate_batch
+from reconcile.confirm import AgentFacts
 from reconcile.lifecycle import CommandStatus, Event, advance
 from reconcile.pacing import pause_seconds
 from reconcile.settings import Settings
 
 __all__ = [
     "QUEUED_HEAD",
+    "agent_facts",
     "agent_status",
     "claim_once",
     "command_held",
@@ -57,6 +59,14 @@ async def agent_status(unit: Unit) -> AgentStatusView:
         status.last_seen_at, now=unit.now, claim_wait_seconds=settings.claim_wait_seconds
     )
     return AgentStatusView.of(status, online=online, queue=await queue_outlook(unit, settings))
+
+
+async def agent_facts(unit: Unit) -> AgentFacts:
+    """What the agent told the hub about Jira, as the confirmation rules read it."""
+    agent = await unit.db.admin.agent_status()
+    if agent is None:
+        return AgentFacts()
+    return AgentFacts(jira_user=agent.jira_user, symmetric_link_types=frozenset(agent.symmetric_link_types))
 
 
 async def touch_agent(unit: Unit) -> None:

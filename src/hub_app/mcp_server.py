@@ -54,7 +54,7 @@ from mcp.types import (
     ToolAnnotations,
 )
 
-from hub_app import batches, mirror, plan
+from hub_app import batches, drift, mirror, plan
 from hub_app.api.errors import INTERNAL_ERROR
 from hub_app.bodies import CancelIn, NoteIn, RefreshIn, json_schema, meta, parse
 from hub_app.roles import INTERFACE, Caller
@@ -156,6 +156,13 @@ class SliceArgs:
 
 
 @attrs.frozen(kw_only=True)
+class DriftArgs:
+    project: str | None = attrs.field(default=None, metadata=meta("nonempty", "проект хаба; без него — всё зеркало"))
+    limit: int | None = attrs.field(default=None, metadata=meta("int", minimum=0))
+    offset: int | None = attrs.field(default=None, metadata=meta("int", minimum=0))
+
+
+@attrs.frozen(kw_only=True)
 class IssueRef:
     key: str = attrs.field(metadata=meta("nonempty", "ключ задачи Jira (AURORA-1538)"))
 
@@ -204,6 +211,11 @@ async def _command_retry(unit: Unit, caller: McpCaller, args: dict[str, Any]) ->
 async def _issues_list(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
     ref = parse(SliceArgs, args)
     return await mirror.list_issues(unit, project_name=ref.project, limit=ref.limit, offset=ref.offset)
+
+
+async def _drift_list(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
+    ref = parse(DriftArgs, args)
+    return await drift.list_drift(unit, project_name=ref.project, limit=ref.limit, offset=ref.offset)
 
 
 async def _issue_get(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
@@ -305,6 +317,21 @@ def tools() -> tuple[McpTool, ...]:
             ),
             input_schema=_schema(IssueRef),
             call=_issue_get,
+            annotations=_READS,
+        ),
+        McpTool(
+            name="drift_list",
+            description=_text(
+                "Расхождения: желаемые состояния выполненных команд, которых Jira больше не показывает (кто-то "
+                "поправил руками). По каждой задаче и аспекту (поле, метка, статус, спринт, связь, существование "
+                "созданной задачи) учитывается последняя команда, задавшая его. Элемент: command_id, batch_id, key, "
+                "type, aspect, wanted (что задано), now (что в зеркале), changed_by и changed_at (кто и когда "
+                "изменил последним, по журналу Jira; null — журнал этого не знает). last_full_refresh_at — когда "
+                "началось последнее полное обновление зеркала: расхождения не свежее его. Вернуть — новый пакет "
+                "POST /drift/reapply {command_ids} или batch_create с теми же параметрами."
+            ),
+            input_schema=_schema(DriftArgs),
+            call=_drift_list,
             annotations=_READS,
         ),
         McpTool(

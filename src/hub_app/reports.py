@@ -17,7 +17,7 @@ from adapters.storage.models import DB_INT_MAX
 from adapters.storage.records import CommandRecord
 from hub_app.batches import command, resolved_in_batch
 from hub_app.bodies import PagesIn, ReportIn
-from hub_app.claims import touch_agent
+from hub_app.claims import agent_facts, touch_agent
 from hub_app.runtime import Unit
 from hub_app.views import PagesAck, ReportAck
 from reconcile import confirm as confirm_rules
@@ -136,11 +136,7 @@ async def _confirm_claimed(unit: Unit, settings: Settings, *, exclude: int) -> N
     claimed = [c for c in await unit.db.queue.with_status(CommandStatus.CLAIMED) if c.id != exclude]
     if not claimed:
         return
-    agent = await unit.db.admin.agent_status()
-    facts = confirm_rules.AgentFacts(
-        jira_user=agent.jira_user if agent else None,
-        symmetric_link_types=frozenset(agent.symmetric_link_types) if agent else frozenset(),
-    )
+    facts = await agent_facts(unit)
     for current in claimed:
         params = delivery.complete_params(
             current.type, current.params, resolved_temp_keys=await resolved_in_batch(unit, current.batch_id)

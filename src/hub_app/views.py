@@ -23,6 +23,7 @@ from adapters.storage.records import (
     TokenRecord,
 )
 from reconcile.approval import Approval
+from reconcile.drift import Drift
 from reconcile.lifecycle import FINAL
 from reconcile.records import HistoryEntry, MirrorLink, SprintRef
 from reconcile.records import converter as records_converter
@@ -37,6 +38,8 @@ __all__ = [
     "CommandHeld",
     "CommandView",
     "DeliveryView",
+    "DriftItemView",
+    "DriftPage",
     "ErrorView",
     "FileStored",
     "HealthView",
@@ -308,6 +311,37 @@ class IssueDetail(IssueView):
     @classmethod
     def with_notes(cls, entry: MirrorEntry, notes: Sequence[NoteRecord]) -> IssueDetail:
         return cls(**IssueView.fields_of(entry), notes=[NoteView.of(n) for n in notes])
+
+
+# --- drift ------------------------------------------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class DriftItemView:
+    """A desired state Jira no longer shows: the command and aspect, wanted and now, who changed it and when."""
+
+    command_id: int
+    batch_id: int
+    key: str
+    type: str
+    aspect: str
+    wanted: Any
+    now: Any
+    changed_by: str | None
+    changed_at: str | None
+
+    @classmethod
+    def of(cls, drift: Drift) -> DriftItemView:
+        return cls(**{field.name: getattr(drift, field.name) for field in attrs.fields(cls)})
+
+
+@attrs.frozen(kw_only=True)
+class DriftPage:
+    """A page of drift, and when the latest finished full refresh started (how fresh the mirror is)."""
+
+    items: list[DriftItemView]
+    total: int
+    last_full_refresh_at: str | None
 
 
 # --- administration ---------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ parameter here changes the three together.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from enum import Enum
@@ -251,6 +252,7 @@ CATALOGUE: Mapping[str, CommandSpec] = {
 }
 
 
+@functools.cache  # the catalogue never changes; this is read for every command the hub looks at
 def key_params(command_type: str) -> tuple[str, ...]:
     """Names of the parameters of a type that hold an issue key or a temp key (refresh ``keys`` is a list)."""
     spec = CATALOGUE[command_type]

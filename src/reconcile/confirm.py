@@ -6,7 +6,8 @@ decides. ``params`` are the command's params as delivered (temp keys substituted
 references a temp key is never confirmed.
 
 - ``ensure_fields``: every given field equals the mirror's (strings by :func:`reconcile.text.same_text`:
-  CRLF == LF, ``null`` == ""); ``labels_add`` all present, ``labels_remove`` all absent;
+  CRLF == LF, ``null`` == ""; the summary after trimming spaces at both ends, as Jira stores it and the agent
+  compares it); ``labels_add`` all present, ``labels_remove`` all absent;
 - ``ensure_status``: the status equals the last step of the path;
 - ``ensure_sprint``: the sprint's name equals ``sprint``; ``backlog`` means no sprint;
 - ``ensure_link``: the wanted link is there — ``source → target`` of the Jira type
@@ -20,16 +21,22 @@ references a temp key is never confirmed.
   When several match, the oldest (``created``, then key) wins, as in the agent. The confirmation carries
   its key;
 - ``ensure_comment``, ``ensure_attachment``, ``refresh``: never (no comments or attachments in the mirror).
+
+A command's desired state is a conjunction of **aspects** (:func:`aspects`): each field of an ``ensure_fields``
+(each label of ``labels_add``/``labels_remove`` on its own), the status, the sprint, the link. Each aspect is
+the command narrowed to it, checked by the same :func:`confirm`; the command holds exactly when all its aspects
+do. Drift (:mod:`reconcile.drift`) checks them one by one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import attrs
 
+from reconcile.commands import CATALOGUE
 from reconcile.records import MirrorIssue, MirrorLink
 from reconcile.tempkeys import temp_refs
 from reconcile.text import same_text
@@ -37,14 +44,22 @@ from reconcile.text import same_text
 __all__ = [
     "ISSUE_LOOKBACK",
     "AgentFacts",
+    "Aspect",
     "Confirmation",
     "MirrorNeeds",
+    "aspect_names",
+    "aspects",
     "confirm",
+    "holds",
     "mirror_needs",
+    "narrow",
+    "subject",
 ]
 
 #: How far back ``ensure_issue`` looks for an issue it created (the agent's ``created >= -7d``).
 ISSUE_LOOKBACK = timedelta(days=7)
+
+_FIELD_ORDER = tuple(param.name for param in CATALOGUE["ensure_fields"].params)
 
 _TEXT_FIELDS = (
     "summary",
@@ -86,6 +101,67 @@ class MirrorNeeds:
     summary: str | None = None
 
 
+@attrs.frozen(kw_only=True)
+class Aspect:
+    """One part of a command's desired state: ``name`` on the issue ``key`` (a link's source), and the command
+    narrowed to it (``params``: :func:`holds`, or :func:`confirm`, of these checks this aspect alone).
+
+    Names: the field (``duedate``, ``epic_key``, …), ``label:<label>``, ``status``, ``sprint``, ``link``.
+    """
+
+    key: str
+    name: str
+    params: Mapping[str, Any]
+
+
+def subject(command_type: str, params: Mapping[str, Any]) -> str | None:
+    """The issue whose mirror record shows the command's state: its ``key``, a link's ``source``."""
+    key = params.get("source" if command_type == "ensure_link" else "key")
+    return key if isinstance(key, str) else None
+
+
+def aspect_names(command_type: str, params: Mapping[str, Any]) -> tuple[str, ...]:
+    """The names of the command's aspects whose state the mirror shows, in the catalogue's parameter order.
+
+    None for ``ensure_issue`` (its confirmation looks for the issue, not at it), for the types never confirmed,
+    and for a command that still references a temp key. A label both added and removed counts once.
+    """
+    if command_type not in _MATCHES or subject(command_type, params) is None or temp_refs(command_type, params):
+        return ()
+    if command_type != "ensure_fields":
+        return (command_type.removeprefix("ensure_"),)
+    names: dict[str, None] = {}
+    # The catalogue's order, not the stored params' (PostgreSQL's JSONB does not keep the order of keys).
+    for name in (
+        *(name for name in _FIELD_ORDER if name in params),
+        *(name for name in params if name not in _FIELD_ORDER),
+    ):
+        value = params[name]
+        if name in ("labels_add", "labels_remove"):
+            names.update((f"label:{label}", None) for label in (value if isinstance(value, list | tuple) else ()))
+        elif name != "key":
+            names[name] = None
+    return tuple(names)
+
+
+def narrow(command_type: str, params: Mapping[str, Any], name: str) -> Aspect:
+    """The command narrowed to its aspect ``name``; a label both added and removed is removed (the agent
+    removes last)."""
+    key = subject(command_type, params) or ""
+    if command_type != "ensure_fields":
+        return Aspect(key=key, name=name, params=params)
+    if name.startswith("label:"):
+        label = name.removeprefix("label:")
+        verb = "labels_remove" if label in (params.get("labels_remove") or ()) else "labels_add"
+        return Aspect(key=key, name=name, params={"key": key, verb: [label]})
+    return Aspect(key=key, name=name, params={"key": key, name: params.get(name)})
+
+
+def aspects(command_type: str, params: Mapping[str, Any]) -> tuple[Aspect, ...]:
+    """The command as its aspects (:func:`aspect_names`), each narrowed to itself."""
+    return tuple(narrow(command_type, params, name) for name in aspect_names(command_type, params))
+
+
 def mirror_needs(command_type: str, params: Mapping[str, Any]) -> MirrorNeeds:
     """Which mirror records :func:`confirm` needs for this command (nothing for types never confirmed)."""
     if temp_refs(command_type, params):
@@ -118,21 +194,25 @@ def confirm(
     """
     if temp_refs(command_type, params):
         return None
-    ok: bool
     if command_type == "ensure_issue":
         key = _created_issue(params, mirror.values(), facts, now)
         return Confirmation(key=key) if key is not None else None
-    if command_type == "ensure_fields":
-        ok = _fields_match(params, mirror)
-    elif command_type == "ensure_status":
-        ok = _status_match(params, mirror)
-    elif command_type == "ensure_sprint":
-        ok = _sprint_match(params, mirror)
-    elif command_type == "ensure_link":
-        ok = _link_match(params, mirror, facts, link_types)
-    else:
-        ok = False
+    match = _MATCHES.get(command_type)
+    ok = match is not None and match(params, mirror, facts, link_types)
     return Confirmation() if ok else None
+
+
+def holds(
+    command_type: str,
+    params: Mapping[str, Any],
+    *,
+    mirror: Mapping[str, MirrorIssue],
+    facts: AgentFacts,
+    link_types: Mapping[str, str],
+) -> bool:
+    """:func:`confirm` of a command that has aspects (:func:`aspect_names`), or of one of them (``params`` of
+    :func:`narrow`), without looking for temp keys again: whether ``mirror`` shows its state."""
+    return _MATCHES[command_type](params, mirror, facts, link_types)
 
 
 def _issue(params: Mapping[str, Any], mirror: Mapping[str, MirrorIssue], name: str = "key") -> MirrorIssue | None:
@@ -140,7 +220,7 @@ def _issue(params: Mapping[str, Any], mirror: Mapping[str, MirrorIssue], name: s
     return mirror.get(key) if isinstance(key, str) else None
 
 
-def _fields_match(params: Mapping[str, Any], mirror: Mapping[str, MirrorIssue]) -> bool:
+def _fields_match(params: Mapping[str, Any], mirror: Mapping[str, MirrorIssue], *_: Any) -> bool:
     issue = _issue(params, mirror)
     if issue is None:
         return False
@@ -150,7 +230,11 @@ def _fields_match(params: Mapping[str, Any], mirror: Mapping[str, MirrorIssue]) 
         if name in _TEXT_FIELDS:
             if wanted is not None and not isinstance(wanted, str):
                 return False
-            if not same_text(getattr(issue, name), wanted):
+            now: str | None = getattr(issue, name)
+            text: str | None = wanted
+            if name == "summary":  # Jira trims the summary it stores, and the agent compares it trimmed
+                now, text = (now or "").strip(), (text or "").strip()
+            if not same_text(now, text):
                 return False
         elif name == "labels_add":
             if not all(label in issue.labels for label in wanted or ()):
@@ -163,14 +247,14 @@ def _fields_match(params: Mapping[str, Any], mirror: Mapping[str, MirrorIssue]) 
     return True
 
 
-def _status_match(params: Mapping[str, Any], mirror: Mapping[str, MirrorIssue]) -> bool:
+def _status_match(params: Mapping[str, Any], mirror: Mapping[str, MirrorIssue], *_: Any) -> bool:
     issue = _issue(params, mirror)
     target = params.get("target")
     path = [target] if isinstance(target, str) else list(target) if isinstance(target, list | tuple) else []
     return issue is not None and bool(path) and issue.status is not None and issue.status == path[-1]
 
 
-def _sprint_match(params: Mapping[str, Any], mirror: Mapping[str, MirrorIssue]) -> bool:
+def _sprint_match(params: Mapping[str, Any], mirror: Mapping[str, MirrorIssue], *_: Any) -> bool:
     issue = _issue(params, mirror)
     sprint = params.get("sprint")
     if issue is None or not isinstance(sprint, str):
@@ -208,6 +292,15 @@ def _link_match(
         for link in between
     )
     return wanted and not conflict
+
+
+# What each type's desired state must look like in the mirror: ``(params, mirror, facts, link_types) -> bool``.
+_MATCHES: dict[str, Callable[[Mapping[str, Any], Mapping[str, MirrorIssue], AgentFacts, Mapping[str, str]], bool]] = {
+    "ensure_fields": _fields_match,
+    "ensure_status": _status_match,
+    "ensure_sprint": _sprint_match,
+    "ensure_link": _link_match,
+}
 
 
 def _parse_time(value: str | None) -> datetime | None:

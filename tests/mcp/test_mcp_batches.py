@@ -24,6 +24,7 @@ TOOLS = [
     "command_retry",
     "issues_list",
     "issue_get",
+    "drift_list",
     "note_add",
     "refresh",
 ]

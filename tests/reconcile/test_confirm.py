@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.confirm import AgentFacts, Confirmation, MirrorNeeds, confirm, mirror_needs
+from reconcile.confirm import AgentFacts, Aspect, Confirmation, MirrorNeeds, aspects, confirm, mirror_needs
 from reconcile.records import MirrorIssue, MirrorLink, SprintRef
 from reconcile.settings import Settings
 
@@ -85,6 +85,13 @@ def test_null_equals_empty_string() -> None:
         _check("ensure_fields", {"key": "X-1", "assignee": None}, MirrorIssue(key="X-1", assignee="")) == Confirmation()
     )
     assert _check("ensure_fields", {"key": "X-1", "description": ""}, MirrorIssue(key="X-1")) == Confirmation()
+
+
+def test_summary_compares_trimmed_as_jira_stores_it() -> None:
+    """A summary wanted with spaces around it is confirmed by Jira's trimmed one; another summary is not."""
+    issue = MirrorIssue(key="X-1", summary="Отчёт")
+    assert _check("ensure_fields", {"key": "X-1", "summary": " Отчёт "}, issue) == Confirmation()
+    assert _check("ensure_fields", {"key": "X-1", "summary": "Отчёт 2"}, issue) is None
 
 
 def test_all_fields_must_match() -> None:
@@ -264,3 +271,55 @@ def test_wanted_and_conflict_exclude_each_other(types: list[str], reverse: bool)
     conflict = _link("99", "Блокирует начало", *(("A-2", "A-1") if reverse else ("A-1", "A-2")))
     assert _check("ensure_link", params, MirrorIssue(key="A-1", links=(*links, conflict))) is None
     assert (before is not None) == ("Связанные" in types and "Блокирует начало" not in types)
+
+
+# --- aspects -------------------------------------------------------------------------------------------------
+
+
+def test_aspects_of_each_type() -> None:
+    """Fields one by one and labels one by one; status, sprint and link whole; nothing for the rest."""
+    params = {"key": "X-1", "duedate": "2026-10-23", "labels_add": ["a", "b"], "labels_remove": ["c"]}
+    assert aspects("ensure_fields", params) == (
+        Aspect(key="X-1", name="duedate", params={"key": "X-1", "duedate": "2026-10-23"}),
+        Aspect(key="X-1", name="label:a", params={"key": "X-1", "labels_add": ["a"]}),
+        Aspect(key="X-1", name="label:b", params={"key": "X-1", "labels_add": ["b"]}),
+        Aspect(key="X-1", name="label:c", params={"key": "X-1", "labels_remove": ["c"]}),
+    )
+    link = {"source": "A-1", "target": "A-2", "link_type": "связанные"}
+    assert aspects("ensure_link", link) == (Aspect(key="A-1", name="link", params=link),)
+    assert aspects("ensure_status", {"key": "X-1", "target": "Готово"})[0].name == "status"
+    assert aspects("ensure_sprint", {"key": "X-1", "sprint": "backlog"})[0].name == "sprint"
+    assert aspects("ensure_fields", {"key": "new:1", "duedate": "2026-10-23"}) == ()
+    assert aspects("ensure_issue", {"temp_key": "new:1", "summary": "s"}) == ()
+    assert aspects("ensure_comment", {"key": "X-1", "marker": "m", "body": "b"}) == ()
+
+
+def test_a_label_both_added_and_removed_counts_once_as_removed() -> None:
+    """The agent adds, then removes: the label's aspect is its removal."""
+    found = aspects("ensure_fields", {"key": "X-1", "labels_add": ["a"], "labels_remove": ["a"]})
+    assert found == (Aspect(key="X-1", name="label:a", params={"key": "X-1", "labels_remove": ["a"]}),)
+
+
+@given(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "description": st.sampled_from(["a\nb", "a\r\nb", None, ""]),
+            "priority": st.sampled_from(["Major", "Minor", None]),
+            "labels_add": st.lists(st.sampled_from(["a", "b"]), max_size=2, unique=True),
+            "labels_remove": st.lists(st.sampled_from(["c", "d"]), max_size=2, unique=True),
+        },
+    ),
+    st.sampled_from(["a\nb", None]),
+    st.sampled_from(["Major", "Minor"]),
+    st.lists(st.sampled_from(["a", "b", "c", "d"]), unique=True),
+)
+def test_a_command_holds_exactly_when_each_of_its_aspects_does(
+    fields: dict[str, Any], description: str | None, priority: str, labels: list[str]
+) -> None:
+    """confirm(command) is the conjunction of confirm(aspect) over its aspects."""
+    params = {"key": "X-1", **fields}
+    issue = MirrorIssue(key="X-1", description=description, priority=priority, labels=tuple(labels))
+    whole = _check("ensure_fields", params, issue) is not None
+    parts = [_check("ensure_fields", dict(a.params), issue) is not None for a in aspects("ensure_fields", params)]
+    assert whole == all(parts)

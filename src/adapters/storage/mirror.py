@@ -8,12 +8,13 @@ that Jira no longer shows on either side go.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
 import attrs
-from sqlalchemy import Row, Table, delete, func, select, update
+from sqlalchemy import Row, Select, Table, Text, bindparam, cast, delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -45,15 +46,27 @@ class Sighting:
 
 
 def _link(row: Row[Any]) -> MirrorLink:
-    return MirrorLink(id=row.jira_id, type=row.type, source=row.source, target=row.target)
+    values = row._mapping
+    return MirrorLink(id=values["jira_id"], type=values["type"], source=values["source"], target=values["target"])
 
 
-def _issue(row: Row[Any], links: Sequence[MirrorLink]) -> MirrorIssue:
-    sprint = row.sprint
+def _history_entry(row: Row[Any]) -> HistoryEntry:
+    return HistoryEntry(
+        key=row.issue_key,
+        id=row.jira_id,
+        created=row.created,
+        author=row.author,
+        items=tuple(converter.structure(item, HistoryItem) for item in row.items or ()),
+    )
+
+
+def _issue(row: Row[Any], links: Sequence[MirrorLink], fields: Sequence[str] = ISSUE_TEXT_FIELDS) -> MirrorIssue:
+    values = row._mapping  # by name from the mapping: twice as fast as attributes, which counts at 10 000 rows
+    sprint = values["sprint"]
     return MirrorIssue(
-        key=row.key,
-        **{name: getattr(row, name) for name in ISSUE_TEXT_FIELDS},
-        labels=tuple(row.labels or ()),
+        key=values["key"],
+        **{name: values[name] for name in fields},
+        labels=tuple(values["labels"] or ()),
         sprint=SprintRef(id=sprint["id"], name=sprint["name"], state=sprint["state"]) if sprint else None,
         links=tuple(links),
     )
@@ -63,9 +76,20 @@ class MirrorRepository:
     def __init__(self, session: AsyncSession) -> None:
         self._session = session
 
+    def _postgres(self) -> bool:
+        return self._session.get_bind().dialect.name == "postgresql"
+
     def _upsert(self, table: Table) -> Any:
-        dialect = postgresql if self._session.get_bind().dialect.name == "postgresql" else sqlite
-        return dialect.insert(table)
+        return (postgresql if self._postgres() else sqlite).insert(table)
+
+    def _key_set(self, keys: Iterable[str]) -> Select[tuple[str]]:
+        """``SELECT`` of ``keys`` from one JSON parameter: a set of any size in one statement, one bound value."""
+        data = bindparam("keys", json.dumps(sorted(set(keys))), type_=Text)
+        if self._postgres():
+            table = func.json_array_elements_text(cast(data, postgresql.JSON)).table_valued("value")
+        else:
+            table = func.json_each(data).table_valued("value")
+        return select(table.c.value)
 
     # --- reading ---------------------------------------------------------------------------------------
 
@@ -74,27 +98,30 @@ class MirrorRepository:
         found: dict[str, list[MirrorLink]] = {key: [] for key in keys}
         if not keys:
             return found
-        query = select(_LINK).where(_LINK.c.source.in_(keys) | _LINK.c.target.in_(keys)).order_by(_LINK.c.id)
+        wanted = self._key_set(keys)
+        query = select(_LINK).where(_LINK.c.source.in_(wanted) | _LINK.c.target.in_(wanted)).order_by(_LINK.c.id)
         for row in (await self._session.execute(query)).all():
             for key in {row.source, row.target}:
                 if key in found:
                     found[key].append(_link(row))
         return found
 
-    async def _entries(self, rows: Sequence[Row[Any]]) -> list[MirrorEntry]:
-        links = await self.links_of([row.key for row in rows])
+    async def _entries(
+        self, rows: Sequence[Row[Any]], fields: Sequence[str] = ISSUE_TEXT_FIELDS, linked: Iterable[str] | None = None
+    ) -> list[MirrorEntry]:
+        links = await self.links_of([row.key for row in rows] if linked is None else list(linked))
         return [
-            MirrorEntry(issue=_issue(row, links[row.key]), refreshed_at=row.refreshed_at, vanished_at=row.vanished_at)
+            MirrorEntry(
+                issue=_issue(row, links.get(row.key, ()), fields),
+                refreshed_at=row.refreshed_at,
+                vanished_at=row.vanished_at,
+            )
             for row in rows
         ]
 
     async def issues(self, keys: Iterable[str]) -> dict[str, MirrorIssue]:
         """The mirror records of ``keys`` that the mirror holds, with their links."""
-        wanted = sorted(set(keys))
-        if not wanted:
-            return {}
-        rows = (await self._session.execute(select(_ISSUE).where(_ISSUE.c.key.in_(wanted)))).all()
-        return {entry.issue.key: entry.issue for entry in await self._entries(rows)}
+        return {key: entry.issue for key, entry in (await self.entries(keys)).items()}
 
     async def issues_with_summary(self, summary: str) -> dict[str, MirrorIssue]:
         rows = (await self._session.execute(select(_ISSUE).where(_ISSUE.c.summary == summary))).all()
@@ -130,17 +157,37 @@ class MirrorRepository:
         where = _HISTORY.c.issue_key == key
         total = await self._session.scalar(select(func.count()).select_from(_HISTORY).where(where)) or 0
         query = select(_HISTORY).where(where).order_by(_HISTORY.c.created, _HISTORY.c.id).limit(limit).offset(offset)
-        entries = [
-            HistoryEntry(
-                key=row.issue_key,
-                id=row.jira_id,
-                created=row.created,
-                author=row.author,
-                items=tuple(converter.structure(item, HistoryItem) for item in row.items or ()),
-            )
-            for row in (await self._session.execute(query)).all()
-        ]
-        return entries, total
+        return [_history_entry(row) for row in (await self._session.execute(query)).all()], total
+
+    async def entries(
+        self, keys: Iterable[str], *, fields: Iterable[str] | None = None, linked: Iterable[str] | None = None
+    ) -> dict[str, MirrorEntry]:
+        """The mirror records of ``keys`` that the mirror holds, vanished or not, with their links (two
+        statements whatever the number of keys).
+
+        A caller that reads a few fields of many issues names them: only ``fields`` of the text fields are read
+        (the others stay ``None``: no description is read when none is asked for), and the links only of
+        ``linked`` (the others have none).
+        """
+        chosen = (
+            ISSUE_TEXT_FIELDS if fields is None else tuple(name for name in ISSUE_TEXT_FIELDS if name in set(fields))
+        )
+        columns = [_ISSUE.c[name] for name in ("key", *chosen, "labels", "sprint", "refreshed_at", "vanished_at")]
+        query = select(*columns).where(_ISSUE.c.key.in_(self._key_set(keys)))
+        rows = (await self._session.execute(query)).all()
+        return {entry.issue.key: entry for entry in await self._entries(rows, chosen, linked)}
+
+    async def journals(self, keys: Iterable[str]) -> dict[str, list[HistoryEntry]]:
+        """The journal of each of ``keys``, oldest first (a key without entries is absent)."""
+        query = (
+            select(_HISTORY)
+            .where(_HISTORY.c.issue_key.in_(self._key_set(keys)))
+            .order_by(_HISTORY.c.issue_key, _HISTORY.c.created, _HISTORY.c.id)
+        )
+        found: dict[str, list[HistoryEntry]] = {}
+        for row in (await self._session.execute(query)).all():
+            found.setdefault(row.issue_key, []).append(_history_entry(row))
+        return found
 
     # --- writing (refresh pages) -----------------------------------------------------------------------
 

@@ -10,15 +10,16 @@ from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, func, insert, select, update
+from sqlalchemy import Row, case, func, insert, null, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from adapters.storage.models import BatchRow, CommandRow, SyncRunRow, storable_id, table_of
 from adapters.storage.records import BatchRecord, CommandRecord, SyncRunRecord
 from reconcile.approval import Approval, ApprovalState
 from reconcile.batch import ValidBatch
+from reconcile.drift import SetCommand
 from reconcile.history import SyncRunMark
-from reconcile.lifecycle import CommandStatus
+from reconcile.lifecycle import RESOLVED, CommandStatus
 from reconcile.tempkeys import TempKeyOutcome, outcome_of
 
 __all__ = ["QueueRepository"]
@@ -141,6 +142,13 @@ class QueueRepository:
         commands = await self.commands_of([batch.id])
         return batch, commands[batch.id]
 
+    async def batches_by_id(self, batch_ids: Iterable[int]) -> dict[int, BatchRecord]:
+        wanted = sorted({batch_id for batch_id in batch_ids if storable_id(batch_id)})
+        if not wanted:
+            return {}
+        rows = (await self._session.execute(select(_BATCH).where(_BATCH.c.id.in_(wanted)))).all()
+        return {row.id: _batch(row) for row in rows}
+
     async def batch(self, batch_id: int) -> BatchRecord | None:
         if not storable_id(batch_id):
             return None
@@ -229,6 +237,32 @@ class QueueRepository:
             )
         )
 
+    async def setting_commands(self, types: Iterable[str]) -> list[SetCommand]:
+        """The ``done`` and ``confirmed_by_state`` commands of ``types``, in the order they finished (drift)."""
+        query = (
+            select(
+                _COMMAND.c.id,
+                _COMMAND.c.batch_id,
+                _COMMAND.c.type,
+                _COMMAND.c.params,
+                _COMMAND.c.temp_key,
+                _COMMAND.c.finished_at,
+                # Only an ensure_issue's result is read (its key): the others' are not decoded at all.
+                case((_COMMAND.c.type == "ensure_issue", _COMMAND.c.result), else_=null()).label("result"),
+            )
+            .where(
+                _COMMAND.c.status.in_(sorted(status.value for status in RESOLVED)),
+                _COMMAND.c.type.in_(sorted(set(types))),
+            )
+            .order_by(_COMMAND.c.finished_at, _COMMAND.c.id)
+        )
+        return [
+            SetCommand(
+                id=id_, batch_id=batch_id, type=type_, params=params, temp_key=temp_key, finished_at=at, result=result
+            )
+            for id_, batch_id, type_, params, temp_key, at, result in (await self._session.execute(query)).all()
+        ]
+
     async def temp_key_outcomes(self, batch_ids: Iterable[int]) -> dict[int, dict[str, TempKeyOutcome]]:
         """Per batch: every ``ensure_issue`` temp key → its status and created key."""
         wanted = sorted(set(batch_ids))
@@ -266,6 +300,13 @@ class QueueRepository:
     async def last_full_refresh_start(self) -> datetime | None:
         started: datetime | None = await self._session.scalar(
             select(func.max(_RUN.c.started_at)).where(_RUN.c.full.is_(True))
+        )
+        return started
+
+    async def last_full_refresh(self) -> datetime | None:
+        """When the latest finished full refresh started: the mirror is at least as fresh as that."""
+        started: datetime | None = await self._session.scalar(
+            select(func.max(_RUN.c.started_at)).where(_RUN.c.full.is_(True), _RUN.c.finished_at.is_not(None))
         )
         return started
 

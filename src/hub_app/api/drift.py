@@ -1,0 +1,43 @@
+"""Routes of drift (interface role): the desired states Jira no longer shows, and putting them back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, get, post
+from litestar.params import FromQuery, JSONBody
+
+from hub_app import drift
+from hub_app.api.routing import in_unit, route, token_name
+from hub_app.bodies import parse
+from hub_app.roles import INTERFACE
+from hub_app.views import BatchCreated, DriftPage
+
+__all__ = ["ROUTES"]
+
+
+@get("/drift", **route(INTERFACE, answer=DriftPage, errors_=(400, 404, 422)))
+async def list_drift(
+    request: Request[Any, Any, Any],
+    project: FromQuery[str | None] = None,
+    limit: FromQuery[int | None] = None,
+    offset: FromQuery[int | None] = None,
+) -> Any:
+    """Desired states of done commands that the mirror no longer shows — per issue and aspect, the latest
+    command that set it — in natural key order, with who changed each last and when (from Jira's journal), and
+    when the latest full refresh started: drift is only as fresh as the mirror."""
+    return await in_unit(request, lambda u: drift.list_drift(u, project_name=project, limit=limit, offset=offset))
+
+
+@post(
+    "/drift/reapply",
+    **route(INTERFACE, body=drift.ReapplyIn, answer=BatchCreated, status=201, errors_=(404, 409, 422)),
+)
+async def reapply(request: Request[Any, Any, Any], data: JSONBody[Any] = None) -> Any:
+    """One new batch re-asserting the drifted aspects of the chosen commands (temp keys already resolved),
+    validated as new, with its tail refresh; a command without drift now → 409."""
+    body = parse(drift.ReapplyIn, data)
+    return await in_unit(request, lambda u: drift.reapply(u, body, token_name=token_name(request)))
+
+
+ROUTES = [list_drift, reapply]
