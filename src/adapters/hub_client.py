@@ -24,6 +24,7 @@ from reconcile.plans.base import Delivery, Operation, Page, Report
 from reconcile.records import converter, issue_to_wire
 
 __all__ = [
+    "UNKNOWN_COMMAND",
     "ClaimConflict",
     "CommandHeld",
     "HubClient",
@@ -60,6 +61,10 @@ class ClaimConflict(HubRefused):
     def __init__(self, status_code: int, detail: str, retry_after: float | None = None) -> None:
         super().__init__(status_code, detail)
         self.retry_after = retry_after
+
+
+#: The status :meth:`HubClient.command_held` gives a command the hub does not have (404).
+UNKNOWN_COMMAND = "unknown"
 
 
 @attrs.frozen(kw_only=True)
@@ -225,7 +230,7 @@ class HubClient:
         params = {"instance": instance} if instance is not None else None
         response = await self._request("GET", f"/agent/commands/{command_id}", params=params, allow=(404,))
         if response.status_code == 404:
-            return CommandHeld(status="unknown", held=False)
+            return CommandHeld(status=UNKNOWN_COMMAND, held=False)
         data = response.json()
         return CommandHeld(status=str(data.get("status")), held=data.get("held") is True)
 

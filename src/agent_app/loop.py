@@ -45,6 +45,7 @@ import httpx
 
 from adapters.clock import Clock
 from adapters.hub_client import (
+    UNKNOWN_COMMAND,
     ClaimConflict,
     CommandHeld,
     HubClient,
@@ -297,6 +298,8 @@ class Agent:
                 return None
             if answer.status == "claimed":
                 return f"команда {delivery.id} выдана другому процессу агента {self.agent_id}: запись отменена"
+            if answer.status == UNKNOWN_COMMAND:
+                return f"команды {delivery.id} нет на хабе: запись в Jira отменена"
             return f"команда {delivery.id} уже {answer.status}: запись в Jira отменена"
 
         try:

@@ -143,3 +143,20 @@ def test_one_process_per_journal(tmp_path: Path) -> None:
         pass
     with second.lock():
         pass
+
+
+async def test_a_command_the_hub_no_longer_has_is_dropped(tmp_path: Path) -> None:
+    """The hub answers 404 before the write (its database was reset): nothing written, the drop reported."""
+    hub = FakeHub(queue=[command(64, "ensure_fields", {"key": "AURORA-1533", "duedate": "2026-12-01"}, 30)])
+    clock = HookedClock()
+    rig = Rig(tmp_path, hub, clock=clock)
+
+    async def forget() -> None:
+        hub.statuses.pop(64)
+        hub.claimed = None
+
+    clock.on_sleep = forget
+    await rig.agent.step(await rig.agent.context())
+    await rig.close()
+    assert rig.jira_writes() == []
+    assert hub.reports[0][1]["error"] == "команды 64 нет на хабе: запись в Jira отменена"
