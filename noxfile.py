@@ -11,7 +11,13 @@ import sys
 
 import nox
 
-nox.options.sessions = ["lint", "typecheck", "tests", "fuzz"]
+nox.options.sessions = ["lint", "typecheck", "tests", "e2e-postgresql", "fuzz"]
+
+#: The end-to-end tests that also run with the hub on PostgreSQL: what storage decides under faults (kills,
+#: restarts, lost answers, redeliveries). The timing tests (wall time, pacing gaps) measure the agent, not the
+#: database, and run on SQLite only, in ``tests``.
+E2E_ON_POSTGRESQL = ("tests/e2e/test_recovery.py", "tests/e2e/test_faults.py", "tests/e2e/test_scenarios.py")
+E2E_TIMING = "not wall_time and not pacing_gaps"
 nox.options.default_venv_backend = "none"
 
 
@@ -32,6 +38,16 @@ def typecheck(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """The whole suite: storage and API tests run on SQLite and on PostgreSQL."""
     session.run(sys.executable, "-m", "pytest", *session.posargs)
+
+
+@nox.session(name="e2e-postgresql")
+def e2e_postgresql(session: nox.Session) -> None:
+    """The recovery, fault and seed-scenario end-to-end tests with the hub on PostgreSQL (a fresh database per
+    test); skipped with SDLC_HUB_TEST_SKIP_PG=1. ``nox -s e2e-postgresql -- tests/e2e`` runs all of them."""
+    if os.environ.get("SDLC_HUB_TEST_SKIP_PG") == "1":
+        session.skip("SDLC_HUB_TEST_SKIP_PG=1")
+    args = session.posargs or [*E2E_ON_POSTGRESQL, "-k", E2E_TIMING]
+    session.run(sys.executable, "-m", "pytest", "-m", "e2e", *args, env={"SDLC_HUB_E2E_DATABASES": "postgresql"})
 
 
 @nox.session(name="tests-sqlite")

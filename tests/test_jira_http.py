@@ -77,7 +77,10 @@ async def test_myself_and_link_types_are_read_once() -> None:
         first
         == second
         == ExecContext(
-            jira_user="bridge-user", jira_time_zone="Europe/Moscow", symmetric_link_types=frozenset({"Связанные"})
+            jira_user="bridge-user",
+            jira_time_zone="Europe/Moscow",
+            symmetric_link_types=frozenset({"Связанные"}),
+            link_types=frozenset({"Связанные", "Блокирует начало"}),
         )
     )
     assert [c["path"] for c in sim.calls] == ["/rest/api/2/myself", "/rest/api/2/issueLinkType"]

@@ -7,11 +7,13 @@ Errors split by what the caller can do about them::
     │                       down); retrying later may help
     └── HubRefused          the hub answered 4xx: ``status_code`` and ``detail``; retrying the same request
         └── ClaimConflict   will not help
-                            409 on claim: another agent is active
+                            409 on claim: another agent process is active (``retry_after``: when it
+                            would count as away)
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -22,7 +24,9 @@ from reconcile.plans.base import Delivery, Operation, Page, Report
 from reconcile.records import converter, issue_to_wire
 
 __all__ = [
+    "UNKNOWN_COMMAND",
     "ClaimConflict",
+    "CommandHeld",
     "HubClient",
     "HubError",
     "HubRefused",
@@ -52,7 +56,23 @@ class HubRefused(HubError):
 
 
 class ClaimConflict(HubRefused):
-    """409 on claim: another agent is active (DESIGN.md 5.4, «Exactly one agent may be active»)."""
+    """409 on claim: another agent process is active (DESIGN.md 5.4, «Exactly one agent may be active»)."""
+
+    def __init__(self, status_code: int, detail: str, retry_after: float | None = None) -> None:
+        super().__init__(status_code, detail)
+        self.retry_after = retry_after
+
+
+#: The status :meth:`HubClient.command_held` gives a command the hub does not have (404).
+UNKNOWN_COMMAND = "unknown"
+
+
+@attrs.frozen(kw_only=True)
+class CommandHeld:
+    """The hub's answer before a write: the command's status, and whether this process still holds it."""
+
+    status: str
+    held: bool
 
 
 @attrs.frozen(kw_only=True)
@@ -140,19 +160,26 @@ class HubClient:
         *,
         json: Any = None,
         read_seconds: float | None = None,
-        refusal: Callable[[int, str], HubRefused] = HubRefused,
+        refusal: Callable[[httpx.Response, str], HubRefused] | None = None,
         allow: Iterable[int] = (),
+        params: dict[str, str] | None = None,
     ) -> httpx.Response:
         try:
             response = await self._http.request(
-                method, path, json=json, timeout=read_seconds if read_seconds is not None else self._timeout
+                method,
+                path,
+                json=json,
+                params=params,
+                timeout=read_seconds if read_seconds is not None else self._timeout,
             )
         except httpx.TransportError as exc:
             raise HubUnreachable(f"{method} {path}: {type(exc).__name__}: {exc}") from exc
         if response.status_code >= 500:
             raise HubUnreachable(f"{method} {path}: HTTP {response.status_code}: {_detail(response)}")
         if response.status_code >= 400 and response.status_code not in set(allow):
-            raise refusal(response.status_code, _detail(response))
+            if refusal is not None:
+                raise refusal(response, _detail(response))
+            raise HubRefused(response.status_code, _detail(response))
         return response
 
     async def claim(
@@ -160,6 +187,7 @@ class HubClient:
         *,
         agent_id: str,
         version: str,
+        instance: str | None = None,
         jira_user: str | None = None,
         jira_time_zone: str | None = None,
         symmetric_link_types: Iterable[str] = (),
@@ -173,6 +201,8 @@ class HubClient:
             "jira_time_zone": jira_time_zone,
             "symmetric_link_types": sorted(symmetric_link_types),
         }
+        if instance is not None:
+            body["instance"] = instance
         if wait is not None:
             body["wait"] = wait
         # The long poll holds the request up to ``wait`` seconds: the read timeout must outlast it.
@@ -194,6 +224,15 @@ class HubClient:
             deliveries=int(data.get("deliveries") or 1),
             context=data.get("context") or {},
         )
+
+    async def command_held(self, command_id: int, instance: str | None) -> CommandHeld:
+        """``GET /agent/commands/{id}``: asked before writing; a command the hub no longer has is not held."""
+        params = {"instance": instance} if instance is not None else None
+        response = await self._request("GET", f"/agent/commands/{command_id}", params=params, allow=(404,))
+        if response.status_code == 404:
+            return CommandHeld(status=UNKNOWN_COMMAND, held=False)
+        data = response.json()
+        return CommandHeld(status=str(data.get("status")), held=data.get("held") is True)
 
     async def post_page(self, command_id: int, page: Page) -> None:
         """``POST /agent/commands/{id}/pages``: one page of a refresh (idempotent upserts on the hub)."""
@@ -217,7 +256,15 @@ class HubClient:
         return response.content
 
 
-def _claim_refusal(status_code: int, detail: str) -> HubRefused:
-    if status_code == 409:
-        return ClaimConflict(status_code, detail)
-    return HubRefused(status_code, detail)
+def _retry_after(response: httpx.Response) -> float | None:
+    try:
+        seconds = float(response.headers.get("retry-after", ""))
+    except ValueError:
+        return None
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
+
+
+def _claim_refusal(response: httpx.Response, detail: str) -> HubRefused:
+    if response.status_code == 409:
+        return ClaimConflict(response.status_code, detail, _retry_after(response))
+    return HubRefused(response.status_code, detail)

@@ -18,6 +18,7 @@ import httpx
 
 from adapters.clock import Clock, SystemClock
 from reconcile.plans.base import (
+    Dropped,
     ExecContext,
     Executor,
     FetchFile,
@@ -73,11 +74,12 @@ def _body(response: httpx.Response) -> Any:
 
 def _message(body: Any) -> str:
     if isinstance(body, Mapping):
-        parts = [str(m) for m in body.get("errorMessages") or ()]
+        messages = body.get("errorMessages")
+        parts = [str(m) for m in messages] if isinstance(messages, list) else [str(messages or "")]
         errors = body.get("errors")
         if isinstance(errors, Mapping):
             parts.extend(f"{k}: {v}" for k, v in errors.items())
-        return "; ".join(parts)
+        return "; ".join(p for p in parts if p)[:1000]
     return str(body or "")[:500]
 
 
@@ -97,7 +99,7 @@ class JiraHttp:
         self._started_at = clock.monotonic()
         self._last_call_at: float | None = None
         self._myself: tuple[str, str | None] | None = None
-        self._symmetric: frozenset[str] | None = None
+        self._link_types: tuple[frozenset[str], frozenset[str]] | None = None
 
     @classmethod
     def connect(
@@ -180,26 +182,32 @@ class JiraHttp:
         if self._myself is None:
             body = await self._get("/rest/api/2/myself")
             body = body if isinstance(body, Mapping) else {}
-            zone = body.get("timeZone")
-            self._myself = (str(body.get("name") or ""), str(zone) if zone else None)
+            name, zone = body.get("name"), body.get("timeZone")
+            self._myself = (name if isinstance(name, str) else "", zone if isinstance(zone, str) and zone else None)
         return self._myself
+
+    async def link_types(self) -> tuple[frozenset[str], frozenset[str]]:
+        """(names of all link types, those whose ``inward == outward``: change 000); read once, then cached."""
+        if self._link_types is None:
+            body = await self._get("/rest/api/2/issueLinkType")
+            types = body.get("issueLinkTypes") if isinstance(body, Mapping) else None
+            listed = types if isinstance(types, list) else []
+            named = [t for t in listed if isinstance(t, Mapping) and isinstance(t.get("name"), str) and t["name"]]
+            self._link_types = (
+                frozenset(t["name"] for t in named),
+                frozenset(t["name"] for t in named if t.get("inward") == t.get("outward")),
+            )
+        return self._link_types
 
     async def symmetric_link_types(self) -> frozenset[str]:
         """Names of the link types whose ``inward == outward`` (change 000); read once, then cached."""
-        if self._symmetric is None:
-            body = await self._get("/rest/api/2/issueLinkType")
-            types = body.get("issueLinkTypes") if isinstance(body, Mapping) else None
-            self._symmetric = frozenset(
-                str(t.get("name"))
-                for t in types or ()
-                if isinstance(t, Mapping) and t.get("name") and t.get("inward") == t.get("outward")
-            )
-        return self._symmetric
+        return (await self.link_types())[1]
 
     async def exec_context(self) -> ExecContext:
         name, zone = await self.myself()
+        names, symmetric = await self.link_types()
         return ExecContext(
-            jira_user=name or None, jira_time_zone=zone, symmetric_link_types=await self.symmetric_link_types()
+            jira_user=name or None, jira_time_zone=zone, symmetric_link_types=symmetric, link_types=names
         )
 
     async def drive(
@@ -208,14 +216,27 @@ class JiraHttp:
         *,
         fetch_file: Callable[[str, int | None], Awaitable[bytes | None]],
         on_page: Callable[[Page], Awaitable[None]],
+        confirm: Callable[[], Awaitable[str | None]] | None = None,
     ) -> DriveOutcome:
-        """Carry out the executor's steps until it returns its report (which lists the writes it made)."""
+        """Carry out the executor's steps until it returns its report (which lists the writes it made).
+
+        ``confirm`` is asked before the first write and before any write that follows a pause: ``None`` lets
+        the write go; a message drops the command there (:class:`Dropped` is thrown into the executor, which
+        reports the writes made so far).
+        """
         calls = 0
         value: Any = None
+        unconfirmed = confirm is not None
         try:
+            step = executor.send(None)
             while True:
-                step = executor.send(value)
                 value = None
+                if isinstance(step, JiraCall) and step.is_write and unconfirmed and confirm is not None:
+                    reason = await confirm()
+                    if reason is not None:
+                        step = executor.throw(Dropped(reason))
+                        continue
+                    unconfirmed = False
                 if isinstance(step, JiraCall):
                     value, tries = await self._send(step)
                     calls += tries
@@ -224,10 +245,12 @@ class JiraHttp:
                         raise JiraAuthError(401, _message(value.json))
                 elif isinstance(step, Pause):
                     await self.wait_gap(step.seconds)
+                    unconfirmed = confirm is not None
                 elif isinstance(step, FetchFile):
                     value = await fetch_file(step.sha256, step.size)
                 else:
                     await on_page(step)
+                step = executor.send(value)
         except StopIteration as stop:
             report: Report = stop.value
             return DriveOutcome(report=report, jira_calls=calls)

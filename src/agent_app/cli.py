@@ -18,7 +18,7 @@ from adapters.clock import SystemClock
 from adapters.hub_client import HubClient
 from adapters.jira_http import JiraAuthError, JiraError, JiraHttp
 from adapters.logs import configure_logging
-from agent_app.journal import Journal
+from agent_app.journal import Journal, JournalBusy
 from agent_app.loop import Agent, AgentFatal
 from reconcile.plans import executor_for
 
@@ -91,6 +91,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 async def _run(args: argparse.Namespace) -> int:
+    journal = Journal(Path(args.journal))
+    try:
+        with journal.lock():
+            return await _run_locked(args, journal)
+    except JournalBusy as exc:
+        log.critical("fatal", extra={"error": f"{exc}: a second agent process needs its own --journal"})
+        return 2
+
+
+async def _run_locked(args: argparse.Namespace, journal: Journal) -> int:
     clock = SystemClock()
     if args.jira_token:
         jira = JiraHttp.connect(args.jira, token=args.jira_token, clock=clock)
@@ -100,7 +110,7 @@ async def _run(args: argparse.Namespace) -> int:
     agent = Agent(
         hub=hub,
         jira=jira,
-        journal=Journal(Path(args.journal)),
+        journal=journal,
         clock=clock,
         agent_id=args.agent_id,
         version=agent_version(),

@@ -18,6 +18,15 @@ Decisions where the spec is silent:
   start). A second signal abandons everything at once; the journal still names the command. A page or a
   file the hub cannot take or give while stopping abandons the command too (the hub re-delivers it).
 
+- **Before writing** (DESIGN.md 5.4): after its pause, before the command's first write and before any write
+  that follows a pause inside it, the agent asks the hub whether this process still holds the command. A
+  command cancelled with ``force`` meanwhile is dropped unwritten and reported ``failed`` with the writes made
+  so far (none, when the cancel came during the pause). A command the hub has re-issued to another process
+  of this ``agent_id`` (this one was away and was taken over) is dropped without a report: the other process
+  now owns its outcome.
+- **One process per journal**: the journal keeps the agent's ``instance`` sent with every claim; a second
+  live instance gets 409 and asks again when the hub says the first would count as away.
+
 Events are logged with fields (``log.info("command", extra={...})``, :mod:`adapters.logs`): one ``command``
 event per command with ``command_id``, ``type``, ``key``, ``deliveries``, ``outcome``, ``duration_ms``,
 ``jira_calls``.
@@ -36,7 +45,9 @@ import httpx
 
 from adapters.clock import Clock
 from adapters.hub_client import (
+    UNKNOWN_COMMAND,
     ClaimConflict,
+    CommandHeld,
     HubClient,
     HubRefused,
     HubUnreachable,
@@ -50,6 +61,9 @@ from reconcile.plans.base import Delivery, ExecContext, Executor, JiraCall, Page
 __all__ = ["Agent", "AgentFatal", "JiraDriver", "Stopped"]
 
 log = logging.getLogger(__name__)
+
+#: The longest wait after a 409 on claim, whatever ``Retry-After`` the hub sent.
+_MAX_CONFLICT_WAIT = 300.0
 
 T = TypeVar("T")
 
@@ -75,6 +89,7 @@ class JiraDriver(Protocol):
         *,
         fetch_file: Callable[[str, int | None], Awaitable[bytes | None]],
         on_page: Callable[[Page], Awaitable[None]],
+        confirm: Callable[[], Awaitable[str | None]] | None = None,
     ) -> DriveOutcomeLike: ...
 
 
@@ -138,6 +153,7 @@ class Agent:
         self.journal = journal
         self.clock = clock
         self.agent_id = agent_id
+        self.instance = journal.instance()
         self.version = version
         self.claim_wait = claim_wait
         self.retrying = Retrying(clock=clock, rng=rng or random.Random(), policy=backoff or Backoff())
@@ -168,7 +184,7 @@ class Agent:
 
     async def run(self) -> None:
         """Until stopped: flush the journal, then claim and execute."""
-        log.info("start", extra={"agent_id": self.agent_id, "version": self.version})
+        log.info("start", extra={"agent_id": self.agent_id, "instance": self.instance, "version": self.version})
         try:
             await self.flush_journal()
             ctx = await self.context()
@@ -206,12 +222,15 @@ class Agent:
     async def claim(self, ctx: ExecContext) -> Delivery | None:
         def transient(error: Exception) -> bool | float:
             if isinstance(error, ClaimConflict):
-                return max(self.claim_wait, 1.0)  # another agent is active: ask again after a long poll's time
+                # Another agent process is active: ask again when the hub says it would count as away.
+                after = error.retry_after if error.retry_after is not None else self.claim_wait
+                return min(max(after, 1.0), _MAX_CONFLICT_WAIT)
             return isinstance(error, HubUnreachable)
 
         async def claim_once() -> Delivery | None:
             delivery = self.hub.claim(
                 agent_id=self.agent_id,
+                instance=self.instance,
                 version=self.version,
                 jira_user=ctx.jira_user,
                 jira_time_zone=ctx.jira_time_zone,
@@ -270,12 +289,26 @@ class Agent:
             await race(self.jira.wait_gap(delivery.pause_seconds), self.stopping)
         except Stopped:
             return finish("abandoned", jira_calls=0)
+        checked: list[CommandHeld] = []
+
+        async def confirm() -> str | None:
+            answer = await self._from_hub(lambda: self.hub.command_held(delivery.id, self.instance), "check")
+            checked.append(answer)
+            if answer.held:
+                return None
+            if answer.status == "claimed":
+                return f"команда {delivery.id} выдана другому процессу агента {self.agent_id}: запись отменена"
+            if answer.status == UNKNOWN_COMMAND:
+                return f"команды {delivery.id} нет на хабе: запись в Jira отменена"
+            return f"команда {delivery.id} уже {answer.status}: запись в Jira отменена"
+
         try:
             executor = self.executor_for(delivery, ctx)
             drive = self.jira.drive(
                 executor,
                 fetch_file=lambda sha, size: self._fetch_file(sha),
                 on_page=lambda page: self._post_page(delivery.id, page),
+                confirm=confirm,
             )
             outcome = await race(drive, self.aborting)
         except Stopped:
@@ -298,6 +331,11 @@ class Agent:
             error = f"ошибка агента: {type(exc).__name__}: {exc}"
             outcome = _Crashed(report=Report(status="failed", error=error), jira_calls=0)
 
+        dropped = bool(checked) and not checked[-1].held
+        if dropped and checked[-1].status == "claimed":
+            # Another process of this agent holds the command now: its report, not ours, settles it.
+            self.journal.clear()
+            return finish("taken_over", jira_calls=outcome.jira_calls, error=outcome.report.error)
         entry = self.journal.record_report(entry, report_to_wire(outcome.report, outcome.jira_calls))
         if "key" not in fields and isinstance(outcome.report.result.get("key"), str):
             fields["key"] = outcome.report.result["key"]
@@ -307,7 +345,7 @@ class Agent:
             finish("report_kept", jira_calls=outcome.jira_calls, report=outcome.report.status)
             raise
         return finish(
-            outcome.report.status,
+            "dropped" if dropped else outcome.report.status,
             jira_calls=outcome.jira_calls,
             ack=None if ack is None else ack.status,
             **({"error": outcome.report.error} if outcome.report.error else {}),

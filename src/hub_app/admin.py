@@ -19,7 +19,7 @@ from hub_app.roles import Caller, Role
 from hub_app.runtime import Unit
 from hub_app.views import FileStored, ProjectView, TokenCreated, TokenView
 from reconcile.errors import ConflictError, ReconcileError, ValidationError
-from reconcile.settings import Settings, settings_from_json, settings_to_json
+from reconcile.settings import Settings, merge_settings, settings_to_json
 
 __all__ = [
     "NotFoundError",
@@ -102,8 +102,9 @@ async def get_settings(unit: Unit) -> dict[str, Any]:
 
 
 async def patch_settings(unit: Unit, body: Any) -> dict[str, Any]:
-    """Apply a partial settings object (validated as a whole); 422 on a bad value, nothing written."""
-    settings: Settings = settings_from_json(body, base=await unit.db.admin.settings())
+    """Merge a partial settings object into the current settings (DESIGN.md 3) and validate the whole; 422 on a
+    bad value, nothing written."""
+    settings: Settings = merge_settings(await unit.db.admin.settings(), body)
     await unit.db.admin.save_settings(settings)
     return settings_to_json(settings)
 
@@ -111,6 +112,8 @@ async def patch_settings(unit: Unit, body: Any) -> dict[str, Any]:
 # --- projects ---------------------------------------------------------------------------------------------
 
 _PROJECT_NAME = re.compile(r"[^\s\",()]+")
+#: A project's name is a Jira label the hub keeps in 200 characters.
+PROJECT_NAME_MAX = 200
 
 
 def _check_board_type(value: str | None) -> None:
@@ -131,6 +134,8 @@ async def project(unit: Unit, name: str) -> ProjectRecord:
 
 async def create_project(unit: Unit, body: ProjectIn) -> ProjectView:
     name = body.name
+    if len(name) > PROJECT_NAME_MAX:
+        raise ValidationError(f"имя проекта длиннее {PROJECT_NAME_MAX} символов")
     if not _PROJECT_NAME.fullmatch(name):
         raise ValidationError(f"имя проекта {name!r} — метка Jira без пробелов, кавычек, запятых и скобок")
     _check_board_type(body.board_type)

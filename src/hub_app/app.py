@@ -14,6 +14,7 @@ from hub_app.api import admin, agent, batches, drift, mirror
 from hub_app.api.auth import guard
 from hub_app.api.errors import exception_handlers
 from hub_app.api.openapi import CommandSchemaPlugin, DocumentedAttrsPlugin, openapi_config
+from hub_app.api.request_text import check_path_and_query
 from hub_app.mcp_server import McpPlugin
 from hub_app.runtime import Hub
 from hub_app.web import WebPage
@@ -64,6 +65,7 @@ def create_app(
     app = Litestar(
         route_handlers=[*ROUTES, *extra_route_handlers],
         guards=[guard],
+        before_request=check_path_and_query,
         exception_handlers=exception_handlers(),
         openapi_config=openapi_config(version=hub_version()),
         lifespan=[lifespan],

@@ -23,6 +23,7 @@ from reconcile.batch import (
     BatchContext,
     ProjectInfo,
     ValidBatch,
+    check_batch_size,
     referenced_files,
     referenced_keys,
     refresh_body,
@@ -72,6 +73,7 @@ async def batch_context(unit: Unit, body: Any, settings: Settings) -> BatchConte
 async def validate(unit: Unit, body: Any) -> tuple[ValidBatch, Settings]:
     """A batch body checked by the core against the hub's state (422 on the first violation)."""
     settings = await unit.db.admin.settings()
+    check_batch_size(body, settings)  # before the context is fetched for every key the body names
     return validate_batch(body, await batch_context(unit, body, settings)), settings
 
 

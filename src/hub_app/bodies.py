@@ -277,7 +277,8 @@ class ApprovalIn:
 
 @attrs.frozen(kw_only=True)
 class SettingsIn:
-    """``PATCH /settings``: any subset of the settings (checked as a whole by :mod:`reconcile.settings`)."""
+    """``PATCH /settings``: any subset of the settings, merged into the current ones (objects key by key, ``null``
+    restores a default) and checked as a whole by :mod:`reconcile.settings`."""
 
     jira_project: str | None = None
     issue_types: dict[str, IssueTypeIn] | None = None
@@ -289,6 +290,7 @@ class SettingsIn:
     auto_refresh_minutes: float | None = None
     claim_wait_seconds: float | None = None
     max_file_bytes: int | None = None
+    max_batch_commands: int | None = None
     approval: ApprovalIn | None = None
 
 
@@ -303,6 +305,10 @@ class ClaimIn:
     jira_time_zone: str | None = attrs.field(default=None, metadata=meta("str?"))
     symmetric_link_types: list[str] | None = attrs.field(default=None, metadata=meta("list[str]"))
     wait: float | None = attrs.field(default=None, metadata=meta("number", "секунды долгого запроса"))
+    instance: str | None = attrs.field(
+        default=None,
+        metadata=meta("str?", "процесс агента (из его журнала): второй процесс с тем же agent_id получает 409"),
+    )
     given: frozenset[str] = attrs.field(default=frozenset(), metadata=_HIDDEN)
 
 

@@ -15,9 +15,9 @@ from adapters.storage.records import AgentStatusRecord, CommandRecord
 from hub_app.batches import base_jql, command, resolved_in_batch, store_batch
 from hub_app.bodies import ClaimIn
 from hub_app.runtime import Unit
-from hub_app.views import AgentStatusView, DeliveryView, QueueOutlook
+from hub_app.views import AgentStatusView, CommandHeld, DeliveryView, QueueOutlook
 from reconcile import approval, delivery, history, queue, reports
-from reconcile.agents import check_claimant, is_online
+from reconcile.agents import check_claimant, check_instance, holds_claim, is_online
 from reconcile.batch import BatchContext, auto_refresh_body, validate_batch
 from reconcile.confirm import AgentFacts
 from reconcile.lifecycle import CommandStatus, Event, advance
@@ -29,6 +29,7 @@ __all__ = [
     "agent_facts",
     "agent_status",
     "claim_once",
+    "command_held",
     "held_batches",
     "queue_outlook",
     "touch_agent",
@@ -75,18 +76,34 @@ async def touch_agent(unit: Unit) -> None:
         await unit.db.admin.save_agent_status(attrs.evolve(status, last_seen_at=unit.now))
 
 
+async def command_held(unit: Unit, command_id: int, *, instance: str | None) -> CommandHeld:
+    """``GET /agent/commands/{id}``: asked by the agent before it writes (DESIGN.md 5.4); the holder is seen."""
+    found = await command(unit, command_id)
+    status = await unit.db.admin.agent_status()
+    held = found.status is CommandStatus.CLAIMED and holds_claim(
+        instance, active_instance=status.instance if status else None
+    )
+    if held:
+        await touch_agent(unit)
+    return CommandHeld(id=found.id, status=found.status, held=held)
+
+
 async def _register(unit: Unit, claim: ClaimIn, settings: Settings) -> None:
     """The claimant becomes (or stays) the active agent; what it says of Jira is kept until it says otherwise."""
+    check_instance(claim.instance)
     current = await unit.db.admin.agent_status()
     check_claimant(
         claim.agent_id,
+        instance=claim.instance,
         active=current.agent_id if current else None,
+        active_instance=current.instance if current else None,
         active_seen_at=current.last_seen_at if current else None,
         now=unit.now,
         claim_wait_seconds=settings.claim_wait_seconds,
     )
     if current is None or current.agent_id != claim.agent_id:
         current = AgentStatusRecord(agent_id=claim.agent_id, last_seen_at=unit.now)
+    current = attrs.evolve(current, instance=claim.instance)
     told: dict[str, Any] = {
         name: getattr(claim, name) for name in ("version", "jira_user", "jira_time_zone") if name in claim.given
     }

@@ -63,6 +63,7 @@ from hub_app.views import to_json
 from reconcile.approval import ApprovalState, Door
 from reconcile.commands import batch_create_description, batch_create_schema
 from reconcile.errors import ReconcileError
+from reconcile.text import TooDeep, check_request_json
 
 __all__ = [
     "MCP_PATH",
@@ -394,10 +395,13 @@ def build_server(tool_set: tuple[McpTool, ...] | None = None) -> Server[Any]:
         caller = _caller(ctx)
         arguments = dict(params.arguments or {})
         try:
+            check_request_json(arguments)
             async with caller.hub.unit() as unit:
                 value = await tool.call(unit, caller, arguments)
         except ReconcileError as exc:
             return _refusal(exc.message)
+        except TooDeep as exc:
+            return _refusal(str(exc))
         except Exception:
             # As the HTTP API's 500: logged here, and the assistant is told no more than that it failed.
             log.exception("MCP tool %s failed", tool.name)

@@ -13,6 +13,7 @@ from typing import Any
 
 import attrs
 
+from adapters.storage.models import DB_INT_MAX
 from adapters.storage.records import CommandRecord
 from hub_app.batches import command, resolved_in_batch
 from hub_app.bodies import PagesIn, ReportIn
@@ -104,25 +105,31 @@ async def _apply_refresh_result(
         issues = result.get("issues")
         await unit.db.queue.finish_sync_run(
             refresh.id,
-            issues=issues if isinstance(issues, int) and not isinstance(issues, bool) else None,
+            issues=issues if _is_count(issues) else None,
             history_at=unit.now if history.history_at_on_report(full=run.full, result=result) else None,
             now=unit.now,
         )
         if run.full:
             project_names = [p.name for p in await unit.db.admin.projects()]
+            unreadable = reports.unreadable_keys(result)
             gone = [
                 seen.key
                 for seen in await unit.db.mirror.not_vanished()
                 if reports.vanishes(
                     labels=seen.labels,
                     project_names=project_names,
-                    returned_by_run=seen.seen_by == refresh.id,
+                    returned_by_run=seen.seen_by == refresh.id or seen.key in unreadable,
                     refreshed_at=seen.refreshed_at,
                     run_started_at=run.started_at,
                 )
             ]
             await unit.db.mirror.vanish(gone, now=unit.now)
     await _confirm_claimed(unit, settings, exclude=refresh.id)
+
+
+def _is_count(value: Any) -> bool:
+    """A count the database keeps (an ``Integer`` column); an agent's nonsense is recorded as unknown."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= DB_INT_MAX
 
 
 async def _confirm_claimed(unit: Unit, settings: Settings, *, exclude: int) -> None:

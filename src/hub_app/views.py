@@ -35,6 +35,7 @@ __all__ = [
     "BatchDetail",
     "BatchView",
     "CommandBrief",
+    "CommandHeld",
     "CommandView",
     "DeliveryView",
     "DriftItemView",
@@ -410,6 +411,7 @@ class QueueOutlook:
 @attrs.frozen(kw_only=True)
 class AgentStatusView:
     agent_id: str | None
+    instance: str | None
     version: str | None
     jira_user: str | None
     jira_time_zone: str | None
@@ -424,6 +426,7 @@ class AgentStatusView:
         if status is None:
             return cls(
                 agent_id=None,
+                instance=None,
                 version=None,
                 jira_user=None,
                 jira_time_zone=None,
@@ -435,6 +438,7 @@ class AgentStatusView:
             )
         return cls(
             agent_id=status.agent_id,
+            instance=status.instance,
             version=status.version,
             jira_user=status.jira_user,
             jira_time_zone=status.jira_time_zone,
@@ -463,6 +467,16 @@ class PagesAck:
     accepted: bool
     issues: int
     history: int
+
+
+@attrs.frozen(kw_only=True)
+class CommandHeld:
+    """``GET /agent/commands/{id}``: the command's status, and whether the asking agent process still holds it
+    (claimed and issued to it): only then may it write to Jira (DESIGN.md 5.4)."""
+
+    id: int
+    status: str
+    held: bool
 
 
 @attrs.frozen(kw_only=True)

@@ -63,14 +63,17 @@ def start_sim(log_dir: Path, *, detach: bool = False, seed: Path | None = None) 
     return proc, found[0].rstrip("/")
 
 
-def _hub_env(data_dir: Path) -> dict[str, str]:
+def _hub_env(data_dir: Path, database_url: str | None) -> dict[str, str]:
+    """The hub's environment: its data dir, and its database (SQLite in the data dir unless a URL is given)."""
     env = dict(os.environ)
     env.pop("SDLC_HUB_DATABASE_URL", None)
     env["SDLC_HUB_DATA_DIR"] = str(data_dir)
+    if database_url is not None:
+        env["SDLC_HUB_DATABASE_URL"] = database_url
     return env
 
 
-def add_token(data_dir: Path, name: str, role: str) -> str:
+def add_token(data_dir: Path, name: str, role: str, *, database_url: str | None = None) -> str:
     """``sdlc-hub token add NAME --role ROLE``: the secret is the last line of its output."""
     command = ["token", "add", name, "--role", role]
     storage = ["--data-dir", str(data_dir)]
@@ -80,7 +83,7 @@ def add_token(data_dir: Path, name: str, role: str) -> str:
             [*script("sdlc-hub"), *argv],
             capture_output=True,
             text=True,
-            env=_hub_env(data_dir),
+            env=_hub_env(data_dir, database_url),
             check=False,
             timeout=60,
         )
@@ -89,8 +92,16 @@ def add_token(data_dir: Path, name: str, role: str) -> str:
     raise RuntimeError(f"sdlc-hub token add {name}: exit {done.returncode}\n{done.stderr}")
 
 
-def start_hub(data_dir: Path, log_dir: Path, *, port: int | None = None, detach: bool = False) -> tuple[Proc, str]:
-    """``sdlc-hub serve`` on a free loopback port; returns when ``/health`` answers 200."""
+def start_hub(
+    data_dir: Path,
+    log_dir: Path,
+    *,
+    port: int | None = None,
+    detach: bool = False,
+    database_url: str | None = None,
+) -> tuple[Proc, str]:
+    """``sdlc-hub serve`` on a free loopback port (on ``database_url`` when given); returns when ``/health``
+    answers 200."""
     port = port or free_port()
     argv = [
         *script("sdlc-hub"),
@@ -102,7 +113,7 @@ def start_hub(data_dir: Path, log_dir: Path, *, port: int | None = None, detach:
         "--data-dir",
         str(data_dir),
     ]
-    proc = spawn("sdlc-hub", argv, log_dir, detach=detach)
+    proc = spawn("sdlc-hub", argv, log_dir, detach=detach, env=_hub_env(data_dir, database_url))
     url = f"http://127.0.0.1:{port}"
     wait_for("sdlc-hub", lambda: httpx.get(f"{url}/health", timeout=2).status_code == 200, timeout=30, proc=proc)
     return proc, url
@@ -148,6 +159,8 @@ class Stack:
     sim_url: str
     tokens: dict[str, str]
     procs: dict[str, Proc] = attrs.field(factory=dict)
+    #: The hub's database: ``None`` for SQLite in ``work_dir/hub-data``.
+    database_url: str | None = None
 
     def client(self, role: str = "interface") -> httpx.Client:
         return httpx.Client(base_url=self.hub_url, headers={"Authorization": f"Bearer {self.tokens[role]}"}, timeout=30)
@@ -168,6 +181,14 @@ class Stack:
         self.procs[name] = proc
         return proc
 
+    def restart_hub(self) -> None:
+        """``sdlc-hub serve`` again on the same port, data dir and database (after the old one stopped)."""
+        port = int(self.hub_url.rsplit(":", 1)[1])
+        self.procs["sdlc-hub"], url = start_hub(
+            self.work_dir / "hub-data", self.work_dir, port=port, database_url=self.database_url
+        )
+        assert url == self.hub_url
+
     def stop(self) -> None:
         for name in [n for n in self.procs if n.startswith("sdlc-agent")] + ["sdlc-hub", "jira-sim"]:
             proc = self.procs.get(name)
@@ -185,16 +206,30 @@ def start_stack(
         {"name": "STOCKS_DRRK", "board_id": 5120, "board_type": None},
     ),
     detach: bool = False,
+    database_url: str | None = None,
 ) -> Stack:
-    """Start the simulator and the hub, create tokens, configure pacing and projects (no agent yet)."""
+    """Start the simulator and the hub, create tokens, configure pacing and projects (no agent yet).
+
+    ``database_url``: the hub's database (an empty PostgreSQL database, say); SQLite in the data dir without.
+    """
     data_dir = work_dir / "hub-data"
     data_dir.mkdir(parents=True, exist_ok=True)
     procs: dict[str, Proc] = {}
     try:
         procs["jira-sim"], sim_url = start_sim(work_dir, detach=detach)
-        tokens = {role: add_token(data_dir, f"demo-{role}", role) for role in ("admin", "interface", "agent")}
-        procs["sdlc-hub"], hub_url = start_hub(data_dir, work_dir, detach=detach)
-        stack = Stack(work_dir=work_dir, hub_url=hub_url, sim_url=sim_url, tokens=tokens, procs=procs)
+        tokens = {
+            role: add_token(data_dir, f"demo-{role}", role, database_url=database_url)
+            for role in ("admin", "interface", "agent")
+        }
+        procs["sdlc-hub"], hub_url = start_hub(data_dir, work_dir, detach=detach, database_url=database_url)
+        stack = Stack(
+            work_dir=work_dir,
+            hub_url=hub_url,
+            sim_url=sim_url,
+            tokens=tokens,
+            procs=procs,
+            database_url=database_url,
+        )
         with stack.client("admin") as admin:
             checked(
                 admin.patch(

@@ -36,6 +36,7 @@ __all__ = [
     "ValidBatch",
     "auto_refresh_body",
     "batch_keys",
+    "check_batch_size",
     "referenced_files",
     "referenced_keys",
     "refresh_body",
@@ -193,6 +194,13 @@ def auto_refresh_body(base_jql: str) -> dict[str, Any]:
 
 
 # --- validation -------------------------------------------------------------------------------------------
+
+
+def check_batch_size(body: Any, settings: Settings) -> None:
+    """At most ``max_batch_commands`` commands (DESIGN.md 3): checked first, before anything is looked up."""
+    commands = body.get("commands") if isinstance(body, dict) else None
+    if isinstance(commands, list) and len(commands) > settings.max_batch_commands:
+        raise ValidationError(f"в пакете {len(commands)} команд; не больше {settings.max_batch_commands}")
 
 
 def _text_field(body: dict[str, Any], name: str) -> str:
@@ -373,6 +381,7 @@ def validate_batch(body: Any, ctx: BatchContext) -> ValidBatch:
     """Validate and normalise a batch body; the first violation in command order raises."""
     if not isinstance(body, dict):
         raise ValidationError("ожидается объект {author, title, project?, commands, notes?}")
+    check_batch_size(body, ctx.settings)
     unknown = [name for name in body if name not in _TOP_REQUIRED + _TOP_OPTIONAL]
     if unknown:
         raise ValidationError(

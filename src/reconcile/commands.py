@@ -31,8 +31,10 @@ __all__ = [
     "key_params",
 ]
 
-TEMP_KEY_RE = re.compile(r"^new:[1-9][0-9]*$")
-JIRA_KEY_RE = re.compile(r"^[A-Z][A-Z0-9_]*-[1-9][0-9]*$")
+# Bounded so that a key always fits the hub's key columns (60 characters): a Jira project key of up to 49
+# characters and an issue number of up to 10 digits; up to 9 digits after ``new:``.
+TEMP_KEY_RE = re.compile(r"^new:[1-9][0-9]{0,8}$")
+JIRA_KEY_RE = re.compile(r"^[A-Z][A-Z0-9_]{0,48}-[1-9][0-9]{0,9}$")
 DATE_RE = re.compile(r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$")
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["ConflictError", "ForbiddenError", "ReconcileError", "ValidationError"]
+__all__ = ["ConflictError", "ForbiddenError", "JiraAnswerError", "ReconcileError", "ValidationError"]
 
 
 class ReconcileError(Exception):
@@ -19,6 +19,16 @@ class ValidationError(ReconcileError):
 
 class ConflictError(ReconcileError):
     """The request conflicts with the current state: HTTP 409."""
+
+
+class JiraAnswerError(ReconcileError):
+    """Jira answered something that cannot be read (a field missing or of the wrong shape): the command fails,
+    or a refresh lists the issue as unreadable. ``key`` names the issue (or the call), ``field`` the place."""
+
+    def __init__(self, key: str, field: str, problem: str) -> None:
+        super().__init__(f"ответ Jira по {key}: {field} — {problem}")
+        self.key = key
+        self.field = field
 
 
 class ForbiddenError(ReconcileError):

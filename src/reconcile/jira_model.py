@@ -7,25 +7,52 @@ Pure: the only inputs are Jira's JSON and the settings. Rules kept here, in one 
 - the sprint field comes as old greenhopper strings (``…Sprint@1a2b[id=7,state=ACTIVE,name=…]``) or as
   objects; the mirror keeps the active sprint, else the latest future one, else none;
 - ``created``/``updated`` and changelog times become UTC ISO-8601 with ``Z``.
+
+Jira's answers are read strictly where Jira's own fields have a known shape: a field of the wrong type, a time
+that is no time, a link without its issue raise :class:`~reconcile.errors.JiraAnswerError` naming the issue key
+and the field (never a Python ``TypeError`` or ``AttributeError``), so one odd issue is reported as unreadable
+instead of failing everything read with it. Custom fields whose shape depends on the instance (the sprint,
+the planned dates, the epic link) are read leniently: what cannot be understood there is ``None``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, datetime
+from collections.abc import Iterable, Mapping
+from datetime import UTC, date, datetime
 from typing import Any
 
 import attrs
 
-from reconcile.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink, SprintRef
+from reconcile.errors import JiraAnswerError
+from reconcile.jira_answers import (
+    answer_key,
+    jira_id,
+    jira_list,
+    jira_object,
+    jira_text,
+    jira_time,
+    opt_object,
+    opt_text,
+)
+from reconcile.records import (
+    HistoryEntry,
+    HistoryItem,
+    MirrorIssue,
+    MirrorLink,
+    SprintRef,
+    converter,
+    oversized,
+)
 from reconcile.settings import Settings
+from reconcile.text import bad_place
 
 __all__ = [
     "SPRINT_KEYS",
     "SprintInfo",
     "epic_key_of",
     "histories_from_jira",
+    "issue_fields",
     "issue_from_jira",
     "links_from_jira",
     "mirror_fields",
@@ -55,7 +82,8 @@ _NULL = "<null>"
 _INT_KEYS = frozenset({"id", "rapidViewId", "sequence", "incompleteIssuesDestinationId"})
 _BOOL_KEYS = frozenset({"autoStartStop", "synced"})
 _DATE_KEYS = frozenset({"startDate", "endDate", "completeDate", "activatedDate"})
-_INT_RE = re.compile(r"-?\d+")
+# Bounded: Python refuses to turn more than 4 300 digits into an int, and no Jira id is that long.
+_INT_RE = re.compile(r"-?[0-9]{1,18}")
 _STATE_RE = re.compile(r"[A-Za-z_]+")
 _BOUNDARY_RE = re.compile(r",(" + "|".join(SPRINT_KEYS) + r")=")
 _START_RE = re.compile(r"(" + "|".join(SPRINT_KEYS) + r")=")
@@ -192,31 +220,40 @@ def sprint_of(value: Any) -> SprintRef | None:
 def links_from_jira(key: str, issuelinks: Any) -> tuple[MirrorLink, ...]:
     """Jira's ``issuelinks`` of issue ``key`` normalised to ``inwardIssue → outwardIssue``."""
     links: list[MirrorLink] = []
-    for entry in issuelinks or ():
-        if not isinstance(entry, Mapping):
-            continue
-        type_name = str((entry.get("type") or {}).get("name") or "")
-        link_id = str(entry.get("id") or "")
-        outward = entry.get("outwardIssue")
-        inward = entry.get("inwardIssue")
-        if isinstance(outward, Mapping) and outward.get("key"):
-            links.append(MirrorLink(id=link_id, type=type_name, source=key, target=str(outward["key"])))
-        elif isinstance(inward, Mapping) and inward.get("key"):
-            links.append(MirrorLink(id=link_id, type=type_name, source=str(inward["key"]), target=key))
+    for index, raw in enumerate(jira_list(issuelinks, key, "issuelinks")):
+        where = f"issuelinks[{index}]"
+        entry = jira_object(raw, key, where)
+        link_type = jira_object(entry.get("type"), key, f"{where}.type")
+        type_name = jira_text(link_type.get("name"), key, f"{where}.type.name")
+        link_id = jira_id(entry.get("id"), key, f"{where}.id")
+        outward = opt_object(entry.get("outwardIssue"), key, f"{where}.outwardIssue")
+        inward = opt_object(entry.get("inwardIssue"), key, f"{where}.inwardIssue")
+        if outward is not None:
+            target = jira_text(outward.get("key"), key, f"{where}.outwardIssue.key")
+            links.append(MirrorLink(id=link_id, type=type_name, source=key, target=target))
+        elif inward is not None:
+            source = jira_text(inward.get("key"), key, f"{where}.inwardIssue.key")
+            links.append(MirrorLink(id=link_id, type=type_name, source=source, target=key))
+        else:
+            raise JiraAnswerError(key, where, "нет ни outwardIssue, ни inwardIssue")
     return tuple(links)
 
 
 def to_utc_z(value: Any) -> str | None:
-    """A Jira timestamp (``2026-10-22T12:00:00.000+0300``) as UTC ISO-8601 with ``Z``, seconds precision."""
+    """A Jira timestamp (``2026-10-22T12:00:00.000+0300``) as UTC ISO-8601 with ``Z``, seconds precision.
+
+    Lenient (an unreadable value comes back as it is): for times of our own making; Jira's answers are read
+    with :func:`reconcile.jira_answers.jira_time`.
+    """
     if not isinstance(value, str) or not value:
         return None
     try:
         moment = datetime.fromisoformat(value)
-    except ValueError:
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except (ValueError, OverflowError):
         return value
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _date(value: Any) -> str | None:
@@ -226,11 +263,23 @@ def _date(value: Any) -> str | None:
     return value[:10]
 
 
-def _name(value: Any) -> str | None:
-    if isinstance(value, Mapping):
-        name = value.get("name")
-        return str(name) if name is not None else None
-    return None
+def _due_date(value: Any, key: str) -> str | None:
+    """Jira's ``duedate``: ``yyyy-MM-dd`` or ``null``."""
+    text = opt_text(value, key, "duedate")
+    if text is None:
+        return None
+    try:
+        if len(text) == 10:
+            return date.fromisoformat(text).isoformat()
+    except ValueError:
+        pass
+    raise JiraAnswerError(key, "duedate", f"не дата: {text[:40]!r}")
+
+
+def _name(value: Any, key: str, field: str) -> str | None:
+    """The ``name`` of a user, status or priority object (``null`` → ``None``)."""
+    found = opt_object(value, key, field)
+    return None if found is None else opt_text(found.get("name"), key, f"{field}.name")
 
 
 def epic_key_of(fields: Mapping[str, Any], settings: Settings) -> str | None:
@@ -274,34 +323,56 @@ def mirror_fields(settings: Settings) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def issue_from_jira(raw: Mapping[str, Any], settings: Settings) -> MirrorIssue:
-    """One issue of Jira's JSON (``GET /issue`` or a search hit) as a mirror record."""
-    key = str(raw.get("key") or "")
-    fields: Mapping[str, Any] = raw.get("fields") or {}
-    status = fields.get("status")
-    category = status.get("statusCategory") if isinstance(status, Mapping) else None
-    labels = fields.get("labels") or []
-    summary = fields.get("summary")
-    description = fields.get("description")
-    return MirrorIssue(
+def issue_fields(raw: Any, key: str) -> Mapping[str, Any]:
+    """The ``fields`` object of an issue answer (``GET /issue`` or a search hit); ``null`` reads as empty."""
+    issue = jira_object(raw, key, "ответ")
+    return opt_object(issue.get("fields"), key, "fields") or {}
+
+
+def issue_from_jira(raw: Any, settings: Settings) -> MirrorIssue:
+    """One issue of Jira's JSON (``GET /issue`` or a search hit) as a mirror record.
+
+    Raises :class:`~reconcile.errors.JiraAnswerError` naming the key and the field when it cannot be read.
+    """
+    key = jira_text(jira_object(raw, answer_key(raw), "ответ").get("key"), answer_key(raw), "key")
+    fields = issue_fields(raw, key)
+    status = opt_object(fields.get("status"), key, "status")
+    category = opt_object(status.get("statusCategory"), key, "status.statusCategory") if status else None
+    labels = tuple(
+        jira_text(label, key, f"labels[{i}]") for i, label in enumerate(jira_list(fields.get("labels"), key, "labels"))
+    )
+    issue = MirrorIssue(
         key=key,
-        summary=summary if isinstance(summary, str) else None,
-        description=description if isinstance(description, str) else None,
-        status=_name(status),
-        status_category=str(category["key"]) if isinstance(category, Mapping) and category.get("key") else None,
-        priority=_name(fields.get("priority")),
-        duedate=_date(fields.get("duedate")),
+        summary=opt_text(fields.get("summary"), key, "summary"),
+        description=opt_text(fields.get("description"), key, "description"),
+        status=_name(status, key, "status"),
+        status_category=opt_text(category.get("key"), key, "status.statusCategory.key") if category else None,
+        priority=_name(fields.get("priority"), key, "priority"),
+        duedate=_due_date(fields.get("duedate"), key),
         planned_start=_date(fields.get(settings.fields.get("planned_start", ""))),
         planned_end=_date(fields.get(settings.fields.get("planned_end", ""))),
-        labels=tuple(str(label) for label in labels),
+        labels=labels,
         epic_key=epic_key_of(fields, settings),
-        assignee=_name(fields.get("assignee")),
-        reporter=_name(fields.get("reporter")),
-        created=to_utc_z(fields.get("created")),
-        updated=to_utc_z(fields.get("updated")),
+        assignee=_name(fields.get("assignee"), key, "assignee"),
+        reporter=_name(fields.get("reporter"), key, "reporter"),
+        created=jira_time(fields.get("created"), key, "created"),
+        updated=jira_time(fields.get("updated"), key, "updated"),
         sprint=sprint_of(fields.get(settings.fields.get("sprint", ""))),
         links=links_from_jira(key, fields.get("issuelinks")),
     )
+    _check_record(issue, key)
+    return issue
+
+
+def _check_record(record: MirrorIssue | HistoryEntry, key: str, where: str = "") -> None:
+    """What the hub would refuse is unreadable here: a text too long for its column, a NUL or lone surrogate."""
+    problem = oversized(record)
+    if problem is not None:
+        field, _, what = problem.partition(" — ")
+        raise JiraAnswerError(key, f"{where}{field}", what)
+    found = bad_place(converter.unstructure(record))
+    if found is not None:
+        raise JiraAnswerError(key, f"{where}{found[0]}", "недопустимый символ")
 
 
 def _str_or_none(value: Any) -> str | None:
@@ -309,16 +380,19 @@ def _str_or_none(value: Any) -> str | None:
 
 
 def histories_from_jira(key: str, changelog: Any, *, since: str | None = None) -> tuple[HistoryEntry, ...]:
-    """The changelog histories of issue ``key``; with ``since`` (UTC ``Z``) only those created at or after it."""
-    histories: Sequence[Any] = []
-    if isinstance(changelog, Mapping):
-        histories = changelog.get("histories") or []
+    """The changelog histories of issue ``key``; with ``since`` (UTC ``Z``) only those created at or after it.
+
+    Raises :class:`~reconcile.errors.JiraAnswerError` when the changelog cannot be read.
+    """
+    log = opt_object(changelog, key, "changelog") or {}
     since_utc = to_utc_z(since) if since else None
     entries: list[HistoryEntry] = []
-    for history in histories:
-        if not isinstance(history, Mapping):
-            continue
-        created = to_utc_z(history.get("created")) or ""
+    for index, raw in enumerate(jira_list(log.get("histories"), key, "changelog.histories")):
+        where = f"changelog.histories[{index}]"
+        history = jira_object(raw, key, where)
+        created = jira_time(history.get("created"), key, f"{where}.created")
+        if created is None:
+            raise JiraAnswerError(key, f"{where}.created", "нет значения")
         if since_utc is not None and created < since_utc:
             continue
         items = tuple(
@@ -329,16 +403,18 @@ def histories_from_jira(key: str, changelog: Any, *, since: str | None = None) -
                 to=_str_or_none(item.get("to")),
                 to_string=_str_or_none(item.get("toString")),
             )
-            for item in history.get("items") or ()
-            if isinstance(item, Mapping)
-        )
-        entries.append(
-            HistoryEntry(
-                key=key,
-                id=str(history.get("id") or ""),
-                created=created,
-                author=_name(history.get("author")),
-                items=items,
+            for item in (
+                jira_object(value, key, f"{where}.items[{i}]")
+                for i, value in enumerate(jira_list(history.get("items"), key, f"{where}.items"))
             )
         )
+        entry = HistoryEntry(
+            key=key,
+            id=jira_id(history.get("id"), key, f"{where}.id"),
+            created=created,
+            author=_name(history.get("author"), key, f"{where}.author"),
+            items=items,
+        )
+        _check_record(entry, key, f"{where}.")
+        entries.append(entry)
     return tuple(entries)

@@ -15,7 +15,10 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 from reconcile.errors import ValidationError
 
 __all__ = [
+    "HISTORY_LIMITS",
+    "ISSUE_LIMITS",
     "ISSUE_TEXT_FIELDS",
+    "LINK_LIMITS",
     "HistoryEntry",
     "HistoryItem",
     "MirrorIssue",
@@ -24,6 +27,7 @@ __all__ = [
     "converter",
     "issue_from_wire",
     "issue_to_wire",
+    "oversized",
     "wire_history",
     "wire_issue",
 ]
@@ -114,6 +118,34 @@ ISSUE_TEXT_FIELDS = (
 )  # fmt: skip
 
 
+#: The longest text the hub keeps in each bounded field of a record (its database columns): a longer value is
+#: refused by the hub and read as unreadable by the agent.
+ISSUE_LIMITS: dict[str, int] = {
+    "key": 60, "status_category": 40, "duedate": 40, "planned_start": 40, "planned_end": 40, "epic_key": 60,
+    "created": 40, "updated": 40,
+}  # fmt: skip
+LINK_LIMITS: dict[str, int] = {"id": 60, "source": 60, "target": 60}
+HISTORY_LIMITS: dict[str, int] = {"key": 60, "id": 60, "created": 40}
+
+
+def _over(record: Any, limits: dict[str, int], prefix: str = "") -> str | None:
+    for name, limit in limits.items():
+        value = getattr(record, name)
+        if isinstance(value, str) and len(value) > limit:
+            return f"{prefix}{name} — длиннее {limit} символов"
+    return None
+
+
+def oversized(record: MirrorIssue | HistoryEntry) -> str | None:
+    """What in ``record`` is longer than the hub keeps («links[0].id — длиннее 60 символов»), or ``None``."""
+    if isinstance(record, HistoryEntry):
+        return _over(record, HISTORY_LIMITS)
+    found = _over(record, ISSUE_LIMITS)
+    for index, link in enumerate(record.links):
+        found = found or _over(link, LINK_LIMITS, f"links[{index}].")
+    return found
+
+
 def _strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
@@ -168,6 +200,9 @@ def wire_issue(data: Any, what: str) -> MirrorIssue:
     """A wire issue record sent by the agent (``what`` names it in the 422: ``issues[3]``)."""
     _check_issue(data, what)
     issue: MirrorIssue = _structure(data, MirrorIssue, what)
+    problem = oversized(issue)
+    if problem is not None:
+        raise ValidationError(f"{what}: {problem}")
     return issue
 
 
@@ -175,4 +210,7 @@ def wire_history(data: Any, what: str) -> HistoryEntry:
     """A wire journal entry sent by the agent."""
     _check_history(data, what)
     entry: HistoryEntry = _structure(data, HistoryEntry, what)
+    problem = oversized(entry)
+    if problem is not None:
+        raise ValidationError(f"{what}: {problem}")
     return entry

@@ -8,6 +8,7 @@ facts, which are facts read from Jira whatever became of the command.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
@@ -16,12 +17,15 @@ import attrs
 
 from reconcile.queue import DELIVERY_LIMIT_ERROR
 
+_BOARD_ID = re.compile(r"[0-9]{1,10}")
+
 __all__ = [
     "ERROR_LIMIT",
     "ReportDecision",
     "board_types",
     "decide_report",
     "trim_error",
+    "unreadable_keys",
     "vanishes",
 ]
 
@@ -86,11 +90,20 @@ def board_types(result: Mapping[str, Any]) -> dict[int, str]:
     boards = result.get("boards")
     if not isinstance(boards, Mapping):
         return {}
+    # A board id is a project's (an integer the database holds): anything else names no project's board.
     return {
         int(board_id): kind
         for board_id, kind in boards.items()
-        if kind in ("scrum", "kanban") and str(board_id).isdigit()
+        if kind in ("scrum", "kanban") and _BOARD_ID.fullmatch(str(board_id)) and int(board_id) < 2**31
     }
+
+
+def unreadable_keys(result: Mapping[str, Any]) -> frozenset[str]:
+    """Issues a refresh could not read (``result.unreadable``): Jira returned them, so they have not vanished."""
+    unreadable = result.get("unreadable")
+    if not isinstance(unreadable, list):
+        return frozenset()
+    return frozenset(u["key"] for u in unreadable if isinstance(u, Mapping) and isinstance(u.get("key"), str))
 
 
 def vanishes(

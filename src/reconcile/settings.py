@@ -1,7 +1,15 @@
-"""Hub settings (DESIGN.md section 3): defaults in code, validated on every change."""
+"""Hub settings (DESIGN.md section 3): defaults in code, validated on every change.
+
+A change (``PATCH /settings``) **merges** into the current settings (:func:`merge_settings`): an object
+merges key by key, recursively; a scalar or a list replaces; ``null`` at the top level restores that key's
+default, and inside an object removes the entry (so a removed gap falls back to its default, a removed link
+type is gone). The merged whole is validated: a partial change never quietly resets what it does not name.
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import attrs
@@ -12,10 +20,12 @@ __all__ = [
     "COMMAND_TYPES",
     "DEFAULT_PACING",
     "DOORS",
+    "LIMITS",
     "ApprovalDoors",
     "EpicLink",
     "IssueTypeRef",
     "Settings",
+    "merge_settings",
     "settings_from_json",
     "settings_to_json",
 ]
@@ -40,6 +50,16 @@ DEFAULT_PACING: dict[str, float] = {
     "ensure_sprint": 30,
     "ensure_attachment": 30,
     "refresh": 2,
+}
+
+#: The largest value of each number setting: beyond these a value is a typo, and some (a gap of 10**300
+#: seconds) would overflow the clock arithmetic.
+LIMITS: dict[str, float] = {
+    "pacing": 86400,
+    "auto_refresh_minutes": 525600,
+    "claim_wait_seconds": 3600,
+    "max_file_bytes": 2**53,
+    "max_batch_commands": 1_000_000,
 }
 
 
@@ -111,6 +131,7 @@ class Settings:
     auto_refresh_minutes: float = 15
     claim_wait_seconds: float = 25
     max_file_bytes: int = 104857600
+    max_batch_commands: int = 5000
     approval: ApprovalDoors = attrs.field(factory=ApprovalDoors)
 
     def gap(self, command_type: str) -> float:
@@ -139,6 +160,7 @@ def settings_to_json(settings: Settings) -> dict[str, Any]:
         "auto_refresh_minutes": settings.auto_refresh_minutes,
         "claim_wait_seconds": settings.claim_wait_seconds,
         "max_file_bytes": settings.max_file_bytes,
+        "max_batch_commands": settings.max_batch_commands,
         "approval": {"mcp": settings.approval.mcp, "http": settings.approval.http},
     }
 
@@ -156,10 +178,25 @@ def _str(data: dict[str, Any], key: str, *, nullable: bool = False) -> str | Non
     return value
 
 
-def _number(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise _fail(f"{name} — неотрицательное число")
+def _limit_text(limit: float) -> str:
+    return str(int(limit)) if float(limit).is_integer() else str(limit)
+
+
+def _number(value: Any, name: str, limit: float, *, positive: bool = False) -> float:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValidationError(f"недопустимое число в {name}")
+    low_ok = isinstance(value, int | float) and (value > 0 if positive else value >= 0)
+    if isinstance(value, bool) or not low_ok or value > limit:
+        kind = "положительное число" if positive else "неотрицательное число"
+        raise _fail(f"{name} — {kind} не больше {_limit_text(limit)}")
     return float(value)
+
+
+def _count(value: Any, name: str) -> int:
+    limit = LIMITS[name]
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= limit:
+        raise _fail(f"{name} — положительное целое не больше {_limit_text(limit)}")
+    return value
 
 
 def _str_map(value: Any, name: str) -> dict[str, str]:
@@ -170,33 +207,21 @@ def _str_map(value: Any, name: str) -> dict[str, str]:
     return dict(value)
 
 
-def _approval(value: Any, base: ApprovalDoors) -> ApprovalDoors:
-    """``approval``: doors not named keep their current switch, so turning one on never turns another off."""
+def _approval(value: Any) -> ApprovalDoors:
+    """``approval``: a switch per door (a change naming one door keeps the others: :func:`merge_settings`)."""
     if not isinstance(value, dict) or set(value) - set(DOORS):
         raise _fail(f"approval — объект {{{', '.join(f'{door}?' for door in DOORS)}}}")
     for door, on in value.items():
         if not isinstance(on, bool):
             raise _fail(f"approval.{door} — логическое значение true/false")
-    return attrs.evolve(base, **value)
+    return attrs.evolve(ApprovalDoors(), **value)
 
 
-def settings_from_json(data: Any, base: Settings | None = None) -> Settings:
-    """Apply a (partial) JSON object of settings on ``base``; raise :class:`ValidationError` on bad values."""
-    base = base or Settings()
-    if not isinstance(data, dict):
-        raise _fail("ожидается объект")
-    merged = settings_to_json(base)
-    unknown = sorted(set(data) - set(merged))
-    if unknown:
-        raise _fail(f"неизвестные параметры {', '.join(unknown)}")
-    merged.update(data)
-
-    jira_project = _str(merged, "jira_project")
-    issue_types_raw = merged["issue_types"]
-    if not isinstance(issue_types_raw, dict):
+def _issue_types(value: Any) -> dict[str, IssueTypeRef]:
+    if not isinstance(value, dict):
         raise _fail("issue_types — объект")
     issue_types: dict[str, IssueTypeRef] = {}
-    for name, ref in issue_types_raw.items():
+    for name, ref in value.items():
         if name not in ("task", "epic", "bug"):
             raise _fail(f"issue_types.{name}: ожидаются task, epic, bug")
         if not isinstance(ref, dict) or set(ref) - {"id", "name"}:
@@ -205,40 +230,93 @@ def settings_from_json(data: Any, base: Settings | None = None) -> Settings:
             if ref.get(k) is not None and not isinstance(ref[k], str):
                 raise _fail(f"issue_types.{name}.{k} — строка")
         issue_types[name] = IssueTypeRef(id=ref.get("id"), name=ref.get("name"))
+    return issue_types
 
-    epic_link_raw = merged["epic_link"]
-    if not isinstance(epic_link_raw, dict) or epic_link_raw.get("mode") not in ("field", "parent"):
+
+def _epic_link(value: Any) -> EpicLink:
+    if not isinstance(value, dict) or value.get("mode") not in ("field", "parent"):
         raise _fail("epic_link.mode — field или parent")
-    field_id = epic_link_raw.get("field_id")
-    if epic_link_raw["mode"] == "field" and (not isinstance(field_id, str) or not field_id):
+    extra = sorted(set(value) - {"mode", "field_id"})
+    if extra:
+        raise _fail(f"epic_link: неизвестные параметры {', '.join(extra)}")
+    field_id = value.get("field_id")
+    if field_id is not None and not isinstance(field_id, str):
+        raise _fail("epic_link.field_id — строка или null")
+    if value["mode"] == "field" and not (field_id or "").strip():
         raise _fail("epic_link.field_id обязателен при mode = field")
+    return EpicLink(mode=value["mode"], field_id=field_id)
 
-    pacing_raw = merged["pacing"]
-    if not isinstance(pacing_raw, dict):
+
+def _pacing(value: Any) -> dict[str, float]:
+    if not isinstance(value, dict):
         raise _fail("pacing — объект")
-    unknown_types = sorted(set(pacing_raw) - set(COMMAND_TYPES))
+    unknown_types = sorted(set(value) - set(COMMAND_TYPES))
     if unknown_types:
         raise _fail(f"pacing: неизвестные типы {', '.join(unknown_types)}")
     pacing = dict(DEFAULT_PACING)
-    pacing.update({k: _number(v, f"pacing.{k}") for k, v in pacing_raw.items()})
+    pacing.update({k: _number(v, f"pacing.{k}", LIMITS["pacing"]) for k, v in value.items()})
+    return pacing
 
-    max_file_bytes = merged["max_file_bytes"]
-    if isinstance(max_file_bytes, bool) or not isinstance(max_file_bytes, int) or max_file_bytes <= 0:
-        raise _fail("max_file_bytes — положительное целое")
-    claim_wait = _number(merged["claim_wait_seconds"], "claim_wait_seconds")
-    if claim_wait <= 0:
-        raise _fail("claim_wait_seconds — положительное число")
 
+def settings_from_json(data: Any) -> Settings:
+    """Settings from a JSON object; a key it lacks takes its default. :class:`ValidationError` on bad values."""
+    if not isinstance(data, dict):
+        raise _fail("ожидается объект")
+    merged = settings_to_json(Settings())
+    unknown = sorted(set(data) - set(merged))
+    if unknown:
+        raise _fail(f"неизвестные параметры {', '.join(unknown)}")
+    merged.update(data)
     return Settings(
-        approval=_approval(merged["approval"], base.approval),
-        jira_project=jira_project or "",
-        issue_types=issue_types,
+        approval=_approval(merged["approval"]),
+        jira_project=_str(merged, "jira_project") or "",
+        issue_types=_issue_types(merged["issue_types"]),
         epic_name_field_id=_str(merged, "epic_name_field_id", nullable=True),
-        epic_link=EpicLink(mode=epic_link_raw["mode"], field_id=field_id),
+        epic_link=_epic_link(merged["epic_link"]),
         fields=_str_map(merged["fields"], "fields"),
         link_types=_str_map(merged["link_types"], "link_types"),
-        pacing=pacing,
-        auto_refresh_minutes=_number(merged["auto_refresh_minutes"], "auto_refresh_minutes"),
-        claim_wait_seconds=claim_wait,
-        max_file_bytes=max_file_bytes,
+        pacing=_pacing(merged["pacing"]),
+        auto_refresh_minutes=_number(
+            merged["auto_refresh_minutes"], "auto_refresh_minutes", LIMITS["auto_refresh_minutes"]
+        ),
+        claim_wait_seconds=_number(
+            merged["claim_wait_seconds"], "claim_wait_seconds", LIMITS["claim_wait_seconds"], positive=True
+        ),
+        max_file_bytes=_count(merged["max_file_bytes"], "max_file_bytes"),
+        max_batch_commands=_count(merged["max_batch_commands"], "max_batch_commands"),
     )
+
+
+def _merged(current: Mapping[str, Any], change: Mapping[str, Any]) -> dict[str, Any]:
+    """An object merged key by key (recursively); ``null`` removes the entry, anything else replaces it."""
+    result = dict(current)
+    for key, value in change.items():
+        if value is None:
+            result.pop(key, None)
+        elif isinstance(value, Mapping) and isinstance(result.get(key), Mapping):
+            result[key] = _merged(result[key], value)
+        else:
+            result[key] = value
+    return result
+
+
+def merge_settings(current: Settings, change: Any) -> Settings:
+    """``PATCH /settings``: ``change`` merged into ``current`` (see the module docstring), validated as a whole.
+
+    Raises :class:`ValidationError` on any bad value; the caller then keeps ``current`` unchanged.
+    """
+    if not isinstance(change, dict):
+        raise _fail("ожидается объект")
+    defaults = settings_to_json(Settings())
+    unknown = sorted(set(change) - set(defaults))
+    if unknown:
+        raise _fail(f"неизвестные параметры {', '.join(unknown)}")
+    merged = settings_to_json(current)
+    for key, value in change.items():
+        if value is None:
+            merged[key] = defaults[key]
+        elif isinstance(value, dict) and isinstance(merged[key], dict):
+            merged[key] = _merged(merged[key], value)
+        else:
+            merged[key] = value
+    return settings_from_json(merged)

@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Mapping
 from typing import Any
 
 from reconcile.errors import ValidationError
 
-__all__ = ["MAX_JSON_DEPTH", "TooDeep", "check_request_json", "normalise_text", "same_text"]
+__all__ = [
+    "MAX_JSON_DEPTH",
+    "TooDeep",
+    "bad_place",
+    "check_request_json",
+    "check_text",
+    "normalise_text",
+    "readable",
+    "same_text",
+]
 
 
 def normalise_text(value: str | None) -> str:
@@ -32,13 +43,34 @@ def _bad_text(text: str) -> bool:
     return "\x00" in text or any(0xD800 <= ord(ch) <= 0xDFFF for ch in text)
 
 
-def check_request_json(value: Any) -> None:
-    """Every text in a request is valid Unicode without NUL, and every number is finite (DESIGN.md 3).
+_BAD = re.compile("[\x00\ud800-\udfff]")
 
-    Raises :class:`ValidationError` «недопустимый символ в <путь>» / «недопустимое число в <путь>» naming
-    where (``commands[0].params.body``), or :class:`TooDeep`.
+
+def readable(value: Any) -> Any:
+    """``value`` (a JSON value) with every NUL or lone surrogate in its texts replaced by U+FFFD: for what the
+    agent reports of Jira's own words (an error message, a status name), which the hub would otherwise refuse."""
+    if isinstance(value, str):
+        return _BAD.sub("\ufffd", value)
+    if isinstance(value, Mapping):
+        return {readable(k): readable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [readable(v) for v in value]
+    return value
+
+
+def check_text(text: str, where: str) -> None:
+    """A text of a request is valid Unicode without NUL: else «недопустимый символ в <where>» (422)."""
+    if _bad_text(text):
+        raise ValidationError(f"недопустимый символ в {where}")
+
+
+def bad_place(value: Any) -> tuple[str, str] | None:
+    """The first place in a JSON value whose text is invalid or number not finite: (path, message), or ``None``.
+
+    The message is the 422's («недопустимый символ в commands[0].params.body»); the path is "" at the root.
+    Raises :class:`TooDeep` past :data:`MAX_JSON_DEPTH` levels.
     """
-    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
+    stack: list[tuple[Any, str, int]] = [(value, "", 1)]
     while stack:
         item, path, depth = stack.pop()
         if depth > MAX_JSON_DEPTH:
@@ -46,16 +78,27 @@ def check_request_json(value: Any) -> None:
         where = path or "теле запроса"
         if isinstance(item, str):
             if _bad_text(item):
-                raise ValidationError(f"недопустимый символ в {where}")
+                return path, f"недопустимый символ в {where}"
         elif isinstance(item, float):
             if not math.isfinite(item):
-                raise ValidationError(f"недопустимое число в {where}")
+                return path, f"недопустимое число в {where}"
         elif isinstance(item, dict):
             for key, child in reversed(list(item.items())):
-                child_path = f"{path}.{key}" if path else str(key)
-                if _bad_text(key):
-                    raise ValidationError(f"недопустимый символ в {where}")
-                stack.append((child, child_path, depth + 1))
-        elif isinstance(item, list):
+                if isinstance(key, str) and _bad_text(key):
+                    return path, f"недопустимый символ в {where}"
+                stack.append((child, f"{path}.{key}" if path else str(key), depth + 1))
+        elif isinstance(item, list | tuple):
             for index in reversed(range(len(item))):
                 stack.append((item[index], f"{path}[{index}]", depth + 1))
+    return None
+
+
+def check_request_json(value: Any) -> None:
+    """Every text in a request is valid Unicode without NUL, and every number is finite (DESIGN.md 3).
+
+    Raises :class:`ValidationError` «недопустимый символ в <путь>» / «недопустимое число в <путь>» naming
+    where (``commands[0].params.body``), or :class:`TooDeep`.
+    """
+    found = bad_place(value)
+    if found is not None:
+        raise ValidationError(found[1])

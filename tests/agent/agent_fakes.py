@@ -43,6 +43,8 @@ class FakeHub:
     statuses: dict[int, str] = attrs.field(factory=dict)
     #: Answers forced on the next claims, e.g. ``[409]``; a callable is awaited instead (a long poll).
     claim_answers: list[int | Callable[[], Awaitable[None]]] = attrs.field(factory=list)
+    #: The ``Retry-After`` header of a forced 409 (the hub's seconds until the active agent counts as away).
+    retry_after: str | None = None
 
     async def handle(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(f"{request.method} {request.url.path}")
@@ -57,7 +59,9 @@ class FakeHub:
                 if callable(forced):
                     await forced()
                 else:
-                    return httpx.Response(forced, json={"status_code": forced, "detail": "другой агент активен"})
+                    headers = {"Retry-After": self.retry_after} if forced == 409 and self.retry_after else {}
+                    body = {"status_code": forced, "detail": "другой агент активен"}
+                    return httpx.Response(forced, json=body, headers=headers)
             if self.claimed is None and self.queue:
                 self.claimed = self.queue.pop(0)
             if self.claimed is None:
@@ -74,6 +78,13 @@ class FakeHub:
                 self.statuses[command_id] = body["status"]
                 return httpx.Response(200, json={"accepted": True, "status": body["status"]})
             return httpx.Response(200, json={"accepted": False, "status": self.statuses.get(command_id, "done")})
+        if match := re.fullmatch(r"/agent/commands/(\d+)", path):
+            command_id = int(match.group(1))
+            status = self.statuses.get(command_id)
+            if status is None:
+                return httpx.Response(404, json={"status_code": 404, "detail": f"команды {command_id} нет"})
+            held = status == "claimed" and self.claimed is not None and self.claimed["id"] == command_id
+            return httpx.Response(200, json={"id": command_id, "status": status, "held": held})
         if match := re.fullmatch(r"/agent/commands/(\d+)/pages", path):
             self.pages.append((int(match.group(1)), json.loads(request.content)))
             return httpx.Response(200, json={"accepted": True})

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from agent_app.cli import build_parser, main
+from agent_app.journal import Journal
 
 
 def test_missing_hub_token_is_refused(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
@@ -55,3 +58,15 @@ def test_unknown_log_format_is_refused(capsys: pytest.CaptureFixture[str]) -> No
         build_parser().parse_args(["run", "--hub", "h", "--jira", "j", "--log-format", "xml"])
     assert caught.value.code == 2
     assert "argument --log-format: invalid choice: 'xml'" in capsys.readouterr().err
+
+
+@pytest.mark.usefixtures("logging_restored")
+def test_a_second_process_on_one_journal_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """While another process holds the journal, ``run`` exits 2 at once naming the journal (before any request)."""
+    journal = tmp_path / "journal.json"
+    argv = ["run", "--hub", "http://127.0.0.1:9", "--hub-token", "hub-secret", "--jira", "http://127.0.0.1:9"]
+    argv += ["--jira-token", "jira-secret", "--journal", str(journal), "--log-format", "text"]
+    with Journal(journal).lock():
+        assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"журнал {journal} занят другим процессом агента: a second agent process needs its own --journal" in err

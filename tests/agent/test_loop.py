@@ -127,13 +127,15 @@ async def test_command_paused_executed_reported_and_journal_cleared(tmp_path: Pa
 
 
 async def test_claim_carries_jira_identity(tmp_path: Path) -> None:
-    """Every claim sends jira_user, its time zone and the symmetric link types read from Jira."""
+    """Every claim sends jira_user, its time zone, the symmetric link types read from Jira and the journal's
+    instance."""
     rig = Rig(tmp_path, FakeHub())
     await rig.agent.step(await rig.agent.context())
     await rig.close()
     assert rig.hub.claims == [
         {
             "agent_id": "agent-1",
+            "instance": rig.journal.instance(),
             "version": "0.1.0",
             "jira_user": "bridge-user",
             "jira_time_zone": "Europe/Moscow",

@@ -13,7 +13,7 @@ import pytest
 from agent_fakes import Fault, FlakyTransport
 
 from adapters.clock import FakeClock
-from adapters.hub_client import HubClient
+from adapters.hub_client import ClaimConflict, HubClient
 from adapters.jira_http import JiraAuthError, JiraError, JiraHttp
 from agent_app.journal import Journal
 from agent_app.loop import Agent
@@ -213,3 +213,77 @@ async def test_crash_before_journaling_the_report_finds_the_created_issue(rig: H
     assert rig.jira_writes().count("POST /rest/api/2/issue") == 1
     key = command["result"]["key"]
     assert [n["text"] for n in (await rig.get("/notes", key=key))["items"]] == ["заметка к новой задаче"]
+
+
+class _CancellingClock(FakeClock):
+    """The agent's clock; its first sleep (the pause before the command) runs ``during_pause`` first."""
+
+    def __init__(self) -> None:
+        super().__init__(start=0.0)
+        self.during_pause: Any = None
+
+    async def sleep(self, seconds: float) -> None:
+        hook, self.during_pause = self.during_pause, None
+        if hook is not None:
+            await hook()
+        await super().sleep(seconds)
+
+
+async def test_force_cancel_during_the_pause_writes_nothing(rig: HubRig) -> None:
+    """Cancelled with force while the agent waits its pause: no Jira write at all; the command stays cancelled."""
+    rig.clock = _CancellingClock()
+    batch = await rig.batch(
+        {
+            "author": "тест",
+            "title": "комментарий",
+            "commands": [{"type": "ensure_comment", "params": {"key": "AURORA-1537", "marker": "[m]", "body": "b"}}],
+        }
+    )
+    command_id = batch["commands"][0]["id"]
+
+    async def cancel() -> None:
+        response = await rig.interface.post(f"/commands/{command_id}/cancel", json={"force": True})
+        assert response.status_code == 200, response.text
+
+    rig.clock.during_pause = cancel
+    agent = rig.agent()
+    await agent.step(await agent.context())
+    assert rig.jira_writes() == []
+    assert [c["method"] for c in rig.sim.calls if "/comment" in c["path"]] == ["GET"]
+    seen = rig.hub_transport.seen
+    assert seen[seen.index(f"GET /agent/commands/{command_id}") + 1] == f"POST /agent/commands/{command_id}/report"
+    command = await rig.get(f"/commands/{command_id}")
+    assert (command["status"], command["result"], command["operations"]) == ("cancelled", None, None)
+
+
+async def test_a_copy_is_refused_and_a_restart_resumes_at_once(rig: HubRig) -> None:
+    """A second process (its own journal) gets 409 while the first holds a command; the first, restarted on its
+    journal after being killed in the pause, gets the command again at once and writes once."""
+    batch = await rig.batch(
+        {
+            "author": "тест",
+            "title": "срок",
+            "commands": [{"type": "ensure_fields", "params": {"key": "AURORA-1538", "duedate": "2026-12-01"}}],
+        }
+    )
+    first = rig.agent()
+    ctx = await first.context()
+
+    delivery = await first.claim(ctx)
+    assert delivery is not None
+    first.request_stop()  # killed during the pause: nothing written, the journal names the command
+    assert await first.execute(delivery, ctx) == "abandoned"
+
+    copy = rig.agent(journal="copy.json")
+    assert copy.instance != first.instance
+    with pytest.raises(ClaimConflict) as refused:
+        await copy.hub.claim(agent_id="agent-1", instance=copy.instance, version="0.1.0", wait=0)
+    assert refused.value.detail.startswith("агент agent-1 уже работает в другом процессе")
+    assert refused.value.retry_after is not None and 0 < refused.value.retry_after <= 50
+
+    restarted = rig.agent()
+    assert restarted.instance == first.instance
+    final = await rig.drain(restarted, batch["id"])
+    command = await rig.get(f"/commands/{final['commands'][0]['id']}")
+    assert (command["status"], command["deliveries"]) == ("done", 2)
+    assert rig.jira_writes() == ["PUT /rest/api/2/issue/AURORA-1538"]

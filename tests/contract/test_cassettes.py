@@ -150,7 +150,7 @@ async def test_the_agent_reads_its_user_and_the_symmetric_link_types() -> None:
     """``myself`` gives jira_user and time zone; «Связанные» (inward == outward) is the one symmetric type."""
     async with connected("agent_start.yaml", FakeClock()) as (jira, recorded):
         ctx = await jira.exec_context()
-        assert ctx == CTX
+        assert ctx == attrs.evolve(CTX, link_types=frozenset({"Связанные", "Блокирует начало", "Blocks", "Cloners"}))
         assert recorded.all_played
 
 

@@ -123,7 +123,7 @@ def test_jira_429_retry_after_is_respected(stack: Stack) -> None:
     assert at(puts[1]) - at(puts[0]) >= 1.0
 
 
-def test_pacing_gaps_between_writes(tmp_path: Any) -> None:
+def test_pacing_gaps_between_writes(tmp_path: Any, hub_database: str | None) -> None:
     """With 0.3 s gaps for every write type, no two Jira writes are closer than 0.3 s (simulator call log)."""
     gap = 0.3
     pacing = dict.fromkeys(
@@ -138,7 +138,7 @@ def test_pacing_gaps_between_writes(tmp_path: Any) -> None:
         ],
         gap,
     )
-    stack = start_stack(tmp_path, pacing={**pacing, "refresh": 0.05}, claim_wait_seconds=1.0)
+    stack = start_stack(tmp_path, pacing={**pacing, "refresh": 0.05}, claim_wait_seconds=1.0, database_url=hub_database)
     try:
         batch = submit(
             stack,

@@ -32,7 +32,7 @@ from e2e_support import (
     wait_until,
 )
 
-from loopback.stack import Stack, start_agent, start_hub, start_stack
+from loopback.stack import Stack, start_agent, start_stack
 
 pytestmark = pytest.mark.e2e
 
@@ -108,9 +108,7 @@ def test_hub_restarted_while_the_agent_waits_in_a_claim(stack: Stack) -> None:
         hub.popen.wait(5)
     except subprocess.TimeoutExpired:
         pytest.fail("the hub waited out the agent's long poll instead of stopping")
-    port = int(stack.hub_url.rsplit(":", 1)[1])
-    stack.procs["sdlc-hub"], url = start_hub(stack.work_dir / "hub-data", stack.work_dir, port=port)
-    assert url == stack.hub_url
+    stack.restart_hub()
     assert agent.popen.poll() is None
 
     mark = len(sim_calls(stack))
@@ -204,10 +202,10 @@ WALL_PACING = {
 WALL_ALLOWANCE = 0.1
 
 
-def test_wall_time_is_the_sum_of_gaps_and_work(tmp_path: Path) -> None:
+def test_wall_time_is_the_sum_of_gaps_and_work(tmp_path: Path, hub_database: str | None) -> None:
     """A batch of 6 single-write commands and its tail refresh takes the sum of its pacing gaps plus its Jira
     calls' time: at least the gaps, at most 10 % more than gaps + measured work, plus a small allowance."""
-    stack = start_stack(tmp_path, pacing=WALL_PACING, claim_wait_seconds=1.0, projects=())
+    stack = start_stack(tmp_path, pacing=WALL_PACING, claim_wait_seconds=1.0, projects=(), database_url=hub_database)
     try:
         batch = submit(
             stack,

@@ -88,7 +88,10 @@ async def test_settings_patch_is_validated_and_stored(api: Api) -> None:
     assert (await api.get("/settings")).json()["auto_refresh_minutes"] == 5
     bad = await api.patch("/settings", {"max_file_bytes": -1})
     assert bad.status_code == 422
-    assert bad.json() == {"status_code": 422, "detail": "настройки: max_file_bytes — положительное целое"}
+    assert bad.json() == {
+        "status_code": 422,
+        "detail": "настройки: max_file_bytes — положительное целое не больше 9007199254740992",
+    }
     unknown = await api.patch("/settings", {"colour": "red"})
     assert unknown.json()["detail"] == "настройки: неизвестные параметры colour"
     assert (await api.get("/settings")).json()["max_file_bytes"] == 104857600

@@ -108,7 +108,8 @@ async def test_two_issues_with_one_summary(api: Api, hub: Hub) -> None:
 
 async def test_bug_without_issue_type_setting(api: Api, hub: Hub) -> None:
     """ensure_issue of type bug with no issue_types.bug → 422."""
-    await api.patch("/settings", {"issue_types": {"task": {"name": "Задача"}, "epic": {"name": "Эпик"}}})
+    response = await api.patch("/settings", {"issue_types": {"bug": None}})  # merged: null removes the entry
+    assert response.json()["issue_types"] == {"task": {"name": "Задача"}, "epic": {"name": "Эпик"}}
     await _rejected(
         api,
         hub,

@@ -19,7 +19,7 @@ from reconcile.approval import (
     rejection_error,
 )
 from reconcile.errors import ConflictError, ForbiddenError, ValidationError
-from reconcile.settings import ApprovalDoors, Settings, settings_from_json, settings_to_json
+from reconcile.settings import ApprovalDoors, Settings, merge_settings, settings_from_json, settings_to_json
 
 NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 PENDING = Approval(state=ApprovalState.PENDING)
@@ -84,7 +84,7 @@ def test_approval_settings_round_trip_and_keep_the_other_door() -> None:
     assert settings_to_json(Settings())["approval"] == {"mcp": False, "http": False}
     both = settings_from_json({"approval": {"mcp": True, "http": True}})
     assert settings_from_json(settings_to_json(both)) == both
-    assert settings_from_json({"approval": {"http": False}}, base=both).approval == ApprovalDoors(mcp=True)
+    assert merge_settings(both, {"approval": {"http": False}}).approval == ApprovalDoors(mcp=True)
     for bad, message in (
         ({"approval": True}, "настройки: approval — объект {mcp?, http?}"),
         ({"approval": {"mcp": 1}}, "настройки: approval.mcp — логическое значение true/false"),

@@ -49,12 +49,12 @@ def test_partial_change_keeps_the_rest() -> None:
 @pytest.mark.parametrize(
     ("patch", "message"),
     [
-        ({"pacing": {"ensure_fields": -1}}, "настройки: pacing.ensure_fields — неотрицательное число"),
+        ({"pacing": {"ensure_fields": -1}}, "настройки: pacing.ensure_fields — неотрицательное число не больше 86400"),
         ({"pacing": {"ensure_world": 1}}, "настройки: pacing: неизвестные типы ensure_world"),
         ({"colour": "red"}, "настройки: неизвестные параметры colour"),
         ({"epic_link": {"mode": "magic"}}, "настройки: epic_link.mode — field или parent"),
         ({"issue_types": {"story": {"name": "История"}}}, "настройки: issue_types.story: ожидаются task, epic, bug"),
-        ({"max_file_bytes": 0}, "настройки: max_file_bytes — положительное целое"),
+        ({"max_file_bytes": 0}, "настройки: max_file_bytes — положительное целое не больше 9007199254740992"),
         ({"jira_project": ""}, "настройки: jira_project — непустая строка"),
         ([], "настройки: ожидается объект"),
     ],

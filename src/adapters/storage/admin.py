@@ -33,6 +33,7 @@ def _project(row: Row[Any]) -> ProjectRecord:
 def _agent(row: Row[Any]) -> AgentStatusRecord:
     return AgentStatusRecord(
         agent_id=row.agent_id,
+        instance=row.instance,
         version=row.version,
         jira_user=row.jira_user,
         jira_time_zone=row.jira_time_zone,
@@ -149,6 +150,7 @@ class AdminRepository:
         """The one row of the agent's status."""
         values = {
             "agent_id": status.agent_id,
+            "instance": status.instance,
             "version": status.version,
             "jira_user": status.jira_user,
             "jira_time_zone": status.jira_time_zone,

@@ -236,6 +236,7 @@ class AgentStatusRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     agent_id: Mapped[str] = mapped_column(Text)
+    instance: Mapped[str | None] = mapped_column(String(64))
     version: Mapped[str | None] = mapped_column(Text)
     jira_user: Mapped[str | None] = mapped_column(Text)
     jira_time_zone: Mapped[str | None] = mapped_column(Text)

@@ -122,6 +122,7 @@ class FileRecord:
 @attrs.frozen(kw_only=True)
 class AgentStatusRecord:
     agent_id: str
+    instance: str | None = None
     version: str | None = None
     jira_user: str | None = None
     jira_time_zone: str | None = None

@@ -7,7 +7,7 @@ from typing import Any
 import anyio
 from litestar import Request, Response, get, post
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import FromPath, JSONBody
+from litestar.params import FromPath, FromQuery, JSONBody
 from litestar.response import File
 from litestar.status_codes import HTTP_204_NO_CONTENT
 
@@ -16,7 +16,7 @@ from hub_app.api.auth import hub_of
 from hub_app.api.routing import in_unit, route
 from hub_app.bodies import ClaimIn, PagesIn, ReportIn, parse
 from hub_app.roles import AGENT
-from hub_app.views import DeliveryView, PagesAck, ReportAck
+from hub_app.views import CommandHeld, DeliveryView, PagesAck, ReportAck
 
 __all__ = ["REPOLL_SECONDS", "ROUTES"]
 
@@ -46,6 +46,14 @@ async def agent_claim(request: Request[Any, Any, Any], data: JSONBody[Any] = Non
             return Response(content=None, status_code=HTTP_204_NO_CONTENT)
         with anyio.move_on_after(min(remaining, REPOLL_SECONDS)):
             await event.wait()
+
+
+@get("/agent/commands/{command_id:int}", **route(AGENT, answer=CommandHeld, errors_=(404, 422)))
+async def agent_command(
+    request: Request[Any, Any, Any], command_id: FromPath[int], instance: FromQuery[str | None] = None
+) -> Any:
+    """Asked before the first write (and after every pause): a command no longer held is dropped unwritten."""
+    return await in_unit(request, lambda u: claims.command_held(u, command_id, instance=instance))
 
 
 @post(
@@ -78,4 +86,4 @@ async def agent_file(request: Request[Any, Any, Any], sha256: FromPath[str]) -> 
     )
 
 
-ROUTES = [agent_claim, agent_pages, agent_report, agent_file]
+ROUTES = [agent_claim, agent_command, agent_pages, agent_report, agent_file]

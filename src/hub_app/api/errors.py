@@ -17,6 +17,7 @@ from litestar.exceptions import ValidationException as LitestarValidationError
 
 from adapters.files import FileTooLargeError
 from hub_app.admin import NotFoundError
+from reconcile.agents import AgentConflict
 from reconcile.errors import ConflictError, ForbiddenError, ValidationError
 
 __all__ = ["INTERNAL_ERROR", "error_response", "exception_handlers"]
@@ -26,13 +27,16 @@ log = logging.getLogger("hub_app")
 INTERNAL_ERROR = "внутренняя ошибка хаба"
 
 
-def error_response(status: int, detail: str) -> Response[Any]:
-    return Response({"status_code": status, "detail": detail}, status_code=status)
+def error_response(status: int, detail: str, headers: dict[str, str] | None = None) -> Response[Any]:
+    return Response({"status_code": status, "detail": detail}, status_code=status, headers=headers)
 
 
 def _core_error(_: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     if isinstance(exc, ValidationError):
         return error_response(422, exc.message)
+    if isinstance(exc, AgentConflict):
+        # When the active agent would count as away: a restarted agent asks again then, not a poll later.
+        return error_response(409, exc.message, {"Retry-After": str(exc.retry_after)})
     if isinstance(exc, ConflictError):
         return error_response(409, exc.message)
     if isinstance(exc, ForbiddenError):

@@ -18,7 +18,7 @@ from litestar.dto.data_structures import DTOFieldDefinition
 from litestar.exceptions import ClientException
 from litestar.typing import FieldDefinition
 
-from reconcile.text import TooDeep, check_request_json
+from reconcile.text import MAX_JSON_DEPTH, TooDeep, check_request_json
 
 __all__ = ["CoreJson", "decode_json"]
 
@@ -32,7 +32,7 @@ def decode_json(raw: bytes) -> Any:
     try:
         value = json.loads(raw)
     except RecursionError:
-        raise ClientException("тело запроса — не JSON: слишком глубокая вложенность") from None
+        raise ClientException(f"тело запроса — не JSON: вложенность JSON глубже {MAX_JSON_DEPTH}") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise ClientException(f"тело запроса — не JSON: {exc}") from None
     try:

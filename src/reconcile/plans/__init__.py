@@ -8,6 +8,7 @@ from reconcile.plans._run import Body, Run, plan
 from reconcile.plans.attachment import ensure_attachment
 from reconcile.plans.base import (
     Delivery,
+    Dropped,
     ExecContext,
     Executor,
     FetchFile,
@@ -31,6 +32,7 @@ from reconcile.plans.status import ensure_status
 __all__ = [
     "EXECUTORS",
     "Delivery",
+    "Dropped",
     "ExecContext",
     "Executor",
     "FetchFile",

@@ -10,12 +10,14 @@ with those writes, «внутренняя ошибка агента: <Type>: <me
 from __future__ import annotations
 
 from collections.abc import Callable, Container, Generator, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 from urllib.parse import quote
 
-from reconcile.errors import ValidationError
+from reconcile.errors import JiraAnswerError, ValidationError
+from reconcile.jira_answers import jira_list, jira_object
 from reconcile.plans.base import (
     Delivery,
+    Dropped,
     ExecContext,
     Executor,
     JiraCall,
@@ -26,6 +28,7 @@ from reconcile.plans.base import (
     Step,
 )
 from reconcile.settings import Settings, settings_from_json, settings_to_json
+from reconcile.text import readable
 
 __all__ = [
     "PlanFailed",
@@ -54,13 +57,17 @@ def http_error(response: JiraResponse) -> str:
     body = response.json
     parts: list[str] = []
     if isinstance(body, Mapping):
-        parts.extend(str(message) for message in body.get("errorMessages") or ())
+        messages = body.get("errorMessages")
+        if isinstance(messages, list):
+            parts.extend(str(message) for message in messages)
+        elif messages is not None:
+            parts.append(str(messages))
         errors = body.get("errors")
         if isinstance(errors, Mapping):
             parts.extend(f"{field}: {message}" for field, message in errors.items())
     elif isinstance(body, str) and body.strip():
-        parts.append(body.strip()[:500])
-    text = "; ".join(parts)
+        parts.append(body.strip())
+    text = "; ".join(parts)[:1000]
     return f"HTTP {response.status}: {text}" if text else f"HTTP {response.status}"
 
 
@@ -115,10 +122,13 @@ class Run:
 
     def done(self, **result: Any) -> Report:
         self.result.update(result)
-        return Report(status="done", result=dict(self.result), operations=tuple(self.operations))
+        return Report(status="done", result=readable(self.result), operations=tuple(self.operations))
 
     def failed(self, error: str) -> Report:
-        return Report(status="failed", result=dict(self.result), error=error, operations=tuple(self.operations))
+        # Jira's words (names, errorMessages) go into the report as text the hub can hold.
+        return Report(
+            status="failed", result=readable(self.result), error=readable(error), operations=tuple(self.operations)
+        )
 
 
 def internal_error(error: Exception) -> str:
@@ -134,28 +144,39 @@ def plan(body: Callable[[Run], Body], delivery: Delivery, ctx: ExecContext) -> E
         return Report(status="failed", error=error.message)
     try:
         return (yield from body(run))
-    except PlanFailed as error:
+    except (PlanFailed, Dropped, JiraAnswerError) as error:
         return run.failed(error.message)
     except Exception as error:  # a bug fails its command, not the agent: re-delivery would crash the same way
         return run.failed(internal_error(error))
 
 
-def next_start(body: Any, start_at: int, items_key: str) -> tuple[list[Any], int | None]:
-    """Items of one page of a ``startAt``/``total`` (or ``isLast``) list, and where the next page starts."""
-    if not isinstance(body, Mapping):
-        return [], None
-    items = [item for item in body.get(items_key) or () if isinstance(item, Mapping)]
-    reported = body.get("startAt")
-    start = reported if isinstance(reported, int) else start_at
+def next_start(body: Any, start_at: int, items_key: str, *, key: str) -> tuple[list[Mapping[str, Any]], int | None]:
+    """Items of one page of a ``startAt``/``total`` (or ``isLast``) list, and where the next page starts.
+
+    ``key`` names the issue or the call in a :class:`~reconcile.errors.JiraAnswerError` (the page is not an
+    object, its items not a list of objects).
+    """
+    page = jira_object(body, key, "ответ")
+    items = [
+        jira_object(item, key, f"{items_key}[{i}]")
+        for i, item in enumerate(jira_list(page.get(items_key), key, items_key))
+    ]
+    reported = page.get("startAt")
+    # A page never starts before the one asked for: an answer that says so must not loop the reading.
+    start = reported if _is_int(reported) and reported >= start_at else start_at
     following = start + len(items)
-    if not items or body.get("isLast") is True:
+    if not items or page.get("isLast") is True:
         return items, None
-    total = body.get("total")
-    if isinstance(total, int) and following >= total:
+    total = page.get("total")
+    if _is_int(total) and following >= total:
         return items, None
-    if "isLast" in body or isinstance(total, int):
+    if "isLast" in page or _is_int(total):
         return items, following
     return items, None
+
+
+def _is_int(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def search_call(

@@ -7,8 +7,9 @@ that changed under the hub must never reach Jira under the planner's name.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
 
+from reconcile.jira_answers import jira_id, jira_list, jira_object
+from reconcile.jira_model import issue_fields
 from reconcile.plans._run import Body, PlanFailed, Run, issue_path
 from reconcile.plans.base import FetchFile, JiraCall, Upload
 
@@ -32,15 +33,11 @@ def ensure_attachment(run: Run) -> Body:
     size_param = run.params.get("size")
     size = size_param if isinstance(size_param, int) and not isinstance(size_param, bool) else None
     response = yield from run.call(JiraCall(method="GET", path=issue_path(key), params={"fields": "attachment"}))
-    attachments = ((response.json or {}).get("fields") or {}).get("attachment") or []
-    for attachment in attachments:
-        if (
-            isinstance(attachment, Mapping)
-            and size is not None
-            and attachment.get("filename") == filename
-            and attachment.get("size") == size
-        ):
-            return run.done(attachment_id=str(attachment.get("id")), uploaded=False)
+    attachments = jira_list(issue_fields(response.json, key).get("attachment"), key, "attachment")
+    for index, raw in enumerate(attachments):
+        attachment = jira_object(raw, key, f"attachment[{index}]")
+        if size is not None and attachment.get("filename") == filename and attachment.get("size") == size:
+            return run.done(attachment_id=jira_id(attachment.get("id"), key, f"attachment[{index}].id"), uploaded=False)
     content = yield FetchFile(sha256=sha256, size=size)
     if content is None:
         raise PlanFailed(f"файл {sha256} больше нет у хаба")
@@ -50,7 +47,10 @@ def ensure_attachment(run: Run) -> Body:
     upload = Upload(filename=filename, content=content)
     call = JiraCall(method="POST", path=issue_path(key, "/attachments"), upload=upload)
     response = yield from run.call(call)
-    created = response.json if isinstance(response.json, list) else []
-    first = created[0] if created and isinstance(created[0], Mapping) else {}
-    attachment_id = first.get("id")
-    return run.done(attachment_id=None if attachment_id is None else str(attachment_id), uploaded=True)
+    # Jira answers the attachments it created, as a list: the upload of one file is its first element.
+    where = f"POST {call.path}"
+    created = jira_list(response.json, where, "ответ")
+    if not created:
+        raise PlanFailed(f"ответ Jira по {where}: ответ — пустой список вместо созданного вложения")
+    first = jira_object(created[0], where, "[0]")
+    return run.done(attachment_id=jira_id(first.get("id"), where, "[0].id"), uploaded=True)

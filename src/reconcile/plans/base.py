@@ -18,6 +18,7 @@ from reconcile.records import HistoryEntry, MirrorIssue
 
 __all__ = [
     "Delivery",
+    "Dropped",
     "ExecContext",
     "Executor",
     "FetchFile",
@@ -30,6 +31,16 @@ __all__ = [
     "Step",
     "Upload",
 ]
+
+
+class Dropped(Exception):
+    """Thrown by the driver into an executor at a write it must not make: the hub no longer issues the command
+    to this agent (cancelled with ``force``, or taken over by another process). The executor ends with a
+    ``failed`` report carrying ``message`` and the writes made so far (DESIGN.md 5.4)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 @attrs.frozen(kw_only=True)
@@ -130,11 +141,13 @@ class Delivery:
 
 @attrs.frozen(kw_only=True)
 class ExecContext:
-    """What the driver knows about Jira beyond the delivery: its own user and the symmetric link types."""
+    """What the driver knows about Jira beyond the delivery: its own user, the names of its link types (``None``:
+    not known) and which of them are symmetric."""
 
     jira_user: str | None = None
     jira_time_zone: str | None = None
     symmetric_link_types: frozenset[str] = frozenset()
+    link_types: frozenset[str] | None = None
 
 
 Executor = Generator[Step, Any, Report]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from reconcile.jira_answers import jira_id, jira_object
 from reconcile.plans._run import Body, Run, issue_path, next_start
 from reconcile.plans.base import JiraCall
 from reconcile.text import same_text
@@ -16,9 +18,12 @@ def comment_text(marker: str, body: str) -> str:
     return body if body.startswith(marker) else f"{marker}\n{body}"
 
 
-def _order(comment: Any) -> tuple[str, int]:
-    comment_id = str(comment.get("id") or "")
-    return (str(comment.get("created") or ""), int(comment_id) if comment_id.isdigit() else 0)
+def _order(comment: Mapping[str, Any]) -> tuple[str, int]:
+    comment_id = comment.get("id")
+    number = comment_id if isinstance(comment_id, int) and not isinstance(comment_id, bool) else 0
+    if isinstance(comment_id, str) and comment_id.isascii() and comment_id.isdigit() and len(comment_id) <= 18:
+        number = int(comment_id)
+    return (str(comment.get("created") or ""), number)
 
 
 def ensure_comment(run: Run) -> Body:
@@ -26,24 +31,23 @@ def ensure_comment(run: Run) -> Body:
     marker = run.str_param("marker")
     text = comment_text(marker, run.opt_str("body") or "")
     path = issue_path(key, "/comment")
-    comments: list[Any] = []
+    comments: list[Mapping[str, Any]] = []
     start: int | None = 0
     while start is not None:
         call = JiraCall(method="GET", path=path, params={"startAt": str(start), "maxResults": "100"})
         response = yield from run.call(call)
-        page, start = next_start(response.json, start, "comments")
+        page, start = next_start(response.json, start, "comments", key=key)
         comments.extend(page)
     marked = sorted(
         (c for c in comments if isinstance(c.get("body"), str) and c["body"].startswith(marker)), key=_order
     )
     if marked:
         kept = marked[0]
-        comment_id = str(kept.get("id"))
+        comment_id = jira_id(kept.get("id"), key, "comments[].id")
         if same_text(kept.get("body"), text):
             return run.done(comment_id=comment_id, action="none")
         yield from run.call(JiraCall(method="PUT", path=f"{path}/{comment_id}", json={"body": text}))
         return run.done(comment_id=comment_id, action="updated")
     response = yield from run.call(JiraCall(method="POST", path=path, json={"body": text}))
-    body = response.json if isinstance(response.json, dict) else {}
-    new_id = body.get("id")
-    return run.done(comment_id=None if new_id is None else str(new_id), action="created")
+    created = jira_object(response.json, f"POST {path}", "ответ")
+    return run.done(comment_id=jira_id(created.get("id"), f"POST {path}", "id"), action="created")

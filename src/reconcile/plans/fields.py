@@ -77,7 +77,7 @@ def ensure_fields(run: Run) -> Body:
     key = run.str_param("key")
     params = {"fields": ",".join(mirror_fields(run.settings))}
     response = yield from run.call(JiraCall(method="GET", path=issue_path(key), params=params))
-    current = issue_from_jira(response.json or {}, run.settings)
+    current = issue_from_jira(response.json, run.settings)
     changed, fields, verbs = fields_diff(run, current)
     if not changed:
         return run.done(changed=[])

@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from typing import Any
 
+from reconcile.jira_answers import answer_key, jira_object, jira_text, opt_text
+from reconcile.jira_model import issue_fields
 from reconcile.plans._run import Body, PlanFailed, Run, next_start, search_call
 from reconcile.plans.base import JiraCall
 
 __all__ = ["ensure_issue", "new_issue_fields"]
 
 
-def _created_order(hit: dict[str, Any]) -> tuple[str, int]:
-    fields = hit.get("fields") or {}
-    key = str(hit.get("key") or "")
-    number = key.rsplit("-", 1)[-1]
-    return (str(fields.get("created") or ""), int(number) if number.isdigit() else 0)
+_NUMBER = re.compile(r"[0-9]{1,18}")
+
+
+def _created_order(hit: Mapping[str, Any]) -> tuple[str, int]:
+    fields = issue_fields(hit, answer_key(hit))
+    number = answer_key(hit, "").rsplit("-", 1)[-1]
+    return (str(fields.get("created") or ""), int(number) if _NUMBER.fullmatch(number) else 0)
+
+
+def _summary(hit: Mapping[str, Any]) -> str:
+    key = answer_key(hit)
+    return opt_text(issue_fields(hit, key).get("summary"), key, "summary") or ""
 
 
 def new_issue_fields(run: Run) -> dict[str, Any]:
@@ -65,20 +76,17 @@ def ensure_issue(run: Run) -> Body:
     summary = run.str_param("summary")
     fields = new_issue_fields(run)
     jql = f"project = {run.settings.jira_project} AND reporter = currentUser() AND created >= -7d"
-    found: list[dict[str, Any]] = []
+    found: list[Mapping[str, Any]] = []
     start: int | None = 0
     while start is not None:
         response = yield from run.call(search_call(jql, ["summary", "created"], start))
-        hits, start = next_start(response.json, start, "issues")
-        found.extend(
-            dict(hit)
-            for hit in hits
-            # Jira trims the summary it stores, so a command's surrounding spaces must not hide our issue.
-            if str((hit.get("fields") or {}).get("summary") or "").strip() == summary.strip()
-        )
+        hits, start = next_start(response.json, start, "issues", key="POST /rest/api/2/search")
+        # Jira trims the summary it stores, so a command's surrounding spaces must not hide our issue.
+        found.extend(hit for hit in hits if _summary(hit).strip() == summary.strip())
     if found:
         oldest = min(found, key=_created_order)
-        return run.done(key=str(oldest.get("key")), created=False)
-    response = yield from run.call(JiraCall(method="POST", path="/rest/api/2/issue", json={"fields": fields}))
-    body = response.json if isinstance(response.json, dict) else {}
-    return run.done(key=body.get("key"), created=True)
+        return run.done(key=jira_text(oldest.get("key"), answer_key(oldest), "key"), created=False)
+    path = "/rest/api/2/issue"
+    response = yield from run.call(JiraCall(method="POST", path=path, json={"fields": fields}))
+    created = jira_object(response.json, f"POST {path}", "ответ")
+    return run.done(key=jira_text(created.get("key"), f"POST {path}", "key"), created=True)

@@ -7,9 +7,13 @@ when Jira's ``inward == outward``; then ``target → source`` counts as the want
 
 from __future__ import annotations
 
-from reconcile.jira_model import links_from_jira
+from collections.abc import Generator, Mapping
+from typing import Any
+
+from reconcile.jira_answers import jira_list, jira_object
+from reconcile.jira_model import issue_fields, links_from_jira
 from reconcile.plans._run import Body, PlanFailed, Run, issue_path
-from reconcile.plans.base import JiraCall
+from reconcile.plans.base import JiraCall, Step
 from reconcile.records import MirrorLink
 
 __all__ = ["classify_links", "ensure_link"]
@@ -42,6 +46,20 @@ def classify_links(
     return wanted, conflicts
 
 
+def _check_link_type(run: Run, wanted_type: str) -> Generator[Step, Any, None]:
+    """Jira must know the link type before anything is written (a type added since the agent started is read
+    again: ``GET /issueLinkType``); else «в Jira нет типа связи «X»; есть: …»."""
+    known = run.ctx.link_types
+    if known is None or wanted_type in known:
+        return
+    response = yield from run.call(JiraCall(method="GET", path="/rest/api/2/issueLinkType"))
+    answer = jira_object(response.json, "GET /rest/api/2/issueLinkType", "ответ")
+    types = jira_list(answer.get("issueLinkTypes"), "GET /rest/api/2/issueLinkType", "issueLinkTypes")
+    names = [str(t["name"]) for t in types if isinstance(t, Mapping) and isinstance(t.get("name"), str)]
+    if wanted_type not in names:
+        raise PlanFailed(f"в Jira нет типа связи «{wanted_type}»; есть: {', '.join(names) or 'нет'}")
+
+
 def _describe(link: MirrorLink) -> str:
     return f"«{link.type}» {link.source} → {link.target} (id {link.id})"
 
@@ -53,10 +71,11 @@ def ensure_link(run: Run) -> Body:
     wanted_type = run.settings.link_types.get(logical)
     if wanted_type is None:
         raise PlanFailed(f"нет настройки link_types.{logical}")
+    yield from _check_link_type(run, wanted_type)
     replace = run.params.get("replace") is True
     read = JiraCall(method="GET", path=issue_path(source), params={"fields": "issuelinks"})
     response = yield from run.call(read)
-    links = links_from_jira(source, ((response.json or {}).get("fields") or {}).get("issuelinks"))
+    links = links_from_jira(source, issue_fields(response.json, source).get("issuelinks"))
     wanted, conflicts = classify_links(
         links,
         source=source,
@@ -84,7 +103,7 @@ def ensure_link(run: Run) -> Body:
     if link_id is None:
         # Jira answers 201 without a body: the new link's id is read back from the source issue.
         response = yield from run.call(read)
-        links = links_from_jira(source, ((response.json or {}).get("fields") or {}).get("issuelinks"))
+        links = links_from_jira(source, issue_fields(response.json, source).get("issuelinks"))
         created = next((x for x in links if x.type == wanted_type and x.source == source and x.target == target), None)
         link_id = created.id if created else None
     return run.done(link_id=link_id)

@@ -1,7 +1,9 @@
 """``refresh``: read issues, their linked neighbours, unknown board types and the journal, page by page.
 
 Pages are numbered from 1 across the whole command (issues, then neighbours, then history), so the hub can
-apply each exactly once. A journal failure leaves the refresh ``done`` with ``result.history.error``.
+apply each exactly once. A journal failure leaves the refresh ``done`` with ``result.history.error``. An issue
+(or its changelog) Jira answered in a shape that cannot be read is left out of its page and listed in
+``result.unreadable`` as ``{key, error}``: the others are stored, its mirror row stays as it was.
 """
 
 from __future__ import annotations
@@ -12,11 +14,14 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from reconcile.errors import JiraAnswerError
 from reconcile.history import keys_jql
+from reconcile.jira_answers import answer_key
 from reconcile.jira_model import histories_from_jira, issue_from_jira, mirror_fields
 from reconcile.plans._run import Body, PlanFailed, Run, next_start, search_call
 from reconcile.plans.base import JiraCall, Page, Step
 from reconcile.records import HistoryEntry, MirrorIssue
+from reconcile.settings import Settings
 
 __all__ = ["jira_since", "refresh", "with_updated_since"]
 
@@ -49,13 +54,29 @@ def with_updated_since(jql: str, since_local: str) -> str:
     return f'({base.strip()}) AND updated >= "{since_local}"{order}'
 
 
+_SEARCH = "POST /rest/api/2/search"
+
+
 class _Pages:
+    """Page numbers across the command, and the issues that could not be read."""
+
     def __init__(self) -> None:
         self.number = 0
+        self.unreadable: dict[str, str] = {}
 
     def next(self) -> int:
         self.number += 1
         return self.number
+
+    def issues(self, hits: list[Mapping[str, Any]], settings: Settings) -> tuple[MirrorIssue, ...]:
+        """The readable issues among ``hits``; the others are noted as unreadable."""
+        issues: list[MirrorIssue] = []
+        for hit in hits:
+            try:
+                issues.append(issue_from_jira(hit, settings))
+            except JiraAnswerError as error:
+                self.unreadable.setdefault(error.key, error.message)
+        return tuple(issues)
 
 
 def _board_type(body: Any) -> str | None:
@@ -72,11 +93,16 @@ def _journal(
     while start is not None:
         call = search_call(jql, ["updated"], start, expand=["changelog"], page_size=_PAGE, validate=validate)
         response = yield from run.call(call)
-        hits, start = next_start(response.json, start, "issues")
+        hits, start = next_start(response.json, start, "issues", key=_SEARCH)
         page: list[HistoryEntry] = []
         for hit in hits:
-            key = str(hit.get("key") or "")
-            for entry in histories_from_jira(key, hit.get("changelog"), since=since):
+            key = answer_key(hit)
+            try:
+                histories = histories_from_jira(key, hit.get("changelog"), since=since)
+            except JiraAnswerError as error:
+                pages.unreadable.setdefault(error.key, error.message)
+                continue
+            for entry in histories:
                 if (entry.key, entry.id) not in seen:
                     seen.add((entry.key, entry.id))
                     page.append(entry)
@@ -105,7 +131,7 @@ class _Search:
         if response.status == 400:
             self.lenient = True
             response = yield from run.call(search_call(self.jql, self.fields, start, page_size=_PAGE, validate=False))
-        return next_start(response.json, start, "issues")
+        return next_start(response.json, start, "issues", key=_SEARCH)
 
 
 def refresh(run: Run) -> Body:
@@ -125,7 +151,7 @@ def refresh(run: Run) -> Body:
     start: int | None = 0
     while start is not None:
         hits, start = yield from main.page(run, start)
-        issues = tuple(issue_from_jira(hit, settings) for hit in hits)
+        issues = pages.issues(hits, settings)
         read.update((issue.key, issue) for issue in issues)
         yield Page(page=pages.next(), kind="issues", issues=issues)
     run.result.update(issues=len(read), neighbours=0, boards={})
@@ -135,7 +161,7 @@ def refresh(run: Run) -> Body:
         for key in dict.fromkeys(
             other for issue in read.values() for link in issue.links for other in (link.source, link.target)
         )
-        if key not in read
+        if key not in read and key not in pages.unreadable
     ]
     neighbours: set[str] = set()
     for offset in range(0, len(wanted), _PAGE):
@@ -143,7 +169,7 @@ def refresh(run: Run) -> Body:
         start = 0
         while start is not None:
             hits, start = yield from query.page(run, start)
-            issues = tuple(issue_from_jira(hit, settings) for hit in hits)
+            issues = pages.issues(hits, settings)
             neighbours.update(issue.key for issue in issues)
             yield Page(page=pages.next(), kind="neighbours", issues=issues)
     run.result["neighbours"] = len(neighbours)
@@ -170,10 +196,12 @@ def refresh(run: Run) -> Body:
             history_jql = history.get("jql")
             if isinstance(history_jql, str) and history_jql.strip():
                 entries += yield from _journal(run, history_jql, None, pages, seen)
-        except PlanFailed as error:
+        except (PlanFailed, JiraAnswerError) as error:
             run.result["history"] = {"error": error.message}
         except ValueError as error:
             run.result["history"] = {"error": f"history.since: {error}"}
         else:
             run.result["history"] = {"entries": entries}
+    if pages.unreadable:
+        run.result["unreadable"] = [{"key": key, "error": error} for key, error in pages.unreadable.items()]
     return run.done()

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from reconcile.jira_model import sprint_infos
+from reconcile.jira_answers import jira_int
+from reconcile.jira_model import issue_fields, sprint_infos
 from reconcile.plans._run import Body, PlanFailed, Run, issue_path, next_start
 from reconcile.plans.base import JiraCall
 
@@ -19,7 +20,7 @@ def ensure_sprint(run: Run) -> Body:
     if not field_id:
         raise PlanFailed("нет настройки fields.sprint")
     response = yield from run.call(JiraCall(method="GET", path=issue_path(key), params={"fields": field_id}))
-    infos = sprint_infos(((response.json or {}).get("fields") or {}).get(field_id))
+    infos = sprint_infos(issue_fields(response.json, key).get(field_id))
     if wanted == "backlog":
         run.result.update(sprint_id=None, moved=False)
         if not any(info.is_open for info in infos):
@@ -39,14 +40,14 @@ def ensure_sprint(run: Run) -> Body:
             params={"state": "active,future", "startAt": str(start), "maxResults": "50"},
         )
         response = yield from run.call(call)
-        page, start = next_start(response.json, start, "values")
+        page, start = next_start(response.json, start, "values", key=f"доска {board_id}")
         sprints.extend(page)
     matching = [s for s in sprints if s.get("name") == wanted]
     if not matching:
         names = ", ".join(str(s.get("name")) for s in sprints) or "нет"
         raise PlanFailed(f"нет спринта «{wanted}» на доске {board_id}; активные и будущие: {names}")
     chosen = next((s for s in matching if str(s.get("state")).lower() == "active"), matching[0])
-    sprint_id = int(chosen["id"])
+    sprint_id = jira_int(chosen.get("id"), f"доска {board_id}", f"спринт «{wanted}»: id")
     run.result.update(sprint_id=sprint_id, moved=False)
     if any(info.id == sprint_id for info in infos):
         return run.done()

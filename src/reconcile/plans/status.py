@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from reconcile.jira_answers import jira_id, jira_list, jira_object, opt_object, opt_text
+from reconcile.jira_model import issue_fields
 from reconcile.plans._run import Body, PlanFailed, Run, issue_path
 from reconcile.plans.base import JiraCall
 
@@ -43,9 +45,8 @@ def ensure_status(run: Run) -> Body:
     key = run.str_param("key")
     path = status_path(run.params.get("target"))
     response = yield from run.call(JiraCall(method="GET", path=issue_path(key), params={"fields": "status"}))
-    fields = (response.json or {}).get("fields") or {}
-    status = fields.get("status") or {}
-    current = str(status.get("name") or "")
+    status = opt_object(issue_fields(response.json, key).get("status"), key, "status") or {}
+    current = opt_text(status.get("name"), key, "status.name") or ""
     taken: list[str] = []
     run.result.update(status=current, transitions=taken)
     if current == path[-1]:
@@ -54,15 +55,20 @@ def ensure_status(run: Run) -> Body:
     for step in path[start:]:
         yield from run.pause_between_writes()
         response = yield from run.call(JiraCall(method="GET", path=issue_path(key, "/transitions")))
-        available = [t for t in (response.json or {}).get("transitions") or () if isinstance(t, Mapping)]
+        answer = jira_object(response.json, key, "transitions: ответ")
+        available = [
+            jira_object(t, key, f"transitions[{i}]")
+            for i, t in enumerate(jira_list(answer.get("transitions"), key, "transitions"))
+        ]
         transition = pick_transition(available, step)
         if transition is None:
             names = ", ".join(dict.fromkeys(_to_name(t) or str(t.get("name") or "") for t in available)) or "нет"
             raise PlanFailed(f"нет перехода в «{step}» из «{current}»; доступны: {names}")
+        transition_id = jira_id(transition.get("id"), key, f"переход «{step}»: id")
         call = JiraCall(
             method="POST",
             path=issue_path(key, "/transitions"),
-            json={"transition": {"id": str(transition.get("id"))}},
+            json={"transition": {"id": transition_id}},
         )
         yield from run.call(call)
         taken.append(str(transition.get("name") or step))

@@ -1,0 +1,83 @@
+"""Who may claim (DESIGN.md 5.4): one agent process at a time, by agent_id and instance."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from reconcile.agents import AgentConflict, check_claimant, check_instance, holds_claim
+from reconcile.errors import ValidationError
+
+NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
+IDS = st.sampled_from(["agent-1", "agent-2"])
+INSTANCES = st.none() | st.sampled_from(["", "A", "B"])
+
+
+@given(
+    claimant=IDS,
+    instance=INSTANCES,
+    active=IDS,
+    active_instance=INSTANCES,
+    ago=st.floats(0, 200),
+    wait=st.floats(0.5, 60),
+)
+def test_one_process_at_a_time(
+    *, claimant: str, instance: str | None, active: str, active_instance: str | None, ago: float, wait: float
+) -> None:
+    """Admitted iff the same process (agent_id and instance; none = "") or the active one was away longer
+    than 2 × claim wait; a refusal says when it would count as away."""
+    seen = NOW - timedelta(seconds=ago)
+    same = claimant == active and (instance or "") == (active_instance or "")
+    away = ago > 2 * wait
+    try:
+        check_claimant(
+            claimant,
+            instance=instance,
+            active=active,
+            active_instance=active_instance,
+            active_seen_at=seen,
+            now=NOW,
+            claim_wait_seconds=wait,
+        )
+    except AgentConflict as refused:
+        assert not (same or away)
+        assert 1 <= refused.retry_after <= 2 * wait + 1
+    else:
+        assert same or away
+
+
+def test_a_copy_is_told_it_is_a_second_process() -> None:
+    """The same agent_id from another instance hears that it is a second process, not a second agent."""
+    with pytest.raises(AgentConflict) as refused:
+        check_claimant(
+            "agent-1",
+            instance="B",
+            active="agent-1",
+            active_instance="A",
+            active_seen_at=NOW - timedelta(seconds=10),
+            now=NOW,
+            claim_wait_seconds=25,
+        )
+    assert refused.value.message == (
+        "агент agent-1 уже работает в другом процессе (последний раз 2026-10-22T08:59:50Z); "
+        "второй процесс с тем же agent_id не допускается"
+    )
+    assert refused.value.retry_after == 40
+
+
+def test_the_holder_is_the_active_instance() -> None:
+    """A process holds the claimed command only while it is the active instance; an older agent (no instance)
+    is taken at its word."""
+    assert holds_claim("A", active_instance="A")
+    assert not holds_claim("A", active_instance="B")
+    assert holds_claim(None, active_instance="B")
+
+
+@pytest.mark.parametrize("instance", ["", "x" * 65])
+def test_an_instance_is_short_text(instance: str) -> None:
+    """An empty instance or one longer than 64 characters is refused (422)."""
+    with pytest.raises(ValidationError, match=r"^instance — ожидается непустая строка не длиннее 64 символов$"):
+        check_instance(instance)

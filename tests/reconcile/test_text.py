@@ -1,0 +1,96 @@
+"""Request text rules: every string valid Unicode without NUL, every number finite, nesting bounded; the
+refusal names the exact place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from reconcile.errors import ValidationError
+from reconcile.text import MAX_JSON_DEPTH, TooDeep, check_request_json, check_text
+
+_CLEAN_TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=8)
+_KEYS = st.text(st.characters(min_codepoint=97, max_codepoint=122), min_size=1, max_size=4)
+CLEAN_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | _CLEAN_TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_KEYS, inner, max_size=4),
+    max_leaves=20,
+)
+
+
+def _places(value: Any, path: str = "") -> list[str]:
+    """Every path of a JSON value where a leaf or container sits (the root is "")."""
+    found = [path]
+    if isinstance(value, dict):
+        for key, child in value.items():
+            found += _places(child, f"{path}.{key}" if path else key)
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            found += _places(child, f"{path}[{index}]")
+    return found
+
+
+def _replace(value: Any, path: str, new: Any) -> Any:
+    if path == "":
+        return new
+    if isinstance(value, dict):
+        for key, child in value.items():
+            here = key
+            if path == here or path.startswith((here + ".", here + "[")):
+                rest = path[len(here) :].lstrip(".")
+                return {**value, key: _replace(child, rest, new)}
+    if isinstance(value, list):
+        for index, child in enumerate(value):
+            here = f"[{index}]"
+            if path.startswith(here):
+                rest = path[len(here) :].lstrip(".")
+                return [*value[:index], _replace(child, rest, new), *value[index + 1 :]]
+    raise AssertionError(path)
+
+
+@given(CLEAN_JSON)
+def test_clean_json_passes(value: Any) -> None:
+    """Any JSON of valid text and finite numbers within the depth passes."""
+    check_request_json(value)
+
+
+@given(CLEAN_JSON, st.data(), st.sampled_from(["\udfff", "\ud800", "a\x00b", float("nan"), float("-inf")]))
+def test_one_bad_value_is_named_by_its_path(value: Any, data: st.DataObject, bad: Any) -> None:
+    """A bad string or number anywhere is refused with the path of exactly that place."""
+    path = data.draw(st.sampled_from(_places(value)))
+    poisoned = _replace(value, path, bad)
+    where = path or "теле запроса"
+    expected = f"недопустимый символ в {where}" if isinstance(bad, str) else f"недопустимое число в {where}"
+    with pytest.raises(ValidationError) as caught:
+        check_request_json(poisoned)
+    assert caught.value.message == expected
+
+
+def test_a_bad_key_names_its_object() -> None:
+    """A NUL in an object's key names the object holding it."""
+    with pytest.raises(ValidationError, match=r"^недопустимый символ в commands\[0\]\.params$"):
+        check_request_json({"commands": [{"params": {"a\x00": 1}}]})
+
+
+def test_depth_is_counted_in_levels() -> None:
+    """64 nested lists pass; 65 are refused as too deep."""
+
+    def nested(levels: int) -> Any:
+        value: Any = []
+        for _ in range(levels - 1):
+            value = [value]
+        return value
+
+    check_request_json(nested(MAX_JSON_DEPTH))
+    with pytest.raises(TooDeep, match=r"^вложенность JSON глубже 64$"):
+        check_request_json(nested(MAX_JSON_DEPTH + 1))
+
+
+def test_check_text_names_where() -> None:
+    """One text checked alone names the place the caller gives."""
+    check_text("Сверка ОСВ", "filename")
+    with pytest.raises(ValidationError, match=r"^недопустимый символ в filename$"):
+        check_text("a\x00", "filename")
