@@ -24,7 +24,6 @@ Decisions where the design is silent:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -35,7 +34,7 @@ from reconcile.batch import retry_body
 from reconcile.commands import DATE_RE
 from reconcile.confirm import AgentFacts, Aspect, aspect_names, holds, narrow, subject
 from reconcile.lifecycle import CommandStatus
-from reconcile.records import ISSUE_TEXT_FIELDS, HistoryEntry, HistoryItem, MirrorIssue, MirrorLink
+from reconcile.records import ISSUE_TEXT_FIELDS, HistoryEntry, HistoryItem, MirrorIssue, MirrorLink, natural_key
 from reconcile.tempkeys import TempKeyOutcome, outcome_of, resolved_keys, substitute
 
 __all__ = [
@@ -102,14 +101,6 @@ class Drift:
     changed_by: str | None = None
     changed_at: str | None = None
     params: Mapping[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
-
-
-_DIGITS = re.compile(r"(\d+)")
-
-
-def natural_key(key: str) -> tuple[tuple[int, int | str], ...]:
-    """Issue keys in natural order: ``AURORA-2`` before ``AURORA-10``."""
-    return tuple((1, int(part)) if part.isdigit() else (0, part) for part in _DIGITS.split(key) if part)
 
 
 # --- which command counts for each aspect ------------------------------------------------------------------

@@ -6,6 +6,7 @@ comparison rules live in :mod:`reconcile.text`.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import attrs
@@ -19,6 +20,7 @@ __all__ = [
     "ISSUE_LIMITS",
     "ISSUE_TEXT_FIELDS",
     "LINK_LIMITS",
+    "NATURAL_KEY_MAX",
     "HistoryEntry",
     "HistoryItem",
     "MirrorIssue",
@@ -27,6 +29,7 @@ __all__ = [
     "converter",
     "issue_from_wire",
     "issue_to_wire",
+    "natural_key",
     "oversized",
     "wire_history",
     "wire_issue",
@@ -126,6 +129,28 @@ ISSUE_LIMITS: dict[str, int] = {
 }  # fmt: skip
 LINK_LIMITS: dict[str, int] = {"id": 60, "source": 60, "target": 60}
 HISTORY_LIMITS: dict[str, int] = {"key": 60, "id": 60, "created": 40}
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def _number(found: re.Match[str]) -> str:
+    digits = found.group().lstrip("0") or "0"
+    return f"{len(digits):02d}{digits}"
+
+
+def natural_key(key: str) -> str:
+    """The text that sorts issue keys in natural order (``AURORA-2`` before ``AURORA-10``) by plain comparison of
+    code points: every run of digits becomes its length in two digits, then the digits without leading zeros.
+
+    One definition for the hub's lists: the mirror stores it as the issues' sort column, the core sorts with it.
+    """
+    return _DIGITS.sub(_number, key)
+
+
+#: The longest :func:`natural_key` of a key within ``ISSUE_LIMITS["key"]``: each digit run grows by two, and
+#: runs are apart, so at most every other character starts one.
+NATURAL_KEY_MAX = 120
 
 
 def _over(record: Any, limits: dict[str, int], prefix: str = "") -> str | None:

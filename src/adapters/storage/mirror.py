@@ -3,7 +3,8 @@
 Refresh pages arrive as :class:`~reconcile.records.MirrorIssue` and :class:`~reconcile.records.HistoryEntry`
 values and are written set-based (``INSERT … ON CONFLICT DO UPDATE``, one statement per table and page), so a
 page costs a few statements whatever its size. Links are replaced per issue: those touching the page's issues
-that Jira no longer shows on either side go.
+that Jira no longer shows on either side go; so are the issues' label rows, which let the database find, order
+(by :func:`~reconcile.records.natural_key`, stored with each issue), count and page a project's slice.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from sqlalchemy import Row, Select, Table, Text, bindparam, cast, delete, func, 
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from adapters.storage.models import HistoryEntryRow, MirrorIssueRow, MirrorLinkRow, table_of
+from adapters.storage.models import HistoryEntryRow, MirrorIssueRow, MirrorLabelRow, MirrorLinkRow, table_of
 from adapters.storage.records import MirrorEntry
 from reconcile.records import (
     ISSUE_TEXT_FIELDS,
@@ -28,12 +29,14 @@ from reconcile.records import (
     MirrorLink,
     SprintRef,
     converter,
+    natural_key,
 )
 
 __all__ = ["MirrorRepository", "Sighting"]
 
 _ISSUE = table_of(MirrorIssueRow)
 _LINK = table_of(MirrorLinkRow)
+_LABEL = table_of(MirrorLabelRow)
 _HISTORY = table_of(HistoryEntryRow)
 
 
@@ -150,28 +153,37 @@ class MirrorRepository:
         entries = await self._entries(rows)
         return entries[0] if entries else None
 
+    def _slice(self, project: str | None, *, text: str | None, status: str | None) -> Select[Any]:
+        query = select(_ISSUE)
+        if project is not None:
+            query = query.join(_LABEL, (_LABEL.c.issue_key == _ISSUE.c.key) & (_LABEL.c.label == project)).where(
+                _ISSUE.c.vanished_at.is_(None)
+            )
+        return _narrowed(query, text=text, status=status)
+
     async def slice(
         self, project: str | None, *, limit: int, offset: int, text: str | None = None, status: str | None = None
     ) -> tuple[list[MirrorEntry], int]:
-        """A page of a project's slice (its label, exact match, not vanished) or of every issue, by key; ``text``
-        narrows it to keys or summaries containing it (case-insensitive), ``status`` to that exact status."""
-        query = _narrowed(select(_ISSUE), text=text, status=status).order_by(_ISSUE.c.key)
-        if project is not None:
-            query = query.where(_ISSUE.c.vanished_at.is_(None))
-        rows = [
-            row
-            for row in (await self._session.execute(query)).all()
-            if project is None or project in (row.labels or ())
-        ]
-        return await self._entries(rows[offset : offset + limit]), len(rows)
+        """A page of a project's slice (its label, exact match, not vanished) or of every issue, in natural key
+        order; ``text`` narrows it to keys or summaries containing it (case-insensitive), ``status`` to that
+        exact status. The database filters, counts and pages: a page costs the same at any size of the mirror."""
+        query = self._slice(project, text=text, status=status)
+        total = await self._session.scalar(
+            select(func.count()).select_from(query.with_only_columns(_ISSUE.c.id).subquery())
+        )
+        page = query.order_by(_ISSUE.c.sort_key, _ISSUE.c.key).limit(limit).offset(offset)
+        rows = (await self._session.execute(page)).all()
+        return await self._entries(rows), total or 0
 
     async def statuses(self, project: str) -> list[str]:
         """The statuses the issues of a project's slice have, in alphabetical order."""
-        query = select(_ISSUE.c.status, _ISSUE.c.labels).where(
-            _ISSUE.c.vanished_at.is_(None), _ISSUE.c.status.is_not(None)
+        query = (
+            self._slice(project, text=None, status=None)
+            .with_only_columns(_ISSUE.c.status)
+            .where(_ISSUE.c.status.is_not(None))
+            .distinct()
         )
-        found = {status for status, labels in (await self._session.execute(query)).all() if project in (labels or ())}
-        return sorted(found)
+        return sorted(status for status in (await self._session.scalars(query)).all() if status is not None)
 
     async def history(self, key: str, *, limit: int, offset: int) -> tuple[list[HistoryEntry], int]:
         """A page of an issue's journal, oldest first."""
@@ -226,6 +238,7 @@ class MirrorRepository:
                 "refreshed_at": now,
                 "vanished_at": None,
                 "seen_by": command_id,
+                "sort_key": natural_key(issue.key),
             }
             for issue in latest.values()
         ]
@@ -238,6 +251,12 @@ class MirrorRepository:
             rows,
         )
         keys = list(latest)
+        await self._session.execute(delete(_LABEL).where(_LABEL.c.issue_key.in_(self._key_set(keys))))
+        labels = {(name, key) for key, issue in latest.items() for name in issue.labels}
+        if labels:
+            await self._session.execute(
+                _LABEL.insert(), [{"label": name, "issue_key": key} for name, key in sorted(labels)]
+            )
         shown = {link.id: link for issue in latest.values() for link in issue.links}
         stale = delete(_LINK).where(_LINK.c.source.in_(keys) | _LINK.c.target.in_(keys))
         if shown:

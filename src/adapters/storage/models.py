@@ -29,6 +29,8 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from reconcile.records import NATURAL_KEY_MAX
+
 __all__ = [
     "DB_INT_MAX",
     "AgentStatusRow",
@@ -39,6 +41,7 @@ __all__ = [
     "FileRow",
     "HistoryEntryRow",
     "MirrorIssueRow",
+    "MirrorLabelRow",
     "MirrorLinkRow",
     "NoteRow",
     "ProjectRow",
@@ -84,6 +87,9 @@ class UTCDateTime(TypeDecorator[datetime]):
 
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
+#: Text compared by code point on both databases (SQLite's default; PostgreSQL's "C" collation), whatever the
+#: PostgreSQL database's own collation: what :func:`reconcile.records.natural_key` needs to sort.
+CodePointText = String(NATURAL_KEY_MAX).with_variant(String(NATURAL_KEY_MAX, collation="C"), "postgresql")
 
 NAMING = {
     "ix": "ix_%(column_0_label)s",
@@ -154,6 +160,8 @@ class MirrorIssueRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     key: Mapped[str] = mapped_column(String(60), unique=True)
+    # reconcile.records.natural_key(key): the slice's order, paged by the database.
+    sort_key: Mapped[str] = mapped_column(CodePointText, index=True)
     summary: Mapped[str | None] = mapped_column(Text)
     description: Mapped[str | None] = mapped_column(Text)
     status: Mapped[str | None] = mapped_column(Text)
@@ -173,6 +181,15 @@ class MirrorIssueRow(Base):
     vanished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     # The refresh command whose pages last returned this issue: a full run vanishes the ones it did not see.
     seen_by: Mapped[int | None] = mapped_column(Integer)
+
+
+class MirrorLabelRow(Base):
+    """One label of a mirror issue (its ``labels`` again, one row each): a project's slice found by index."""
+
+    __tablename__ = "mirror_label"
+
+    label: Mapped[str] = mapped_column(Text, primary_key=True)
+    issue_key: Mapped[str] = mapped_column(String(60), primary_key=True, index=True)
 
 
 class MirrorLinkRow(Base):
