@@ -46,14 +46,21 @@ __all__ = [
     "create_refresh",
     "get_batch",
     "get_command",
+    "held_batches",
     "list_batches",
     "reject_batch",
+    "request_refresh",
     "resolved_in_batch",
     "retry_batch",
     "retry_command",
     "store_batch",
     "validate",
 ]
+
+
+async def held_batches(unit: Unit) -> frozenset[int]:
+    """The batches whose commands must not be issued: they wait for a person's approval."""
+    return frozenset(b.id for b in await unit.db.queue.awaiting_approval() if approval.holds(b.approval))
 
 
 async def batch_context(unit: Unit, body: Any, settings: Settings) -> BatchContext:
@@ -116,13 +123,35 @@ async def base_jql(unit: Unit, settings: Settings) -> str | None:
     return history.base_jql(settings.jira_project, [p.name for p in await unit.db.admin.projects()])
 
 
+async def request_refresh(
+    unit: Unit, body: RefreshIn, *, token_name: str | None, door: Door | None = Door.HTTP
+) -> tuple[BatchCreated, bool]:
+    """``POST /refresh``: ``{keys}``, ``{jql}`` or ``{}`` (a full refresh by the base JQL) as a batch; and whether
+    it is new. A full refresh asked while one is queued or running (the hub's automatic one, another person's)
+    is that one: its batch is answered and nothing is stored (two full reads of Jira one after the other would
+    return the same issues at the bank's pace)."""
+    base = await base_jql(unit, await unit.db.admin.settings())
+    asked = refresh_body(keys=body.keys, jql=body.jql, base_jql=base, author=token_name or "interface")
+    [refresh] = asked["commands"]
+    if history.is_full_refresh(refresh["params"], base):
+        await unit.db.lock_queue()  # two requests at once: the second sees the first's
+        held = await held_batches(unit)
+        for running in await unit.db.queue.unfinished_of_type("refresh"):
+            if running.batch_id not in held and history.answers_full_refresh(
+                running.params, status=running.status, deliveries=running.deliveries, base=base
+            ):
+                found = await batch(unit, running.batch_id)
+                commands = (await unit.db.queue.commands_of([found.id]))[found.id]
+                return BatchCreated.of(found, commands), False
+    return await create_batch(unit, asked, token_name=token_name, door=door), True
+
+
 async def create_refresh(
     unit: Unit, body: RefreshIn, *, token_name: str | None, door: Door | None = Door.HTTP
 ) -> BatchCreated:
-    """``POST /refresh``: ``{keys}``, ``{jql}`` or ``{}`` (a full refresh by the base JQL) as a batch."""
-    base = await base_jql(unit, await unit.db.admin.settings())
-    batch = refresh_body(keys=body.keys, jql=body.jql, base_jql=base, author=token_name or "interface")
-    return await create_batch(unit, batch, token_name=token_name, door=door)
+    """:func:`request_refresh`'s batch, new or the full refresh already queued or running."""
+    created, _ = await request_refresh(unit, body, token_name=token_name, door=door)
+    return created
 
 
 async def list_batches(unit: Unit, *, limit: int | None = None, offset: int | None = None) -> Items[BatchView]:

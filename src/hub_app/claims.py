@@ -12,11 +12,11 @@ from typing import Any
 import attrs
 
 from adapters.storage.records import AgentStatusRecord, CommandRecord
-from hub_app.batches import base_jql, command, resolved_in_batch, store_batch
+from hub_app.batches import base_jql, command, held_batches, resolved_in_batch, store_batch
 from hub_app.bodies import ClaimIn
 from hub_app.runtime import Unit
 from hub_app.views import AgentStatusView, CommandHeld, DeliveryView, QueueOutlook
-from reconcile import approval, delivery, history, queue, reports
+from reconcile import delivery, history, queue, reports
 from reconcile.agents import check_claimant, check_instance, holds_claim, is_online
 from reconcile.batch import BatchContext, auto_refresh_body, validate_batch
 from reconcile.confirm import AgentFacts
@@ -30,18 +30,12 @@ __all__ = [
     "agent_status",
     "claim_once",
     "command_held",
-    "held_batches",
     "queue_outlook",
     "touch_agent",
 ]
 
 #: How many queued commands one look at the queue reads (skipped ones make it look again).
 QUEUED_HEAD = 50
-
-
-async def held_batches(unit: Unit) -> frozenset[int]:
-    """The batches whose commands must not be issued: they wait for a person's approval."""
-    return frozenset(b.id for b in await unit.db.queue.awaiting_approval() if approval.holds(b.approval))
 
 
 async def queue_outlook(unit: Unit, settings: Settings) -> QueueOutlook:

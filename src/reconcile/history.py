@@ -19,6 +19,9 @@ from typing import Any
 
 import attrs
 
+from reconcile.lifecycle import CommandStatus
+from reconcile.queue import DELIVERY_LIMIT
+
 __all__ = [
     "HISTORY_OVERLAP",
     "JournalMark",
@@ -27,6 +30,7 @@ __all__ = [
     "format_since",
     "history_at_on_report",
     "history_param",
+    "answers_full_refresh",
     "is_full_refresh",
     "journal_mark",
     "keys_jql",
@@ -96,6 +100,17 @@ def is_full_refresh(params: Mapping[str, Any], base: str | None) -> bool:
         return False
     jql = params.get("jql")
     return jql is None or jql == base
+
+
+def answers_full_refresh(
+    params: Mapping[str, Any], *, status: CommandStatus, deliveries: int, base: str | None
+) -> bool:
+    """Whether a refresh command answers a new request for a full refresh instead of a second one: it is a full
+    run under the current base JQL and it will still run — queued, or claimed with deliveries left (one that
+    used them up is failed by the next claim)."""
+    if not is_full_refresh(params, base):
+        return False
+    return status is CommandStatus.QUEUED or (status is CommandStatus.CLAIMED and deliveries < DELIVERY_LIMIT)
 
 
 def _utc(value: datetime) -> datetime:

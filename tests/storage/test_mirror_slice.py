@@ -96,11 +96,16 @@ async def test_the_label_matches_exactly(db: Database) -> None:
 
 
 async def test_a_new_page_replaces_an_issues_labels(db: Database) -> None:
-    """An issue that lost the project's label leaves its slice; one that gained it joins, in its place."""
+    """An issue that lost the project's label leaves its slice; one that gained it joins, in its place; a vanished
+    one leaves until a page returns it."""
     await stored(db, [MirrorIssue(key="A-1", labels=("AWPCA",)), MirrorIssue(key="A-10", labels=("AWPCA",))])
     await stored(db, [MirrorIssue(key="A-1", labels=("X",)), MirrorIssue(key="A-2", labels=("AWPCA", "X"))])
     assert await walk(db, "AWPCA", 5) == (["A-2", "A-10"], {2})
     assert await walk(db, "X", 5) == (["A-1", "A-2"], {2})
+    await stored(db, [], vanished=("A-2",))
+    assert await walk(db, "AWPCA", 5) == (["A-10"], {1})
+    await stored(db, [MirrorIssue(key="A-2", labels=("AWPCA",))])
+    assert await walk(db, "AWPCA", 5) == (["A-2", "A-10"], {2})
 
 
 async def test_filters_narrow_the_slice_in_the_database(db: Database) -> None:

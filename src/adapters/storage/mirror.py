@@ -3,8 +3,9 @@
 Refresh pages arrive as :class:`~reconcile.records.MirrorIssue` and :class:`~reconcile.records.HistoryEntry`
 values and are written set-based (``INSERT … ON CONFLICT DO UPDATE``, one statement per table and page), so a
 page costs a few statements whatever its size. Links are replaced per issue: those touching the page's issues
-that Jira no longer shows on either side go; so are the issues' label rows, which let the database find, order
-(by :func:`~reconcile.records.natural_key`, stored with each issue), count and page a project's slice.
+that Jira no longer shows on either side go; so are the issues' label rows (kept while an issue is not
+vanished), which let the database find, order (by :func:`~reconcile.records.natural_key`, stored with each
+issue and label), count and page a project's slice.
 """
 
 from __future__ import annotations
@@ -154,11 +155,10 @@ class MirrorRepository:
         return entries[0] if entries else None
 
     def _slice(self, project: str | None, *, text: str | None, status: str | None) -> Select[Any]:
-        query = select(_ISSUE)
-        if project is not None:
-            query = query.join(_LABEL, (_LABEL.c.issue_key == _ISSUE.c.key) & (_LABEL.c.label == project)).where(
-                _ISSUE.c.vanished_at.is_(None)
-            )
+        if project is None:
+            query = select(_ISSUE)
+        else:  # the label rows are those of issues not vanished
+            query = select(_ISSUE).join(_LABEL, _LABEL.c.issue_key == _ISSUE.c.key).where(_LABEL.c.label == project)
         return _narrowed(query, text=text, status=status)
 
     async def slice(
@@ -167,22 +167,35 @@ class MirrorRepository:
         """A page of a project's slice (its label, exact match, not vanished) or of every issue, in natural key
         order; ``text`` narrows it to keys or summaries containing it (case-insensitive), ``status`` to that
         exact status. The database filters, counts and pages: a page costs the same at any size of the mirror."""
+        if project is not None and not text and not status:
+            return await self._label_page(project, limit=limit, offset=offset)
         query = self._slice(project, text=text, status=status)
         total = await self._session.scalar(
             select(func.count()).select_from(query.with_only_columns(_ISSUE.c.id).subquery())
         )
         page = query.order_by(_ISSUE.c.sort_key, _ISSUE.c.key).limit(limit).offset(offset)
-        rows = (await self._session.execute(page)).all()
-        return await self._entries(rows), total or 0
+        return await self._entries((await self._session.execute(page)).all()), total or 0
+
+    async def _label_page(self, label: str, *, limit: int, offset: int) -> tuple[list[MirrorEntry], int]:
+        """The unfiltered slice: the page is a range of the label's index (paged before any issue is read, so
+        the plan does not depend on the database's statistics), counted without reading an issue."""
+        mine = _LABEL.c.label == label
+        total = await self._session.scalar(select(func.count()).select_from(_LABEL).where(mine))
+        page = (
+            select(_LABEL.c.issue_key, _LABEL.c.sort_key)
+            .where(mine)
+            .order_by(_LABEL.c.sort_key, _LABEL.c.issue_key)
+            .limit(limit)
+            .offset(offset)
+            .subquery()
+        )
+        query = select(_ISSUE).join(page, page.c.issue_key == _ISSUE.c.key).order_by(page.c.sort_key, page.c.issue_key)
+        return await self._entries((await self._session.execute(query)).all()), total or 0
 
     async def statuses(self, project: str) -> list[str]:
         """The statuses the issues of a project's slice have, in alphabetical order."""
-        query = (
-            self._slice(project, text=None, status=None)
-            .with_only_columns(_ISSUE.c.status)
-            .where(_ISSUE.c.status.is_not(None))
-            .distinct()
-        )
+        members = select(_LABEL.c.issue_key).where(_LABEL.c.label == project)
+        query = select(_ISSUE.c.status).where(_ISSUE.c.key.in_(members), _ISSUE.c.status.is_not(None)).distinct()
         return sorted(status for status in (await self._session.scalars(query)).all() if status is not None)
 
     async def history(self, key: str, *, limit: int, offset: int) -> tuple[list[HistoryEntry], int]:
@@ -255,7 +268,8 @@ class MirrorRepository:
         labels = {(name, key) for key, issue in latest.items() for name in issue.labels}
         if labels:
             await self._session.execute(
-                _LABEL.insert(), [{"label": name, "issue_key": key} for name, key in sorted(labels)]
+                _LABEL.insert(),
+                [{"label": name, "issue_key": key, "sort_key": natural_key(key)} for name, key in sorted(labels)],
             )
         shown = {link.id: link for issue in latest.values() for link in issue.links}
         stale = delete(_LINK).where(_LINK.c.source.in_(keys) | _LINK.c.target.in_(keys))
@@ -306,7 +320,8 @@ class MirrorRepository:
         ]
 
     async def vanish(self, keys: Sequence[str], *, now: datetime) -> None:
-        for offset in range(0, len(keys), 500):
-            await self._session.execute(
-                update(_ISSUE).where(_ISSUE.c.key.in_(keys[offset : offset + 500])).values(vanished_at=now)
-            )
+        """The issues leave their slices (a later page that returns one brings it back)."""
+        if not keys:
+            return
+        await self._session.execute(update(_ISSUE).where(_ISSUE.c.key.in_(self._key_set(keys))).values(vanished_at=now))
+        await self._session.execute(delete(_LABEL).where(_LABEL.c.issue_key.in_(self._key_set(keys))))

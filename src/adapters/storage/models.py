@@ -184,12 +184,15 @@ class MirrorIssueRow(Base):
 
 
 class MirrorLabelRow(Base):
-    """One label of a mirror issue (its ``labels`` again, one row each): a project's slice found by index."""
+    """A label of a mirror issue not vanished, one row each, with the issue's sort key: a project's slice is a
+    range of the ``(label, sort_key)`` index, in order, whatever the share of the mirror it is."""
 
     __tablename__ = "mirror_label"
+    __table_args__ = (Index("ix_mirror_label_label_sort_key", "label", "sort_key", "issue_key"),)
 
     label: Mapped[str] = mapped_column(Text, primary_key=True)
     issue_key: Mapped[str] = mapped_column(String(60), primary_key=True, index=True)
+    sort_key: Mapped[str] = mapped_column(CodePointText)
 
 
 class MirrorLinkRow(Base):

@@ -216,6 +216,16 @@ class QueueRepository:
             query = query.where(_COMMAND.c.batch_id.not_in(sorted(held)))
         return {str(command_type): int(count) for command_type, count in (await self._session.execute(query)).all()}
 
+    async def unfinished_of_type(self, command_type: str) -> list[CommandRecord]:
+        """The ``queued`` and ``claimed`` commands of one type, oldest first."""
+        statuses = (CommandStatus.QUEUED.value, CommandStatus.CLAIMED.value)
+        query = (
+            select(_COMMAND)
+            .where(_COMMAND.c.type == command_type, _COMMAND.c.status.in_(statuses))
+            .order_by(_COMMAND.c.id)
+        )
+        return [_command(row) for row in (await self._session.execute(query)).all()]
+
     async def count_unfinished(self, *, held: Collection[int] = ()) -> int:
         """Commands ``queued`` or ``claimed``, leaving out those of the ``held`` batches."""
         return sum((await self.unfinished_by_type(held=held)).values())

@@ -10,11 +10,12 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, FromQuery, JSONBody
 
 from hub_app import batches, plan
+from hub_app.api.auth import hub_of
 from hub_app.api.routing import in_unit, route, token_name
 from hub_app.bodies import BatchIn, CancelIn, EmptyIn, RefreshIn, RejectIn, parse
 from hub_app.plan_views import BatchPlanView, DryRunView
 from hub_app.roles import INTERFACE
-from hub_app.views import BatchCreated, BatchDetail, BatchView, CommandView, Items
+from hub_app.views import BatchCreated, BatchDetail, BatchView, CommandView, Items, to_json
 
 __all__ = ["ROUTES"]
 
@@ -112,11 +113,22 @@ async def retry_command(request: Request[Any, Any, Any], command_id: FromPath[in
     return await in_unit(request, lambda u: batches.retry_command(u, command_id, token_name=token_name(request)))
 
 
-@post("/refresh", **route(INTERFACE, body=RefreshIn, answer=BatchCreated, status=201, errors_=(422,)))
-async def refresh(request: Request[Any, Any, Any], data: JSONBody[Any] = None) -> Any:
-    """``{keys}``, ``{jql}`` or ``{}`` (a full refresh by the projects' base JQL) as a refresh-only batch."""
+_RUNNING = {
+    200: ResponseSpec(
+        data_container=BatchCreated, description="a full refresh already queued or running", generate_examples=False
+    )
+}
+
+
+@post("/refresh", **route(INTERFACE, body=RefreshIn, answer=BatchCreated, status=201, errors_=(422,), more=_RUNNING))
+async def refresh(request: Request[Any, Any, Any], data: JSONBody[Any] = None) -> Response[Any]:
+    """``{keys}``, ``{jql}`` or ``{}`` (a full refresh by the projects' base JQL) as a refresh-only batch; a full
+    refresh asked while one is queued or running answers that one's batch (200), storing nothing."""
     body = parse(RefreshIn, data)
-    return await in_unit(request, lambda u: batches.create_refresh(u, body, token_name=token_name(request)))
+    async with hub_of(request).unit() as unit:
+        created, new = await batches.request_refresh(unit, body, token_name=token_name(request))
+        answer = to_json(created)
+    return Response(answer, status_code=201 if new else 200)
 
 
 ROUTES = [

@@ -24,6 +24,7 @@ _ISSUE = sa.table(
     sa.column("key", sa.String),
     sa.column("labels", sa.JSON),
     sa.column("sort_key", sa.String),
+    sa.column("vanished_at", sa.DateTime),
 )
 
 
@@ -32,22 +33,28 @@ def upgrade() -> None:
         "mirror_label",
         sa.Column("label", sa.Text(), nullable=False),
         sa.Column("issue_key", sa.String(length=60), nullable=False),
+        sa.Column("sort_key", CodePointText, nullable=False),
         sa.PrimaryKeyConstraint("label", "issue_key", name=op.f("pk_mirror_label")),
     )
     op.create_index(op.f("ix_mirror_label_issue_key"), "mirror_label", ["issue_key"], unique=False)
+    op.create_index("ix_mirror_label_label_sort_key", "mirror_label", ["label", "sort_key", "issue_key"], unique=False)
     with op.batch_alter_table("mirror_issue") as batch:
         batch.add_column(sa.Column("sort_key", CodePointText, nullable=True))
 
     connection = op.get_bind()
-    rows = connection.execute(sa.select(_ISSUE.c.id, _ISSUE.c.key, _ISSUE.c.labels)).all()
+    query = sa.select(_ISSUE.c.id, _ISSUE.c.key, _ISSUE.c.labels, _ISSUE.c.vanished_at.is_(None))
+    rows = connection.execute(query).all()
     if rows:
         connection.execute(
             sa.update(_ISSUE).where(_ISSUE.c.id == sa.bindparam("row_id")).values(sort_key=sa.bindparam("sort")),
-            [{"row_id": row_id, "sort": natural_key(key)} for row_id, key, _ in rows],
+            [{"row_id": row_id, "sort": natural_key(key)} for row_id, key, _, _ in rows],
         )
-        pairs = {(name, key) for _, key, labels in rows for name in labels or ()}
+        pairs = {(name, key) for _, key, labels, shown in rows if shown for name in labels or ()}
         if pairs:
-            op.bulk_insert(label, [{"label": name, "issue_key": key} for name, key in sorted(pairs)])
+            op.bulk_insert(
+                label,
+                [{"label": name, "issue_key": key, "sort_key": natural_key(key)} for name, key in sorted(pairs)],
+            )
 
     with op.batch_alter_table("mirror_issue") as batch:
         batch.alter_column("sort_key", existing_type=CodePointText, nullable=False)
@@ -58,5 +65,6 @@ def downgrade() -> None:
     with op.batch_alter_table("mirror_issue") as batch:
         batch.drop_index(batch.f("ix_mirror_issue_sort_key"))
         batch.drop_column("sort_key")
+    op.drop_index("ix_mirror_label_label_sort_key", table_name="mirror_label")
     op.drop_index(op.f("ix_mirror_label_issue_key"), table_name="mirror_label")
     op.drop_table("mirror_label")
