@@ -159,12 +159,14 @@ def _int_or_none(value: Any) -> int | None:
 
 @attrs.frozen(kw_only=True)
 class SprintInfo:
-    """One sprint as the issue's sprint field names it (either form); ``state`` is lower case."""
+    """One sprint as the issue's sprint field names it (either form); ``state`` is lower case; ``board_id`` its
+    board when the field says (``rapidViewId`` in the old string form)."""
 
     id: int
     name: str
     state: str
     sequence: int | None = None
+    board_id: int | None = None
 
     def ref(self) -> SprintRef:
         return SprintRef(id=self.id, name=self.name, state=self.state)
@@ -192,6 +194,7 @@ def _sprint_info(value: Any) -> SprintInfo | None:
         name=str(props.get("name") or ""),
         state=str(props.get("state") or "").lower(),
         sequence=_int_or_none(props.get("sequence")),
+        board_id=_int_or_none(props.get("rapidViewId", props.get("boardId", props.get("originBoardId")))),
     )
 
 

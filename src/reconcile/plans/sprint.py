@@ -31,6 +31,17 @@ def ensure_sprint(run: Run) -> Body:
     board_id = run.params.get("board_id")
     if isinstance(board_id, bool) or not isinstance(board_id, int | str) or str(board_id) == "":
         raise PlanFailed("нет параметра board_id")
+    # The field already shows the issue in an active sprint of that name on that board: the one the board's
+    # list would choose (an active sprint wins), so its sprints are not read.
+    for info in infos:
+        if (
+            info.state == "active"
+            and info.name == wanted
+            and info.board_id is not None
+            and str(info.board_id) == str(board_id)
+        ):
+            run.result.update(sprint_id=info.id, moved=False)
+            return run.done()
     sprints: list[Mapping[str, Any]] = []
     start: int | None = 0
     while start is not None:
