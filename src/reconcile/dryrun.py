@@ -129,6 +129,26 @@ def _issue_to_be_created(temp_key: str, params: Mapping[str, Any], jira_user: st
     )
 
 
+def _searchable(
+    issues: Mapping[str, MirrorIssue], *, jira_user: str | None, now: datetime
+) -> dict[str, list[MirrorIssue]]:
+    """What ``ensure_issue``'s duplicate search finds (``reporter = currentUser() AND created >= -7d``), by trimmed
+    summary: found once for a whole batch, not once per command."""
+    found: dict[str, list[MirrorIssue]] = {}
+    if jira_user is None:
+        return found
+    since = now - timedelta(days=7)
+    for issue in issues.values():
+        if (
+            not is_temp_key(issue.key)
+            and issue.reporter == jira_user
+            and issue.created is not None
+            and datetime.fromisoformat(issue.created) >= since
+        ):
+            found.setdefault((issue.summary or "").strip(), []).append(issue)
+    return found
+
+
 @attrs.define
 class _MirrorJira:
     """Answers an executor's Jira calls from mirror records; records what it had to assume."""
@@ -138,6 +158,7 @@ class _MirrorJira:
     jira_user: str | None
     now: datetime
     params: Mapping[str, Any]
+    searchable: Mapping[str, Sequence[MirrorIssue]]
     unknown: list[str] = attrs.Factory(list)
 
     def _assume(self, note: str) -> None:
@@ -190,16 +211,10 @@ class _MirrorJira:
         return JiraResponse(status=200, json=body)
 
     def _search(self) -> JiraResponse:
-        since = self.now - timedelta(days=7)
-        hits = [
-            issue_to_jira(issue, self.settings)
-            for issue in self.issues.values()
-            if not is_temp_key(issue.key)
-            and self.jira_user is not None
-            and issue.reporter == self.jira_user
-            and issue.created is not None
-            and datetime.fromisoformat(issue.created) >= since
-        ]
+        # The executor keeps only the hits with its summary: the others are not worth rendering.
+        summary = self.params.get("summary")
+        found = self.searchable.get(summary.strip(), ()) if isinstance(summary, str) else ()
+        hits = [issue_to_jira(issue, self.settings) for issue in found]
         return JiraResponse(status=200, json={"startAt": 0, "maxResults": 100, "total": len(hits), "issues": hits})
 
     def _write(self, call: JiraCall) -> JiraResponse:
@@ -227,11 +242,17 @@ def predict_command(
     jira_user: str | None,
     symmetric_link_types: frozenset[str],
     now: datetime,
+    searchable: Mapping[str, Sequence[MirrorIssue]] | None = None,
 ) -> Prediction:
-    """Run one command's executor against mirror records; ``issues`` may hold temp keys to be created."""
+    """Run one command's executor against mirror records; ``issues`` may hold temp keys to be created;
+    ``searchable`` is :func:`_searchable` of them when the caller predicts many commands."""
     if command_type == "refresh":
         return Prediction(seq=seq, type=command_type, writes=(), status="done", result={}, unknown=())
-    jira = _MirrorJira(issues=issues, settings=settings, jira_user=jira_user, now=now, params=params)
+    if searchable is None:
+        searchable = _searchable(issues, jira_user=jira_user, now=now)
+    jira = _MirrorJira(
+        issues=issues, settings=settings, jira_user=jira_user, now=now, params=params, searchable=searchable
+    )
     delivery = Delivery(
         id=0,
         type=command_type,
@@ -324,6 +345,7 @@ def predict_commands(
     """The predictions of ``commands`` (a batch's, or the unfinished ones of a stored batch with its resolved temp
     keys substituted), in order; a temp key one of them creates stands for the issue to be created."""
     issues = with_issues_to_be_created(commands, mirror, jira_user=jira_user, now=now)
+    searchable = _searchable(issues, jira_user=jira_user, now=now)
     predictions = []
     for command in commands:
         params = dict(command.params)
@@ -337,6 +359,7 @@ def predict_commands(
                 jira_user=jira_user,
                 symmetric_link_types=symmetric_link_types,
                 now=now,
+                searchable=searchable,
             )
         )
     return tuple(predictions)
