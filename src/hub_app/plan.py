@@ -37,10 +37,8 @@ async def _mirror(unit: Unit, commands: Sequence[NewCommand]) -> dict[str, Mirro
     """The mirror records the commands need: the issues they name and, for the duplicate search of each
     ``ensure_issue``, the issues with its summary."""
     mirror = await unit.db.mirror.issues(batch_keys(tuple(commands)))
-    for command in commands:
-        summary = command.params.get("summary")
-        if command.type == "ensure_issue" and isinstance(summary, str):
-            mirror.update(await unit.db.mirror.issues_with_summary(summary.strip()))
+    summaries = [c.params.get("summary") for c in commands if c.type == "ensure_issue"]
+    mirror.update(await unit.db.mirror.issues_with_summary(*(s.strip() for s in summaries if isinstance(s, str))))
     return mirror
 
 

@@ -141,14 +141,15 @@ def referenced_files(body: Any) -> frozenset[str]:
 
 def batch_keys(commands: tuple[NewCommand, ...]) -> list[str]:
     """All keys of a batch's commands, temp keys included, in order of first appearance (the tail refresh)."""
-    keys: list[str] = []
+    keys: dict[str, None] = {}
     for command in commands:
         if command.type == "refresh":
             continue
-        found = [command.temp_key] if command.temp_key else []
-        found.extend(_key_values(command.type, command.params))
-        keys.extend(k for k in found if k not in keys)
-    return keys
+        if command.temp_key:
+            keys.setdefault(command.temp_key)
+        for key in _key_values(command.type, command.params):
+            keys.setdefault(key)
+    return list(keys)
 
 
 def retry_body(

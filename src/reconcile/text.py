@@ -39,11 +39,12 @@ class TooDeep(ValueError):
     """The JSON nests deeper than :data:`MAX_JSON_DEPTH` (HTTP 400: not a request anyone means)."""
 
 
-def _bad_text(text: str) -> bool:
-    return "\x00" in text or any(0xD800 <= ord(ch) <= 0xDFFF for ch in text)
-
-
 _BAD = re.compile("[\x00\ud800-\udfff]")
+
+
+def _bad_text(text: str) -> bool:
+    """A NUL or a lone surrogate (what JSON's ``\\u`` escapes can smuggle in) anywhere in ``text``."""
+    return _BAD.search(text) is not None
 
 
 def readable(value: Any) -> Any:
@@ -64,12 +65,32 @@ def check_text(text: str, where: str) -> None:
         raise ValidationError(f"недопустимый символ в {where}")
 
 
+def _clean(value: Any, depth: int) -> bool:
+    """Whether ``value`` has no bad text or number and is not too deep (no paths made: the common case)."""
+    if depth > MAX_JSON_DEPTH:
+        return False
+    if isinstance(value, str):
+        return _BAD.search(value) is None
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(
+            (not isinstance(key, str) or _BAD.search(key) is None) and _clean(child, depth + 1)
+            for key, child in value.items()
+        )
+    if isinstance(value, list | tuple):
+        return all(_clean(child, depth + 1) for child in value)
+    return True
+
+
 def bad_place(value: Any) -> tuple[str, str] | None:
     """The first place in a JSON value whose text is invalid or number not finite: (path, message), or ``None``.
 
     The message is the 422's («недопустимый символ в commands[0].params.body»); the path is "" at the root.
     Raises :class:`TooDeep` past :data:`MAX_JSON_DEPTH` levels.
     """
+    if _clean(value, 1):
+        return None
     stack: list[tuple[Any, str, int]] = [(value, "", 1)]
     while stack:
         item, path, depth = stack.pop()

@@ -137,8 +137,12 @@ class MirrorRepository:
         """The mirror records of ``keys`` that the mirror holds, with their links."""
         return {key: entry.issue for key, entry in (await self.entries(keys)).items()}
 
-    async def issues_with_summary(self, summary: str) -> dict[str, MirrorIssue]:
-        rows = (await self._session.execute(select(_ISSUE).where(_ISSUE.c.summary == summary))).all()
+    async def issues_with_summary(self, *summaries: str) -> dict[str, MirrorIssue]:
+        """The mirror issues whose summary is one of ``summaries`` (two statements whatever their number)."""
+        if not summaries:
+            return {}
+        query = select(_ISSUE).where(_ISSUE.c.summary.in_(self._key_set(summaries)))
+        rows = (await self._session.execute(query)).all()
         return {entry.issue.key: entry.issue for entry in await self._entries(rows)}
 
     async def labels(self, keys: Iterable[str]) -> dict[str, tuple[str, ...]]:

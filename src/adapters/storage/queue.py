@@ -138,9 +138,26 @@ class QueueRepository:
             }
             for c in valid.commands
         ]
+        # One executemany, then only the ids read back: the records are built from what was written, not read and
+        # decoded again (RETURNING in parameter order runs a row at a time on SQLite).
         await self._session.execute(insert(_COMMAND), rows)
-        commands = await self.commands_of([batch.id])
-        return batch, commands[batch.id]
+        query = select(_COMMAND.c.seq, _COMMAND.c.id).where(_COMMAND.c.batch_id == batch.id)
+        ids: dict[int, int] = dict((await self._session.execute(query)).all())
+        commands = [
+            CommandRecord(
+                id=ids[row["seq"]],
+                batch_id=batch.id,
+                seq=row["seq"],
+                type=row["type"],
+                params=row["params"],
+                temp_key=row["temp_key"],
+                status=CommandStatus.QUEUED,
+                deliveries=0,
+                retry_of=row["retry_of"],
+            )
+            for row in rows
+        ]
+        return batch, commands
 
     async def batches_by_id(self, batch_ids: Iterable[int]) -> dict[int, BatchRecord]:
         wanted = sorted({batch_id for batch_id in batch_ids if storable_id(batch_id)})
