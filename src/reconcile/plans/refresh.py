@@ -146,23 +146,23 @@ def refresh(run: Run) -> Body:
     fields = mirror_fields(settings)
     pages = _Pages()
 
-    read: dict[str, MirrorIssue] = {}
+    # Only what finding the neighbours needs is kept, not the issues handed over (flat memory at any size):
+    # the keys read and the ends of their links, in the order first seen.
+    read: set[str] = set()
+    linked: dict[str, None] = {}
     main = _Search(jql, fields, by_keys=not isinstance(params.get("jql"), str) or not params["jql"].strip())
     start: int | None = 0
     while start is not None:
         hits, start = yield from main.page(run, start)
         issues = pages.issues(hits, settings)
-        read.update((issue.key, issue) for issue in issues)
+        for issue in issues:
+            read.add(issue.key)
+            linked.update((end, None) for link in issue.links for end in (link.source, link.target))
         yield Page(page=pages.next(), kind="issues", issues=issues)
     run.result.update(issues=len(read), neighbours=0, boards={})
 
-    wanted = [
-        key
-        for key in dict.fromkeys(
-            other for issue in read.values() for link in issue.links for other in (link.source, link.target)
-        )
-        if key not in read and key not in pages.unreadable
-    ]
+    wanted = [key for key in linked if key not in read and key not in pages.unreadable]
+    del linked
     neighbours: set[str] = set()
     for offset in range(0, len(wanted), _PAGE):
         query = _Search(keys_jql(wanted[offset : offset + _PAGE]), fields, by_keys=True)
