@@ -18,6 +18,7 @@ nox.options.sessions = ["lint", "typecheck", "tests", "e2e-postgresql", "fuzz"]
 #: database, and run on SQLite only, in ``tests``.
 E2E_ON_POSTGRESQL = ("tests/e2e/test_recovery.py", "tests/e2e/test_faults.py", "tests/e2e/test_scenarios.py")
 E2E_TIMING = "not wall_time and not pacing_gaps"
+PG_DEFAULT = "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
 nox.options.default_venv_backend = "none"
 
 
@@ -57,11 +58,23 @@ def tests_sqlite(session: nox.Session) -> None:
 
 
 @nox.session
+def bench(session: nox.Session) -> None:
+    """Issue 11's measurements at 1k / 5k / 10k with their floors (not a default session: minutes, and numbers
+    only mean something next to each other); PostgreSQL too unless SDLC_HUB_TEST_SKIP_PG=1. Prints the
+    Markdown tables of bench/RESULTS.md."""
+    args = list(session.posargs)
+    if os.environ.get("SDLC_HUB_TEST_SKIP_PG") != "1":
+        args += ["--pg", os.environ.get("SDLC_HUB_TEST_PG_URL", PG_DEFAULT)]
+    session.run(sys.executable, "bench/bench_scale.py", *args)
+    session.run(sys.executable, "bench/bench_sim.py")
+
+
+@nox.session
 def fuzz(session: nox.Session) -> None:
     """schemathesis against a live hub with an interface and an admin token: no 5xx, nothing the OpenAPI
     document does not say (SQLite, then PostgreSQL unless SDLC_HUB_TEST_SKIP_PG=1); budget per run in seconds:
     SDLC_HUB_FUZZ_SECONDS (default 25)."""
     session.run(sys.executable, "tests/fuzz/fuzz_hub.py", *session.posargs)
     if os.environ.get("SDLC_HUB_TEST_SKIP_PG") != "1":
-        pg = os.environ.get("SDLC_HUB_TEST_PG_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres")
+        pg = os.environ.get("SDLC_HUB_TEST_PG_URL", PG_DEFAULT)
         session.run(sys.executable, "tests/fuzz/fuzz_hub.py", "--database-url", pg, *session.posargs)
