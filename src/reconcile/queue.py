@@ -243,6 +243,6 @@ def decide_auto_refresh(
 
 def outlook(issuable_by_type: Mapping[str, int], settings: Settings) -> tuple[int, float]:
     """(queue depth, its ETA in seconds) of the commands that can be issued (``queued`` outside held batches, and
-    ``claimed``), counted by type: the ETA sums their gaps, as a batch's ``estimate_seconds`` does."""
+    ``claimed``), counted by type: the ETA is :func:`estimate_seconds` of them, as a batch's is."""
     types = [command_type for command_type, count in sorted(issuable_by_type.items()) for _ in range(count)]
     return len(types), estimate_seconds(types, settings)

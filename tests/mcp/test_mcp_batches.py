@@ -13,6 +13,7 @@ from hub_app import admin
 from hub_app.bodies import ProjectIn, parse
 from reconcile import commands
 from reconcile.commands import Format, Param, batch_create_description, batch_create_schema
+from reconcile.pacing import COMMAND_OVERHEAD_SECONDS
 
 pytestmark = pytest.mark.anyio
 
@@ -176,7 +177,7 @@ async def test_seed_batch_with_bug_and_attachment_is_created(served: Served) -> 
     ]
     assert created["commands"][0]["params"]["labels"] == ["AWPCA"]
     assert created["commands"][1]["params"] == {"key": "new:1", "sprint": "Спринт 2", "board_id": 4216}
-    assert created["estimate_seconds"] == 120 + 30 + 30 + 2
+    assert created["estimate_seconds"] == pytest.approx(120 + 30 + 30 + 2 + 4 * COMMAND_OVERHEAD_SECONDS)
     assert (status["author"], status["token_name"], status["project"]) == ("claude", "planner", "AWPCA")
     assert [(n["key"], n["text"], n["author"]) for n in status["notes"]] == [("new:1", "из сверки", "claude")]
 

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from reconcile.batch import BatchContext, ProjectInfo, referenced_files, referenced_keys, retry_body, validate_batch
 from reconcile.errors import ValidationError
+from reconcile.pacing import COMMAND_OVERHEAD_SECONDS
 from reconcile.settings import IssueTypeRef, Settings
 
 SHA = "0123456789abcdef" * 4
@@ -80,7 +81,7 @@ def test_estimate_is_the_sum_of_gaps_plus_refresh() -> None:
         ),
         ctx(),
     )
-    assert batch.estimate_seconds == 3 * 120 + 2 * 30 + 2
+    assert batch.estimate_seconds == pytest.approx(3 * 120 + 2 * 30 + 2 + 6 * COMMAND_OVERHEAD_SECONDS)
 
 
 def test_two_issues_with_one_summary_are_refused() -> None:
@@ -371,10 +372,11 @@ def _valid_command(command_type: str, n: int) -> dict[str, Any]:
 
 @given(st.lists(command_types, min_size=1, max_size=12))
 def test_estimate_equals_sum_of_gaps(types: list[str]) -> None:
-    """estimate_seconds is the sum of the policy gaps of all stored commands, tail refresh included."""
+    """estimate_seconds is the sum of the policy gaps of all stored commands and of their overhead, tail refresh
+    included."""
     batch = validate_batch(body(*[_valid_command(t, n + 1) for n, t in enumerate(types)]), ctx())
     gaps = Settings().pacing
-    assert batch.estimate_seconds == sum(gaps[c.type] for c in batch.commands)
+    assert batch.estimate_seconds == pytest.approx(sum(gaps[c.type] + COMMAND_OVERHEAD_SECONDS for c in batch.commands))
     tail = 0 if all(t == "refresh" for t in types) else 1
     assert len(batch.commands) == len(types) + tail
 
