@@ -243,9 +243,11 @@ def predict_command(
     symmetric_link_types: frozenset[str],
     now: datetime,
     searchable: Mapping[str, Sequence[MirrorIssue]] | None = None,
+    context: Mapping[str, Any] | None = None,
 ) -> Prediction:
     """Run one command's executor against mirror records; ``issues`` may hold temp keys to be created;
-    ``searchable`` is :func:`_searchable` of them when the caller predicts many commands."""
+    ``searchable`` (:func:`_searchable` of them) and ``context`` (``settings.agent_context()``) when the caller
+    predicts many commands."""
     if command_type == "refresh":
         return Prediction(seq=seq, type=command_type, writes=(), status="done", result={}, unknown=())
     if searchable is None:
@@ -258,7 +260,7 @@ def predict_command(
         type=command_type,
         params=dict(params),
         pause_seconds=settings.gap(command_type),
-        context=settings.agent_context(),
+        context=settings.agent_context() if context is None else context,
     )
     ctx = ExecContext(jira_user=jira_user, symmetric_link_types=symmetric_link_types)
     executor = executor_for(delivery, ctx)
@@ -346,6 +348,7 @@ def predict_commands(
     keys substituted), in order; a temp key one of them creates stands for the issue to be created."""
     issues = with_issues_to_be_created(commands, mirror, jira_user=jira_user, now=now)
     searchable = _searchable(issues, jira_user=jira_user, now=now)
+    context = settings.agent_context()
     predictions = []
     for command in commands:
         params = dict(command.params)
@@ -360,6 +363,7 @@ def predict_commands(
                 symmetric_link_types=symmetric_link_types,
                 now=now,
                 searchable=searchable,
+                context=context,
             )
         )
     return tuple(predictions)
