@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import jsonschema
 import pytest
 
@@ -224,3 +226,111 @@ def test_single_source_a_new_parameter_changes_validation_schema_and_description
     assert check_command(1, command)[1]["visibility"] == "all"
     jsonschema.validate({"author": "a", "title": "t", "commands": [command]}, commands.batch_create_schema())
     assert "    - visibility: строка — кому виден комментарий" in commands.batch_create_description()
+
+
+#: Values that probe every format: right and wrong types, empty and blank strings, keys and near-keys.
+PROBES: list[object] = [
+    None,
+    True,
+    0,
+    7,
+    1.5,
+    {},
+    "",
+    " ",
+    "\t\n",
+    "x",
+    "Готово",
+    "AURORA-1538",
+    "X-1",
+    "x-1",
+    "X-0",
+    "new:1",
+    "new:0",
+    "2026-10-23",
+    "2026-13-01",
+    "task",
+    "epic",
+    "bug",
+    "story",
+    SHA,
+    "a/b",
+    'a"b',
+    "a\x01b",
+    "a\x7fb",
+    [],
+    [""],
+    [" "],
+    ["x"],
+    ["x", 1],
+    ["AURORA-1", "new:2"],
+    ["aurora-1"],
+    [["x"]],
+]
+
+
+def _base(spec_type: str) -> dict[str, object]:
+    """The params of the first valid command of the type."""
+    command: dict[str, Any] = next(c for c in VALID_COMMANDS if c["type"] == spec_type)
+    return dict(command["params"])
+
+
+def _blank(value: object) -> bool:
+    """A string of spaces only, or a list holding one: JSON Schema's minLength cannot see it."""
+    if isinstance(value, str):
+        return value != "" and not value.strip()
+    return isinstance(value, list) and any(isinstance(v, str) and v != "" and not v.strip() for v in value)
+
+
+@pytest.mark.parametrize("spec_type", list(CATALOGUE))
+def test_schema_and_validation_agree_on_every_parameter_value(spec_type: str) -> None:
+    """For each parameter of each type and each probe value, the JSON Schema and the validation give the
+    same verdict, except where the value is blank (spaces only), which only the validation refuses."""
+    schema = batch_create_schema()
+    for param in CATALOGUE[spec_type].params:
+        for value in PROBES:
+            params = {**_base(spec_type), param.name: value}
+            if spec_type == "refresh":  # keys and jql exclude each other
+                params = {param.name: value}
+            command = {"type": spec_type, "params": params}
+            try:
+                check_command(1, command)
+                valid = True
+            except ValidationError:
+                valid = False
+            by_schema = jsonschema.Draft202012Validator(schema).is_valid(
+                {"author": "a", "title": "t", "commands": [command]}
+            )
+            assert (valid, by_schema) in ((True, True), (False, False)) or (
+                not valid and by_schema and _blank(value)
+            ), (param.name, value, valid, by_schema)
+
+
+def test_the_description_of_a_type() -> None:
+    """Each type is a block: its doc, the required parameters, the optional ones (null — «не задан»), and
+    the condition on the set; each parameter line names the expected value and the parameter's doc."""
+    lines = batch_create_description().splitlines()
+    start = lines.index("- ensure_comment: " + CATALOGUE["ensure_comment"].doc)
+    assert lines[start + 1 : start + 5] == [
+        "  обязательные:",
+        "    - key: ключ задачи Jira (AURORA-1538) или временный ключ new:<n> этого пакета — задача: ключ Jira или "
+        "new:<n> из ensure_issue этого пакета",
+        "    - marker: непустая строка — метка в начале комментария, по которой он находится",
+        "    - body: строка — текст комментария",
+    ]
+    assert lines[start + 5].startswith("- ensure_status: ")
+    fields = lines.index("- ensure_fields: " + CATALOGUE["ensure_fields"].doc)
+    assert lines[fields + 3] == "  необязательные (null — «не задан»):"
+    assert lines[fields + 14] == (
+        "  условие: хотя бы один из summary, description, priority, duedate, planned_start, planned_end, "
+        "labels_add, labels_remove, epic_key, assignee"
+    )
+    refresh = CATALOGUE["refresh"]
+    at = lines.index(f"- refresh: {refresh.doc}")
+    keys_doc, jql_doc = (p.doc for p in refresh.optional)
+    assert lines[at + 1 :] == [
+        "  необязательные (null — «не задан»):",
+        f"    - keys: непустой список ключей задач (AURORA-1538 или new:<n>) — {keys_doc}",
+        f"    - jql: непустая строка — {jql_doc}",
+        "  условие: хотя бы один из keys, jql; только одно из keys, jql",
+    ]
