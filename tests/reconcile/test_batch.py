@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,6 +19,7 @@ from reconcile.batch import (
     retry_body,
     validate_batch,
 )
+from reconcile.commands import batch_create_schema
 from reconcile.errors import ValidationError
 from reconcile.settings import IssueTypeRef, Settings
 
@@ -401,6 +403,60 @@ def test_the_tail_refresh_reads_the_keys_of_commands_after_a_refresh() -> None:
     assert batch.commands[-1] == NewCommand(
         seq=4, type="refresh", params={"keys": ["AURORA-1537", "new:2", "AURORA-1538"]}
     )
+
+
+TOP_PROBES: dict[str, list[object]] = {
+    "author": [None, 1, "", " ", "a", ["a"]],
+    "title": [None, 1, "", "\t", "план", {}],
+    "project": [None, "AWPCA", "", " ", 1, ["AWPCA"]],
+    "commands": [None, [], "x", {}],
+    "notes": [
+        [],
+        [{"key": "AURORA-1", "text": "x"}],
+        [{"key": "AURORA-1"}],
+        [{"key": "AURORA-1", "text": ""}],
+        [{"key": "AURORA-1", "text": " "}],
+        [{"key": "AURORA-1", "text": "x", "by": "a"}],
+        [{"key": 1, "text": "x"}],
+        [1],
+        "x",
+    ],
+}
+
+
+def _blank(value: object) -> bool:
+    return isinstance(value, str) and value != "" and not value.strip()
+
+
+@pytest.mark.parametrize("field", [*TOP_PROBES, "zz", "-author", "-title", "-commands"])
+def test_schema_and_validation_agree_on_the_top_of_a_batch(field: str) -> None:
+    """Each top-level field given each probe value, left out, or an unknown one added: the JSON Schema of
+    batch_create and the validation agree, except on blank text (only the validation sees it)."""
+    command = cmd("ensure_fields", key="AURORA-1537", duedate="2026-10-23")
+    bodies: list[tuple[dict[str, Any], bool]] = []
+    if field.startswith("-"):
+        full = body(command)
+        bodies.append(({k: v for k, v in full.items() if k != field[1:]}, False))
+    elif field == "zz":
+        bodies.append((body(command, zz=1), False))
+    else:
+        for value in TOP_PROBES[field]:
+            batch = body(command, **{field: value})
+            note_blank = (
+                field == "notes"
+                and isinstance(value, list)
+                and any(isinstance(n, dict) and _blank(n.get("text")) for n in value)
+            )
+            bodies.append((batch, _blank(value) or note_blank))
+    validator = jsonschema.Draft202012Validator(batch_create_schema())
+    for batch, blank in bodies:
+        try:
+            validate_batch(batch, ctx())
+            valid = True
+        except ValidationError:
+            valid = False
+        by_schema = validator.is_valid(batch)
+        assert valid == by_schema or (blank and by_schema and not valid), (batch, valid, by_schema)
 
 
 def test_referenced_keys_and_files_tolerate_garbage() -> None:

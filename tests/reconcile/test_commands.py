@@ -9,6 +9,7 @@ import pytest
 
 from reconcile.commands import (
     CATALOGUE,
+    Format,
     batch_create_description,
     batch_create_schema,
     check_command,
@@ -334,3 +335,70 @@ def test_the_description_of_a_type() -> None:
         f"    - jql: непустая строка — {jql_doc}",
         "  условие: хотя бы один из keys, jql; только одно из keys, jql",
     ]
+
+
+def _verdicts(command: object) -> tuple[bool, bool]:
+    """(validation accepts, the JSON Schema accepts) for a batch holding ``command``."""
+    try:
+        check_command(1, command)
+        valid = True
+    except ValidationError:
+        valid = False
+    body = {"author": "a", "title": "t", "commands": [command]}
+    return valid, jsonschema.Draft202012Validator(batch_create_schema()).is_valid(body)
+
+
+@pytest.mark.parametrize("spec_type", list(CATALOGUE))
+def test_schema_and_validation_agree_on_the_shape_of_a_command(spec_type: str) -> None:
+    """A parameter left out, one added, params missing or not an object, a field beside type and params,
+    another type: the JSON Schema and the validation give the same verdict."""
+    spec = CATALOGUE[spec_type]
+    base = _base(spec_type)
+    variants: list[object] = [
+        {"type": spec_type, "params": base},
+        {"type": spec_type, "params": {**base, "zz": 1}},
+        {"type": spec_type},
+        {"type": spec_type, "params": []},
+        {"type": spec_type, "params": base, "seq": 1},
+        {"params": base},
+        {"type": spec_type.upper(), "params": base},
+        {"type": spec_type, "params": {p.name: base[p.name] for p in spec.required if p.name in base}},
+        *({"type": spec_type, "params": {k: v for k, v in base.items() if k != name}} for name in base),
+    ]
+    for command in variants:
+        valid, by_schema = _verdicts(command)
+        assert valid == by_schema, (command, valid, by_schema)
+
+
+#: Formats whose null means «не задан» on an optional parameter: texts, dates, keys, the issue type.
+NULLABLE_FORMATS = {Format.TEXT, Format.NONEMPTY_TEXT, Format.DATE, Format.ISSUE_KEY, Format.ISSUE_TYPE}
+
+
+def test_the_schema_describes_each_type_and_parameter_with_the_catalogue_docs() -> None:
+    """Each command's schema carries «type: doc», each parameter's its doc; null is allowed exactly for the
+    optional parameters of a nullable format."""
+    by_type = {
+        s["properties"]["type"]["const"]: s for s in batch_create_schema()["properties"]["commands"]["items"]["oneOf"]
+    }
+    assert list(by_type) == list(CATALOGUE)
+    for spec in CATALOGUE.values():
+        schema = by_type[spec.type]
+        assert schema["description"] == f"{spec.type}: {spec.doc}"
+        properties = schema["properties"]["params"]["properties"]
+        assert list(properties) == [p.name for p in spec.params]
+        for param in spec.params:
+            assert properties[param.name]["description"] == param.doc
+            nullable = jsonschema.Draft202012Validator(properties[param.name]).is_valid(None)
+            assert nullable == (param in spec.optional and param.format in NULLABLE_FORMATS), param.name
+
+
+def test_a_missing_parameter_lists_the_required_and_the_optional_ones() -> None:
+    """The expected set names the required parameters, then the optional ones, each list comma-separated."""
+    assert _error({"type": "ensure_fields", "params": {"summary": "x"}}) == (
+        "команда 1 (ensure_fields): нет key; ожидаются key; необязательные summary, description, priority, duedate, "
+        "planned_start, planned_end, labels_add, labels_remove, epic_key, assignee"
+    )
+    assert _error({"type": "ensure_link", "params": {}}) == (
+        "команда 1 (ensure_link): нет source, target, link_type; ожидаются source, target, link_type; "
+        "необязательные replace"
+    )
