@@ -767,3 +767,47 @@ def test_link_id_from_the_location_header_in_any_case_and_with_a_slash() -> None
         assert (len(steps), report.result["link_id"]) == (2, "10011")
     report, steps = play("ensure_link", LINK_PARAMS, [ok(links()), ok(status=201, Location="/x/10011"), ok(links(new))])
     assert (len(steps), report.result["link_id"]) == (3, "10012")
+
+
+def test_issue_creation_rules_without_settings_labels_or_an_epic_name() -> None:
+    """A planned date without its field setting fails before any call; empty labels are left out, others sent
+    as strings; an epic gets no name field when none is configured; a bug gets none at all."""
+    report, steps = play(
+        "ensure_issue",
+        {"temp_key": "new:1", "summary": "x", "planned_end": "2026-10-01"},
+        [],
+        context={"fields": {"sprint": "customfield_10104"}},
+    )
+    assert (report.status, report.error, steps) == ("failed", "нет настройки fields.planned_end", [])
+    answers = [ok(search()), ok({"key": "X-2"}, status=201)]
+    _, steps = play("ensure_issue", {"temp_key": "new:1", "summary": "x", "labels": []}, answers)
+    assert isinstance(steps[1], JiraCall)
+    assert "labels" not in steps[1].json["fields"]
+    _, steps = play("ensure_issue", {"temp_key": "new:1", "summary": "x", "labels": ["a", 5]}, answers)
+    assert isinstance(steps[1], JiraCall)
+    assert steps[1].json["fields"]["labels"] == ["a", "5"]
+    epic = {"temp_key": "new:1", "summary": "Э", "issue_type": "epic"}
+    _, steps = play("ensure_issue", epic, answers, context={"epic_name_field_id": None})
+    assert isinstance(steps[1], JiraCall)
+    assert steps[1].json["fields"] == {"project": {"key": "AURORA"}, "summary": "Э", "issuetype": {"name": "Эпик"}}
+    _, steps = play("ensure_issue", {"temp_key": "new:1", "summary": "Б", "issue_type": "bug"}, answers)
+    assert isinstance(steps[1], JiraCall)
+    assert "customfield_10102" not in steps[1].json["fields"]
+
+
+def test_issue_answers_that_cannot_be_read() -> None:
+    """A created issue without a key, an answer that is no object, a hit whose summary is no text: failed,
+    naming the call or the issue, with the POST among the operations when it was made."""
+    created = [Operation(method="POST", path="/rest/api/2/issue", status=201)]
+    report, _ = play("ensure_issue", {"temp_key": "new:1", "summary": "x"}, [ok(search()), ok({"id": "1"}, status=201)])
+    assert (report.error, list(report.operations)) == (
+        "ответ Jira по POST /rest/api/2/issue: key — ожидается непустая строка, получено: null",
+        created,
+    )
+    report, _ = play("ensure_issue", {"temp_key": "new:1", "summary": "x"}, [ok(search()), ok([], status=201)])
+    assert report.error == "ответ Jira по POST /rest/api/2/issue: ответ — ожидается объект, получено: список"
+    report, _ = play("ensure_issue", {"temp_key": "new:1", "summary": "x"}, [ok(search(issue("A-1", summary=5)))])
+    assert (report.error, report.operations) == (
+        "ответ Jira по A-1: summary — ожидается строка или null, получено: число",
+        (),
+    )
