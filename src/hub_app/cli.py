@@ -16,25 +16,18 @@ import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
-
-import uvicorn
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
+from typing import TYPE_CHECKING, TypeVar
 
 from adapters.cli_config import CommandLine, Option
-from adapters.files import FileStore
 from adapters.logs import configure_logging
-from adapters.storage.database import Database
-from adapters.storage.engine import make_engine, sqlite_url
-from hub_app import admin
-from hub_app.app import create_app
-from hub_app.bodies import TokenIn
 from hub_app.roles import Role
-from hub_app.runtime import Hub, open_hub
-from hub_app.views import TokenView
-from hub_app.web import session_key
-from reconcile.errors import ReconcileError
+
+if TYPE_CHECKING:
+    from hub_app.runtime import Hub
+    from hub_app.views import TokenView
+
+# Each subcommand imports what it needs when it runs: `token add` must start in well under a second, without
+# the web framework, the server, the MCP library (bench/bench_cli.py measures it).
 
 __all__ = ["main"]
 
@@ -86,6 +79,8 @@ def _storage(args: argparse.Namespace) -> tuple[Path, str | None]:
 
 
 async def _with_hub(args: argparse.Namespace, action: Callable[[Hub], Awaitable[T]]) -> T:
+    from hub_app.runtime import open_hub  # noqa: PLC0415 - see the note on imports above
+
     data_dir, url = _storage(args)
     hub = await open_hub(data_dir=data_dir, database_url=url)
     try:
@@ -95,22 +90,38 @@ async def _with_hub(args: argparse.Namespace, action: Callable[[Hub], Awaitable[
 
 
 async def _token_add(hub: Hub, name: str, role: str) -> str:
+    from hub_app import admin  # noqa: PLC0415
+    from hub_app.bodies import TokenIn  # noqa: PLC0415
+
     async with hub.unit() as unit:
         created = await admin.add_token(unit, TokenIn(name=name, role=role))  # type: ignore[arg-type]
     return created.secret
 
 
 async def _token_list(hub: Hub) -> list[TokenView]:
+    from hub_app import admin  # noqa: PLC0415
+
     async with hub.unit() as unit:
         return await admin.list_tokens(unit)
 
 
 async def _token_revoke(hub: Hub, name: str) -> TokenView:
+    from hub_app import admin  # noqa: PLC0415
+
     async with hub.unit() as unit:
         return await admin.revoke_token(unit, name)
 
 
 def _serve(args: argparse.Namespace) -> int:
+    import uvicorn  # noqa: PLC0415
+
+    from adapters.files import FileStore  # noqa: PLC0415
+    from adapters.storage.database import Database  # noqa: PLC0415
+    from adapters.storage.engine import make_engine, sqlite_url  # noqa: PLC0415
+    from hub_app.app import create_app  # noqa: PLC0415
+    from hub_app.runtime import Hub  # noqa: PLC0415
+    from hub_app.web import session_key  # noqa: PLC0415
+
     data_dir, url = _storage(args)
     asyncio.run(_with_hub(args, lambda hub: asyncio.sleep(0)))  # migrations, before serving
     hub = Hub(database=Database(make_engine(url or sqlite_url(data_dir))), files=FileStore(data_dir / "files"))
@@ -134,6 +145,9 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _secrets(args: argparse.Namespace) -> tuple[str, ...]:
     """The values no log line may show: secret options, and the password inside the database URL."""
+    from sqlalchemy.engine import make_url  # noqa: PLC0415
+    from sqlalchemy.exc import ArgumentError  # noqa: PLC0415
+
     secrets: tuple[str, ...] = args.secrets
     if args.database_url:
         with contextlib.suppress(ArgumentError, ValueError):
@@ -177,6 +191,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     position = _demo_position(argv)
     if position is not None:
         return _run_demo(argv, position)
+    from reconcile.errors import ReconcileError  # noqa: PLC0415 - cheap, but after --help/--version
+
     args = _command_line().parse(argv)
     configure_logging(args.log_level, fmt=args.log_format, secrets=_secrets(args))
     if args.command == "token" and args.log_level != "DEBUG":

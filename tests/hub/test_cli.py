@@ -116,3 +116,28 @@ def test_serve_smoke(served: tuple[str, str, str]) -> None:
         assert report.json() == {"accepted": True, "status": "done"}
         assert client.get("/batches", headers=auth).status_code == 403
         assert client.get("/schema/openapi.json").status_code == 200
+
+
+def test_admin_commands_load_no_server(tmp_path: Path) -> None:
+    """``token add`` and ``--version`` load neither the web framework, the server, MCP nor (on a current schema)
+    Alembic: an admin command starts in well under a second (bench/bench_cli.py measures it)."""
+    heavy = ("litestar", "uvicorn", "mcp", "alembic", "jinja2")
+    probe = (
+        "import sys\n"
+        "from hub_app.cli import main\n"
+        "code = main(sys.argv[1:])\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {set(heavy)!r}))\n"
+    )
+    env = {**os.environ, "SDLC_HUB_DATA_DIR": str(tmp_path)}
+    env.pop("SDLC_HUB_DATABASE_URL", None)
+    subprocess.run([*SDLC_HUB, "migrate"], env=env, check=True, capture_output=True)
+    done = subprocess.run(
+        [sys.executable, "-c", probe, "token", "add", "planner", "--role", "interface"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.splitlines()[-1] == "[]"
+    version = subprocess.run([*SDLC_HUB, "--version"], env=env, capture_output=True, text=True, check=True)
+    assert version.stdout.startswith("sdlc-hub ")
