@@ -78,11 +78,24 @@ def _storage(args: argparse.Namespace) -> tuple[Path, str | None]:
     return data_dir, url
 
 
+class _Unusable(Exception):
+    """The database cannot be used: one line on stderr, exit code 2, no traceback."""
+
+
 async def _with_hub(args: argparse.Namespace, action: Callable[[Hub], Awaitable[T]]) -> T:
-    from hub_app.runtime import open_hub  # noqa: PLC0415 - see the note on imports above
+    from sqlalchemy.exc import DBAPIError  # noqa: PLC0415 - see the note on imports above
+
+    from adapters.storage.engine import DatabaseUrlError, check_url, sqlite_url  # noqa: PLC0415
+    from hub_app.runtime import open_hub  # noqa: PLC0415
 
     data_dir, url = _storage(args)
-    hub = await open_hub(data_dir=data_dir, database_url=url)
+    try:
+        shown = check_url(url or sqlite_url(data_dir)).render_as_string(hide_password=True)
+        hub = await open_hub(data_dir=data_dir, database_url=url)
+    except DatabaseUrlError as exc:
+        raise _Unusable(str(exc)) from None
+    except (OSError, TimeoutError, DBAPIError) as exc:
+        raise _Unusable(f"cannot open the database {shown}: {_reason(exc)}") from None
     try:
         return await action(hub)
     finally:
@@ -141,6 +154,17 @@ def _serve(args: argparse.Namespace) -> int:
         timeout_keep_alive=75,
     )
     return 0
+
+
+def _reason(exc: BaseException) -> str:
+    """The driver's own words, on one line (``connection refused``, ``database "x" does not exist``)."""
+    from sqlalchemy.exc import DBAPIError  # noqa: PLC0415
+
+    cause: BaseException = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
+    text = str(cause).strip() or type(cause).__name__
+    if text.startswith("<class '"):  # SQLAlchemy's asyncpg adapter: "<class 'asyncpg….Error'>: the message"
+        text = text.split(": ", 1)[-1]
+    return " ".join(text.split())
 
 
 def _secrets(args: argparse.Namespace) -> tuple[str, ...]:
@@ -222,6 +246,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ReconcileError as exc:
         print(f"sdlc-hub: {exc.message}", file=sys.stderr)
         return 1
+    except _Unusable as exc:
+        print(f"sdlc-hub: {exc}", file=sys.stderr)
+        return 2
     return 2
 
 

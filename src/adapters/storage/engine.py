@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, event, text
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from adapters.storage.models import Base
@@ -25,7 +25,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MIGRATIONS",
+    "SCHEMES",
+    "DatabaseUrlError",
     "alembic_config",
+    "check_url",
     "head_revision",
     "is_postgres",
     "make_engine",
@@ -51,9 +54,29 @@ def _unicode_lower(value: Any) -> Any:
     return value.lower() if isinstance(value, str) else value
 
 
+class DatabaseUrlError(ValueError):
+    """A database URL the hub cannot use; the message says what to write instead."""
+
+
+#: The drivers the hub ships with (``pip install sdlc-hub`` brings both).
+SCHEMES = ("sqlite+aiosqlite", "postgresql+asyncpg")
+
+
+def check_url(url: str) -> URL:
+    """``url`` parsed, or :class:`DatabaseUrlError` naming the accepted forms."""
+    accepted = "postgresql+asyncpg://USER@HOST:5432/DATABASE or sqlite+aiosqlite:///PATH"
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise DatabaseUrlError(f"the database URL is not a URL; write {accepted}") from None
+    if parsed.drivername not in SCHEMES:
+        raise DatabaseUrlError(f"the database URL scheme {parsed.drivername}:// is not supported; write {accepted}")
+    return parsed
+
+
 def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
     """An async engine for ``url`` (``sqlite+aiosqlite://…`` or ``postgresql+asyncpg://…``)."""
-    parsed = make_url(url)
+    parsed = check_url(url)
     if parsed.get_backend_name() == "sqlite":
         engine = create_async_engine(url, connect_args={"timeout": 60}, **kwargs)
 
