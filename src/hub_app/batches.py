@@ -74,7 +74,9 @@ async def validate(unit: Unit, body: Any) -> tuple[ValidBatch, Settings]:
     """A batch body checked by the core against the hub's state (422 on the first violation)."""
     settings = await unit.db.admin.settings()
     check_batch_size(body, settings)  # before the context is fetched for every key the body names
-    return validate_batch(body, await batch_context(unit, body, settings)), settings
+    context = await batch_context(unit, body, settings)
+    with unit.metrics.timed_validation():
+        return validate_batch(body, context), settings
 
 
 async def store_batch(
@@ -100,6 +102,7 @@ async def store_batch(
     await unit.db.notes.add_to_batch(batch.id, valid.notes, author=valid.author, now=unit.now)
     if not approval.holds(waits):
         await unit.db.announce_batch(unit.wakeup.notify)
+    unit.after_commit(lambda metrics: metrics.batch_created(c.type for c in commands))
     return batch, commands
 
 

@@ -91,6 +91,8 @@ async def report(unit: Unit, command_id: int, body: ReportIn) -> ReportAck:
         await unit.db.notes.move(current.batch_id, current.temp_key, decision.key)
     if decision.apply_refresh:
         await _apply_refresh_result(unit, current, result, settings)
+    recorded = body if decision.record else None
+    unit.after_commit(lambda metrics: metrics.report_received(body.status, decision.accepted, recorded))
     return ReportAck(accepted=decision.accepted, status=decision.status)
 
 
@@ -124,6 +126,9 @@ async def _apply_refresh_result(
                 )
             ]
             await unit.db.mirror.vanish(gone, now=unit.now)
+        seconds = (unit.now - run.started_at).total_seconds()
+        count = issues if isinstance(issues, int) and _is_count(issues) else 0
+        unit.after_commit(lambda metrics: metrics.refresh_finished(seconds, count))
     await _confirm_claimed(unit, settings, exclude=refresh.id)
 
 
