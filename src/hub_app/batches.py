@@ -8,6 +8,7 @@ claims, ``reject`` cancels its commands. Every status change goes through :func:
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import attrs
@@ -34,6 +35,8 @@ from reconcile.errors import ConflictError
 from reconcile.lifecycle import PENDING, RETRYABLE, CommandStatus, Event, advance, can
 from reconcile.settings import Settings
 from reconcile.tempkeys import resolved_keys
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "approve_batch",
@@ -103,6 +106,8 @@ async def store_batch(
     if not approval.holds(waits):
         await unit.db.announce_batch(unit.wakeup.notify)
     unit.after_commit(lambda metrics: metrics.batch_created(c.type for c in commands))
+    fields = {"batch_id": batch.id, "commands": len(commands), "author": valid.author, "waits": approval.holds(waits)}
+    unit.db.after_commit.append(lambda: log.info("batch_created", extra=fields))
     return batch, commands
 
 

@@ -8,6 +8,7 @@ whose desired state the mirror now shows are ``confirmed_by_state`` (:mod:`recon
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +26,8 @@ from reconcile import delivery, history, reports
 from reconcile.errors import ConflictError, ValidationError
 from reconcile.lifecycle import CommandStatus, Event, advance
 from reconcile.settings import Settings
+
+log = logging.getLogger(__name__)
 
 __all__ = ["report", "submit_pages"]
 
@@ -92,6 +95,21 @@ async def report(unit: Unit, command_id: int, body: ReportIn) -> ReportAck:
     if decision.apply_refresh:
         await _apply_refresh_result(unit, current, result, settings)
     recorded = body if decision.record else None
+    fields: dict[str, Any] = {
+        "command_id": command_id,
+        "batch_id": current.batch_id,
+        "type": current.type,
+        "status": body.status,
+        "accepted": decision.accepted,
+        "jira_calls": body.jira_calls,
+    }
+    if isinstance(current.params.get("key"), str):
+        fields["key"] = current.params["key"]
+    if current.claimed_at is not None:
+        fields["duration_ms"] = round((unit.now - current.claimed_at).total_seconds() * 1000)
+    if body.status == "failed":
+        fields["error"] = reports.trim_error(body.error)
+    unit.db.after_commit.append(lambda: log.info("command_reported", extra=fields))
     unit.after_commit(lambda metrics: metrics.report_received(body.status, decision.accepted, recorded))
     return ReportAck(accepted=decision.accepted, status=decision.status)
 
