@@ -54,6 +54,11 @@ def _command_line() -> CommandLine:
         *STORAGE,
         Option("host", default="127.0.0.1", help="the address to listen on"),
         Option("port", type=int, default=8700, help="the port to listen on"),
+        Option(
+            "forwarded-allow-ips",
+            default="127.0.0.1",
+            help="addresses of the TLS proxies whose X-Forwarded-For/-Proto are trusted (comma-separated, or *)",
+        ),
     )
     cli.add(sub.add_parser("migrate", help="bring the database schema up to date"), *STORAGE)
 
@@ -161,6 +166,8 @@ def _serve(args: argparse.Namespace) -> int:
         log_level=args.log_level.lower(),
         timeout_graceful_shutdown=1,
         timeout_keep_alive=75,
+        proxy_headers=True,
+        forwarded_allow_ips=args.forwarded_allow_ips,
     )
     return 0
 
