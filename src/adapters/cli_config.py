@@ -102,6 +102,11 @@ class CommandLine:
         )
         self.add(self.parser)
 
+    @property
+    def options(self) -> dict[str, Option]:
+        """Every option declared so far (the common ones too), by its destination name."""
+        return dict(self._options)
+
     def env_name(self, option: Option) -> str:
         return f"{self.env_prefix}_{option.dest.upper()}"
 
