@@ -78,7 +78,15 @@ class Option:
 class CommandLine:
     """The parser of one program and the options it declares; :meth:`parse` resolves them by precedence."""
 
-    def __init__(self, prog: str, *, env_prefix: str, description: str = "", distribution: str = "sdlc-hub") -> None:
+    def __init__(
+        self,
+        prog: str,
+        *,
+        env_prefix: str,
+        description: str = "",
+        distribution: str = "sdlc-hub",
+        log_level: str = "INFO",
+    ) -> None:
         self.prog = prog
         self.env_prefix = env_prefix
         self.parser = argparse.ArgumentParser(prog=prog, description=description)
@@ -89,7 +97,7 @@ class CommandLine:
             Option(
                 "log-level",
                 type=str.upper,
-                default="INFO",
+                default=log_level,
                 choices=LOG_LEVELS,
                 help="the lowest level logged",
             ),
