@@ -118,3 +118,23 @@ def test_hub_examples_name_real_settings(tmp_path: Path) -> None:
     assert set(names) <= known, set(names) - known
     resolved = cli.resolve(cli.parser.parse_args(["--config", str(DEPLOY / "sdlc-hub.example.toml"), "serve"]), {})
     assert (resolved.port, resolved.log_format) == (8700, "json")
+
+
+def test_agent_example_names_real_settings() -> None:
+    """Every ``SDLC_AGENT_*`` of the example environment file and of the unit is a setting of ``sdlc-agent``."""
+    from agent_app import cli as agent_cli
+
+    build = getattr(agent_cli, "build_command_line", None)
+    if build is None:
+        pytest.skip("sdlc-agent does not read its settings through adapters.cli_config on this branch")
+    cli = build()
+    known = {cli.env_name(option) for option in cli.options.values()}
+    known |= {f"{cli.env_name(option)}_FILE" for option in cli.options.values() if option.secret}
+    texts = [
+        (DEPLOY / "systemd" / name).read_text(encoding="utf-8") for name in ("sdlc-agent.env", "sdlc-agent.service")
+    ]
+    names = {
+        name for text in texts for name in re.findall(r"^#?(?:Environment=)?(SDLC_AGENT_\w+)=", text, re.MULTILINE)
+    }
+    assert len(names) >= 5
+    assert names <= known, names - known
