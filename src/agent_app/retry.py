@@ -99,10 +99,12 @@ class Retrying:
         what: str,
         interrupt: asyncio.Event,
         after: Exception | None = None,
+        observe: Callable[[Exception], Coroutine[Any, Any, None]] | None = None,
     ) -> T:
         """``await call()`` until it returns or raises an error ``on`` does not retry.
 
         ``after``: the call has just failed with this error elsewhere, so back off before the first try.
+        ``observe`` is told of every error about to be waited out (the agent reports what stalls it).
         A wait is abandoned with :class:`Stopped` as soon as ``interrupt`` is set.
         """
         backoffs = 0  # the exponent counts only the waits the law chose
@@ -124,6 +126,8 @@ class Retrying:
                     "error": f"{type(error).__name__}: {error}",
                 }
                 log.info("retry", extra=fields)
+                if observe is not None:
+                    await race(observe(error), interrupt)
                 await race(self.clock.sleep(delay), interrupt)
             try:
                 return await call()
