@@ -240,6 +240,12 @@ class HubClient:
             body["instance"] = instance
         await self._request("POST", "/agent/status", json=body, refusal=_claim_refusal)
 
+    async def check(self) -> None:
+        """For ``sdlc-agent check``: the hub answers at this base URL and takes the token (raises otherwise)."""
+        await self._request("GET", "/health")
+        # A command that cannot exist: the hub answers 404 once the token is taken, 401/403 otherwise.
+        await self._request("GET", "/agent/commands/0", allow=(404,))
+
     async def command_held(self, command_id: int, instance: str | None) -> CommandHeld:
         """``GET /agent/commands/{id}``: asked before writing; a command the hub no longer has is not held."""
         params = {"instance": instance} if instance is not None else None

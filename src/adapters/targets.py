@@ -170,9 +170,9 @@ def explain_status(target: Target, method: str, path: str, status: int, message:
         return f"{where} answered {method} {path} with {said}: {fix} in {target.flag()}"
     if status in (401, 403):
         if target.name == "hub":
-            fix = "check the agent-role token (SDLC_AGENT_HUB_TOKEN, --hub-token-file)"
+            fix = "check the agent-role token (SDLC_AGENT_HUB_TOKEN or SDLC_AGENT_HUB_TOKEN_FILE)"
         else:
-            fix = "check the token (SDLC_AGENT_JIRA_TOKEN, --jira-token-file) or the user and password"
+            fix = "check the token (SDLC_AGENT_JIRA_TOKEN or SDLC_AGENT_JIRA_TOKEN_FILE) or the user and password"
             if status == 403:
                 fix += "; or the user is locked out (CAPTCHA) or lacks the permission"
         return f"{where} refused the agent's credentials on {method} {path} ({said}): {fix}"

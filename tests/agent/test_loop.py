@@ -368,7 +368,7 @@ async def test_jira_refusing_the_agent_while_probed_is_backed_off_and_told(tmp_p
         "cannot connect to jira at http://jira (ConnectError: fault injected before sending): check the host and "
         "port in --jira and the proxy (--jira-proxy or HTTPS_PROXY/NO_PROXY)",
         "jira at http://jira refused the agent's credentials on GET /rest/api/2/myself (HTTP 401): check "
-        "the token (SDLC_AGENT_JIRA_TOKEN, --jira-token-file) or the user and password",
+        "the token (SDLC_AGENT_JIRA_TOKEN or SDLC_AGENT_JIRA_TOKEN_FILE) or the user and password",
     ]
     assert rig.journal.read() == JournalEntry(command_id=54, type="ensure_status", deliveries=1)
 
@@ -394,7 +394,7 @@ async def test_refused_token_is_fatal(tmp_path: Path) -> None:
     await rig.close()
     assert str(caught.value) == (
         "hub at http://hub refused the agent's credentials on POST /agent/claim (HTTP 401: нет токена): "
-        "check the agent-role token (SDLC_AGENT_HUB_TOKEN, --hub-token-file)"
+        "check the agent-role token (SDLC_AGENT_HUB_TOKEN or SDLC_AGENT_HUB_TOKEN_FILE)"
     )
 
 

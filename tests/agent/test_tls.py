@@ -20,6 +20,7 @@ from adapters.clock import FakeClock
 from adapters.hub_client import HubClient, HubUnreachable
 from adapters.jira_http import JiraAuthError, JiraError, JiraHttp
 from adapters.targets import BadSetting, Target, explain, ssl_context
+from agent_app.cli import main
 from agent_app.journal import Journal
 from agent_app.loop import Agent
 from hub_app import admin
@@ -274,3 +275,30 @@ async def test_a_wrong_jira_context_path_says_so(tmp_path: Path, caplog: pytest.
         "jira at http://jira.bank/jira answered GET /rest/api/2/myself with HTTP 404: check the Jira base URL and "
         "its context path (e.g. https://host/jira) in --jira"
     ]
+
+
+@pytest.mark.usefixtures("logging_restored")
+def test_check_says_what_is_wrong_per_target_and_logs_no_secret(
+    https: Https, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``sdlc-agent check`` with the secrets from a file and the environment (none on the command line): the
+    hub over mutual TLS is fine, Jira's CA is the wrong one; one line each, exit 2, no secret printed."""
+    token_file = tmp_path / "hub-token"
+    token_file.write_text(https.tokens["agent"], encoding="utf-8")
+    monkeypatch.setenv("SDLC_AGENT_HUB_TOKEN_FILE", str(token_file))
+    monkeypatch.setenv("SDLC_AGENT_JIRA_TOKEN", "jira-secret-pat")
+    pki = https.hub_pki
+    argv = ["check", "--hub", https.hub_url, "--hub-ca-bundle", str(pki.ca), "--hub-client-cert", str(pki.client_cert)]
+    argv += ["--hub-client-key", str(pki.client_key), "--jira", https.jira_url, "--jira-ca-bundle", str(pki.ca)]
+    argv += ["--log-level", "debug", "--log-format", "json"]
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert lines[0] == f"ok: hub at {https.hub_url} takes the agent's token"
+    assert lines[1].startswith(f"TLS verification of jira at {https.jira_url} failed (")
+    assert len(lines) == 2
+    assert [s for s in (https.tokens["agent"], "jira-secret-pat") if s in out + err + " ".join(argv)] == []
+    monkeypatch.setenv("SDLC_AGENT_JIRA_CA_BUNDLE", str(https.jira_pki.ca))
+    argv[argv.index("--jira-ca-bundle") : argv.index("--jira-ca-bundle") + 2] = []
+    assert main(argv) == 0
+    assert capsys.readouterr().out.splitlines()[1].startswith(f"ok: jira at {https.jira_url} answers as ")
