@@ -17,7 +17,7 @@ import attrs
 import httpx
 
 from adapters.clock import Clock, SystemClock
-from adapters.targets import Target, http_client
+from adapters.targets import Target, explain, explain_status, http_client, shown
 from reconcile.plans.base import (
     Dropped,
     ExecContext,
@@ -30,7 +30,7 @@ from reconcile.plans.base import (
     Report,
 )
 
-__all__ = ["DriveOutcome", "JiraAuthError", "JiraError", "JiraHttp"]
+__all__ = ["DriveOutcome", "JiraAuthError", "JiraError", "JiraHttp", "explain_jira"]
 
 _RETRY_STATUSES = frozenset({429, 503})
 
@@ -48,6 +48,15 @@ class JiraError(Exception):
 
 class JiraAuthError(JiraError):
     """Jira refused the agent's credentials: 401 on any call, 403 on ``myself``/``issueLinkType``."""
+
+
+def explain_jira(target: Target, error: Exception) -> str:
+    """One line for an error of the agent's Jira client: the URL, what happened, the setting to check."""
+    if isinstance(error, httpx.TransportError):
+        return explain(target, error)
+    if isinstance(error, JiraError):
+        return explain_status(target, error.method, error.path, error.status, error.message)
+    return f"{target.name} at {shown(target.base_url)}: {type(error).__name__}: {error}"
 
 
 @attrs.frozen(kw_only=True)

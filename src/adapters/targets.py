@@ -20,11 +20,19 @@ from urllib.parse import urlsplit
 import attrs
 import httpx
 
-__all__ = ["BadSetting", "Target", "explain", "explain_status", "http_client", "ssl_context"]
+__all__ = ["BadSetting", "Target", "explain", "explain_status", "http_client", "shown", "ssl_context"]
 
 
 class BadSetting(Exception):
     """A setting the agent cannot start with; the message names the setting and the fix."""
+
+
+def shown(url: str) -> str:
+    """``url`` fit for a log line: a password in it (``http://user:pass@proxy``) replaced by ``***``."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    return parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@", 1)).geturl()
 
 
 @attrs.frozen(kw_only=True)
@@ -40,6 +48,7 @@ class Target:
 
     @property
     def base_url(self) -> str:
+        """The URL requests go to; as :func:`shown` in every message."""
         return self.url.rstrip("/")
 
     def flag(self, what: str = "") -> str:
@@ -48,6 +57,11 @@ class Target:
 
     def check(self) -> None:
         """Raise :class:`BadSetting` for a URL without scheme or host, or a certificate file that cannot be read."""
+        self.check_urls()
+        ssl_context(self)
+
+    def check_urls(self) -> None:
+        """Raise :class:`BadSetting` for a target or proxy URL the agent cannot use."""
         parts = urlsplit(self.url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise BadSetting(
@@ -56,9 +70,10 @@ class Target:
             )
         if self.client_key and not self.client_cert:
             raise BadSetting(f"{self.flag('client-key')} needs {self.flag('client-cert')}")
-        if self.proxy is not None and urlsplit(self.proxy).scheme not in ("http", "https", "socks5", "socks5h"):
-            raise BadSetting(f"{self.flag('proxy')} {self.proxy!r} is not a proxy URL: e.g. http://proxy.bank:3128")
-        ssl_context(self)
+        if self.proxy is not None and urlsplit(self.proxy).scheme not in ("http", "https"):
+            raise BadSetting(
+                f"{self.flag('proxy')} {shown(self.proxy)!r} is not a proxy URL: e.g. http://proxy.bank:3128"
+            )
 
 
 def ssl_context(target: Target) -> ssl.SSLContext:
@@ -97,7 +112,7 @@ def http_client(
     timeout: float,
 ) -> httpx.AsyncClient:
     """The httpx client of one target (``transport`` replaces the network in tests)."""
-    target.check()
+    target.check_urls()
     proxy, trust_env = _proxy(target)
     options: dict[str, Any] = {}
     if transport is None:
@@ -118,13 +133,13 @@ def _chain(error: BaseException) -> list[BaseException]:
 
 def _proxy_hint(target: Target) -> str:
     if target.proxy:
-        return f"the proxy {target.proxy} ({target.flag('proxy')}, NO_PROXY)"
+        return f"the proxy {shown(target.proxy)} ({target.flag('proxy')}, NO_PROXY)"
     return f"the proxy ({target.flag('proxy')} or HTTPS_PROXY/NO_PROXY)"
 
 
 def explain(target: Target, error: BaseException) -> str:
     """One line for an error reaching ``target``: what failed at which URL, and which setting fixes it."""
-    where = f"{target.name} at {target.base_url}"
+    where = f"{target.name} at {shown(target.base_url)}"
     chain = _chain(error)
     verify = next((e for e in chain if isinstance(e, ssl.SSLCertVerificationError)), None)
     if verify is not None:
@@ -159,7 +174,7 @@ def explain(target: Target, error: BaseException) -> str:
 
 def explain_status(target: Target, method: str, path: str, status: int, message: str = "") -> str:
     """One line for an HTTP answer that points at a setting (404 at the base URL, 401/403)."""
-    where = f"{target.name} at {target.base_url}"
+    where = f"{target.name} at {shown(target.base_url)}"
     said = f"HTTP {status}: {message}" if message else f"HTTP {status}"
     if status == 404:
         fix = (

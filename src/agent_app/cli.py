@@ -32,9 +32,9 @@ import httpx
 from adapters.cli_config import CommandLine, Option, package_version
 from adapters.clock import SystemClock
 from adapters.hub_client import HubClient, HubError
-from adapters.jira_http import JiraAuthError, JiraError, JiraHttp
+from adapters.jira_http import JiraAuthError, JiraError, JiraHttp, explain_jira
 from adapters.logs import configure_logging
-from adapters.targets import BadSetting, Target, explain, explain_status
+from adapters.targets import BadSetting, Target, shown
 from agent_app.journal import Journal, JournalBusy
 from agent_app.loop import Agent, AgentFatal
 from reconcile.plans import executor_for
@@ -161,7 +161,13 @@ async def _run_locked(args: argparse.Namespace, journal: Journal) -> int:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, agent.request_stop)
-    log.info("settings", extra={"hub": hub.target.base_url, "jira": jira.target.base_url, "journal": str(journal.path)})
+    settings = {"journal": str(journal.path)}
+    for target in (hub.target, jira.target):
+        settings[target.name] = shown(target.base_url)
+        for what in ("ca_bundle", "client_cert", "proxy"):
+            if getattr(target, what):
+                settings[f"{target.name}_{what}"] = shown(getattr(target, what))
+    log.info("settings", extra=settings)
     try:
         await agent.run()
     except AgentFatal as exc:
@@ -180,16 +186,14 @@ async def _check(args: argparse.Namespace) -> int:
     try:
         try:
             await hub.check()
-            lines.append(f"ok: hub at {hub.target.base_url} takes the agent's token")
+            lines.append(f"ok: hub at {shown(hub.target.base_url)} takes the agent's token")
         except HubError as exc:
             lines.append(getattr(exc, "explained", None) or str(exc))
         try:
             ctx = await jira.exec_context()
-            lines.append(f"ok: jira at {jira.target.base_url} answers as {ctx.jira_user or 'an unnamed user'}")
-        except JiraError as exc:
-            lines.append(explain_status(jira.target, exc.method, exc.path, exc.status, exc.message))
-        except httpx.TransportError as exc:
-            lines.append(explain(jira.target, exc))
+            lines.append(f"ok: jira at {shown(jira.target.base_url)} answers as {ctx.jira_user or 'an unnamed user'}")
+        except (JiraError, httpx.TransportError) as exc:
+            lines.append(explain_jira(jira.target, exc))
     finally:
         await hub.aclose()
         await jira.aclose()

@@ -63,7 +63,8 @@ from adapters.hub_client import (
     ReportAck,
     report_to_wire,
 )
-from adapters.targets import Target, explain, explain_status
+from adapters.jira_http import explain_jira
+from adapters.targets import Target, shown
 from agent_app.journal import Journal, JournalEntry
 from agent_app.retry import Backoff, Retrying, Stopped, race
 from reconcile.plans.base import Delivery, ExecContext, Executor, JiraCall, Page, Report
@@ -200,22 +201,13 @@ class Agent:
         the hub itself is only logged: once the hub hears from the agent, it is over)."""
         return self._problems.get("jira")
 
-    def explain_jira(self, error: Exception) -> str:
-        target = self.jira.target
-        if isinstance(error, httpx.TransportError):
-            return explain(target, error)
-        status = getattr(error, "status", None)
-        if isinstance(status, int):
-            method, path = getattr(error, "method", "GET"), getattr(error, "path", "")
-            return explain_status(target, method, path, status, getattr(error, "message", ""))
-        return f"{target.name} at {target.base_url}: {type(error).__name__}: {error}"
-
     async def _jira_trouble(self, error: Exception) -> None:
-        await self._trouble("jira", self.explain_jira(error))
+        await self._trouble("jira", explain_jira(self.jira.target, error))
 
     async def _hub_trouble(self, error: Exception) -> None:
-        line = getattr(error, "explained", None) or f"{self.hub.target.name} at {self.hub.target.base_url}: {error}"
-        await self._trouble("hub", line)
+        where = f"{self.hub.target.name} at {shown(self.hub.target.base_url)}"
+        line = getattr(error, "explained", None) or str(error)
+        await self._trouble("hub", line if where in line else f"{where}: {line}")
 
     async def _trouble(self, target: str, line: str) -> None:
         """Log a problem once, when it appears or changes, and tell the hub (when the hub is not the problem)."""

@@ -204,15 +204,20 @@ def free_port() -> int:
 
 
 async def test_a_proxy_per_target_and_no_proxy(https: Https, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A target's proxy is used (here one that is down: the error names it) unless NO_PROXY names the host."""
-    proxy = f"http://127.0.0.1:{free_port()}"
+    """A target's proxy is used (here one that is down: the error names it, without its password) unless
+    NO_PROXY names the host."""
+    port = free_port()
+    proxy = f"http://agent:proxy-pass@127.0.0.1:{port}"
     target = Target(name="jira", url=https.jira_url, ca_bundle=str(https.jira_pki.ca), proxy=proxy)
     monkeypatch.setenv("NO_PROXY", "jira.bank")
     jira = JiraHttp.connect(target, token="pat")
     with pytest.raises(httpx.TransportError) as caught:
         await jira.myself()
     await jira.aclose()
-    assert explain(target, caught.value).endswith(f"and the proxy {proxy} (--jira-proxy, NO_PROXY)")
+    # The proxy's password never reaches a log line (nor the hub's last_error).
+    assert explain(target, caught.value).endswith(
+        f"and the proxy http://agent:***@127.0.0.1:{port} (--jira-proxy, NO_PROXY)"
+    )
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
     jira = JiraHttp.connect(target, token="pat")
     name, _ = await jira.myself()
