@@ -7,7 +7,8 @@ queued maybe create the hub's auto refresh. The long poll around it lives in :mo
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -23,6 +24,9 @@ from reconcile.confirm import AgentFacts
 from reconcile.lifecycle import CommandStatus, Event, advance
 from reconcile.pacing import pause_seconds
 from reconcile.settings import Settings
+
+if TYPE_CHECKING:
+    from hub_app.metrics import HubMetrics
 
 __all__ = [
     "QUEUED_HEAD",
@@ -223,6 +227,10 @@ async def _auto_refresh(unit: Unit, settings: Settings, held: frozenset[int]) ->
     return True
 
 
+def _count_claim(outcome: str, metrics: HubMetrics) -> None:
+    metrics.claims.labels(outcome=outcome).inc()
+
+
 async def claim_once(unit: Unit, claim: ClaimIn) -> DeliveryView | None:
     """``POST /agent/claim`` once (no waiting): the delivery, or ``None`` when there is nothing to issue.
 
@@ -241,7 +249,10 @@ async def claim_once(unit: Unit, claim: ClaimIn) -> DeliveryView | None:
         if decision.needs_more:
             continue
         if decision.delivery is not None:
-            return await _deliver(unit, await command(unit, decision.delivery.id), settings)
+            issued = await _deliver(unit, await command(unit, decision.delivery.id), settings)
+            unit.after_commit(functools.partial(_count_claim, "issued" if issued.deliveries <= 1 else "redelivered"))
+            return issued
         if auto_done or not await _auto_refresh(unit, settings, held):
+            unit.after_commit(functools.partial(_count_claim, "empty"))
             return None
         auto_done = True

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from adapters.cli_config import CommandLine, Option
+from adapters.cli_config import CommandLine, Option, package_version
 from adapters.logs import configure_logging
 from hub_app.roles import Role
 
@@ -139,7 +139,16 @@ def _serve(args: argparse.Namespace) -> int:
     asyncio.run(_with_hub(args, lambda hub: asyncio.sleep(0)))  # migrations, before serving
     hub = Hub(database=Database(make_engine(url or sqlite_url(data_dir))), files=FileStore(data_dir / "files"))
     app = create_app(hub, close_hub=True, web_key=session_key(data_dir))
-    print(f"sdlc-hub: http://{args.host}:{args.port} (data dir {data_dir.resolve()})", flush=True)
+    # Litestar installs its own logging configuration when the app is built: take the process's back.
+    configure_logging(args.log_level, fmt=args.log_format, secrets=_secrets(args))
+    logging.getLogger("hub_app.cli").info(
+        "serving",
+        extra={
+            "url": f"http://{args.host}:{args.port}",
+            "data_dir": str(data_dir.resolve()),
+            "version": package_version(),
+        },
+    )
     # A claim may be waiting in a long poll for up to claim_wait_seconds: on SIGTERM it is cut after a second
     # (the agent sees a dropped connection and claims again from the next hub), not waited for.
     # Idle keep-alive outlives the clients' 5 s pool expiry, so a client never reuses a connection the hub is

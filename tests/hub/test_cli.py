@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -180,3 +181,55 @@ def test_missing_postgres_database_is_named(tmp_path: Path, capsys: pytest.Captu
     err = capsys.readouterr().err
     assert err.endswith(': database "sdlc_hub_no_such_db" does not exist\n')
     assert err.count("\n") == 1
+
+
+@pytest.mark.e2e
+def test_serve_logs_one_json_line_per_event(tmp_path: Path) -> None:
+    """A served hub (not on a terminal) writes only JSON lines: its own events, uvicorn's, the batch it took."""
+    env = {**os.environ, "SDLC_HUB_DATA_DIR": str(tmp_path), "SDLC_HUB_LOG_FORMAT": "auto"}
+    env.pop("SDLC_HUB_DATABASE_URL", None)
+    added = subprocess.run(
+        [*SDLC_HUB, "token", "add", "planner", "--role", "interface"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    secret = added.stdout.splitlines()[-1]
+    port = free_port()
+    process = subprocess.Popen(
+        [*SDLC_HUB, "serve", "--port", str(port)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert process.poll() is None
+            assert time.monotonic() < deadline, "sdlc-hub serve was not ready in 30 s"
+            time.sleep(0.1)
+        body = {
+            "author": "planner",
+            "title": "t",
+            "commands": [{"type": "ensure_fields", "params": {"key": "A-1", "duedate": "2026-10-23"}}],
+        }
+        created = httpx.post(f"{base}/batches", json=body, headers={"Authorization": f"Bearer {secret}"}, timeout=10)
+        assert created.status_code == 201
+    finally:
+        process.terminate()
+        out, err = process.communicate(timeout=10)
+    lines = [json.loads(line) for line in err.splitlines()]
+    assert out == ""
+    assert all({"ts", "level", "logger", "event"} <= set(line) for line in lines)
+    events = {line["event"]: line for line in lines}
+    assert events["serving"]["url"] == base
+    assert any(line["logger"] == "uvicorn.error" for line in lines)
+    batch = events["batch_created"]
+    assert (batch["batch_id"], batch["author"]) == (created.json()["id"], "planner")
+    requests = [line for line in lines if line["event"] == "http_request"]
+    assert {(r["method"], r["path"], r["status"]) for r in requests} >= {("POST", "/batches", 201)}
+    assert secret not in err
