@@ -125,9 +125,9 @@ class Retrying:
                     "delay": round(delay, 3),
                     "error": f"{type(error).__name__}: {error}",
                 }
-                log.info("retry", extra=fields)
                 if observe is not None:
                     await race(observe(error), interrupt)
+                log.info("retry", extra=fields)
                 await race(self.clock.sleep(delay), interrupt)
             try:
                 return await call()
