@@ -63,7 +63,7 @@ from adapters.hub_client import (
     ReportAck,
     report_to_wire,
 )
-from adapters.jira_http import explain_jira
+from adapters.jira_http import JiraAuthError, JiraError, explain_jira
 from adapters.targets import Target, shown
 from agent_app.journal import Journal, JournalEntry
 from agent_app.retry import Backoff, Retrying, Stopped, race
@@ -125,8 +125,15 @@ class AgentFatal(Exception):
 
 
 def _probe() -> Executor:
-    """A one-call executor: ``GET /myself``, uncached, to see whether Jira answers at all."""
-    yield JiraCall(method="GET", path="/rest/api/2/myself")
+    """A one-call executor: ``GET /myself``, uncached, to see whether Jira takes the agent again. Anything but
+    a success is raised (a 403 of a locked-out user, a 404 of a moved context path, a 502 of a proxy in front
+    of Jira under maintenance), so the agent keeps backing off instead of claiming a command to fail."""
+    path = "/rest/api/2/myself"
+    answer = yield JiraCall(method="GET", path=path)
+    if answer.status in (401, 403):
+        raise JiraAuthError(answer.status, "", path=path)
+    if not answer.ok:
+        raise JiraError(answer.status, "", path=path)
     return Report(status="done")
 
 
@@ -159,8 +166,8 @@ class Agent:
         rng: random.Random | None = None,
         backoff: Backoff | None = None,
         executor_for: Callable[[Delivery, ExecContext], Executor],
-        jira_unreachable: tuple[type[Exception], ...] = (httpx.TransportError,),
-        jira_refused: tuple[type[Exception], ...] = (),
+        jira_unreachable: tuple[type[Exception], ...] = (httpx.TransportError, JiraError),
+        jira_refused: tuple[type[Exception], ...] = (JiraAuthError,),
     ) -> None:
         self.hub = hub
         self.jira = jira

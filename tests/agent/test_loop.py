@@ -373,6 +373,28 @@ async def test_jira_refusing_the_agent_while_probed_is_backed_off_and_told(tmp_p
     assert rig.journal.read() == JournalEntry(command_id=54, type="ensure_status", deliveries=1)
 
 
+async def test_a_probe_answered_with_an_error_is_not_jira_taking_the_agent(tmp_path: Path) -> None:
+    """After a dropped call, the probe gets 403 (a locked-out user) and then 502 (a proxy in front of Jira):
+    neither counts as Jira answering, so no command is claimed meanwhile; each is told to the hub once."""
+    hub = FakeHub(queue=[command(55, "ensure_status", {"key": "AURORA-1538", "target": "Разработка"})])
+    rig = Rig(tmp_path, hub)
+    ctx = await rig.agent.context()
+    rig.jira_transport.faults += [
+        Fault("GET", r"/issue/AURORA-1538$", "before"),
+        Fault("GET", r"/myself$", "status", status=403),
+        Fault("GET", r"/myself$", "status", status=502),
+    ]
+    await rig.agent.step(ctx)
+    await rig.close()
+    assert rig.clock.sleeps == expected_backoffs(3)
+    assert hub.requests == ["POST /agent/claim", "POST /agent/status", "POST /agent/status", "POST /agent/status"]
+    assert [p["last_error"].split(": check")[0] for p in hub.problems] == [
+        "cannot connect to jira at http://jira (ConnectError: fault injected before sending)",
+        "jira at http://jira refused the agent's credentials on GET /rest/api/2/myself (HTTP 403)",
+        "jira at http://jira answered GET /rest/api/2/myself with HTTP 502",
+    ]
+
+
 async def test_claim_conflict_waits_and_retries(tmp_path: Path) -> None:
     """409 on claim (another agent active): the agent waits and claims again."""
     hub = FakeHub(claim_answers=[409])
