@@ -16,10 +16,10 @@ Decisions where the spec is silent:
 - **Configuration mistakes** (DESIGN.md 5.4): a TLS failure, a wrong URL or context path, a refused Jira
   credential: each is logged once, when it first appears or changes, as one ``unreachable`` line naming the
   URL and the fix (:mod:`adapters.targets`), and backed off up to a minute. What stalls the agent on Jira's
-  side is sent to the hub as ``last_error`` (``POST /agent/status``; the hub clears it on the next claim,
-  made only once Jira answers), so ``/agent-status`` and the page tell the planners why the queue waits. Jira
-  refusing the agent's credentials is backed off too (the planners see it; a person fixes the token or
-  unlocks the user), not fatal.
+  side is sent to the hub as ``last_error`` at every backoff wait (``POST /agent/status``: the agent stays
+  online meanwhile; the hub clears it on the next claim, made only once Jira answers), so ``/agent-status``
+  and the page tell the planners why the queue waits. Jira refusing the agent's credentials is backed off
+  too (the planners see it; a person fixes the token or unlocks the user), not fatal.
 - **Stopping** (first SIGINT/SIGTERM): a pending claim or pacing wait is abandoned at once (nothing was
   written; the hub re-delivers a command whose claim answer was lost); a command being executed is
   finished and reported (one attempt if the hub is down: the report stays in the journal for the next
@@ -186,7 +186,6 @@ class Agent:
         self._jira_auth_errors = jira_refused
         # What stalls the agent now, by target ("hub", "jira"): the one line logged when it appeared.
         self._problems: dict[str, str] = {}
-        self._told_hub: str | None = None
 
     # --- control -------------------------------------------------------------------------------------
 
@@ -217,7 +216,8 @@ class Agent:
         await self._trouble("hub", line if where in line else f"{where}: {line}")
 
     async def _trouble(self, target: str, line: str) -> None:
-        """Log a problem once, when it appears or changes, and tell the hub (when the hub is not the problem)."""
+        """Log a problem once, when it appears or changes; tell the hub at every wait (it shows the agent
+        online meanwhile: :func:`reconcile.agents.is_online`), unless the hub is the problem."""
         if self._problems.get(target) != line:
             self._problems[target] = line
             log.error("unreachable", extra={"target": target, "error": line})
@@ -229,8 +229,8 @@ class Agent:
             log.info("reachable", extra={"target": target})
 
     async def _tell_hub(self) -> None:
-        """Send ``last_error`` when it changed; best effort (the next claim clears it on the hub anyway)."""
-        if "hub" in self._problems or self.last_error == self._told_hub:
+        """Send ``last_error``; best effort (the next claim clears it on the hub anyway)."""
+        if "hub" in self._problems or self.last_error is None:
             return
         try:
             await race(
@@ -241,8 +241,6 @@ class Agent:
             )
         except HubError as exc:
             log.debug("last_error_not_sent", extra={"error": str(exc)})
-            return
-        self._told_hub = self.last_error
 
     def _hub_down(self, error: Exception) -> bool:
         """The hub did not answer and the agent is not stopping (then one try is all it gets)."""
@@ -318,8 +316,7 @@ class Agent:
             )
         except HubRefused as exc:
             raise AgentFatal(exc.explained or f"the hub refused the claim: {exc}") from exc
-        self._told_hub = None  # a claim clears the hub's last_error: the agent claims only once Jira answers
-        await self._fine("hub")
+        await self._fine("hub")  # the claim cleared the hub's last_error: the agent claims only once Jira answers
         return delivery
 
     async def step(self, ctx: ExecContext) -> ExecContext:

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 import attrs
 
 from adapters.clock import Clock
+from reconcile.agents import BACKOFF_CAP_SECONDS
 
 __all__ = ["Backoff", "Retrying", "Stopped", "Transient", "backoff_delay", "decide", "race"]
 
@@ -45,7 +46,7 @@ class Backoff:
     """Exponential backoff with equal jitter: attempt n waits in ``[c/2, c]``, ``c = min(cap, base * 2**n)``."""
 
     base: float = 0.5
-    cap: float = 60.0
+    cap: float = BACKOFF_CAP_SECONDS
 
 
 def backoff_delay(policy: Backoff, attempt: int, rng: random.Random) -> float:

@@ -64,7 +64,10 @@ async def agent_status(unit: Unit) -> AgentStatusView:
     status = await unit.db.admin.agent_status()
     settings = await unit.db.admin.settings()
     online = status is not None and is_online(
-        status.last_seen_at, now=unit.now, claim_wait_seconds=settings.claim_wait_seconds
+        status.last_seen_at,
+        now=unit.now,
+        claim_wait_seconds=settings.claim_wait_seconds,
+        stalled=status.last_error is not None,
     )
     return AgentStatusView.of(status, online=online, queue=await queue_outlook(unit, settings))
 

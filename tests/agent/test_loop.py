@@ -239,12 +239,12 @@ async def test_jira_outage_probed_before_claiming_again(tmp_path: Path) -> None:
     await rig.close()
     assert rig.clock.sleeps == expected_backoffs(3)
     assert rig.jira_transport.seen[-3:] == ["GET /rest/api/2/myself"] * 3
-    # What stalls the agent is told to the hub once (the same error twice is one report), naming Jira's URL.
-    assert hub.requests == ["POST /agent/claim", "POST /agent/status"]
+    # What stalls the agent is told to the hub at each wait (it counts as online meanwhile), naming Jira's URL.
+    assert hub.requests == ["POST /agent/claim", *["POST /agent/status"] * 3]
     assert [p["last_error"] for p in hub.problems] == [
         "cannot connect to jira at http://jira (ConnectError: fault injected before sending): check the host and "
         "port in --jira and the proxy (--jira-proxy or HTTPS_PROXY/NO_PROXY)"
-    ]
+    ] * 3
     assert rig.agent.last_error is None
 
 
@@ -364,11 +364,15 @@ async def test_jira_refusing_the_agent_while_probed_is_backed_off_and_told(tmp_p
     await rig.agent.step(ctx)
     await rig.close()
     assert (rig.clock.sleeps, hub.reports) == (expected_backoffs(3), [])
+    refused = (
+        "jira at http://jira refused the agent's credentials on GET /rest/api/2/myself (HTTP 401): check "
+        "the token (SDLC_AGENT_JIRA_TOKEN or SDLC_AGENT_JIRA_TOKEN_FILE) or the user and password"
+    )
     assert [p["last_error"] for p in hub.problems] == [
         "cannot connect to jira at http://jira (ConnectError: fault injected before sending): check the host and "
         "port in --jira and the proxy (--jira-proxy or HTTPS_PROXY/NO_PROXY)",
-        "jira at http://jira refused the agent's credentials on GET /rest/api/2/myself (HTTP 401): check "
-        "the token (SDLC_AGENT_JIRA_TOKEN or SDLC_AGENT_JIRA_TOKEN_FILE) or the user and password",
+        refused,
+        refused,
     ]
     assert rig.journal.read() == JournalEntry(command_id=54, type="ensure_status", deliveries=1)
 

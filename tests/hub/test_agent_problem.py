@@ -63,3 +63,16 @@ async def test_a_long_error_is_cut_and_bad_bodies_are_refused(api: Api) -> None:
     missing = await api.post("/agent/status", {"agent_id": "agent-1"}, role="agent")
     assert missing.status_code == 422
     assert (await api.post("/agent/status", {"agent_id": "a", "last_error": None})).status_code == 403
+
+
+async def test_a_stalled_agent_counts_as_online_between_its_backoff_waits(api: Api, clock: Clock) -> None:
+    """A stalled agent reports at each backoff wait (up to a minute) instead of claiming every long poll: it
+    is online for two of those waits; an agent that only claims, for two long polls (2 × 25 s)."""
+    await problem(api, TLS)
+    clock.advance(seconds=119)
+    assert (await api.get("/agent-status")).json()["online"] is True
+    clock.advance(seconds=2)
+    assert (await api.get("/agent-status")).json()["online"] is False
+    await claim_none(api, instance="A")
+    clock.advance(seconds=51)
+    assert (await api.get("/agent-status")).json()["online"] is False
