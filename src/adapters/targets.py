@@ -58,7 +58,8 @@ class Target:
     def check(self) -> None:
         """Raise :class:`BadSetting` for a URL without scheme or host, or a certificate file that cannot be read."""
         self.check_urls()
-        ssl_context(self)
+        if self.ca_bundle or self.client_cert:
+            ssl_context(self)  # reads the files (the OS trust store alone takes ~90 ms to load and cannot fail)
 
     def check_urls(self) -> None:
         """Raise :class:`BadSetting` for a target or proxy URL the agent cannot use."""
