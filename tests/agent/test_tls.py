@@ -307,3 +307,23 @@ def test_check_says_what_is_wrong_per_target_and_logs_no_secret(
     argv[argv.index("--jira-ca-bundle") : argv.index("--jira-ca-bundle") + 2] = []
     assert main(argv) == 0
     assert capsys.readouterr().out.splitlines()[1].startswith(f"ok: jira at {https.jira_url} answers as ")
+
+
+async def test_ssl_cert_file_redirects_the_os_trust_store(https: Https, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a target's own bundle the OS trust store is used, and OpenSSL's SSL_CERT_FILE redirects it (as
+    docs/agent.md says: for both targets at once); REQUESTS_CA_BUNDLE is not read."""
+    target = Target(name="jira", url=https.jira_url)
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(https.jira_pki.ca))
+    jira = JiraHttp.connect(target, token="pat")
+    with pytest.raises(httpx.ConnectError) as caught:
+        await jira.myself()
+    await jira.aclose()
+    assert explain(target, caught.value).endswith(
+        "with the OS trust store: give the CA that signed its certificate "
+        "with --jira-ca-bundle (or SDLC_AGENT_JIRA_CA_BUNDLE)"
+    )
+    monkeypatch.setenv("SSL_CERT_FILE", str(https.jira_pki.ca))
+    jira = JiraHttp.connect(target, token="pat")
+    name, _ = await jira.myself()
+    await jira.aclose()
+    assert name
