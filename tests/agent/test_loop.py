@@ -410,6 +410,28 @@ async def test_claim_conflict_waits_and_retries(tmp_path: Path) -> None:
     assert hub.requests == ["POST /agent/claim", "POST /agent/claim"]
 
 
+async def test_a_404_to_the_claim_is_a_wrong_hub_url_backed_off(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A 404 to the claim (a hub base URL without the path a reverse proxy serves it under): one line naming
+    the URL and --hub, a backoff, and the claim again; nothing is sent to the hub as last_error (it is the hub)."""
+    caplog.set_level(logging.INFO, logger="agent_app")
+    hub = FakeHub(claim_answers=[404, 404])
+    rig = Rig(tmp_path, hub)
+    await rig.agent.step(await rig.agent.context())
+    await rig.close()
+    assert rig.clock.sleeps == expected_backoffs(2)
+    assert hub.requests == ["POST /agent/claim"] * 3
+    assert [(r.__dict__["target"], r.__dict__["error"]) for r in caplog.records if r.getMessage() == "unreachable"] == [
+        (
+            "hub",
+            "hub at http://hub answered POST /agent/claim with HTTP 404: другой агент активен: check the hub's base "
+            "URL (and the path a reverse proxy puts it under) in --hub",
+        )
+    ]
+    assert [r.getMessage() for r in caplog.records if r.getMessage() == "reachable"] == ["reachable"]
+
+
 async def test_refused_token_is_fatal(tmp_path: Path) -> None:
     """401 from the hub stops the agent with AgentFatal; nothing is executed."""
     rig = Rig(tmp_path, FakeHub())
