@@ -9,13 +9,15 @@ import logging
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from adapters.cli_config import CommandLine, Option
+from adapters.cli_config import CommandLine, Option, package_version
 from adapters.logs import configure_logging
 from hub_app.cli import main as hub_main
+from jira_sim.cli import main as sim_main
 
 
 def program() -> CommandLine:
@@ -146,14 +148,15 @@ def test_missing_config_file(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     )
 
 
-def test_version(capsys: pytest.CaptureFixture[str]) -> None:
-    """``sdlc-hub --version`` prints the installed package's version and exits 0."""
+@pytest.mark.parametrize(("main", "prog"), [(hub_main, "sdlc-hub"), (sim_main, "jira-sim")])
+def test_every_program_has_version(
+    capsys: pytest.CaptureFixture[str], main: Callable[[list[str]], int], prog: str
+) -> None:
+    """``--version`` prints the program's name and the installed version, and exits 0."""
     with pytest.raises(SystemExit) as exc:
-        hub_main(["--version"])
+        main(["--version"])
     assert exc.value.code == 0
-    out = capsys.readouterr().out.strip()
-    assert out.startswith("sdlc-hub ")
-    assert out.split()[1][0].isdigit()
+    assert capsys.readouterr().out == f"{prog} {package_version()}\n"
 
 
 def test_hub_reads_database_url_from_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

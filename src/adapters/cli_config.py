@@ -78,7 +78,15 @@ class Option:
 class CommandLine:
     """The parser of one program and the options it declares; :meth:`parse` resolves them by precedence."""
 
-    def __init__(self, prog: str, *, env_prefix: str, description: str = "", distribution: str = "sdlc-hub") -> None:
+    def __init__(
+        self,
+        prog: str,
+        *,
+        env_prefix: str,
+        description: str = "",
+        distribution: str = "sdlc-hub",
+        log_level: str = "INFO",
+    ) -> None:
         self.prog = prog
         self.env_prefix = env_prefix
         self.parser = argparse.ArgumentParser(prog=prog, description=description)
@@ -89,7 +97,7 @@ class CommandLine:
             Option(
                 "log-level",
                 type=str.upper,
-                default="INFO",
+                default=log_level,
                 choices=LOG_LEVELS,
                 help="the lowest level logged",
             ),
@@ -101,6 +109,11 @@ class CommandLine:
             ),
         )
         self.add(self.parser)
+
+    @property
+    def options(self) -> dict[str, Option]:
+        """Every option declared so far (the common ones too), by its destination name."""
+        return dict(self._options)
 
     def env_name(self, option: Option) -> str:
         return f"{self.env_prefix}_{option.dest.upper()}"

@@ -78,7 +78,7 @@ async def validate(unit: Unit, body: Any) -> tuple[ValidBatch, Settings]:
     settings = await unit.db.admin.settings()
     check_batch_size(body, settings)  # before the context is fetched for every key the body names
     context = await batch_context(unit, body, settings)
-    with unit.metrics.timed_validation():
+    with unit.metrics().timed_validation():
         return validate_batch(body, context), settings
 
 

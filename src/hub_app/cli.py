@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 # Each subcommand imports what it needs when it runs: `token add` must start in well under a second, without
 # the web framework, the server, the MCP library (bench/bench_cli.py measures it).
 
-__all__ = ["main"]
+__all__ = ["command_line", "main"]
 
 T = TypeVar("T")
 
@@ -43,7 +43,7 @@ DATABASE_URL = Option(
 STORAGE = (DATA_DIR, DATABASE_URL)
 
 
-def _command_line() -> CommandLine:
+def command_line() -> CommandLine:
     cli = CommandLine("sdlc-hub", env_prefix="SDLC_HUB", description="The sdlc-hub server and its administration.")
     cli.add(cli.parser, *STORAGE)
     sub = cli.parser.add_subparsers(dest="command", required=True)
@@ -54,6 +54,11 @@ def _command_line() -> CommandLine:
         *STORAGE,
         Option("host", default="127.0.0.1", help="the address to listen on"),
         Option("port", type=int, default=8700, help="the port to listen on"),
+        Option(
+            "forwarded-allow-ips",
+            default="127.0.0.1",
+            help="addresses of the TLS proxies whose X-Forwarded-For/-Proto are trusted (comma-separated, or *)",
+        ),
     )
     cli.add(sub.add_parser("migrate", help="bring the database schema up to date"), *STORAGE)
 
@@ -161,6 +166,8 @@ def _serve(args: argparse.Namespace) -> int:
         log_level=args.log_level.lower(),
         timeout_graceful_shutdown=1,
         timeout_keep_alive=75,
+        proxy_headers=True,
+        forwarded_allow_ips=args.forwarded_allow_ips,
     )
     return 0
 
@@ -226,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run_demo(argv, position)
     from reconcile.errors import ReconcileError  # noqa: PLC0415 - cheap, but after --help/--version
 
-    args = _command_line().parse(argv)
+    args = command_line().parse(argv)
     configure_logging(args.log_level, fmt=args.log_format, secrets=_secrets(args))
     if args.command == "token" and args.log_level != "DEBUG":
         # A token command's output is its answer; the schema upgrade it may run first is shown by migrate/serve.

@@ -30,12 +30,6 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def _metrics() -> HubMetrics:
-    from hub_app.metrics import HubMetrics  # noqa: PLC0415 - prometheus_client only where a hub serves
-
-    return HubMetrics()
-
-
 class Wakeup:
     """Wakes the claims waiting in this process when work may have appeared.
 
@@ -62,11 +56,11 @@ class Unit:
     now: datetime
     files: FileStore
     wakeup: Wakeup
-    metrics: HubMetrics
+    metrics: Callable[[], HubMetrics]
 
     def after_commit(self, action: Callable[[HubMetrics], None]) -> None:
         """Count ``action`` in the metrics once this unit's transaction commits (never for a rolled-back one)."""
-        self.db.after_commit.append(lambda: action(self.metrics))
+        self.db.after_commit.append(lambda: action(self.metrics()))
 
 
 @attrs.define(kw_only=True)
@@ -75,13 +69,22 @@ class Hub:
     files: FileStore
     now: Callable[[], datetime] = utc_now
     wakeup: Wakeup = attrs.field(factory=Wakeup)
-    metrics: HubMetrics = attrs.field(factory=_metrics)
+    _metrics: HubMetrics | None = attrs.field(default=None, init=False)
+
+    @property
+    def metrics(self) -> HubMetrics:
+        """The process's counters, made at first use: an admin command never loads ``prometheus_client``."""
+        if self._metrics is None:
+            from hub_app.metrics import HubMetrics  # noqa: PLC0415
+
+            self._metrics = HubMetrics()
+        return self._metrics
 
     @contextlib.asynccontextmanager
     async def unit(self) -> AsyncIterator[Unit]:
         """A transaction: committed when the block ends normally, rolled back on an exception."""
         async with self.database.unit() as db:
-            yield Unit(db=db, now=self.now(), files=self.files, wakeup=self.wakeup, metrics=self.metrics)
+            yield Unit(db=db, now=self.now(), files=self.files, wakeup=self.wakeup, metrics=lambda: self.metrics)
 
     async def start_listening(self) -> None:
         """Wake this process's claims when another hub process announces a batch (PostgreSQL)."""
