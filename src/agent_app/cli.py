@@ -213,6 +213,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BadSetting as exc:
         cli.fail(str(exc))
     configure_logging(args.log_level, fmt=args.log_format, secrets=args.secrets)
+    given = sys.argv[1:] if argv is None else list(argv)
+    for option in (o for o in OPTIONS if o.secret):
+        if any(word == option.flag or word.startswith(f"{option.flag}=") for word in given):
+            fix = f"every user of the machine can read it (ps): use {cli.env_name(option)}_FILE or the environment"
+            log.warning("secret_on_command_line", extra={"flag": option.flag, "fix": fix})
     if args.command == "check":
         return asyncio.run(_check(args))
     args.journal = (args.journal or default_journal()).absolute()
