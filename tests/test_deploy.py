@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -73,7 +74,7 @@ def test_lock_pins_every_runtime_dependency() -> None:
 def test_lock_is_what_the_script_writes() -> None:
     """``deploy/lock.py --check`` agrees with the lock (the environment the tests run in is the locked one)."""
     done = subprocess.run(
-        ["python3", str(DEPLOY / "lock.py"), "--check"], capture_output=True, text=True, check=False, timeout=60
+        [sys.executable, str(DEPLOY / "lock.py"), "--check"], capture_output=True, text=True, check=False, timeout=60
     )
     assert done.returncode == 0, done.stderr
 

@@ -8,6 +8,7 @@ queued maybe create the hub's auto refresh. The long poll around it lives in :mo
 from __future__ import annotations
 
 import functools
+import logging
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -27,6 +28,8 @@ from reconcile.settings import Settings
 
 if TYPE_CHECKING:
     from hub_app.metrics import HubMetrics
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "QUEUED_HEAD",
@@ -252,8 +255,19 @@ async def claim_once(unit: Unit, claim: ClaimIn) -> DeliveryView | None:
         if decision.needs_more:
             continue
         if decision.delivery is not None:
-            issued = await _deliver(unit, await command(unit, decision.delivery.id), settings)
+            record = await command(unit, decision.delivery.id)
+            issued = await _deliver(unit, record, settings)
             unit.after_commit(functools.partial(_count_claim, "issued" if issued.deliveries <= 1 else "redelivered"))
+            fields = {
+                "command_id": issued.id,
+                "batch_id": record.batch_id,
+                "type": issued.type,
+                "deliveries": issued.deliveries,
+                "agent_id": claim.agent_id,
+            }
+            if isinstance(issued.params.get("key"), str):
+                fields["key"] = issued.params["key"]
+            unit.db.after_commit.append(functools.partial(log.info, "command_issued", extra=fields))
             return issued
         if auto_done or not await _auto_refresh(unit, settings, held):
             unit.after_commit(functools.partial(_count_claim, "empty"))
