@@ -20,6 +20,7 @@ from typing import Any
 import attrs
 import httpx
 
+from adapters.targets import Target, explain, explain_status, http_client
 from reconcile.plans.base import Delivery, Operation, Page, Report
 from reconcile.records import converter, issue_to_wire
 
@@ -49,10 +50,12 @@ class HubUnreachable(HubError):
 class HubRefused(HubError):
     """The hub answered with a 4xx: the request is wrong for the hub's current state."""
 
-    def __init__(self, status_code: int, detail: str) -> None:
+    def __init__(self, status_code: int, detail: str, *, explained: str | None = None) -> None:
         super().__init__(f"HTTP {status_code}: {detail}")
         self.status_code = status_code
         self.detail = detail
+        #: One line naming the hub's URL and the fix, for answers that point at a setting (404, 401, 403).
+        self.explained = explained
 
 
 class ClaimConflict(HubRefused):
@@ -130,18 +133,16 @@ class HubClient:
 
     def __init__(
         self,
-        base_url: str,
+        base_url: str | Target,
         token: str,
         *,
         transport: httpx.AsyncBaseTransport | None = None,
         timeout: float = 30.0,
     ) -> None:
         self._timeout = timeout
-        self._http = httpx.AsyncClient(
-            base_url=base_url.rstrip("/"),
-            headers={"Authorization": f"Bearer {token}"},
-            transport=transport,
-            timeout=timeout,
+        self.target = base_url if isinstance(base_url, Target) else Target(name="hub", url=base_url)
+        self._http = http_client(
+            self.target, headers={"Authorization": f"Bearer {token}"}, transport=transport, timeout=timeout
         )
 
     async def __aenter__(self) -> HubClient:
@@ -173,13 +174,15 @@ class HubClient:
                 timeout=read_seconds if read_seconds is not None else self._timeout,
             )
         except httpx.TransportError as exc:
-            raise HubUnreachable(f"{method} {path}: {type(exc).__name__}: {exc}") from exc
+            raise HubUnreachable(f"{method} {path}: {explain(self.target, exc)}") from exc
         if response.status_code >= 500:
             raise HubUnreachable(f"{method} {path}: HTTP {response.status_code}: {_detail(response)}")
         if response.status_code >= 400 and response.status_code not in set(allow):
-            if refusal is not None:
-                raise refusal(response, _detail(response))
-            raise HubRefused(response.status_code, _detail(response))
+            detail = _detail(response)
+            error = refusal(response, detail) if refusal is not None else HubRefused(response.status_code, detail)
+            if response.status_code in (401, 403, 404) and not isinstance(error, ClaimConflict):
+                error.explained = explain_status(self.target, method, path, response.status_code, detail)
+            raise error
         return response
 
     async def claim(
@@ -193,7 +196,9 @@ class HubClient:
         symmetric_link_types: Iterable[str] = (),
         wait: float | None = None,
     ) -> Delivery | None:
-        """``POST /agent/claim``: the delivered command, or ``None`` when the hub had nothing (204)."""
+        """``POST /agent/claim``: the delivered command, or ``None`` when the hub had nothing (204).
+
+        The agent claims only once Jira answers, so the hub clears the agent's ``last_error`` on a claim."""
         body: dict[str, Any] = {
             "agent_id": agent_id,
             "version": version,
@@ -224,6 +229,22 @@ class HubClient:
             deliveries=int(data.get("deliveries") or 1),
             context=data.get("context") or {},
         )
+
+    async def report_problem(
+        self, *, agent_id: str, version: str, instance: str | None, last_error: str | None
+    ) -> None:
+        """``POST /agent/status``: what keeps the agent from claiming (``None``: nothing any more), shown by
+        ``/agent-status`` and the page while the agent cannot claim."""
+        body: dict[str, Any] = {"agent_id": agent_id, "version": version, "last_error": last_error}
+        if instance is not None:
+            body["instance"] = instance
+        await self._request("POST", "/agent/status", json=body, refusal=_claim_refusal)
+
+    async def check(self) -> None:
+        """For ``sdlc-agent check``: the hub answers at this base URL and takes the token (raises otherwise)."""
+        await self._request("GET", "/health")
+        # A command that cannot exist: the hub answers 404 once the token is taken, 401/403 otherwise.
+        await self._request("GET", "/agent/commands/0", allow=(404,))
 
     async def command_held(self, command_id: int, instance: str | None) -> CommandHeld:
         """``GET /agent/commands/{id}``: asked before writing; a command the hub no longer has is not held."""

@@ -17,6 +17,7 @@ import attrs
 import httpx
 
 from adapters.clock import Clock, SystemClock
+from adapters.targets import Target, explain, explain_status, http_client, shown
 from reconcile.plans.base import (
     Dropped,
     ExecContext,
@@ -29,7 +30,7 @@ from reconcile.plans.base import (
     Report,
 )
 
-__all__ = ["DriveOutcome", "JiraAuthError", "JiraError", "JiraHttp"]
+__all__ = ["DriveOutcome", "JiraAuthError", "JiraError", "JiraHttp", "explain_jira"]
 
 _RETRY_STATUSES = frozenset({429, 503})
 
@@ -37,13 +38,25 @@ _RETRY_STATUSES = frozenset({429, 503})
 class JiraError(Exception):
     """Jira answered a call outside any command (``myself``, ``issueLinkType``) with an error."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, *, method: str = "GET", path: str = "") -> None:
         super().__init__(f"HTTP {status}: {message}" if message else f"HTTP {status}")
         self.status = status
+        self.message = message
+        self.method = method
+        self.path = path
 
 
 class JiraAuthError(JiraError):
     """Jira refused the agent's credentials: 401 on any call, 403 on ``myself``/``issueLinkType``."""
+
+
+def explain_jira(target: Target, error: Exception) -> str:
+    """One line for an error of the agent's Jira client: the URL, what happened, the setting to check."""
+    if isinstance(error, httpx.TransportError):
+        return explain(target, error)
+    if isinstance(error, JiraError):
+        return explain_status(target, error.method, error.path, error.status, error.message)
+    return f"{target.name} at {shown(target.base_url)}: {type(error).__name__}: {error}"
 
 
 @attrs.frozen(kw_only=True)
@@ -89,10 +102,12 @@ class JiraHttp:
         client: httpx.AsyncClient,
         *,
         clock: Clock,
+        target: Target | None = None,
         retry_default_seconds: float = 30,
         max_retries: int = 5,
     ) -> None:
         self._client = client
+        self.target = target or Target(name="jira", url=str(client.base_url))
         self._clock = clock
         self._retry_default = retry_default_seconds
         self._max_retries = max_retries
@@ -104,7 +119,7 @@ class JiraHttp:
     @classmethod
     def connect(
         cls,
-        base_url: str,
+        base_url: str | Target,
         *,
         token: str | None = None,
         user: str | None = None,
@@ -115,19 +130,20 @@ class JiraHttp:
         retry_default_seconds: float = 30,
         max_retries: int = 5,
     ) -> JiraHttp:
-        """A client for Jira at ``base_url``: a personal access token (Bearer) or basic auth."""
+        """A client for Jira at ``base_url`` (with its TLS and proxy settings when a :class:`Target`): a personal
+        access token (Bearer) or basic auth."""
+        target = base_url if isinstance(base_url, Target) else Target(name="jira", url=base_url)
         headers = {"Accept": "application/json"}
         auth: httpx.BasicAuth | None = None
         if token:
             headers["Authorization"] = f"Bearer {token}"
         elif user is not None:
             auth = httpx.BasicAuth(user, password or "")
-        client = httpx.AsyncClient(
-            base_url=base_url.rstrip("/"), headers=headers, auth=auth, transport=transport, timeout=timeout
-        )
+        client = http_client(target, headers=headers, auth=auth, transport=transport, timeout=timeout)
         return cls(
             client,
             clock=clock or SystemClock(),
+            target=target,
             retry_default_seconds=retry_default_seconds,
             max_retries=max_retries,
         )
@@ -172,9 +188,9 @@ class JiraHttp:
     async def _get(self, path: str) -> Any:
         answer, _ = await self._send(JiraCall(method="GET", path=path))
         if answer.status in (401, 403):
-            raise JiraAuthError(answer.status, _message(answer.json))
+            raise JiraAuthError(answer.status, _message(answer.json), path=path)
         if not answer.ok:
-            raise JiraError(answer.status, _message(answer.json))
+            raise JiraError(answer.status, _message(answer.json), path=path)
         return answer.json
 
     async def myself(self) -> tuple[str, str | None]:
@@ -242,7 +258,7 @@ class JiraHttp:
                     calls += tries
                     if value.status == 401:
                         # Refused credentials are the agent's problem, not the command's: it must not fail.
-                        raise JiraAuthError(401, _message(value.json))
+                        raise JiraAuthError(401, _message(value.json), method=step.method, path=step.path)
                 elif isinstance(step, Pause):
                     await self.wait_gap(step.seconds)
                     unconfirmed = confirm is not None

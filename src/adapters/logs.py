@@ -33,10 +33,10 @@ _RECORD_ATTRIBUTES = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, No
     "color_message",
 }
 
-#: Loggers of libraries that bring their own handlers, and of those that log every request at INFO (shown only
-#: at DEBUG: the agent's long poll would fill the log).
+#: Loggers of libraries that bring their own handlers, and of those that log every request (or every plugin
+#: loaded) at INFO, shown only at DEBUG: the agent's long poll would fill the log.
 _TAKEN_OVER = ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi", "mcp")
-_CHATTY = ("httpx", "httpcore")
+_CHATTY = ("httpx", "httpcore", "alembic.runtime.plugins")
 
 #: An ``Authorization`` value wherever it shows up (a header dump, an exception's text).
 _CREDENTIALS = re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/-]+=*|\b(Basic)\s+[A-Za-z0-9+/]{8,}=*")

@@ -1,4 +1,19 @@
-"""``sdlc-agent run``: the agent inside the bank's network (DESIGN.md 5.4, 10)."""
+"""``sdlc-agent``: the agent inside the bank's network (DESIGN.md 5.4, 10).
+
+Every flag is also read from ``SDLC_AGENT_<FLAG>`` and from a TOML file (``--config``), in that order after
+the command line (:mod:`adapters.cli_config`). Secrets (the hub's token, Jira's token or password) are never
+needed on the command line: ``SDLC_AGENT_HUB_TOKEN`` or a file named by ``SDLC_AGENT_HUB_TOKEN_FILE`` (or
+``hub_token_file`` in the config file), and so on. Each target (``hub``, ``jira``) has its own CA bundle, client
+certificate and proxy (:mod:`adapters.targets`).
+
+``run`` claims and executes; ``check`` tries the hub and Jira once each and says what is wrong, for an operator
+setting the agent up (nothing is claimed or written).
+
+Decision where the spec is silent: the journal's default is absolute — ``$STATE_DIRECTORY`` (systemd's
+``StateDirectory=``), else ``/var/lib/sdlc-agent`` for root, else the user's state directory
+(``$XDG_STATE_HOME/sdlc-agent``, ``~/.local/state/sdlc-agent``); a relative ``--journal`` is made absolute
+at start, so the working directory (``/`` under systemd) never decides where it lands.
+"""
 
 from __future__ import annotations
 
@@ -9,89 +24,118 @@ import os
 import signal
 import socket
 import sys
-from importlib import metadata
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import httpx
 
+from adapters.cli_config import CommandLine, Option, package_version
 from adapters.clock import SystemClock
-from adapters.hub_client import HubClient
-from adapters.jira_http import JiraAuthError, JiraError, JiraHttp
+from adapters.hub_client import HubClient, HubError
+from adapters.jira_http import JiraAuthError, JiraError, JiraHttp, explain_jira
 from adapters.logs import configure_logging
+from adapters.targets import BadSetting, Target, shown
 from agent_app.journal import Journal, JournalBusy
 from agent_app.loop import Agent, AgentFatal
 from reconcile.plans import executor_for
 
-__all__ = ["agent_version", "build_parser", "main"]
+__all__ = ["agent_version", "build_command_line", "default_journal", "main"]
 
 log = logging.getLogger(__name__)
 
-LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
-
 
 def agent_version() -> str:
-    try:
-        return metadata.version("sdlc-hub")
-    except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout
-        return "0+unknown"
+    return package_version()
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sdlc-agent", description="The sdlc-hub agent: hub commands → Jira.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="claim commands from the hub and execute them in Jira")
-    run.add_argument("--hub", required=True, help="the hub's base URL")
-    run.add_argument(
-        "--hub-token",
-        default=os.environ.get("SDLC_AGENT_HUB_TOKEN"),
-        help="an agent-role token of the hub (or SDLC_AGENT_HUB_TOKEN, kept out of the process list)",
+def default_journal(environ: Mapping[str, str] | None = None, *, is_root: bool | None = None) -> Path:
+    """Where the journal lives unless ``--journal`` says otherwise (always an absolute path)."""
+    env = os.environ if environ is None else environ
+    root = os.geteuid() == 0 if is_root is None else is_root
+    state = env.get("STATE_DIRECTORY", "").split(":")[0]
+    if state:
+        base = Path(state)
+    elif root:
+        base = Path("/var/lib/sdlc-agent")
+    else:
+        xdg = env.get("XDG_STATE_HOME")
+        base = Path(xdg) / "sdlc-agent" if xdg else Path.home() / ".local" / "state" / "sdlc-agent"
+    return base.absolute() / "journal.json"
+
+
+def _target_options(name: str, what: str) -> list[Option]:
+    return [
+        Option(name, required=True, help=f"{what}'s base URL with its scheme (and Jira's context path)"),
+        Option(
+            f"{name}-ca-bundle",
+            help=f"a PEM file of the CAs that may sign {what}'s certificate (default: the OS trust store)",
+        ),
+        Option(f"{name}-client-cert", help=f"a PEM client certificate for mutual TLS with {what}"),
+        Option(f"{name}-client-key", help=f"its unencrypted PEM key (when not in --{name}-client-cert)"),
+        Option(
+            f"{name}-proxy",
+            help=f"the proxy to {what}, e.g. http://proxy.bank:3128 (NO_PROXY honoured; default: HTTPS_PROXY)",
+        ),
+    ]
+
+
+OPTIONS = [
+    *_target_options("hub", "the hub"),
+    Option("hub-token", secret=True, required=True, help="an agent-role token of the hub"),
+    *_target_options("jira", "Jira"),
+    Option("jira-token", secret=True, help="a Jira personal access token (Bearer)"),
+    Option("jira-user", help="a Jira user for basic auth (with the password)"),
+    Option("jira-password", secret=True, help="the Jira user's password"),
+]
+
+RUN_OPTIONS = [
+    Option("journal", type=Path, help="the local journal file (default: $STATE_DIRECTORY/journal.json, …)"),
+    Option("agent-id", default=socket.gethostname(), help="this agent's id (keep it stable across restarts)"),
+    Option("claim-wait", type=float, default=25.0, help="long-poll seconds asked of the hub (capped by it)"),
+]
+
+
+def build_command_line() -> CommandLine:
+    cli = CommandLine(
+        "sdlc-agent", env_prefix="SDLC_AGENT", description="The sdlc-hub agent: the hub's commands → Jira."
     )
-    run.add_argument("--jira", required=True, help="Jira's base URL")
-    run.add_argument(
-        "--jira-token",
-        default=os.environ.get("SDLC_AGENT_JIRA_TOKEN"),
-        help="a Jira personal access token, Bearer (or SDLC_AGENT_JIRA_TOKEN)",
+    sub = cli.parser.add_subparsers(dest="command", required=True)
+    cli.add(sub.add_parser("run", help="claim commands from the hub and execute them in Jira"), *OPTIONS, *RUN_OPTIONS)
+    cli.add(sub.add_parser("check", help="try the hub and Jira once each and say what is wrong"), *OPTIONS)
+    return cli
+
+
+def _target(args: argparse.Namespace, name: str) -> Target:
+    return Target(
+        name=name,
+        url=getattr(args, name),
+        ca_bundle=getattr(args, f"{name}_ca_bundle"),
+        client_cert=getattr(args, f"{name}_client_cert"),
+        client_key=getattr(args, f"{name}_client_key"),
+        proxy=getattr(args, f"{name}_proxy"),
     )
-    run.add_argument("--jira-user", help="a Jira user for basic auth (with --jira-password)")
-    run.add_argument(
-        "--jira-password",
-        default=os.environ.get("SDLC_AGENT_JIRA_PASSWORD"),
-        help="the Jira user's password (or SDLC_AGENT_JIRA_PASSWORD)",
-    )
-    run.add_argument(
-        "--journal",
-        default=".sdlc-agent/journal.json",
-        help="the local journal file (default: .sdlc-agent/journal.json)",
-    )
-    run.add_argument(
-        "--agent-id",
-        default=socket.gethostname(),
-        help="this agent's id (default: the host name; keep it stable across restarts)",
-    )
-    run.add_argument(
-        "--claim-wait",
-        type=float,
-        default=25.0,
-        help="long-poll seconds asked of the hub (it caps them at claim_wait_seconds)",
-    )
-    run.add_argument(
-        "--log-level",
-        type=str.upper,
-        choices=LOG_LEVELS,
-        default=os.environ.get("SDLC_AGENT_LOG_LEVEL", "INFO").upper(),
-        help="the lowest level logged (or SDLC_AGENT_LOG_LEVEL; default INFO)",
-    )
-    run.add_argument(
-        "--log-format",
-        choices=("auto", "json", "text"),
-        default=os.environ.get("SDLC_AGENT_LOG_FORMAT", "auto"),
-        help="JSON lines, readable text, or auto: text on a terminal, JSON otherwise (or SDLC_AGENT_LOG_FORMAT)",
-    )
-    return parser
+
+
+def _clients(args: argparse.Namespace) -> tuple[HubClient, JiraHttp]:
+    clock = SystemClock()
+    jira_target = _target(args, "jira")
+    if args.jira_token:
+        jira = JiraHttp.connect(jira_target, token=args.jira_token, clock=clock)
+    else:
+        jira = JiraHttp.connect(jira_target, user=args.jira_user, password=args.jira_password, clock=clock)
+    return HubClient(_target(args, "hub"), args.hub_token), jira
 
 
 async def _run(args: argparse.Namespace) -> int:
-    journal = Journal(Path(args.journal))
+    journal = Journal(args.journal)
+    try:
+        journal.path.parent.mkdir(parents=True, exist_ok=True)
+        if not os.access(journal.path.parent, os.W_OK):
+            raise PermissionError("not writable")
+    except OSError as exc:
+        error = f"cannot use the journal {journal.path} ({exc}): give --journal (SDLC_AGENT_JOURNAL) a writable path"
+        log.critical("fatal", extra={"error": error})
+        return 2
     try:
         with journal.lock():
             return await _run_locked(args, journal)
@@ -101,17 +145,12 @@ async def _run(args: argparse.Namespace) -> int:
 
 
 async def _run_locked(args: argparse.Namespace, journal: Journal) -> int:
-    clock = SystemClock()
-    if args.jira_token:
-        jira = JiraHttp.connect(args.jira, token=args.jira_token, clock=clock)
-    else:
-        jira = JiraHttp.connect(args.jira, user=args.jira_user, password=args.jira_password, clock=clock)
-    hub = HubClient(args.hub, args.hub_token)
+    hub, jira = _clients(args)
     agent = Agent(
         hub=hub,
         jira=jira,
         journal=journal,
-        clock=clock,
+        clock=SystemClock(),
         agent_id=args.agent_id,
         version=agent_version(),
         claim_wait=args.claim_wait,
@@ -122,6 +161,13 @@ async def _run_locked(args: argparse.Namespace, journal: Journal) -> int:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, agent.request_stop)
+    settings = {"journal": str(journal.path)}
+    for target in (hub.target, jira.target):
+        settings[target.name] = shown(target.base_url)
+        for what in ("ca_bundle", "client_cert", "proxy"):
+            if getattr(target, what):
+                settings[f"{target.name}_{what}"] = shown(getattr(target, what))
+    log.info("settings", extra=settings)
     try:
         await agent.run()
     except AgentFatal as exc:
@@ -133,18 +179,48 @@ async def _run_locked(args: argparse.Namespace, journal: Journal) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not args.hub_token:
-        parser.error("give --hub-token (or SDLC_AGENT_HUB_TOKEN)")
+async def _check(args: argparse.Namespace) -> int:
+    """One line per target, ``ok`` or what is wrong; exit 0 when both answer as the agent needs."""
+    hub, jira = _clients(args)
+    lines: list[str] = []
+    try:
+        try:
+            await hub.check()
+            lines.append(f"ok: hub at {shown(hub.target.base_url)} takes the agent's token")
+        except HubError as exc:
+            lines.append(getattr(exc, "explained", None) or str(exc))
+        try:
+            ctx = await jira.exec_context()
+            lines.append(f"ok: jira at {shown(jira.target.base_url)} answers as {ctx.jira_user or 'an unnamed user'}")
+        except (JiraError, httpx.TransportError) as exc:
+            lines.append(explain_jira(jira.target, exc))
+    finally:
+        await hub.aclose()
+        await jira.aclose()
+    for line in lines:
+        print(line)
+    return 0 if all(line.startswith("ok: ") for line in lines) else 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    cli = build_command_line()
+    args = cli.parse(argv)
     if not args.jira_token and not (args.jira_user and args.jira_password):
-        parser.error("give --jira-token, or --jira-user with --jira-password")
-    configure_logging(
-        args.log_level,
-        fmt=args.log_format,
-        secrets=(args.hub_token, args.jira_token or "", args.jira_password or ""),
-    )
+        cli.fail("give the Jira token (SDLC_AGENT_JIRA_TOKEN), or --jira-user with the password")
+    try:
+        for name in ("hub", "jira"):
+            _target(args, name).check()
+    except BadSetting as exc:
+        cli.fail(str(exc))
+    configure_logging(args.log_level, fmt=args.log_format, secrets=args.secrets)
+    given = sys.argv[1:] if argv is None else list(argv)
+    for option in (o for o in OPTIONS if o.secret):
+        if any(word == option.flag or word.startswith(f"{option.flag}=") for word in given):
+            fix = f"every user of the machine can read it (ps): use {cli.env_name(option)}_FILE or the environment"
+            log.warning("secret_on_command_line", extra={"flag": option.flag, "fix": fix})
+    if args.command == "check":
+        return asyncio.run(_check(args))
+    args.journal = (args.journal or default_journal()).absolute()
     return asyncio.run(_run(args))
 
 

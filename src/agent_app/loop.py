@@ -10,8 +10,16 @@ Decisions where the spec is silent:
 - **Hub unreachable** (transport error or 5xx): claims, pages and file downloads are retried with the one
   policy of :mod:`agent_app.retry` (exponential backoff with jitter, up to a minute); a report is retried the
   same way until the hub answers, and kept in the journal meanwhile. A 4xx to a report is an answer: it is
-  logged and the journal entry cleared (sending it again cannot change it). 401/403 anywhere stops the
-  agent (:class:`AgentFatal`), the journal intact.
+  logged and the journal entry cleared (sending it again cannot change it). 401/403 from the hub stops the
+  agent (:class:`AgentFatal`, one line naming the hub's URL and the token to check), the journal intact:
+  nothing could tell the hub why. A 404 to the claim (a wrong hub base URL) is backed off like an outage.
+- **Configuration mistakes** (DESIGN.md 5.4): a TLS failure, a wrong URL or context path, a refused Jira
+  credential: each is logged once, when it first appears or changes, as one ``unreachable`` line naming the
+  URL and the fix (:mod:`adapters.targets`), and backed off up to a minute. What stalls the agent on Jira's
+  side is sent to the hub as ``last_error`` at every backoff wait (``POST /agent/status``: the agent stays
+  online meanwhile; the hub clears it on the next claim, made only once Jira answers), so ``/agent-status``
+  and the page tell the planners why the queue waits. Jira refusing the agent's credentials is backed off
+  too (the planners see it; a person fixes the token or unlocks the user), not fatal.
 - **Stopping** (first SIGINT/SIGTERM): a pending claim or pacing wait is abandoned at once (nothing was
   written; the hub re-delivers a command whose claim answer was lost); a command being executed is
   finished and reported (one attempt if the hub is down: the report stays in the journal for the next
@@ -49,11 +57,14 @@ from adapters.hub_client import (
     ClaimConflict,
     CommandHeld,
     HubClient,
+    HubError,
     HubRefused,
     HubUnreachable,
     ReportAck,
     report_to_wire,
 )
+from adapters.jira_http import JiraAuthError, JiraError, explain_jira
+from adapters.targets import Target, shown
 from agent_app.journal import Journal, JournalEntry
 from agent_app.retry import Backoff, Retrying, Stopped, race
 from reconcile.plans.base import Delivery, ExecContext, Executor, JiraCall, Page, Report
@@ -78,6 +89,9 @@ class DriveOutcomeLike(Protocol):
 
 class JiraDriver(Protocol):
     """What the loop needs of :class:`adapters.jira_http.JiraHttp`."""
+
+    @property
+    def target(self) -> Target: ...
 
     async def exec_context(self) -> ExecContext: ...
 
@@ -111,8 +125,15 @@ class AgentFatal(Exception):
 
 
 def _probe() -> Executor:
-    """A one-call executor: ``GET /myself``, uncached, to see whether Jira answers at all."""
-    yield JiraCall(method="GET", path="/rest/api/2/myself")
+    """A one-call executor: ``GET /myself``, uncached, to see whether Jira takes the agent again. Anything but
+    a success is raised (a 403 of a locked-out user, a 404 of a moved context path, a 502 of a proxy in front
+    of Jira under maintenance), so the agent keeps backing off instead of claiming a command to fail."""
+    path = "/rest/api/2/myself"
+    answer = yield JiraCall(method="GET", path=path)
+    if answer.status in (401, 403):
+        raise JiraAuthError(answer.status, "", path=path)
+    if not answer.ok:
+        raise JiraError(answer.status, "", path=path)
     return Report(status="done")
 
 
@@ -145,8 +166,8 @@ class Agent:
         rng: random.Random | None = None,
         backoff: Backoff | None = None,
         executor_for: Callable[[Delivery, ExecContext], Executor],
-        jira_unreachable: tuple[type[Exception], ...] = (httpx.TransportError,),
-        jira_refused: tuple[type[Exception], ...] = (),
+        jira_unreachable: tuple[type[Exception], ...] = (httpx.TransportError, JiraError),
+        jira_refused: tuple[type[Exception], ...] = (JiraAuthError,),
     ) -> None:
         self.hub = hub
         self.jira = jira
@@ -163,6 +184,8 @@ class Agent:
         # What the Jira driver raises when Jira did not answer (outcome unknown) or refused our credentials.
         self._jira_errors = jira_unreachable
         self._jira_auth_errors = jira_refused
+        # What stalls the agent now, by target ("hub", "jira"): the one line logged when it appeared.
+        self._problems: dict[str, str] = {}
 
     # --- control -------------------------------------------------------------------------------------
 
@@ -173,8 +196,51 @@ class Agent:
         self.stopping.set()
 
     def _jira_down(self, error: Exception) -> bool:
-        """Jira did not answer (worth another try), as opposed to refusing the agent's credentials."""
-        return isinstance(error, self._jira_errors) and not isinstance(error, self._jira_auth_errors)
+        """Jira did not answer or refused the agent (a person must act): worth another try after a while."""
+        return isinstance(error, self._jira_errors + self._jira_auth_errors)
+
+    # --- what stalls the agent -----------------------------------------------------------------------
+
+    @property
+    def last_error(self) -> str | None:
+        """What keeps the agent from executing on Jira's side now (the hub is told of it; a problem reaching
+        the hub itself is only logged: once the hub hears from the agent, it is over)."""
+        return self._problems.get("jira")
+
+    async def _jira_trouble(self, error: Exception) -> None:
+        await self._trouble("jira", explain_jira(self.jira.target, error))
+
+    async def _hub_trouble(self, error: Exception) -> None:
+        where = f"{self.hub.target.name} at {shown(self.hub.target.base_url)}"
+        line = getattr(error, "explained", None) or str(error)
+        await self._trouble("hub", line if where in line else f"{where}: {line}")
+
+    async def _trouble(self, target: str, line: str) -> None:
+        """Log a problem once, when it appears or changes; tell the hub at every wait (it shows the agent
+        online meanwhile: :func:`reconcile.agents.is_online`), unless the hub is the problem."""
+        if self._problems.get(target) != line:
+            self._problems[target] = line
+            log.error("unreachable", extra={"target": target, "error": line})
+        await self._tell_hub()
+
+    async def _fine(self, target: str) -> None:
+        """``target`` answered: the problem logged for it is over."""
+        if self._problems.pop(target, None) is not None:
+            log.info("reachable", extra={"target": target})
+
+    async def _tell_hub(self) -> None:
+        """Send ``last_error``; best effort (the next claim clears it on the hub anyway)."""
+        if "hub" in self._problems or self.last_error is None:
+            return
+        try:
+            await race(
+                self.hub.report_problem(
+                    agent_id=self.agent_id, version=self.version, instance=self.instance, last_error=self.last_error
+                ),
+                self.stopping,
+            )
+        except HubError as exc:
+            log.debug("last_error_not_sent", extra={"error": str(exc)})
 
     def _hub_down(self, error: Exception) -> bool:
         """The hub did not answer and the agent is not stopping (then one try is all it gets)."""
@@ -209,15 +275,15 @@ class Agent:
 
     async def context(self) -> ExecContext:
         """Jira's user, time zone and symmetric link types (read once by the driver, then cached)."""
-        try:
-            return await self.retrying(
-                lambda: race(self.jira.exec_context(), self.stopping),
-                on=self._jira_down,
-                what="jira",
-                interrupt=self.stopping,
-            )
-        except self._jira_auth_errors as exc:
-            raise AgentFatal(f"Jira refused the agent's credentials: {exc}") from exc
+        ctx = await self.retrying(
+            lambda: race(self.jira.exec_context(), self.stopping),
+            on=self._jira_down,
+            what="jira",
+            interrupt=self.stopping,
+            observe=self._jira_trouble,
+        )
+        await self._fine("jira")
+        return ctx
 
     async def claim(self, ctx: ExecContext) -> Delivery | None:
         def transient(error: Exception) -> bool | float:
@@ -225,7 +291,12 @@ class Agent:
                 # Another agent process is active: ask again when the hub says it would count as away.
                 after = error.retry_after if error.retry_after is not None else self.claim_wait
                 return min(max(after, 1.0), _MAX_CONFLICT_WAIT)
-            return isinstance(error, HubUnreachable)
+            # A 404 to the claim is a wrong base URL (or a proxy not routing yet): backed off, not fatal.
+            return isinstance(error, HubUnreachable) or (isinstance(error, HubRefused) and error.status_code == 404)
+
+        async def observe(error: Exception) -> None:
+            if not isinstance(error, ClaimConflict):
+                await self._hub_trouble(error)
 
         async def claim_once() -> Delivery | None:
             delivery = self.hub.claim(
@@ -240,9 +311,13 @@ class Agent:
             return await race(delivery, self.stopping)
 
         try:
-            return await self.retrying(claim_once, on=transient, what="claim", interrupt=self.stopping)
+            delivery = await self.retrying(
+                claim_once, on=transient, what="claim", interrupt=self.stopping, observe=observe
+            )
         except HubRefused as exc:
-            raise AgentFatal(f"the hub refused the claim: {exc}") from exc
+            raise AgentFatal(exc.explained or f"the hub refused the claim: {exc}") from exc
+        await self._fine("hub")  # the claim cleared the hub's last_error: the agent claims only once Jira answers
+        return delivery
 
     async def step(self, ctx: ExecContext) -> ExecContext:
         """One claim and, if a command came, its execution; returns the context for the next step."""
@@ -256,16 +331,15 @@ class Agent:
 
     async def wait_for_jira(self, error: Exception) -> None:
         """Probe Jira with backoff until it answers, so a re-delivery is not spent on an outage."""
-        try:
-            await self.retrying(
-                lambda: race(self.jira.drive(_probe(), fetch_file=_no_file, on_page=_no_page), self.stopping),
-                on=self._jira_down,
-                what="jira",
-                interrupt=self.stopping,
-                after=error,
-            )
-        except self._jira_auth_errors as exc:
-            raise AgentFatal(f"Jira refused the agent's credentials: {exc}") from exc
+        await self.retrying(
+            lambda: race(self.jira.drive(_probe(), fetch_file=_no_file, on_page=_no_page), self.stopping),
+            on=self._jira_down,
+            what="jira",
+            interrupt=self.stopping,
+            after=error,
+            observe=self._jira_trouble,
+        )
+        await self._fine("jira")
 
     async def execute(self, delivery: Delivery, ctx: ExecContext) -> str | _JiraUnreachable:
         """Pause, drive the executor, journal and send the report; returns the outcome logged (or, when Jira
@@ -314,8 +388,9 @@ class Agent:
         except Stopped:
             return finish("abandoned", jira_calls=None)
         except self._jira_auth_errors as exc:
+            # Nothing was written by the refused call; the command is re-delivered once Jira takes the agent.
             finish("jira_refused", jira_calls=None, error=str(exc))
-            raise AgentFatal(f"Jira refused the agent's credentials: {exc}") from exc
+            return _JiraUnreachable(error=exc)
         except self._jira_errors as exc:
             finish("jira_unreachable", jira_calls=None, error=f"{type(exc).__name__}: {exc}")
             return _JiraUnreachable(error=exc)

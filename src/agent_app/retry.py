@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 import attrs
 
 from adapters.clock import Clock
+from reconcile.agents import BACKOFF_CAP_SECONDS
 
 __all__ = ["Backoff", "Retrying", "Stopped", "Transient", "backoff_delay", "decide", "race"]
 
@@ -45,7 +46,7 @@ class Backoff:
     """Exponential backoff with equal jitter: attempt n waits in ``[c/2, c]``, ``c = min(cap, base * 2**n)``."""
 
     base: float = 0.5
-    cap: float = 60.0
+    cap: float = BACKOFF_CAP_SECONDS
 
 
 def backoff_delay(policy: Backoff, attempt: int, rng: random.Random) -> float:
@@ -99,10 +100,12 @@ class Retrying:
         what: str,
         interrupt: asyncio.Event,
         after: Exception | None = None,
+        observe: Callable[[Exception], Coroutine[Any, Any, None]] | None = None,
     ) -> T:
         """``await call()`` until it returns or raises an error ``on`` does not retry.
 
         ``after``: the call has just failed with this error elsewhere, so back off before the first try.
+        ``observe`` is told of every error about to be waited out (the agent reports what stalls it).
         A wait is abandoned with :class:`Stopped` as soon as ``interrupt`` is set.
         """
         backoffs = 0  # the exponent counts only the waits the law chose
@@ -123,6 +126,8 @@ class Retrying:
                     "delay": round(delay, 3),
                     "error": f"{type(error).__name__}: {error}",
                 }
+                if observe is not None:
+                    await race(observe(error), interrupt)
                 log.info("retry", extra=fields)
                 await race(self.clock.sleep(delay), interrupt)
             try:

@@ -16,6 +16,7 @@ from hub_app.api.errors import exception_handlers
 from hub_app.api.openapi import CommandSchemaPlugin, DocumentedAttrsPlugin, openapi_config
 from hub_app.api.request_text import check_path_and_query
 from hub_app.mcp_server import McpPlugin
+from hub_app.metrics import http_metrics_middleware
 from hub_app.runtime import Hub
 from hub_app.web import WebPage
 
@@ -71,6 +72,7 @@ def create_app(
         lifespan=[lifespan],
         request_max_body_size=MAX_JSON_BODY,
         plugins=plugins,
+        middleware=[http_metrics_middleware],
     )
     app.state.hub = hub
     page.attach(app)

@@ -8,6 +8,7 @@ claims, ``reject`` cancels its commands. Every status change goes through :func:
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import attrs
@@ -34,6 +35,8 @@ from reconcile.errors import ConflictError
 from reconcile.lifecycle import PENDING, RETRYABLE, CommandStatus, Event, advance, can
 from reconcile.settings import Settings
 from reconcile.tempkeys import resolved_keys
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "approve_batch",
@@ -81,7 +84,9 @@ async def validate(unit: Unit, body: Any) -> tuple[ValidBatch, Settings]:
     """A batch body checked by the core against the hub's state (422 on the first violation)."""
     settings = await unit.db.admin.settings()
     check_batch_size(body, settings)  # before the context is fetched for every key the body names
-    return validate_batch(body, await batch_context(unit, body, settings)), settings
+    context = await batch_context(unit, body, settings)
+    with unit.metrics().timed_validation():
+        return validate_batch(body, context), settings
 
 
 async def store_batch(
@@ -107,6 +112,9 @@ async def store_batch(
     await unit.db.notes.add_to_batch(batch.id, valid.notes, author=valid.author, now=unit.now)
     if not approval.holds(waits):
         await unit.db.announce_batch(unit.wakeup.notify)
+    unit.after_commit(lambda metrics: metrics.batch_created(c.type for c in commands))
+    fields = {"batch_id": batch.id, "commands": len(commands), "author": valid.author, "waits": approval.holds(waits)}
+    unit.db.after_commit.append(lambda: log.info("batch_created", extra=fields))
     return batch, commands
 
 

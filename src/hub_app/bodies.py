@@ -22,6 +22,7 @@ from reconcile.errors import ValidationError
 from reconcile.records import HistoryEntry, MirrorIssue, wire_history, wire_issue
 
 __all__ = [
+    "AgentProblemIn",
     "BatchIn",
     "CancelIn",
     "ClaimIn",
@@ -308,6 +309,19 @@ class ClaimIn:
     instance: str | None = attrs.field(
         default=None,
         metadata=meta("str?", "процесс агента (из его журнала): второй процесс с тем же agent_id получает 409"),
+    )
+    given: frozenset[str] = attrs.field(default=frozenset(), metadata=_HIDDEN)
+
+
+@attrs.frozen(kw_only=True)
+class AgentProblemIn:
+    """What keeps the agent from claiming (``POST /agent/status``): one line naming the URL and the fix."""
+
+    agent_id: str = attrs.field(metadata=meta("nonempty"))
+    version: str | None = attrs.field(default=None, metadata=meta("str?"))
+    instance: str | None = attrs.field(default=None, metadata=meta("str?", "процесс агента (из его журнала)"))
+    last_error: str | None = attrs.field(
+        metadata=meta("str?", "почему агент не может работать; null — больше ничего не мешает")
     )
     given: frozenset[str] = attrs.field(default=frozenset(), metadata=_HIDDEN)
 

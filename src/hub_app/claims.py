@@ -7,13 +7,15 @@ queued maybe create the hub's auto refresh. The long poll around it lives in :mo
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+import logging
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from adapters.storage.records import AgentStatusRecord, CommandRecord
 from hub_app.batches import base_jql, command, held_batches, resolved_in_batch, store_batch
-from hub_app.bodies import ClaimIn
+from hub_app.bodies import AgentProblemIn, ClaimIn
 from hub_app.runtime import Unit
 from hub_app.views import AgentStatusView, CommandHeld, DeliveryView, QueueOutlook
 from reconcile import delivery, history, queue, reports
@@ -24,6 +26,11 @@ from reconcile.lifecycle import CommandStatus, Event, advance
 from reconcile.pacing import pause_seconds
 from reconcile.settings import Settings
 
+if TYPE_CHECKING:
+    from hub_app.metrics import HubMetrics
+
+log = logging.getLogger(__name__)
+
 __all__ = [
     "QUEUED_HEAD",
     "agent_facts",
@@ -31,8 +38,12 @@ __all__ = [
     "claim_once",
     "command_held",
     "queue_outlook",
+    "record_problem",
     "touch_agent",
 ]
+
+#: The longest ``last_error`` kept (one line is meant; a longer one is cut).
+LAST_ERROR_CHARS = 2000
 
 #: How many queued commands one look at the queue reads (skipped ones make it look again).
 QUEUED_HEAD = 50
@@ -50,7 +61,10 @@ async def agent_status(unit: Unit) -> AgentStatusView:
     status = await unit.db.admin.agent_status()
     settings = await unit.db.admin.settings()
     online = status is not None and is_online(
-        status.last_seen_at, now=unit.now, claim_wait_seconds=settings.claim_wait_seconds
+        status.last_seen_at,
+        now=unit.now,
+        claim_wait_seconds=settings.claim_wait_seconds,
+        stalled=status.last_error is not None,
     )
     return AgentStatusView.of(status, online=online, queue=await queue_outlook(unit, settings))
 
@@ -82,28 +96,44 @@ async def command_held(unit: Unit, command_id: int, *, instance: str | None) -> 
     return CommandHeld(id=found.id, status=found.status, held=held)
 
 
-async def _register(unit: Unit, claim: ClaimIn, settings: Settings) -> None:
-    """The claimant becomes (or stays) the active agent; what it says of Jira is kept until it says otherwise."""
-    check_instance(claim.instance)
+async def _claimant(unit: Unit, agent_id: str, instance: str | None, settings: Settings) -> AgentStatusRecord:
+    """The agent's row once ``agent_id``/``instance`` may act as the active agent (else 409, nothing kept)."""
+    check_instance(instance)
     current = await unit.db.admin.agent_status()
     check_claimant(
-        claim.agent_id,
-        instance=claim.instance,
+        agent_id,
+        instance=instance,
         active=current.agent_id if current else None,
         active_instance=current.instance if current else None,
         active_seen_at=current.last_seen_at if current else None,
         now=unit.now,
         claim_wait_seconds=settings.claim_wait_seconds,
     )
-    if current is None or current.agent_id != claim.agent_id:
-        current = AgentStatusRecord(agent_id=claim.agent_id, last_seen_at=unit.now)
-    current = attrs.evolve(current, instance=claim.instance)
+    if current is None or current.agent_id != agent_id:
+        current = AgentStatusRecord(agent_id=agent_id, last_seen_at=unit.now)
+    return attrs.evolve(current, instance=instance, last_seen_at=unit.now)
+
+
+async def _register(unit: Unit, claim: ClaimIn, settings: Settings) -> None:
+    """The claimant becomes (or stays) the active agent; what it says of Jira is kept until it says otherwise.
+    Its ``last_error`` is over: the agent claims only once Jira answers it."""
+    current = await _claimant(unit, claim.agent_id, claim.instance, settings)
     told: dict[str, Any] = {
         name: getattr(claim, name) for name in ("version", "jira_user", "jira_time_zone") if name in claim.given
     }
     if "symmetric_link_types" in claim.given:
         told["symmetric_link_types"] = tuple(claim.symmetric_link_types or ())
-    await unit.db.admin.save_agent_status(attrs.evolve(current, **told, last_seen_at=unit.now, last_claim_at=unit.now))
+    await unit.db.admin.save_agent_status(attrs.evolve(current, **told, last_claim_at=unit.now, last_error=None))
+
+
+async def record_problem(unit: Unit, body: AgentProblemIn) -> None:
+    """``POST /agent/status``: the agent is alive but something keeps it from claiming (DESIGN.md 5.4); the
+    same who-may-act rule as a claim, so a second agent cannot write over the active one's status."""
+    settings = await unit.db.admin.settings()
+    current = await _claimant(unit, body.agent_id, body.instance, settings)
+    version = body.version if "version" in body.given else current.version
+    last_error = body.last_error[:LAST_ERROR_CHARS] if body.last_error else None
+    await unit.db.admin.save_agent_status(attrs.evolve(current, version=version, last_error=last_error))
 
 
 async def _snapshot(unit: Unit, held: frozenset[int]) -> queue.ClaimSnapshot:
@@ -197,6 +227,10 @@ async def _auto_refresh(unit: Unit, settings: Settings, held: frozenset[int]) ->
     return True
 
 
+def _count_claim(outcome: str, metrics: HubMetrics) -> None:
+    metrics.claims.labels(outcome=outcome).inc()
+
+
 async def claim_once(unit: Unit, claim: ClaimIn) -> DeliveryView | None:
     """``POST /agent/claim`` once (no waiting): the delivery, or ``None`` when there is nothing to issue.
 
@@ -215,7 +249,21 @@ async def claim_once(unit: Unit, claim: ClaimIn) -> DeliveryView | None:
         if decision.needs_more:
             continue
         if decision.delivery is not None:
-            return await _deliver(unit, await command(unit, decision.delivery.id), settings)
+            record = await command(unit, decision.delivery.id)
+            issued = await _deliver(unit, record, settings)
+            unit.after_commit(functools.partial(_count_claim, "issued" if issued.deliveries <= 1 else "redelivered"))
+            fields = {
+                "command_id": issued.id,
+                "batch_id": record.batch_id,
+                "type": issued.type,
+                "deliveries": issued.deliveries,
+                "agent_id": claim.agent_id,
+            }
+            if isinstance(issued.params.get("key"), str):
+                fields["key"] = issued.params["key"]
+            unit.db.after_commit.append(functools.partial(log.info, "command_issued", extra=fields))
+            return issued
         if auto_done or not await _auto_refresh(unit, settings, held):
+            unit.after_commit(functools.partial(_count_claim, "empty"))
             return None
         auto_done = True

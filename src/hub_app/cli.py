@@ -1,91 +1,106 @@
 """``sdlc-hub``: serve the hub, migrate its database, manage API tokens, run the demo.
 
-Every subcommand takes ``--data-dir`` (env ``SDLC_HUB_DATA_DIR``, default ``./.sdlc-hub``) and
-``--database-url`` (env ``SDLC_HUB_DATABASE_URL``; default SQLite in the data dir).
+Every subcommand takes ``--data-dir`` (env ``SDLC_HUB_DATA_DIR``, default ``./.sdlc-hub``),
+``--database-url`` (env ``SDLC_HUB_DATABASE_URL`` or ``SDLC_HUB_DATABASE_URL_FILE``; default SQLite in the data
+dir), ``--config FILE`` (env ``SDLC_HUB_CONFIG``) and ``--log-level``; each flag is also an environment variable
+and a key of the TOML config file (:mod:`adapters.cli_config`).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import logging
 import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-import uvicorn
-
-from adapters.files import FileStore
+from adapters.cli_config import CommandLine, Option, package_version
 from adapters.logs import configure_logging
-from adapters.storage.database import Database
-from adapters.storage.engine import make_engine, sqlite_url
-from hub_app import admin
-from hub_app.app import create_app
-from hub_app.bodies import TokenIn
 from hub_app.roles import Role
-from hub_app.runtime import Hub, open_hub
-from hub_app.views import TokenView
-from hub_app.web import session_key
-from reconcile.errors import ReconcileError
 
-__all__ = ["main"]
+if TYPE_CHECKING:
+    from hub_app.runtime import Hub
+    from hub_app.views import TokenView
+
+# Each subcommand imports what it needs when it runs: `token add` must start in well under a second, without
+# the web framework, the server, the MCP library (bench/bench_cli.py measures it).
+
+__all__ = ["command_line", "main"]
 
 T = TypeVar("T")
 
 
-def _storage_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--data-dir",
-        type=Path,
-        default=argparse.SUPPRESS,
-        help="data directory: SQLite database and files (env SDLC_HUB_DATA_DIR, default ./.sdlc-hub)",
-    )
-    parser.add_argument(
-        "--database-url",
-        default=argparse.SUPPRESS,
-        help="postgresql+asyncpg://… or sqlite+aiosqlite:///… (env SDLC_HUB_DATABASE_URL)",
-    )
+DATA_DIR = Option("data-dir", type=Path, default=Path(".sdlc-hub"), help="data directory: SQLite database and files")
+DATABASE_URL = Option(
+    "database-url",
+    secret=True,  # may carry the database password
+    help="postgresql+asyncpg://… or sqlite+aiosqlite:///… (default: SQLite in the data directory)",
+)
+STORAGE = (DATA_DIR, DATABASE_URL)
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sdlc-hub", description="The sdlc-hub server and its administration.")
-    _storage_options(parser)
-    sub = parser.add_subparsers(dest="command", required=True)
+def command_line() -> CommandLine:
+    cli = CommandLine("sdlc-hub", env_prefix="SDLC_HUB", description="The sdlc-hub server and its administration.")
+    cli.add(cli.parser, *STORAGE)
+    sub = cli.parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="run the HTTP API (migrations run on start)")
-    _storage_options(serve)
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8700)
-
-    migrate = sub.add_parser("migrate", help="bring the database schema up to date")
-    _storage_options(migrate)
+    cli.add(
+        serve,
+        *STORAGE,
+        Option("host", default="127.0.0.1", help="the address to listen on"),
+        Option("port", type=int, default=8700, help="the port to listen on"),
+        Option(
+            "forwarded-allow-ips",
+            default="127.0.0.1",
+            help="addresses of the TLS proxies whose X-Forwarded-For/-Proto are trusted (comma-separated, or *)",
+        ),
+    )
+    cli.add(sub.add_parser("migrate", help="bring the database schema up to date"), *STORAGE)
 
     token = sub.add_parser("token", help="API tokens")
     token_sub = token.add_subparsers(dest="token_command", required=True)
     add = token_sub.add_parser("add", help="create a token; its secret is printed once, alone on the last line")
-    _storage_options(add)
+    cli.add(add, *STORAGE)
     add.add_argument("name")
     add.add_argument("--role", required=True, choices=[role.value for role in Role])
-    listing = token_sub.add_parser("list", help="list tokens")
-    _storage_options(listing)
+    cli.add(token_sub.add_parser("list", help="list tokens"), *STORAGE)
     revoke = token_sub.add_parser("revoke", help="revoke a token")
-    _storage_options(revoke)
+    cli.add(revoke, *STORAGE)
     revoke.add_argument("name")
 
     sub.add_parser("demo", help="hub + agent + Jira simulator on loopback with a sample batch", add_help=False)
-    return parser
+    return cli
 
 
 def _storage(args: argparse.Namespace) -> tuple[Path, str | None]:
-    data_dir = getattr(args, "data_dir", None) or Path(os.environ.get("SDLC_HUB_DATA_DIR") or ".sdlc-hub")
-    url = getattr(args, "database_url", None) or os.environ.get("SDLC_HUB_DATABASE_URL") or None
+    data_dir: Path = args.data_dir
+    url: str | None = args.database_url
     return data_dir, url
 
 
+class _Unusable(Exception):
+    """The database cannot be used: one line on stderr, exit code 2, no traceback."""
+
+
 async def _with_hub(args: argparse.Namespace, action: Callable[[Hub], Awaitable[T]]) -> T:
+    from sqlalchemy.exc import DBAPIError  # noqa: PLC0415 - see the note on imports above
+
+    from adapters.storage.engine import DatabaseUrlError, check_url, sqlite_url  # noqa: PLC0415
+    from hub_app.runtime import open_hub  # noqa: PLC0415
+
     data_dir, url = _storage(args)
-    hub = await open_hub(data_dir=data_dir, database_url=url)
+    try:
+        shown = check_url(url or sqlite_url(data_dir)).render_as_string(hide_password=True)
+        hub = await open_hub(data_dir=data_dir, database_url=url)
+    except DatabaseUrlError as exc:
+        raise _Unusable(str(exc)) from None
+    except (OSError, TimeoutError, DBAPIError) as exc:
+        raise _Unusable(f"cannot open the database {shown}: {_reason(exc)}") from None
     try:
         return await action(hub)
     finally:
@@ -93,42 +108,93 @@ async def _with_hub(args: argparse.Namespace, action: Callable[[Hub], Awaitable[
 
 
 async def _token_add(hub: Hub, name: str, role: str) -> str:
+    from hub_app import admin  # noqa: PLC0415
+    from hub_app.bodies import TokenIn  # noqa: PLC0415
+
     async with hub.unit() as unit:
         created = await admin.add_token(unit, TokenIn(name=name, role=role))  # type: ignore[arg-type]
     return created.secret
 
 
 async def _token_list(hub: Hub) -> list[TokenView]:
+    from hub_app import admin  # noqa: PLC0415
+
     async with hub.unit() as unit:
         return await admin.list_tokens(unit)
 
 
 async def _token_revoke(hub: Hub, name: str) -> TokenView:
+    from hub_app import admin  # noqa: PLC0415
+
     async with hub.unit() as unit:
         return await admin.revoke_token(unit, name)
 
 
 def _serve(args: argparse.Namespace) -> int:
+    import uvicorn  # noqa: PLC0415
+
+    from adapters.files import FileStore  # noqa: PLC0415
+    from adapters.storage.database import Database  # noqa: PLC0415
+    from adapters.storage.engine import make_engine, sqlite_url  # noqa: PLC0415
+    from hub_app.app import create_app  # noqa: PLC0415
+    from hub_app.runtime import Hub  # noqa: PLC0415
+    from hub_app.web import session_key  # noqa: PLC0415
+
     data_dir, url = _storage(args)
     asyncio.run(_with_hub(args, lambda hub: asyncio.sleep(0)))  # migrations, before serving
     hub = Hub(database=Database(make_engine(url or sqlite_url(data_dir))), files=FileStore(data_dir / "files"))
     app = create_app(hub, close_hub=True, web_key=session_key(data_dir))
-    print(f"sdlc-hub: http://{args.host}:{args.port} (data dir {data_dir.resolve()})", flush=True)
+    # Litestar installs its own logging configuration when the app is built: take the process's back.
+    configure_logging(args.log_level, fmt=args.log_format, secrets=_secrets(args))
+    logging.getLogger("hub_app.cli").info(
+        "serving",
+        extra={
+            "url": f"http://{args.host}:{args.port}",
+            "data_dir": str(data_dir.resolve()),
+            "version": package_version(),
+        },
+    )
     # A claim may be waiting in a long poll for up to claim_wait_seconds: on SIGTERM it is cut after a second
     # (the agent sees a dropped connection and claims again from the next hub), not waited for.
     # Idle keep-alive outlives the clients' 5 s pool expiry, so a client never reuses a connection the hub is
     # closing at that very moment.
-    configure_logging("info")
     uvicorn.run(
         app,
         host=args.host,
         port=args.port,
         log_config=None,  # the process's one log format (adapters.logs), not uvicorn's own handlers
-        log_level="info",
+        log_level=args.log_level.lower(),
         timeout_graceful_shutdown=1,
         timeout_keep_alive=75,
+        proxy_headers=True,
+        forwarded_allow_ips=args.forwarded_allow_ips,
     )
     return 0
+
+
+def _reason(exc: BaseException) -> str:
+    """The driver's own words, on one line (``connection refused``, ``database "x" does not exist``)."""
+    from sqlalchemy.exc import DBAPIError  # noqa: PLC0415
+
+    cause: BaseException = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
+    text = str(cause).strip() or type(cause).__name__
+    if text.startswith("<class '"):  # SQLAlchemy's asyncpg adapter: "<class 'asyncpg….Error'>: the message"
+        text = text.split(": ", 1)[-1]
+    return " ".join(text.split())
+
+
+def _secrets(args: argparse.Namespace) -> tuple[str, ...]:
+    """The values no log line may show: secret options, and the password inside the database URL."""
+    from sqlalchemy.engine import make_url  # noqa: PLC0415
+    from sqlalchemy.exc import ArgumentError  # noqa: PLC0415
+
+    secrets: tuple[str, ...] = args.secrets
+    if args.database_url:
+        with contextlib.suppress(ArgumentError, ValueError):
+            password = make_url(args.database_url).password
+            if password:
+                secrets += (str(password),)
+    return secrets
 
 
 def _demo_position(argv: Sequence[str]) -> int | None:
@@ -149,7 +215,8 @@ def _run_demo(argv: Sequence[str], position: int) -> int:
     from loopback import demo  # noqa: PLC0415 — starts processes; imported only when asked for
 
     prefix = argparse.ArgumentParser(add_help=False)
-    _storage_options(prefix)
+    for option in STORAGE:
+        prefix.add_argument(option.flag, default=argparse.SUPPRESS)
     args = prefix.parse_args(argv[:position])
     if getattr(args, "data_dir", None):
         os.environ["SDLC_HUB_DATA_DIR"] = str(args.data_dir)
@@ -164,7 +231,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     position = _demo_position(argv)
     if position is not None:
         return _run_demo(argv, position)
-    args = _parser().parse_args(argv)
+    from reconcile.errors import ReconcileError  # noqa: PLC0415 - cheap, but after --help/--version
+
+    args = command_line().parse(argv)
+    configure_logging(args.log_level, fmt=args.log_format, secrets=_secrets(args))
+    if args.command == "token" and args.log_level != "DEBUG":
+        # A token command's output is its answer; the schema upgrade it may run first is shown by migrate/serve.
+        logging.getLogger("alembic").setLevel(logging.WARNING)
     try:
         if args.command == "serve":
             return _serve(args)
@@ -189,6 +262,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ReconcileError as exc:
         print(f"sdlc-hub: {exc.message}", file=sys.stderr)
         return 1
+    except _Unusable as exc:
+        print(f"sdlc-hub: {exc}", file=sys.stderr)
+        return 2
     return 2
 
 

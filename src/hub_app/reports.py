@@ -8,6 +8,7 @@ whose desired state the mirror now shows are ``confirmed_by_state`` (:mod:`recon
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +26,8 @@ from reconcile import delivery, history, reports
 from reconcile.errors import ConflictError, ValidationError
 from reconcile.lifecycle import CommandStatus, Event, advance
 from reconcile.settings import Settings
+
+log = logging.getLogger(__name__)
 
 __all__ = ["report", "submit_pages"]
 
@@ -91,6 +94,23 @@ async def report(unit: Unit, command_id: int, body: ReportIn) -> ReportAck:
         await unit.db.notes.move(current.batch_id, current.temp_key, decision.key)
     if decision.apply_refresh:
         await _apply_refresh_result(unit, current, result, settings)
+    recorded = body if decision.record else None
+    fields: dict[str, Any] = {
+        "command_id": command_id,
+        "batch_id": current.batch_id,
+        "type": current.type,
+        "status": body.status,
+        "accepted": decision.accepted,
+        "jira_calls": body.jira_calls,
+    }
+    if isinstance(current.params.get("key"), str):
+        fields["key"] = current.params["key"]
+    if current.claimed_at is not None:
+        fields["duration_ms"] = round((unit.now - current.claimed_at).total_seconds() * 1000)
+    if body.status == "failed":
+        fields["error"] = reports.trim_error(body.error)
+    unit.db.after_commit.append(lambda: log.info("command_reported", extra=fields))
+    unit.after_commit(lambda metrics: metrics.report_received(body.status, decision.accepted, recorded))
     return ReportAck(accepted=decision.accepted, status=decision.status)
 
 
@@ -124,6 +144,9 @@ async def _apply_refresh_result(
                 )
             ]
             await unit.db.mirror.vanish(gone, now=unit.now)
+        seconds = (unit.now - run.started_at).total_seconds()
+        count = issues if isinstance(issues, int) and _is_count(issues) else 0
+        unit.after_commit(lambda metrics: metrics.refresh_finished(seconds, count))
     await _confirm_claimed(unit, settings, exclude=refresh.id)
 
 

@@ -11,6 +11,7 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 import attrs
@@ -18,6 +19,9 @@ import attrs
 from adapters.files import FileStore
 from adapters.storage.database import Database, UnitOfWork
 from adapters.storage.engine import make_engine, migrate, sqlite_url
+
+if TYPE_CHECKING:
+    from hub_app.metrics import HubMetrics
 
 __all__ = ["Hub", "Unit", "Wakeup", "open_hub", "utc_now"]
 
@@ -52,6 +56,11 @@ class Unit:
     now: datetime
     files: FileStore
     wakeup: Wakeup
+    metrics: Callable[[], HubMetrics]
+
+    def after_commit(self, action: Callable[[HubMetrics], None]) -> None:
+        """Count ``action`` in the metrics once this unit's transaction commits (never for a rolled-back one)."""
+        self.db.after_commit.append(lambda: action(self.metrics()))
 
 
 @attrs.define(kw_only=True)
@@ -60,12 +69,22 @@ class Hub:
     files: FileStore
     now: Callable[[], datetime] = utc_now
     wakeup: Wakeup = attrs.field(factory=Wakeup)
+    _metrics: HubMetrics | None = attrs.field(default=None, init=False)
+
+    @property
+    def metrics(self) -> HubMetrics:
+        """The process's counters, made at first use: an admin command never loads ``prometheus_client``."""
+        if self._metrics is None:
+            from hub_app.metrics import HubMetrics  # noqa: PLC0415
+
+            self._metrics = HubMetrics()
+        return self._metrics
 
     @contextlib.asynccontextmanager
     async def unit(self) -> AsyncIterator[Unit]:
         """A transaction: committed when the block ends normally, rolled back on an exception."""
         async with self.database.unit() as db:
-            yield Unit(db=db, now=self.now(), files=self.files, wakeup=self.wakeup)
+            yield Unit(db=db, now=self.now(), files=self.files, wakeup=self.wakeup, metrics=lambda: self.metrics)
 
     async def start_listening(self) -> None:
         """Wake this process's claims when another hub process announces a batch (PostgreSQL)."""

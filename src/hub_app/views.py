@@ -419,6 +419,9 @@ class AgentStatusView:
     last_seen_at: str | None
     last_claim_at: str | None
     online: bool
+    #: What keeps the agent from working, as it reported it (a TLS failure, a wrong Jira URL…); cleared by
+    #: its next claim.
+    last_error: str | None
     queue: QueueOutlook
 
     @classmethod
@@ -434,6 +437,7 @@ class AgentStatusView:
                 last_seen_at=None,
                 last_claim_at=None,
                 online=False,
+                last_error=None,
                 queue=queue,
             )
         return cls(
@@ -446,6 +450,7 @@ class AgentStatusView:
             last_seen_at=_iso(status.last_seen_at),
             last_claim_at=iso(status.last_claim_at),
             online=online,
+            last_error=status.last_error,
             queue=queue,
         )
 

@@ -1,8 +1,10 @@
-"""``jira-sim --host H --port N [--seed FILE]``: serve the simulator with uvicorn."""
+"""``jira-sim --host H --port N [--seed FILE]``: serve the simulator with uvicorn.
+
+Each flag is also ``JIRA_SIM_<FLAG>`` and a key of ``--config FILE`` (:mod:`adapters.cli_config`); ``--version``.
+"""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import gc
 import json
@@ -11,17 +13,26 @@ from pathlib import Path
 
 import uvicorn
 
+from adapters.cli_config import CommandLine, Option
+from adapters.logs import configure_logging
 from jira_sim.simulator import Simulator
 
 __all__ = ["main"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="jira-sim", description="An in-memory Jira Data Center simulator")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8080, help="0 picks a free port")
-    parser.add_argument("--seed", type=Path, help="a seed JSON file (default: the built-in sample)")
-    args = parser.parse_args(argv)
+    # Warnings only by default: an access line per request would slow the simulator down in benchmarks.
+    cli = CommandLine(
+        "jira-sim", env_prefix="JIRA_SIM", description="An in-memory Jira Data Center simulator", log_level="WARNING"
+    )
+    cli.add(
+        cli.parser,
+        Option("host", default="127.0.0.1", help="the address to listen on"),
+        Option("port", type=int, default=8080, help="0 picks a free port"),
+        Option("seed", type=Path, help="a seed JSON file (default: the built-in sample)"),
+    )
+    args = cli.parse(argv)
+    configure_logging(args.log_level, fmt=args.log_format)
     seed = json.loads(args.seed.read_text(encoding="utf-8")) if args.seed else None
     sim = Simulator(seed)
     # The seed's objects live as long as the process: keep them out of the cyclic collector's full passes, whose
@@ -30,7 +41,13 @@ def main(argv: list[str] | None = None) -> int:
     # Keep-alive longer than httpx's 5 s pool expiry, like a real Jira behind its proxy: the client, not the
     # server, closes idle connections, so a request never races a server-side close.
     config = uvicorn.Config(
-        sim.asgi, host=args.host, port=args.port, log_level="warning", lifespan="on", timeout_keep_alive=75
+        sim.asgi,
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level.lower(),
+        log_config=None,  # the process's log format (adapters.logs)
+        lifespan="on",
+        timeout_keep_alive=75,
     )
     server = uvicorn.Server(config)
     asyncio.run(_serve(server, args.host))

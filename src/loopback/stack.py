@@ -44,6 +44,11 @@ DEMO_PACING: dict[str, float] = {
 }
 
 
+#: How long a process may take to become ready: a guard against a hang, not a measure (a loaded machine with
+#: parallel test workers has taken over 30 s to start a hub that migrates a fresh PostgreSQL database).
+STARTUP_TIMEOUT = 120.0
+
+
 def start_sim(log_dir: Path, *, detach: bool = False, seed: Path | None = None) -> tuple[Proc, str]:
     """``jira-sim --port 0``; returns the process and the URL it printed."""
     argv = [*script("jira-sim"), "--host", "127.0.0.1", "--port", "0"]
@@ -59,7 +64,7 @@ def start_sim(log_dir: Path, *, detach: bool = False, seed: Path | None = None) 
                 return True
         return False
 
-    wait_for("jira-sim", listening, timeout=20, proc=proc)
+    wait_for("jira-sim", listening, timeout=STARTUP_TIMEOUT, proc=proc)
     return proc, found[0].rstrip("/")
 
 
@@ -115,7 +120,12 @@ def start_hub(
     ]
     proc = spawn("sdlc-hub", argv, log_dir, detach=detach, env=_hub_env(data_dir, database_url))
     url = f"http://127.0.0.1:{port}"
-    wait_for("sdlc-hub", lambda: httpx.get(f"{url}/health", timeout=2).status_code == 200, timeout=30, proc=proc)
+    wait_for(
+        "sdlc-hub",
+        lambda: httpx.get(f"{url}/health", timeout=2).status_code == 200,
+        timeout=STARTUP_TIMEOUT,
+        proc=proc,
+    )
     return proc, url
 
 

@@ -6,6 +6,10 @@ online while it was seen within :data:`ONLINE_FACTOR` × ``claim_wait_seconds``.
 ``agent_id`` — or from another instance of the same ``agent_id`` (a copied unit file) — while the active one is
 online is refused (HTTP 409, with the seconds until it would count as away); once it has been away that long,
 the newcomer takes over. A claim without an instance (an older agent) is the instance ``""``.
+
+A **stalled** agent (it reported a ``last_error``: it cannot reach Jira) does not claim; it tells the hub again
+at each of its backoff waits, which last up to :data:`BACKOFF_CAP_SECONDS`, so it counts as online while seen
+within :data:`ONLINE_FACTOR` of those waits (or of long polls, whichever is longer).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 from reconcile.errors import ConflictError, ValidationError
 
 __all__ = [
+    "BACKOFF_CAP_SECONDS",
     "INSTANCE_MAX",
     "ONLINE_FACTOR",
     "AgentConflict",
@@ -29,6 +34,8 @@ __all__ = [
 ONLINE_FACTOR = 2
 #: The longest ``instance`` a claim may carry (the agent makes 32 hex digits).
 INSTANCE_MAX = 64
+#: The agent's longest backoff wait (DESIGN.md 5.4: a configuration mistake is not hammered).
+BACKOFF_CAP_SECONDS = 60.0
 
 
 class AgentConflict(ConflictError):
@@ -49,9 +56,11 @@ def _window(claim_wait_seconds: float) -> timedelta:
     return timedelta(seconds=ONLINE_FACTOR * claim_wait_seconds)
 
 
-def is_online(last_seen_at: datetime, *, now: datetime, claim_wait_seconds: float) -> bool:
-    """Whether the agent last seen at ``last_seen_at`` is still online at ``now``."""
-    return last_seen_at >= now - _window(claim_wait_seconds)
+def is_online(last_seen_at: datetime, *, now: datetime, claim_wait_seconds: float, stalled: bool = False) -> bool:
+    """Whether the agent last seen at ``last_seen_at`` is still online at ``now`` (``stalled``: it reported a
+    ``last_error`` and reports between backoff waits, not claims)."""
+    waits = max(claim_wait_seconds, BACKOFF_CAP_SECONDS) if stalled else claim_wait_seconds
+    return last_seen_at >= now - _window(waits)
 
 
 def check_claimant(

@@ -7,7 +7,6 @@ parameter here changes the three together.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Mapping
 from enum import Enum
@@ -120,7 +119,7 @@ class CommandSpec:
         return "; ".join(parts)
 
 
-def _p(name: str, fmt: Format, doc: str) -> Param:
+def _p(name: str, fmt: Format, doc: str) -> Param:  # pragma: no mutate block (runs only at import)
     return Param(name=name, format=fmt, doc=doc)
 
 
@@ -252,11 +251,16 @@ CATALOGUE: Mapping[str, CommandSpec] = {
 }
 
 
-@functools.cache  # the catalogue never changes; this is read for every command the hub looks at
+# Read for every command the hub looks at; the catalogue never changes.
+_KEY_PARAMS: Mapping[str, tuple[str, ...]] = {
+    spec.type: tuple(p.name for p in spec.params if p.format in (Format.ISSUE_KEY, Format.KEY_LIST))
+    for spec in CATALOGUE.values()
+}
+
+
 def key_params(command_type: str) -> tuple[str, ...]:
     """Names of the parameters of a type that hold an issue key or a temp key (refresh ``keys`` is a list)."""
-    spec = CATALOGUE[command_type]
-    return tuple(p.name for p in spec.params if p.format in (Format.ISSUE_KEY, Format.KEY_LIST))
+    return _KEY_PARAMS[command_type]
 
 
 def command_label(index: int, command_type: str | None) -> str:
@@ -454,26 +458,30 @@ def batch_create_schema() -> dict[str, Any]:
     }
 
 
+#: The opening of :func:`batch_create_description`; the types and parameters follow, read from the catalogue.
+_DESCRIPTION_INTRO = (
+    "Создаёт пакет команд для Jira. Каждая команда — ЖЕЛАЕМОЕ СОСТОЯНИЕ одной задачи: агент внутри банка",
+    "читает Jira, сравнивает и записывает только разницу; повтор уже выполненной команды ничего не пишет.",
+    "Команды выполняются по одной, в порядке списка, с паузами политики темпа между записями; результат",
+    "приходит асинхронно — ответ содержит estimate_seconds (оценку длительности), статусы читайте через",
+    "batch_status. Пакет проверяется целиком: при первой ошибке он не создаётся и ничего не записано.",
+    "Временные ключи: ensure_issue с temp_key new:<n> создаёт задачу; другие команды этого же пакета",
+    "ссылаются на неё как new:<n> (key, source, target, epic_key) — хаб подставит настоящий ключ, когда",
+    "задача будет создана; new:<n> должен стоять после своей ensure_issue. В хвост пакета хаб добавляет",
+    "refresh по всем его ключам. С project = P хаб проверяет, что задачи пакета — задачи проекта P, и",
+    "дописывает метку P в labels новых задач.",
+    "",
+    "Типы команд (params):",
+)
+
+
 def _param_line(param: Param) -> str:
     return f"    - {param.name}: {_EXPECTED[param.format]} — {param.doc}"
 
 
 def batch_create_description() -> str:
     """The human description of ``batch_create``, built from the catalogue."""
-    lines = [
-        "Создаёт пакет команд для Jira. Каждая команда — ЖЕЛАЕМОЕ СОСТОЯНИЕ одной задачи: агент внутри банка",
-        "читает Jira, сравнивает и записывает только разницу; повтор уже выполненной команды ничего не пишет.",
-        "Команды выполняются по одной, в порядке списка, с паузами политики темпа между записями; результат",
-        "приходит асинхронно — ответ содержит estimate_seconds (оценку длительности), статусы читайте через",
-        "batch_status. Пакет проверяется целиком: при первой ошибке он не создаётся и ничего не записано.",
-        "Временные ключи: ensure_issue с temp_key new:<n> создаёт задачу; другие команды этого же пакета",
-        "ссылаются на неё как new:<n> (key, source, target, epic_key) — хаб подставит настоящий ключ, когда",
-        "задача будет создана; new:<n> должен стоять после своей ensure_issue. В хвост пакета хаб добавляет",
-        "refresh по всем его ключам. С project = P хаб проверяет, что задачи пакета — задачи проекта P, и",
-        "дописывает метку P в labels новых задач.",
-        "",
-        "Типы команд (params):",
-    ]
+    lines = list(_DESCRIPTION_INTRO)
     for spec in CATALOGUE.values():
         lines.append(f"- {spec.type}: {spec.doc}")
         if spec.required:

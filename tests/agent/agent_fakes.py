@@ -39,6 +39,8 @@ class FakeHub:
     reports: list[tuple[int, dict[str, Any]]] = attrs.field(factory=list)
     pages: list[tuple[int, dict[str, Any]]] = attrs.field(factory=list)
     claims: list[dict[str, Any]] = attrs.field(factory=list)
+    #: The bodies of ``POST /agent/status`` (what stalls the agent, its ``last_error``).
+    problems: list[dict[str, Any]] = attrs.field(factory=list)
     requests: list[str] = attrs.field(factory=list)
     statuses: dict[int, str] = attrs.field(factory=dict)
     #: Answers forced on the next claims, e.g. ``[409]``; a callable is awaited instead (a long poll).
@@ -69,6 +71,9 @@ class FakeHub:
             self.claimed["deliveries"] += 1
             self.statuses[self.claimed["id"]] = "claimed"
             return httpx.Response(200, json=self.claimed)
+        if path == "/agent/status":
+            self.problems.append(json.loads(request.content))
+            return httpx.Response(204)
         if match := re.fullmatch(r"/agent/commands/(\d+)/report", path):
             command_id = int(match.group(1))
             body = json.loads(request.content)

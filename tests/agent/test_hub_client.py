@@ -88,7 +88,10 @@ async def test_transport_error_and_5xx_are_unreachable() -> None:
         Fault("POST", "/agent/claim", "status", status=502),
     ]
     async with client(FakeHub(), faults) as hub_client:
-        with pytest.raises(HubUnreachable, match=r"POST /agent/claim: ConnectError"):
+        with pytest.raises(
+            HubUnreachable,
+            match=r"POST /agent/claim: cannot connect to hub at http://hub \(ConnectError: .*\): check the host",
+        ):
             await hub_client.claim(agent_id="a1", version="v", wait=0)
         with pytest.raises(HubUnreachable, match=r"POST /agent/claim: HTTP 502: fault"):
             await hub_client.claim(agent_id="a1", version="v", wait=0)

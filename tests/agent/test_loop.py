@@ -239,7 +239,13 @@ async def test_jira_outage_probed_before_claiming_again(tmp_path: Path) -> None:
     await rig.close()
     assert rig.clock.sleeps == expected_backoffs(3)
     assert rig.jira_transport.seen[-3:] == ["GET /rest/api/2/myself"] * 3
-    assert hub.requests == ["POST /agent/claim"]
+    # What stalls the agent is told to the hub at each wait (it counts as online meanwhile), naming Jira's URL.
+    assert hub.requests == ["POST /agent/claim", *["POST /agent/status"] * 3]
+    assert [p["last_error"] for p in hub.problems] == [
+        "cannot connect to jira at http://jira (ConnectError: fault injected before sending): check the host and "
+        "port in --jira and the proxy (--jira-proxy or HTTPS_PROXY/NO_PROXY)"
+    ] * 3
+    assert rig.agent.last_error is None
 
 
 async def test_pause_counts_from_last_jira_call(tmp_path: Path) -> None:
@@ -345,21 +351,52 @@ async def test_stop_during_a_page_backoff_abandons_at_once(
     assert [(line["command_id"], line["outcome"]) for line in command_lines()] == [(53, "abandoned")]
 
 
-async def test_jira_refusing_the_agent_while_probed_is_fatal(tmp_path: Path) -> None:
-    """Jira dropped a call, then answers the probe with 401: the agent stops (AgentFatal), no endless probing."""
+async def test_jira_refusing_the_agent_while_probed_is_backed_off_and_told(tmp_path: Path) -> None:
+    """Jira dropped a call, then answers the probe with 401 twice: the agent backs off (DESIGN.md 5.4), tells
+    the hub one line naming Jira's URL and what to check, and claims again once Jira takes it."""
     hub = FakeHub(queue=[command(54, "ensure_status", {"key": "AURORA-1538", "target": "Разработка"})])
     rig = Rig(tmp_path, hub)
     ctx = await rig.agent.context()
     rig.jira_transport.faults += [
         Fault("GET", r"/issue/AURORA-1538$", "before"),
-        Fault("GET", r"/myself$", "status", status=401),
+        Fault("GET", r"/myself$", "status", status=401, times=2),
     ]
-    with pytest.raises(AgentFatal) as caught:
-        await rig.agent.step(ctx)
+    await rig.agent.step(ctx)
     await rig.close()
-    assert str(caught.value) == "Jira refused the agent's credentials: HTTP 401"
-    assert (rig.clock.sleeps, hub.reports) == (expected_backoffs(1), [])
+    assert (rig.clock.sleeps, hub.reports) == (expected_backoffs(3), [])
+    refused = (
+        "jira at http://jira refused the agent's credentials on GET /rest/api/2/myself (HTTP 401): check "
+        "the token (SDLC_AGENT_JIRA_TOKEN or SDLC_AGENT_JIRA_TOKEN_FILE) or the user and password"
+    )
+    assert [p["last_error"] for p in hub.problems] == [
+        "cannot connect to jira at http://jira (ConnectError: fault injected before sending): check the host and "
+        "port in --jira and the proxy (--jira-proxy or HTTPS_PROXY/NO_PROXY)",
+        refused,
+        refused,
+    ]
     assert rig.journal.read() == JournalEntry(command_id=54, type="ensure_status", deliveries=1)
+
+
+async def test_a_probe_answered_with_an_error_is_not_jira_taking_the_agent(tmp_path: Path) -> None:
+    """After a dropped call, the probe gets 403 (a locked-out user) and then 502 (a proxy in front of Jira):
+    neither counts as Jira answering, so no command is claimed meanwhile; each is told to the hub once."""
+    hub = FakeHub(queue=[command(55, "ensure_status", {"key": "AURORA-1538", "target": "Разработка"})])
+    rig = Rig(tmp_path, hub)
+    ctx = await rig.agent.context()
+    rig.jira_transport.faults += [
+        Fault("GET", r"/issue/AURORA-1538$", "before"),
+        Fault("GET", r"/myself$", "status", status=403),
+        Fault("GET", r"/myself$", "status", status=502),
+    ]
+    await rig.agent.step(ctx)
+    await rig.close()
+    assert rig.clock.sleeps == expected_backoffs(3)
+    assert hub.requests == ["POST /agent/claim", "POST /agent/status", "POST /agent/status", "POST /agent/status"]
+    assert [p["last_error"].split(": check")[0] for p in hub.problems] == [
+        "cannot connect to jira at http://jira (ConnectError: fault injected before sending)",
+        "jira at http://jira refused the agent's credentials on GET /rest/api/2/myself (HTTP 403)",
+        "jira at http://jira answered GET /rest/api/2/myself with HTTP 502",
+    ]
 
 
 async def test_claim_conflict_waits_and_retries(tmp_path: Path) -> None:
@@ -373,14 +410,40 @@ async def test_claim_conflict_waits_and_retries(tmp_path: Path) -> None:
     assert hub.requests == ["POST /agent/claim", "POST /agent/claim"]
 
 
+async def test_a_404_to_the_claim_is_a_wrong_hub_url_backed_off(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A 404 to the claim (a hub base URL without the path a reverse proxy serves it under): one line naming
+    the URL and --hub, a backoff, and the claim again; nothing is sent to the hub as last_error (it is the hub)."""
+    caplog.set_level(logging.INFO, logger="agent_app")
+    hub = FakeHub(claim_answers=[404, 404])
+    rig = Rig(tmp_path, hub)
+    await rig.agent.step(await rig.agent.context())
+    await rig.close()
+    assert rig.clock.sleeps == expected_backoffs(2)
+    assert hub.requests == ["POST /agent/claim"] * 3
+    assert [(r.__dict__["target"], r.__dict__["error"]) for r in caplog.records if r.getMessage() == "unreachable"] == [
+        (
+            "hub",
+            "hub at http://hub answered POST /agent/claim with HTTP 404: другой агент активен: check the hub's base "
+            "URL (and the path a reverse proxy puts it under) in --hub",
+        )
+    ]
+    assert [r.getMessage() for r in caplog.records if r.getMessage() == "reachable"] == ["reachable"]
+
+
 async def test_refused_token_is_fatal(tmp_path: Path) -> None:
     """401 from the hub stops the agent with AgentFatal; nothing is executed."""
     rig = Rig(tmp_path, FakeHub())
     rig.hub_client = HubClient("http://hub", "wrong", transport=rig.hub.transport())
     rig.agent.hub = rig.hub_client
-    with pytest.raises(AgentFatal, match="the hub refused the claim: HTTP 401: нет токена"):
+    with pytest.raises(AgentFatal) as caught:
         await rig.agent.run()
     await rig.close()
+    assert str(caught.value) == (
+        "hub at http://hub refused the agent's credentials on POST /agent/claim (HTTP 401: нет токена): "
+        "check the agent-role token (SDLC_AGENT_HUB_TOKEN or SDLC_AGENT_HUB_TOKEN_FILE)"
+    )
 
 
 async def test_one_structured_line_per_command(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -96,14 +97,24 @@ class HubRig:
             await agent.jira.aclose()  # type: ignore[attr-defined]
 
 
+#: The hub's wall clock at the agent's monotonic zero: the hub's time moves only when the agent's clock does.
+HUB_EPOCH = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+
+
 @pytest.fixture
 async def rig(tmp_path: Path) -> AsyncIterator[HubRig]:
-    hub = await open_hub(data_dir=tmp_path / "hub")
+    rigs: list[HubRig] = []
+
+    def hub_now() -> datetime:
+        return HUB_EPOCH + timedelta(seconds=rigs[0].clock.monotonic() if rigs else 0.0)
+
+    hub = await open_hub(data_dir=tmp_path / "hub", now=hub_now)
     tokens = {}
     for role in ("agent", "interface"):
         async with hub.unit() as unit:
             tokens[role] = (await admin.add_token(unit, TokenIn(name=f"t-{role}", role=role))).secret
     result = HubRig(tmp_path, create_app(hub), tokens)
+    rigs.append(result)
     yield result
     await result.close()
     await hub.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -116,3 +117,119 @@ def test_serve_smoke(served: tuple[str, str, str]) -> None:
         assert report.json() == {"accepted": True, "status": "done"}
         assert client.get("/batches", headers=auth).status_code == 403
         assert client.get("/schema/openapi.json").status_code == 200
+
+
+def test_admin_commands_load_no_server(tmp_path: Path) -> None:
+    """``token add`` and ``--version`` load neither the web framework, the server, MCP nor (on a current schema)
+    Alembic: an admin command starts in well under a second (bench/bench_cli.py measures it)."""
+    heavy = ("litestar", "uvicorn", "mcp", "alembic", "jinja2")
+    probe = (
+        "import sys\n"
+        "from hub_app.cli import main\n"
+        "code = main(sys.argv[1:])\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {set(heavy)!r}))\n"
+    )
+    env = {**os.environ, "SDLC_HUB_DATA_DIR": str(tmp_path)}
+    env.pop("SDLC_HUB_DATABASE_URL", None)
+    subprocess.run([*SDLC_HUB, "migrate"], env=env, check=True, capture_output=True)
+    done = subprocess.run(
+        [sys.executable, "-c", probe, "token", "add", "planner", "--role", "interface"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.splitlines()[-1] == "[]"
+    version = subprocess.run([*SDLC_HUB, "--version"], env=env, capture_output=True, text=True, check=True)
+    assert version.stdout.startswith("sdlc-hub ")
+
+
+ACCEPTED = "write postgresql+asyncpg://USER@HOST:5432/DATABASE or sqlite+aiosqlite:///PATH"
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("postgres://hub@db/hub", f"the database URL scheme postgres:// is not supported; {ACCEPTED}"),
+        ("postgresql://hub@db/hub", f"the database URL scheme postgresql:// is not supported; {ACCEPTED}"),
+        ("sqlite:///hub.sqlite3", f"the database URL scheme sqlite:// is not supported; {ACCEPTED}"),
+        ("hub database", f"the database URL is not a URL; {ACCEPTED}"),
+        (
+            "postgresql+asyncpg://hub:pa55word@127.0.0.1:1/hub",
+            "cannot open the database postgresql+asyncpg://hub:***@127.0.0.1:1/hub: "
+            "[Errno 111] Connect call failed ('127.0.0.1', 1)",
+        ),
+    ],
+)
+@pytest.mark.parametrize("command", [["migrate"], ["token", "list"]])
+def test_unusable_database_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], url: str, message: str, command: list[str]
+) -> None:
+    """A wrong database URL or an unreachable database: one line naming it (password hidden), exit 2."""
+    assert main([*command, "--data-dir", str(tmp_path), "--database-url", url]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == f"sdlc-hub: {message}\n"
+    assert "pa55word" not in captured.out + captured.err
+
+
+def test_missing_postgres_database_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str], pg_url: str) -> None:
+    """A PostgreSQL server that answers but has no such database: the server's own words, one line, exit 2."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(pg_url).set(database="sdlc_hub_no_such_db").render_as_string(hide_password=False)
+    assert main(["migrate", "--data-dir", str(tmp_path), "--database-url", url]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith(': database "sdlc_hub_no_such_db" does not exist\n')
+    assert err.count("\n") == 1
+
+
+@pytest.mark.e2e
+def test_serve_logs_one_json_line_per_event(tmp_path: Path) -> None:
+    """A served hub (not on a terminal) writes only JSON lines: its own events, uvicorn's, the batch it took."""
+    env = {**os.environ, "SDLC_HUB_DATA_DIR": str(tmp_path), "SDLC_HUB_LOG_FORMAT": "auto"}
+    env.pop("SDLC_HUB_DATABASE_URL", None)
+    added = subprocess.run(
+        [*SDLC_HUB, "token", "add", "planner", "--role", "interface"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    secret = added.stdout.splitlines()[-1]
+    port = free_port()
+    process = subprocess.Popen(
+        [*SDLC_HUB, "serve", "--port", str(port)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert process.poll() is None
+            assert time.monotonic() < deadline, "sdlc-hub serve was not ready in 30 s"
+            time.sleep(0.1)
+        body = {
+            "author": "planner",
+            "title": "t",
+            "commands": [{"type": "ensure_fields", "params": {"key": "A-1", "duedate": "2026-10-23"}}],
+        }
+        created = httpx.post(f"{base}/batches", json=body, headers={"Authorization": f"Bearer {secret}"}, timeout=10)
+        assert created.status_code == 201
+    finally:
+        process.terminate()
+        out, err = process.communicate(timeout=10)
+    lines = [json.loads(line) for line in err.splitlines()]
+    assert out == ""
+    assert all({"ts", "level", "logger", "event"} <= set(line) for line in lines)
+    events = {line["event"]: line for line in lines}
+    assert events["serving"]["url"] == base
+    assert any(line["logger"] == "uvicorn.error" for line in lines)
+    batch = events["batch_created"]
+    assert (batch["batch_id"], batch["author"]) == (created.json()["id"], "planner")
+    requests = [line for line in lines if line["event"] == "http_request"]
+    assert {(r["method"], r["path"], r["status"]) for r in requests} >= {("POST", "/batches", 201)}
+    assert secret not in err

@@ -5,9 +5,12 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from plans_support import kinds, ok, play
+from plans_support import SYMMETRIC, delivery, kinds, ok, play
 
+from reconcile.jira_model import issue_from_jira
 from reconcile.plans import ExecContext, JiraCall, Operation, Pause
+from reconcile.plans._run import Run
+from reconcile.plans.fields import fields_diff
 
 PREFIX = "com.atlassian.greenhopper.service.sprint.Sprint"
 SPRINT_2 = PREFIX + "@1a2b[id=7,rapidViewId=4216,state=ACTIVE,name=Спринт 2,goal=<null>,sequence=7]"
@@ -617,4 +620,194 @@ def test_refresh_keeps_order_by_at_the_end() -> None:
 
     assert with_updated_since("project = A ORDER BY key", "2026/10/22 11:45") == (
         '(project = A) AND updated >= "2026/10/22 11:45" ORDER BY key'
+    )
+
+
+# --- rules pinned one by one ---------------------------------------------------------------------------
+
+
+def _put(params: dict[str, Any], current: dict[str, Any], context: dict[str, Any] | None = None) -> Any:
+    """The body of the PUT an ensure_fields makes against ``current`` (None when it writes nothing)."""
+    run = Run(delivery("ensure_fields", {"key": "X-1", **params}, context=context), SYMMETRIC)
+    changed, fields, verbs = fields_diff(run, issue_from_jira(issue("X-1", **current), run.settings))
+    body = ({"fields": fields} if fields else {}) | ({"update": {"labels": verbs}} if verbs else {})
+    assert bool(changed) == bool(body)
+    return body or None
+
+
+def test_fields_summary_differing_only_by_spaces_around_it_is_no_change() -> None:
+    """Jira stores the summary trimmed: spaces around the wanted one are no difference; a real difference is
+    written as given."""
+    assert _put({"summary": "  Отчёт "}, {"summary": "Отчёт"}) is None
+    assert _put({"summary": "Отчёт"}, {"summary": " Отчёт  "}) is None
+    assert _put({"summary": " Отчёт 2 "}, {"summary": "Отчёт"}) == {"fields": {"summary": " Отчёт 2 "}}
+
+
+def test_fields_named_values_and_clearing() -> None:
+    """Priority and assignee are written as {name}; null or "" clears a field (Jira's null), and a cleared
+    field that is already empty is no change."""
+    assert _put({"assignee": "petrov"}, {"assignee": {"name": "ivanov"}}) == {
+        "fields": {"assignee": {"name": "petrov"}}
+    }
+    assert _put({"priority": "Low"}, {}) == {"fields": {"priority": {"name": "Low"}}}
+    assert _put({"priority": ""}, {"priority": {"name": "High"}}) == {"fields": {"priority": None}}
+    assert _put({"duedate": None}, {"duedate": "2026-10-23"}) == {"fields": {"duedate": None}}
+    assert _put({"duedate": ""}, {"duedate": "2026-10-23"}) == {"fields": {"duedate": None}}
+    assert _put({"planned_end": None}, {"customfield_11201": "2026-10-29"}) == {"fields": {"customfield_11201": None}}
+    assert _put({"epic_key": None}, {"customfield_10100": "X-9"}) == {"fields": {"customfield_10100": None}}
+    assert _put({"description": None}, {"description": "текст"}) == {"fields": {"description": None}}
+    assert _put({"duedate": None, "description": ""}, {}) is None
+
+
+def test_fields_epic_in_parent_mode_is_set_and_cleared_through_parent() -> None:
+    """With epic_link.mode = parent the epic is fields.parent = {key}, cleared with null."""
+    context = {"epic_link": {"mode": "parent", "field_id": None}}
+    assert _put({"epic_key": "X-9"}, {}, context) == {"fields": {"parent": {"key": "X-9"}}}
+    assert _put({"epic_key": None}, {"parent": {"key": "X-8"}}, context) == {"fields": {"parent": None}}
+    assert _put({"epic_key": "X-8"}, {"parent": {"key": "X-8"}}, context) is None
+
+
+def test_fields_labels_named_twice_are_written_once() -> None:
+    """A label repeated in labels_add or labels_remove makes one verb."""
+    body = _put({"labels_add": ["a", "a", "b"], "labels_remove": ["c", "c"]}, {"labels": ["b", "c"]})
+    assert body == {"update": {"labels": [{"add": "a"}, {"remove": "c"}]}}
+
+
+def test_a_delivery_whose_settings_cannot_be_read_fails_without_a_call() -> None:
+    """The delivery's settings are checked first: a bad one is the command's error, with nothing called."""
+    report, steps = play(
+        "ensure_fields", {"key": "X-1", "duedate": "2026-10-01"}, [], context={"epic_link": {"mode": "epic"}}
+    )
+    assert (report.status, report.error, dict(report.result), report.operations, steps) == (
+        "failed",
+        "настройки: epic_link.mode — field или parent",
+        {},
+        (),
+        [],
+    )
+
+
+def test_issue_duplicate_search_keeps_the_oldest_then_the_lowest_number() -> None:
+    """Of several of our issues with the summary, the oldest by ``created`` wins; on a tie, the lower issue
+    number (9 before 10, as numbers)."""
+    hits = search(
+        issue("A-12", summary="Отчёт", created="2026-10-21T10:00:00.000+0300"),
+        issue("A-11", summary="Отчёт", created="2026-10-20T10:00:00.000+0300"),
+        issue("A-10", summary="Отчёт", created="2026-10-22T10:00:00.000+0300"),
+    )
+    report, _ = play("ensure_issue", {"temp_key": "new:1", "summary": "Отчёт"}, [ok(hits)])
+    assert dict(report.result) == {"key": "A-11", "created": False}
+    tie = search(
+        issue("A-10", summary=" Отчёт", created="2026-10-20T10:00:00.000+0300"),
+        issue("A-9", summary="Отчёт ", created="2026-10-20T10:00:00.000+0300"),
+        issue("A-8", summary="Отчёт 2", created="2026-10-19T10:00:00.000+0300"),
+    )
+    report, _ = play("ensure_issue", {"temp_key": "new:1", "summary": "Отчёт"}, [ok(tie)])
+    assert dict(report.result) == {"key": "A-9", "created": False}
+
+
+def test_issue_epic_goes_into_the_epic_field_or_parent() -> None:
+    """epic_key is the epic link field by default and fields.parent = {key} in parent mode."""
+    params = {"temp_key": "new:1", "summary": "Отчёт", "epic_key": "X-9", "planned_start": "2026-11-01"}
+    answers = [ok(search()), ok({"key": "X-10"}, status=201)]
+    _, steps = play("ensure_issue", params, answers)
+    assert isinstance(steps[1], JiraCall)
+    assert steps[1].json["fields"] == {
+        "project": {"key": "AURORA"},
+        "summary": "Отчёт",
+        "issuetype": {"name": "Задача"},
+        "customfield_11200": "2026-11-01",
+        "customfield_10100": "X-9",
+    }
+    _, steps = play("ensure_issue", params, answers, context={"epic_link": {"mode": "parent", "field_id": None}})
+    assert isinstance(steps[1], JiraCall)
+    assert steps[1].json["fields"]["parent"] == {"key": "X-9"}
+    assert "customfield_10100" not in steps[1].json["fields"]
+
+
+def test_comment_keeps_the_oldest_marked_comment_then_the_lowest_id() -> None:
+    """The oldest comment with the marker is kept in step; on equal ``created``, the lower id (9 before 10)."""
+    answer = {
+        "startAt": 0,
+        "total": 3,
+        "comments": [
+            {"id": "10", "body": "[m] a", "created": "2026-10-11T10:00:00.000+0300"},
+            {"id": "9", "body": "[m] b", "created": "2026-10-11T10:00:00.000+0300"},
+            {"id": "8", "body": "[m] c", "created": "2026-10-12T10:00:00.000+0300"},
+        ],
+    }
+    report, steps = play("ensure_comment", {"key": "X-1", "marker": "[m]", "body": "[m] b"}, [ok(answer)])
+    assert (len(steps), dict(report.result)) == (1, {"comment_id": "9", "action": "none"})
+
+
+def test_sprint_of_two_with_one_name_the_active_one_is_chosen() -> None:
+    """Two sprints of the wanted name: the active one (Jira may say ACTIVE); of two future ones, the first."""
+    board = {
+        "isLast": True,
+        "values": [
+            {"id": 10, "name": "Спринт 4", "state": "future"},
+            {"id": 11, "name": "Спринт 4", "state": "ACTIVE"},
+            {"id": 12, "name": "Спринт 5", "state": "future"},
+            {"id": 13, "name": "Спринт 5", "state": "future"},
+        ],
+    }
+    for name, sprint_id in (("Спринт 4", 11), ("Спринт 5", 12)):
+        answers = [ok(issue("X-1", customfield_10104=None)), ok(board), ok(status=204)]
+        report, steps = play("ensure_sprint", {"key": "X-1", "sprint": name, "board_id": 4216}, answers)
+        assert kinds(steps)[-1] == f"POST /rest/agile/1.0/sprint/{sprint_id}/issue"
+        assert dict(report.result) == {"sprint_id": sprint_id, "moved": True}
+
+
+def test_link_id_from_the_location_header_in_any_case_and_with_a_slash() -> None:
+    """The new link's id is the last segment of Location (any case of the header, a trailing slash); without
+    an issueLink Location it is read back from the source issue."""
+    new = {"id": "10012", "type": {"name": "Связанные"}, "outwardIssue": {"key": "AURORA-1538"}}
+    for headers in ({"Location": "http://jira.test/rest/api/2/issueLink/10011/"}, {"location": "/issueLink/10011"}):
+        report, steps = play("ensure_link", LINK_PARAMS, [ok(links()), ok(status=201, **headers)])
+        assert (len(steps), report.result["link_id"]) == (2, "10011")
+    report, steps = play("ensure_link", LINK_PARAMS, [ok(links()), ok(status=201, Location="/x/10011"), ok(links(new))])
+    assert (len(steps), report.result["link_id"]) == (3, "10012")
+
+
+def test_issue_creation_rules_without_settings_labels_or_an_epic_name() -> None:
+    """A planned date without its field setting fails before any call; empty labels are left out, others sent
+    as strings; an epic gets no name field when none is configured; a bug gets none at all."""
+    report, steps = play(
+        "ensure_issue",
+        {"temp_key": "new:1", "summary": "x", "planned_end": "2026-10-01"},
+        [],
+        context={"fields": {"sprint": "customfield_10104"}},
+    )
+    assert (report.status, report.error, steps) == ("failed", "нет настройки fields.planned_end", [])
+    answers = [ok(search()), ok({"key": "X-2"}, status=201)]
+    _, steps = play("ensure_issue", {"temp_key": "new:1", "summary": "x", "labels": []}, answers)
+    assert isinstance(steps[1], JiraCall)
+    assert "labels" not in steps[1].json["fields"]
+    _, steps = play("ensure_issue", {"temp_key": "new:1", "summary": "x", "labels": ["a", 5]}, answers)
+    assert isinstance(steps[1], JiraCall)
+    assert steps[1].json["fields"]["labels"] == ["a", "5"]
+    epic = {"temp_key": "new:1", "summary": "Э", "issue_type": "epic"}
+    _, steps = play("ensure_issue", epic, answers, context={"epic_name_field_id": None})
+    assert isinstance(steps[1], JiraCall)
+    assert steps[1].json["fields"] == {"project": {"key": "AURORA"}, "summary": "Э", "issuetype": {"name": "Эпик"}}
+    _, steps = play("ensure_issue", {"temp_key": "new:1", "summary": "Б", "issue_type": "bug"}, answers)
+    assert isinstance(steps[1], JiraCall)
+    assert "customfield_10102" not in steps[1].json["fields"]
+
+
+def test_issue_answers_that_cannot_be_read() -> None:
+    """A created issue without a key, an answer that is no object, a hit whose summary is no text: failed,
+    naming the call or the issue, with the POST among the operations when it was made."""
+    created = [Operation(method="POST", path="/rest/api/2/issue", status=201)]
+    report, _ = play("ensure_issue", {"temp_key": "new:1", "summary": "x"}, [ok(search()), ok({"id": "1"}, status=201)])
+    assert (report.error, list(report.operations)) == (
+        "ответ Jira по POST /rest/api/2/issue: key — ожидается непустая строка, получено: null",
+        created,
+    )
+    report, _ = play("ensure_issue", {"temp_key": "new:1", "summary": "x"}, [ok(search()), ok([], status=201)])
+    assert report.error == "ответ Jira по POST /rest/api/2/issue: ответ — ожидается объект, получено: список"
+    report, _ = play("ensure_issue", {"temp_key": "new:1", "summary": "x"}, [ok(search(issue("A-1", summary=5)))])
+    assert (report.error, report.operations) == (
+        "ответ Jira по A-1: summary — ожидается строка или null, получено: число",
+        (),
     )

@@ -4,11 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
+import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reconcile.batch import BatchContext, ProjectInfo, referenced_files, referenced_keys, retry_body, validate_batch
+from reconcile.batch import (
+    BatchContext,
+    NewCommand,
+    NewNote,
+    ProjectInfo,
+    referenced_files,
+    referenced_keys,
+    retry_body,
+    validate_batch,
+)
+from reconcile.commands import batch_create_schema
 from reconcile.errors import ValidationError
 from reconcile.pacing import COMMAND_OVERHEAD_SECONDS
 from reconcile.settings import IssueTypeRef, Settings
@@ -314,6 +325,139 @@ def test_notes_on_temp_keys_of_the_batch() -> None:
     assert refused(body(cmd("refresh", keys=["AURORA-1"]), notes=[{"key": "new:5", "text": "x"}])) == (
         "заметка 1: временный ключ new:5 — в пакете нет его ensure_issue"
     )
+
+
+def test_author_title_and_project_are_kept_trimmed() -> None:
+    """The stored batch carries the author and the title without spaces around them, and the project."""
+    batch = validate_batch(
+        body(cmd("ensure_fields", key="AURORA-1537", duedate="2026-10-23"), author=" ассистент ", title="\tплан\n"),
+        ctx(),
+    )
+    assert (batch.author, batch.title, batch.project) == ("ассистент", "план", None)
+    batch = validate_batch(body(cmd("ensure_fields", key="AURORA-1537", duedate="2026-10-23"), project="AWPCA"), ctx())
+    assert (batch.author, batch.title, batch.project) == ("ассистент", "план", "AWPCA")
+
+
+def test_blank_author_title_or_project_are_refused() -> None:
+    """Whitespace is no author, title or project name; neither is a value of another type."""
+    fields = cmd("ensure_fields", key="AURORA-1537", duedate="2026-10-23")
+    assert refused(body(fields, author="  ")) == "author — ожидается непустая строка"
+    assert refused(body(fields, author=7)) == "author — ожидается непустая строка"
+    assert refused(body(fields, title="\n")) == "title — ожидается непустая строка"
+    assert refused({"author": "a", "commands": [fields]}) == (
+        "нет title; ожидаются author, title, commands; необязательные project, notes"
+    )
+    assert refused(body(fields, project=" ")) == "project — ожидается имя проекта"
+    assert refused(body(fields, project=["AWPCA"])) == "project — ожидается имя проекта"
+    assert refused(body(fields, project="awpca")) == "нет проекта awpca"
+    assert refused(["author"]) == "ожидается объект {author, title, project?, commands, notes?}"
+
+
+def test_notes_on_real_keys_and_their_shape() -> None:
+    """A note names a Jira key or a temp key of the batch and has exactly {key, text} with a non-blank text;
+    the number in a refusal is the note's place in the list."""
+    fields = cmd("ensure_fields", key="AURORA-1537", duedate="2026-10-23")
+    batch = validate_batch(body(fields, notes=[{"key": "AURORA-1537", "text": " важно "}]), ctx())
+    assert batch.notes == (NewNote(key="AURORA-1537", text=" важно "),)
+    assert validate_batch(body(fields, notes=None), ctx()).notes == ()
+    ok = {"key": "AURORA-1", "text": "да"}
+    assert refused(body(fields, notes={"key": "AURORA-1", "text": "x"})) == "notes — ожидается список {key, text}"
+    assert refused(body(fields, notes=[ok, {"key": "AURORA-1", "text": "x", "author": "a"}])) == (
+        "заметка 2: ожидается объект {key, text}"
+    )
+    assert refused(body(fields, notes=[ok, {"key": "AURORA-1"}])) == "заметка 2: ожидается объект {key, text}"
+    assert refused(body(fields, notes=[ok, "AURORA-1"])) == "заметка 2: ожидается объект {key, text}"
+    assert refused(body(fields, notes=[ok, {"key": "aurora 1", "text": "x"}])) == (
+        "заметка 2: key — ожидается ключ задачи или new:<n>"
+    )
+    assert refused(body(fields, notes=[ok, {"key": 5, "text": "x"}])) == (
+        "заметка 2: key — ожидается ключ задачи или new:<n>"
+    )
+    for text in ("", "  \n", None):
+        assert refused(body(fields, notes=[ok, ok, {"key": "AURORA-1", "text": text}])) == (
+            "заметка 3: text — ожидается непустая строка"
+        )
+
+
+def test_an_unknown_temp_key_after_a_known_one_in_the_same_command_is_refused() -> None:
+    """Every key of a command is checked, not only the first: a link from a batch's new issue to an unknown
+    temp key is refused."""
+    message = refused(
+        body(
+            cmd("ensure_issue", temp_key="new:1", summary="Отчёт"),
+            cmd("ensure_link", source="new:1", target="new:9", link_type="связанные"),
+        )
+    )
+    assert message == "команда 2: временный ключ new:9 — в пакете нет ensure_issue с этим temp_key"
+
+
+def test_the_tail_refresh_reads_the_keys_of_commands_after_a_refresh() -> None:
+    """A refresh in the batch adds nothing to the tail refresh, and the commands after it still do."""
+    batch = validate_batch(
+        body(
+            cmd("refresh", keys=["AURORA-1"]),
+            cmd("ensure_fields", key="AURORA-1537", duedate="2026-10-23"),
+            cmd("ensure_issue", temp_key="new:2", summary="Отчёт", epic_key="AURORA-1538"),
+        ),
+        ctx(),
+    )
+    assert batch.commands[-1] == NewCommand(
+        seq=4, type="refresh", params={"keys": ["AURORA-1537", "new:2", "AURORA-1538"]}
+    )
+
+
+TOP_PROBES: dict[str, list[object]] = {
+    "author": [None, 1, "", " ", "a", ["a"]],
+    "title": [None, 1, "", "\t", "план", {}],
+    "project": [None, "AWPCA", "", " ", 1, ["AWPCA"]],
+    "commands": [None, [], "x", {}],
+    "notes": [
+        [],
+        [{"key": "AURORA-1", "text": "x"}],
+        [{"key": "AURORA-1"}],
+        [{"key": "AURORA-1", "text": ""}],
+        [{"key": "AURORA-1", "text": " "}],
+        [{"key": "AURORA-1", "text": "x", "by": "a"}],
+        [{"key": 1, "text": "x"}],
+        [1],
+        "x",
+    ],
+}
+
+
+def _blank(value: object) -> bool:
+    return isinstance(value, str) and value != "" and not value.strip()
+
+
+@pytest.mark.parametrize("field", [*TOP_PROBES, "zz", "-author", "-title", "-commands"])
+def test_schema_and_validation_agree_on_the_top_of_a_batch(field: str) -> None:
+    """Each top-level field given each probe value, left out, or an unknown one added: the JSON Schema of
+    batch_create and the validation agree, except on blank text (only the validation sees it)."""
+    command = cmd("ensure_fields", key="AURORA-1537", duedate="2026-10-23")
+    bodies: list[tuple[dict[str, Any], bool]] = []
+    if field.startswith("-"):
+        full = body(command)
+        bodies.append(({k: v for k, v in full.items() if k != field[1:]}, False))
+    elif field == "zz":
+        bodies.append((body(command, zz=1), False))
+    else:
+        for value in TOP_PROBES[field]:
+            batch = body(command, **{field: value})
+            note_blank = (
+                field == "notes"
+                and isinstance(value, list)
+                and any(isinstance(n, dict) and _blank(n.get("text")) for n in value)
+            )
+            bodies.append((batch, _blank(value) or note_blank))
+    validator = jsonschema.Draft202012Validator(batch_create_schema())
+    for batch, blank in bodies:
+        try:
+            validate_batch(batch, ctx())
+            valid = True
+        except ValidationError:
+            valid = False
+        by_schema = validator.is_valid(batch)
+        assert valid == by_schema or (blank and by_schema and not valid), (batch, valid, by_schema)
 
 
 def test_referenced_keys_and_files_tolerate_garbage() -> None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import jsonschema
 import pytest
 
 from reconcile.commands import (
     CATALOGUE,
+    Format,
     batch_create_description,
     batch_create_schema,
     check_command,
@@ -224,3 +227,178 @@ def test_single_source_a_new_parameter_changes_validation_schema_and_description
     assert check_command(1, command)[1]["visibility"] == "all"
     jsonschema.validate({"author": "a", "title": "t", "commands": [command]}, commands.batch_create_schema())
     assert "    - visibility: строка — кому виден комментарий" in commands.batch_create_description()
+
+
+#: Values that probe every format: right and wrong types, empty and blank strings, keys and near-keys.
+PROBES: list[object] = [
+    None,
+    True,
+    0,
+    7,
+    1.5,
+    {},
+    "",
+    " ",
+    "\t\n",
+    "x",
+    "Готово",
+    "AURORA-1538",
+    "X-1",
+    "x-1",
+    "X-0",
+    "new:1",
+    "new:0",
+    "2026-10-23",
+    "2026-13-01",
+    "task",
+    "epic",
+    "bug",
+    "story",
+    SHA,
+    "a/b",
+    'a"b',
+    "a\x01b",
+    "a\x7fb",
+    [],
+    [""],
+    [" "],
+    ["x"],
+    ["x", 1],
+    ["AURORA-1", "new:2"],
+    ["aurora-1"],
+    [["x"]],
+]
+
+
+def _base(spec_type: str) -> dict[str, object]:
+    """The params of the first valid command of the type."""
+    command: dict[str, Any] = next(c for c in VALID_COMMANDS if c["type"] == spec_type)
+    return dict(command["params"])
+
+
+def _blank(value: object) -> bool:
+    """A string of spaces only, or a list holding one: JSON Schema's minLength cannot see it."""
+    if isinstance(value, str):
+        return value != "" and not value.strip()
+    return isinstance(value, list) and any(isinstance(v, str) and v != "" and not v.strip() for v in value)
+
+
+@pytest.mark.parametrize("spec_type", list(CATALOGUE))
+def test_schema_and_validation_agree_on_every_parameter_value(spec_type: str) -> None:
+    """For each parameter of each type and each probe value, the JSON Schema and the validation give the
+    same verdict, except where the value is blank (spaces only), which only the validation refuses."""
+    schema = batch_create_schema()
+    for param in CATALOGUE[spec_type].params:
+        for value in PROBES:
+            params = {**_base(spec_type), param.name: value}
+            if spec_type == "refresh":  # keys and jql exclude each other
+                params = {param.name: value}
+            command = {"type": spec_type, "params": params}
+            try:
+                check_command(1, command)
+                valid = True
+            except ValidationError:
+                valid = False
+            by_schema = jsonschema.Draft202012Validator(schema).is_valid(
+                {"author": "a", "title": "t", "commands": [command]}
+            )
+            assert (valid, by_schema) in ((True, True), (False, False)) or (
+                not valid and by_schema and _blank(value)
+            ), (param.name, value, valid, by_schema)
+
+
+def test_the_description_of_a_type() -> None:
+    """Each type is a block: its doc, the required parameters, the optional ones (null — «не задан»), and
+    the condition on the set; each parameter line names the expected value and the parameter's doc."""
+    lines = batch_create_description().splitlines()
+    start = lines.index("- ensure_comment: " + CATALOGUE["ensure_comment"].doc)
+    assert lines[start + 1 : start + 5] == [
+        "  обязательные:",
+        "    - key: ключ задачи Jira (AURORA-1538) или временный ключ new:<n> этого пакета — задача: ключ Jira или "
+        "new:<n> из ensure_issue этого пакета",
+        "    - marker: непустая строка — метка в начале комментария, по которой он находится",
+        "    - body: строка — текст комментария",
+    ]
+    assert lines[start + 5].startswith("- ensure_status: ")
+    fields = lines.index("- ensure_fields: " + CATALOGUE["ensure_fields"].doc)
+    assert lines[fields + 3] == "  необязательные (null — «не задан»):"
+    assert lines[fields + 14] == (
+        "  условие: хотя бы один из summary, description, priority, duedate, planned_start, planned_end, "
+        "labels_add, labels_remove, epic_key, assignee"
+    )
+    refresh = CATALOGUE["refresh"]
+    at = lines.index(f"- refresh: {refresh.doc}")
+    keys_doc, jql_doc = (p.doc for p in refresh.optional)
+    assert lines[at + 1 :] == [
+        "  необязательные (null — «не задан»):",
+        f"    - keys: непустой список ключей задач (AURORA-1538 или new:<n>) — {keys_doc}",
+        f"    - jql: непустая строка — {jql_doc}",
+        "  условие: хотя бы один из keys, jql; только одно из keys, jql",
+    ]
+
+
+def _verdicts(command: object) -> tuple[bool, bool]:
+    """(validation accepts, the JSON Schema accepts) for a batch holding ``command``."""
+    try:
+        check_command(1, command)
+        valid = True
+    except ValidationError:
+        valid = False
+    body = {"author": "a", "title": "t", "commands": [command]}
+    return valid, jsonschema.Draft202012Validator(batch_create_schema()).is_valid(body)
+
+
+@pytest.mark.parametrize("spec_type", list(CATALOGUE))
+def test_schema_and_validation_agree_on_the_shape_of_a_command(spec_type: str) -> None:
+    """A parameter left out, one added, params missing or not an object, a field beside type and params,
+    another type: the JSON Schema and the validation give the same verdict."""
+    spec = CATALOGUE[spec_type]
+    base = _base(spec_type)
+    variants: list[object] = [
+        {"type": spec_type, "params": base},
+        {"type": spec_type, "params": {**base, "zz": 1}},
+        {"type": spec_type},
+        {"type": spec_type, "params": []},
+        {"type": spec_type, "params": base, "seq": 1},
+        {"params": base},
+        {"type": spec_type.upper(), "params": base},
+        {"type": spec_type, "params": {p.name: base[p.name] for p in spec.required if p.name in base}},
+        *({"type": spec_type, "params": {k: v for k, v in base.items() if k != name}} for name in base),
+    ]
+    for command in variants:
+        valid, by_schema = _verdicts(command)
+        assert valid == by_schema, (command, valid, by_schema)
+
+
+#: Formats whose null means «не задан» on an optional parameter: texts, dates, keys, the issue type.
+NULLABLE_FORMATS = {Format.TEXT, Format.NONEMPTY_TEXT, Format.DATE, Format.ISSUE_KEY, Format.ISSUE_TYPE}
+
+
+def test_the_schema_describes_each_type_and_parameter_with_the_catalogue_docs() -> None:
+    """Each command's schema carries «type: doc», each parameter's its doc; null is allowed exactly for the
+    optional parameters of a nullable format."""
+    by_type = {
+        s["properties"]["type"]["const"]: s for s in batch_create_schema()["properties"]["commands"]["items"]["oneOf"]
+    }
+    assert list(by_type) == list(CATALOGUE)
+    for spec in CATALOGUE.values():
+        schema = by_type[spec.type]
+        assert schema["description"] == f"{spec.type}: {spec.doc}"
+        properties = schema["properties"]["params"]["properties"]
+        assert list(properties) == [p.name for p in spec.params]
+        for param in spec.params:
+            assert properties[param.name]["description"] == param.doc
+            nullable = jsonschema.Draft202012Validator(properties[param.name]).is_valid(None)
+            assert nullable == (param in spec.optional and param.format in NULLABLE_FORMATS), param.name
+
+
+def test_a_missing_parameter_lists_the_required_and_the_optional_ones() -> None:
+    """The expected set names the required parameters, then the optional ones, each list comma-separated."""
+    assert _error({"type": "ensure_fields", "params": {"summary": "x"}}) == (
+        "команда 1 (ensure_fields): нет key; ожидаются key; необязательные summary, description, priority, duedate, "
+        "planned_start, planned_end, labels_add, labels_remove, epic_key, assignee"
+    )
+    assert _error({"type": "ensure_link", "params": {}}) == (
+        "команда 1 (ensure_link): нет source, target, link_type; ожидаются source, target, link_type; "
+        "необязательные replace"
+    )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from hypothesis import given
@@ -323,3 +323,75 @@ def test_a_command_holds_exactly_when_each_of_its_aspects_does(
     whole = _check("ensure_fields", params, issue) is not None
     parts = [_check("ensure_fields", dict(a.params), issue) is not None for a in aspects("ensure_fields", params)]
     assert whole == all(parts)
+
+
+# --- what the mirror cannot show, and times in other forms ---------------------------------------------------
+
+
+def test_fields_of_an_issue_missing_from_the_mirror_are_never_confirmed() -> None:
+    """No mirror record for the key: not confirmed, even when every wanted value is empty."""
+    assert _check("ensure_fields", {"key": "X-1", "description": None}) is None
+    assert _check("ensure_fields", {"key": "X-1", "labels_remove": ["old"]}, MirrorIssue(key="X-2")) is None
+
+
+def test_a_parameter_the_mirror_cannot_show_is_never_confirmed() -> None:
+    """A parameter outside the mirror's fields keeps the command claimed, whatever else matches."""
+    issue = MirrorIssue(key="X-1", summary="Отчёт")
+    assert _check("ensure_fields", {"key": "X-1", "summary": "Отчёт"}, issue) == Confirmation()
+    assert _check("ensure_fields", {"key": "X-1", "summary": "Отчёт", "components": ["core"]}, issue) is None
+    assert _check("ensure_fields", {"key": "X-1", "summary": 5}, MirrorIssue(key="X-1", summary="5")) is None
+
+
+def test_a_link_whose_source_is_missing_from_the_mirror_is_not_confirmed() -> None:
+    """The links are read from the source's record: without it, nothing confirms (the target's record does
+    not count)."""
+    target = MirrorIssue(key="A-2", links=(_link("1", "Связанные", "A-1", "A-2"),))
+    assert _check("ensure_link", {"source": "A-1", "target": "A-2", "link_type": "связанные"}, target) is None
+
+
+def test_a_link_of_an_unknown_logical_type_is_not_confirmed_even_by_a_link_of_that_jira_name() -> None:
+    """``link_type`` names a logical type of link_types; a Jira type of the same name is no match."""
+    a = MirrorIssue(key="A-1", links=(_link("1", "Связанные", "A-1", "A-2"),))
+    assert _check("ensure_link", {"source": "A-1", "target": "A-2", "link_type": "Связанные"}, a) is None
+    assert _check("ensure_link", {"source": "A-1", "target": 2, "link_type": "связанные"}, a) is None
+    assert _check("ensure_link", {"source": "A-1", "target": "A-2", "link_type": None}, a) is None
+
+
+def _created(created: str | None, *, now: datetime = NOW) -> Confirmation | None:
+    issue = MirrorIssue(key="A-1", summary="Отчёт", reporter="bridge-user", created=created)
+    return confirm(
+        "ensure_issue",
+        {"temp_key": "new:1", "summary": "Отчёт"},
+        mirror={issue.key: issue},
+        facts=FACTS,
+        link_types=LINK_TYPES,
+        now=now,
+    )
+
+
+def test_a_naive_created_is_read_as_utc() -> None:
+    """A ``created`` without an offset is UTC: exactly 7 days before ``now`` confirms, a second earlier not."""
+    assert _created("2026-10-15T12:00:00") == Confirmation(key="A-1")
+    assert _created("2026-10-15T11:59:59") is None
+
+
+def test_created_with_an_offset_compares_as_the_instant_it_names() -> None:
+    """``+03:00`` is three hours ahead of UTC: 14:59:59+03:00 is 11:59:59Z, a second too early."""
+    assert _created("2026-10-15T15:00:00+03:00") == Confirmation(key="A-1")
+    assert _created("2026-10-15T14:59:59+03:00") is None
+    assert _created("2026-10-15T08:00:00-04:00") == Confirmation(key="A-1")
+
+
+def test_a_naive_or_non_utc_now_is_the_same_instant() -> None:
+    """``now`` without an offset is UTC; with one, the instant it names."""
+    naive = NOW.replace(tzinfo=None)
+    moscow = NOW.astimezone(timezone(timedelta(hours=3)))
+    for now in (naive, moscow):
+        assert _created("2026-10-15T12:00:00Z", now=now) == Confirmation(key="A-1")
+        assert _created("2026-10-15T11:59:59Z", now=now) is None
+
+
+def test_an_issue_without_a_readable_created_is_not_ours() -> None:
+    """A missing, empty or unreadable ``created`` never confirms."""
+    for created in (None, "", "вчера", "2026-13-01T00:00:00Z"):
+        assert _created(created) is None

@@ -5,11 +5,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from reconcile.batch import BatchContext, ProjectInfo, validate_batch
-from reconcile.dryrun import issue_to_jira, predict_batch
+import attrs
+
+from reconcile.batch import BatchContext, NewCommand, ProjectInfo, validate_batch
+from reconcile.dryrun import issue_to_jira, predict_batch, predict_commands, with_issues_to_be_created
 from reconcile.jira_model import issue_from_jira
 from reconcile.records import MirrorIssue, MirrorLink, SprintRef
-from reconcile.settings import Settings
+from reconcile.settings import EpicLink, Settings
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
 SETTINGS = Settings()
@@ -150,3 +152,188 @@ def test_attachment_predicts_the_upload_without_reading_the_file() -> None:
         {"attachment_id": None, "uploaded": True},
     )
     assert first["unknown"] == ["вложения зеркалу не известны: предсказана загрузка"]
+
+
+def _first(command: dict[str, Any]) -> dict[str, Any]:
+    return predict(command)[0]
+
+
+def test_status_path_predicts_a_transition_per_step_after_the_current_one() -> None:
+    """The mirror knows no workflow: each step of the path after the current status is one transition (its id
+    is its place in the path), the gap between them counted, and the assumption said."""
+    assert _first(
+        {"type": "ensure_status", "params": {"key": "AURORA-1533", "target": ["Разработка", "Ревью", "Готово"]}}
+    ) == {
+        "seq": 1,
+        "type": "ensure_status",
+        "writes": [
+            {
+                "method": "POST",
+                "path": "/rest/api/2/issue/AURORA-1533/transitions",
+                "json": {"transition": {"id": "2"}},
+            },
+            {
+                "method": "POST",
+                "path": "/rest/api/2/issue/AURORA-1533/transitions",
+                "json": {"transition": {"id": "3"}},
+            },
+        ],
+        "status": "done",
+        "result": {"status": "Готово", "transitions": ["Ревью", "Готово"]},
+        "error": None,
+        "pause_seconds": 60.0,
+        "unknown": ["переходы рабочего процесса зеркалу не известны: путь считается проходимым"],
+    }
+
+
+def test_sprint_move_into_another_sprint_and_into_the_backlog() -> None:
+    """Another sprint is assumed to exist (id unknown: 0); the backlog needs no board; the current sprint by
+    name is no move."""
+    other = _first({"type": "ensure_sprint", "params": {"key": "AURORA-1533", "sprint": "Спринт 3"}})
+    assert (other["writes"], other["result"], other["pause_seconds"], other["unknown"]) == (
+        [{"method": "POST", "path": "/rest/agile/1.0/sprint/0/issue", "json": {"issues": ["AURORA-1533"]}}],
+        {"sprint_id": 0, "moved": True},
+        30.0,
+        ["спринты доски зеркалу не известны: спринт считается существующим"],
+    )
+    backlog = _first({"type": "ensure_sprint", "params": {"key": "AURORA-1538", "sprint": "backlog"}})
+    assert (backlog["writes"], backlog["result"], backlog["unknown"]) == (
+        [{"method": "POST", "path": "/rest/agile/1.0/backlog/issue", "json": {"issues": ["AURORA-1538"]}}],
+        {"sprint_id": None, "moved": True},
+        [],
+    )
+    same = _first({"type": "ensure_sprint", "params": {"key": "AURORA-1538", "sprint": "Спринт 2"}})
+    assert (same["writes"], same["result"]) == ([], {"sprint_id": 7, "moved": False})
+
+
+def test_comment_and_link_predict_their_posts_with_placeholder_ids() -> None:
+    """A comment is predicted created (the mirror has none); a new link is posted, its id not yet known."""
+    comment = _first({"type": "ensure_comment", "params": {"key": "AURORA-1533", "marker": "[m]", "body": "x"}})
+    assert (comment["writes"], comment["result"]) == (
+        [{"method": "POST", "path": "/rest/api/2/issue/AURORA-1533/comment", "json": {"body": "[m]\nx"}}],
+        {"comment_id": "(новый)", "action": "created"},
+    )
+    link = _first(
+        {"type": "ensure_link", "params": {"source": "AURORA-1533", "target": "AURORA-1538", "link_type": "связанные"}}
+    )
+    assert (link["writes"], link["result"], link["unknown"]) == (
+        [
+            {
+                "method": "POST",
+                "path": "/rest/api/2/issueLink",
+                "json": {
+                    "type": {"name": "Связанные"},
+                    "inwardIssue": {"key": "AURORA-1533"},
+                    "outwardIssue": {"key": "AURORA-1538"},
+                },
+            }
+        ],
+        {"existed": False, "link_id": "(новая)", "removed": []},
+        [],
+    )
+
+
+def test_a_new_issue_is_predicted_created_under_its_temp_key() -> None:
+    """ensure_issue without a duplicate predicts the POST with every field and the temp key as the result key;
+    its gap is that of ensure_issue."""
+    first = _first({"type": "ensure_issue", "params": {"temp_key": "new:1", "summary": "Новая", "priority": "High"}})
+    assert (first["writes"], first["result"], first["pause_seconds"]) == (
+        [
+            {
+                "method": "POST",
+                "path": "/rest/api/2/issue",
+                "json": {
+                    "fields": {
+                        "project": {"key": "AURORA"},
+                        "summary": "Новая",
+                        "issuetype": {"name": "Задача"},
+                        "priority": {"name": "High"},
+                    }
+                },
+            }
+        ],
+        {"key": "new:1", "created": True},
+        120.0,
+    )
+
+
+def test_the_issue_to_be_created_is_a_record_of_its_params() -> None:
+    """Under its temp key: the text params, the labels, our user as reporter, created and updated now."""
+    command = NewCommand(
+        seq=1,
+        type="ensure_issue",
+        temp_key="new:4",
+        params={
+            "temp_key": "new:4",
+            "summary": "Новая",
+            "description": "d",
+            "priority": "Low",
+            "duedate": "2026-11-01",
+            "planned_start": "2026-10-25",
+            "planned_end": "2026-10-31",
+            "labels": ["AWPCA"],
+            "epic_key": "AURORA-1",
+            "assignee": "ivanov",
+            "issue_type": "task",
+        },
+    )
+    issues = with_issues_to_be_created([command], MIRROR, jira_user="bridge-user", now=NOW)
+    assert issues == {
+        **MIRROR,
+        "new:4": MirrorIssue(
+            key="new:4",
+            summary="Новая",
+            description="d",
+            priority="Low",
+            duedate="2026-11-01",
+            planned_start="2026-10-25",
+            planned_end="2026-10-31",
+            labels=("AWPCA",),
+            epic_key="AURORA-1",
+            assignee="ivanov",
+            reporter="bridge-user",
+            created="2026-10-22T12:00:00Z",
+            updated="2026-10-22T12:00:00Z",
+        ),
+    }
+    bare = NewCommand(seq=1, type="ensure_issue", temp_key="new:5", params={"temp_key": "new:5", "summary": 5})
+    assert with_issues_to_be_created([bare], {}, jira_user=None, now=NOW)["new:5"] == MirrorIssue(
+        key="new:5", created="2026-10-22T12:00:00Z", updated="2026-10-22T12:00:00Z"
+    )
+
+
+def test_the_duplicate_search_sees_only_our_issues_of_the_last_seven_days() -> None:
+    """Our issue created exactly 7 days ago is found; a second older, another reporter's, or any while our
+    user is unknown, is not (and a temp key's record never is)."""
+
+    def created_key(mirror: dict[str, MirrorIssue], jira_user: str | None) -> Any:
+        command = NewCommand(
+            seq=1, type="ensure_issue", temp_key="new:1", params={"temp_key": "new:1", "summary": "Отчёт"}
+        )
+        (prediction,) = predict_commands(
+            [command], mirror=mirror, settings=SETTINGS, jira_user=jira_user, symmetric_link_types=frozenset(), now=NOW
+        )
+        return prediction.result["key"]
+
+    def ours(key: str, created: str, reporter: str = "bridge-user") -> MirrorIssue:
+        return MirrorIssue(key=key, summary="Отчёт", reporter=reporter, created=created)
+
+    assert created_key({"A-1": ours("A-1", "2026-10-15T12:00:00+00:00")}, "bridge-user") == "A-1"
+    assert created_key({"A-1": ours("A-1", "2026-10-15T11:59:59+00:00")}, "bridge-user") == "new:1"
+    assert created_key({"A-1": ours("A-1", "2026-10-21T12:00:00+00:00", "ivanov")}, "bridge-user") == "new:1"
+    assert created_key({"A-1": ours("A-1", "2026-10-21T12:00:00+00:00")}, None) == "new:1"
+    assert (
+        created_key({"A-1": MirrorIssue(key="A-1", summary="Отчёт", reporter="bridge-user")}, "bridge-user") == "new:1"
+    )
+
+
+def test_records_render_back_in_parent_mode_and_without_configured_fields() -> None:
+    """issue_to_jira is the inverse of the Jira model whatever the epic mode and the configured fields."""
+    parent = attrs.evolve(SETTINGS, epic_link=EpicLink(mode="parent", field_id=None))
+    issue = MirrorIssue(key="A-1", epic_key="A-9", planned_start="2026-10-01", labels=("x",))
+    assert issue_to_jira(issue, parent)["fields"]["parent"] == {"key": "A-9"}
+    assert issue_from_jira(issue_to_jira(issue, parent), parent) == issue
+    assert issue_to_jira(MirrorIssue(key="A-1"), parent)["fields"]["parent"] is None
+    bare = attrs.evolve(SETTINGS, fields={}, epic_link=EpicLink(mode="field", field_id=None))
+    rendered = issue_to_jira(issue, bare)["fields"]
+    assert not set(rendered) & {"customfield_10100", "customfield_10104", "customfield_11200", "parent"}

@@ -133,6 +133,20 @@ def test_ensure_issue_failed_at_the_limit_skips_its_dependents_at_once() -> None
     )
 
 
+def test_ensure_issue_failed_at_the_limit_from_a_batch_without_outcomes() -> None:
+    """The claimed ensure_issue's batch need not be among the outcomes read (nothing of it is queued): it is
+    failed all the same, and the next queued command of another batch is issued."""
+    snapshot = ClaimSnapshot(
+        claimed=[ClaimedCommand(id=40, claimed_at=T0, deliveries=3, batch_id=7, temp_key="new:1")],
+        queued_head=[_comment(41, "AURORA-1", batch_id=8)],
+        outcomes={8: {}},
+    )
+    assert decide_claim(snapshot).actions == (
+        FailCommand(id=40),
+        Issue(id=41, params={"key": "AURORA-1", "marker": "m", "body": "b"}),
+    )
+
+
 def test_skipped_ensure_issue_skips_its_own_dependents() -> None:
     """An ensure_issue skipped (its epic was cancelled) makes its dependents «не создана»."""
     snapshot = ClaimSnapshot(

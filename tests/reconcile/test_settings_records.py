@@ -17,7 +17,7 @@ from reconcile.records import (
     issue_from_wire,
     issue_to_wire,
 )
-from reconcile.settings import Settings, settings_from_json, settings_to_json
+from reconcile.settings import IssueTypeRef, Settings, settings_from_json, settings_to_json
 
 
 def test_defaults_are_the_design_settings() -> None:
@@ -103,3 +103,96 @@ def test_history_item_uses_from_on_the_wire() -> None:
     wire = converter.unstructure(entry)
     assert wire["items"][0]["from"] == "1"
     assert converter.structure(wire, HistoryEntry) == entry
+
+
+@pytest.mark.parametrize(
+    ("patch", "message"),
+    [
+        ({"pacing": {"refresh": 86400.5}}, "настройки: pacing.refresh — неотрицательное число не больше 86400"),
+        ({"pacing": {"refresh": True}}, "настройки: pacing.refresh — неотрицательное число не больше 86400"),
+        ({"pacing": {"refresh": "2"}}, "настройки: pacing.refresh — неотрицательное число не больше 86400"),
+        ({"pacing": []}, "настройки: pacing — объект"),
+        ({"pacing": {"zz": 1, "aa": 2}}, "настройки: pacing: неизвестные типы aa, zz"),
+        ({"claim_wait_seconds": 3600.5}, "настройки: claim_wait_seconds — положительное число не больше 3600"),
+        ({"claim_wait_seconds": -1}, "настройки: claim_wait_seconds — положительное число не больше 3600"),
+        ({"auto_refresh_minutes": -0.5}, "настройки: auto_refresh_minutes — неотрицательное число не больше 525600"),
+        ({"auto_refresh_minutes": float("-inf")}, "недопустимое число в auto_refresh_minutes"),
+        ({"max_batch_commands": 1_000_001}, "настройки: max_batch_commands — положительное целое не больше 1000000"),
+        ({"max_batch_commands": True}, "настройки: max_batch_commands — положительное целое не больше 1000000"),
+        ({"max_file_bytes": -5}, "настройки: max_file_bytes — положительное целое не больше 9007199254740992"),
+        ({"jira_project": "  "}, "настройки: jira_project — непустая строка"),
+        ({"jira_project": None}, "настройки: jira_project — непустая строка"),
+        ({"epic_name_field_id": ""}, "настройки: epic_name_field_id — непустая строка"),
+        ({"epic_name_field_id": 7}, "настройки: epic_name_field_id — непустая строка"),
+        ({"epic_link": "parent"}, "настройки: epic_link.mode — field или parent"),
+        (
+            {"epic_link": {"mode": "field", "field_id": "  "}},
+            "настройки: epic_link.field_id обязателен при mode = field",
+        ),
+        (
+            {"epic_link": {"mode": "parent", "field_id": None, "b": 1, "a": 2}},
+            "настройки: epic_link: неизвестные параметры a, b",
+        ),
+        ({"issue_types": []}, "настройки: issue_types — объект"),
+        ({"issue_types": {"bug": "Ошибка"}}, "настройки: issue_types.bug — объект {id?, name?}"),
+        ({"issue_types": {"bug": {"name": "Ошибка", "key": "B"}}}, "настройки: issue_types.bug — объект {id?, name?}"),
+        ({"issue_types": {"epic": {"id": 10000}}}, "настройки: issue_types.epic.id — строка"),
+        ({"issue_types": {"task": {"name": ["Задача"]}}}, "настройки: issue_types.task.name — строка"),
+        ({"fields": {"sprint": 5}}, "настройки: fields — объект из непустых строк"),
+        ({"fields": {" ": "customfield_1"}}, "настройки: fields — объект из непустых строк"),
+        ({"fields": ["sprint"]}, "настройки: fields — объект из непустых строк"),
+        ({"approval": {"mcp": "yes"}}, "настройки: approval.mcp — логическое значение true/false"),
+        ({"approval": {"mcp": True, "web": True}}, "настройки: approval — объект {mcp?, http?}"),
+        ({"approval": True}, "настройки: approval — объект {mcp?, http?}"),
+        ({"colour": 1, "age": 2}, "настройки: неизвестные параметры age, colour"),
+    ],
+)
+def test_each_bad_setting_is_named_in_the_seed_words(patch: object, message: str) -> None:
+    """Limits, types and shapes of every setting, each refused with its own message."""
+    with pytest.raises(ValidationError) as info:
+        settings_from_json(patch)
+    assert info.value.message == message
+
+
+def test_limits_themselves_and_zero_gaps_are_accepted() -> None:
+    """A value equal to its limit is allowed; a gap or the auto-refresh interval may be 0, numbers read as
+    floats; epic_name_field_id may be null; the approval doors are switched one by one."""
+    settings = settings_from_json(
+        {
+            "pacing": {"refresh": 86400, "ensure_link": 0},
+            "claim_wait_seconds": 3600,
+            "auto_refresh_minutes": 0,
+            "max_batch_commands": 1_000_000,
+            "max_file_bytes": 2**53,
+            "epic_name_field_id": None,
+            "approval": {"http": True},
+            "issue_types": {"bug": {"id": "10004"}},
+        }
+    )
+    assert (settings.gap("refresh"), settings.gap("ensure_link"), settings.gap("ensure_issue")) == (86400.0, 0.0, 120.0)
+    assert (settings.claim_wait_seconds, settings.auto_refresh_minutes) == (3600.0, 0.0)
+    assert (settings.max_batch_commands, settings.max_file_bytes, settings.epic_name_field_id) == (
+        1_000_000,
+        2**53,
+        None,
+    )
+    assert (settings.approval.required("http"), settings.approval.required("mcp")) == (True, False)
+    assert settings.issue_types == {"bug": IssueTypeRef(id="10004")}
+    assert settings_to_json(settings)["issue_types"] == {"bug": {"id": "10004"}}
+    assert settings_to_json(settings)["approval"] == {"mcp": False, "http": True}
+    assert Settings(pacing={}).gap("ensure_status") == 30.0
+    assert Settings().gap("unknown") == 0.0
+
+
+def test_an_issue_type_is_sent_by_id_when_it_has_one() -> None:
+    """issuetype by id when set, else by name; a type with neither (or only spaces) is not set."""
+    assert IssueTypeRef(id="10000", name="Эпик").to_jira() == {"id": "10000"}
+    assert IssueTypeRef(name="Эпик").to_jira() == {"name": "Эпик"}
+    assert IssueTypeRef(id="", name="Эпик").to_jira() == {"name": "Эпик"}
+    assert IssueTypeRef().to_jira() == {"name": ""}
+    assert [IssueTypeRef(id=" ").is_set(), IssueTypeRef(name=" x").is_set(), IssueTypeRef(id="1").is_set()] == [
+        False,
+        True,
+        True,
+    ]
+    assert IssueTypeRef(id=" ", name=" ").is_set() is False

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import os
+import secrets
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import String
+from alembic.script import ScriptDirectory
+from sqlalchemy import String, text
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from adapters.storage.engine import make_engine
+from adapters.storage.engine import alembic_config, head_revision, make_engine, migrate, schema_revision
 from adapters.storage.models import AgentStatusRow, Base, HistoryEntryRow, MirrorIssueRow, MirrorLinkRow, NoteRow
 from reconcile.agents import INSTANCE_MAX
 from reconcile.records import HISTORY_LIMITS, ISSUE_LIMITS, LINK_LIMITS
@@ -55,3 +60,42 @@ def test_record_limits_are_the_column_lengths() -> None:
     } == HISTORY_LIMITS
     assert _length(AgentStatusRow, "instance") == INSTANCE_MAX
     assert _length(NoteRow, "key") == 60
+
+
+def test_head_revision_is_alembics() -> None:
+    """The head read from the migration files without Alembic is the one Alembic computes."""
+    assert head_revision() == ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    """A database with no tables at all (a fresh PostgreSQL database, not the session's shared one)."""
+    if request.param == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp_path / 'empty.sqlite3'}"
+        return
+    if os.environ.get("SDLC_HUB_TEST_SKIP_PG") == "1":
+        pytest.skip("SDLC_HUB_TEST_SKIP_PG=1")
+    base = make_url(os.environ.get("SDLC_HUB_TEST_PG_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"))
+    name = f"sdlc_hub_empty_{secrets.token_hex(4)}"
+    admin = make_engine(base.render_as_string(hide_password=False), isolation_level="AUTOCOMMIT")
+    try:
+        async with admin.connect() as conn:
+            await conn.execute(text(f'CREATE DATABASE "{name}"'))
+        yield base.set(database=name).render_as_string(hide_password=False)
+        async with admin.connect() as conn:
+            await conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    finally:
+        await admin.dispose()
+
+
+async def test_schema_revision_before_and_after_migrate(empty_url: str) -> None:
+    """An empty database has no revision; after ``migrate`` it is at the head, and a second run changes nothing."""
+    engine = make_engine(empty_url)
+    try:
+        assert await schema_revision(engine) is None
+        await migrate(engine)
+        assert await schema_revision(engine) == head_revision()
+        await migrate(engine)
+        assert await schema_revision(engine) == head_revision()
+    finally:
+        await engine.dispose()

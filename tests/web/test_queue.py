@@ -89,3 +89,15 @@ async def test_batches_are_paged(browser: Open, api: Api, clock: Clock) -> None:
     assert 'hx-get="/?page=2"' in second
     assert (await person.get("/?page=0")).status_code == 400
     assert has_element(second, "agent-card")
+
+
+async def test_the_agent_card_says_what_stalls_the_agent(browser: Open, api: Api) -> None:
+    """The agent's ``last_error`` (DESIGN.md 5.4) is shown on its card, so the planners see why the queue waits."""
+    line = "cannot connect to jira at https://jira.bank (ConnectError: All connection attempts failed): check --jira"
+    body = {"agent_id": "agent-1", "version": "1.2", "last_error": line}
+    assert (await api.post("/agent/status", body, role="agent")).status_code == 204
+    page = (await (await browser("interface")).get("/")).text
+    assert element_text(page, "agent-card") == (
+        "Агент Состояние в сети Последний раз 2026-10-22 09:00:00 UTC Версия 1.2 Пользователь Jira — "
+        f"Агент agent-1 {line}"
+    )

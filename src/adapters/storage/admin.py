@@ -40,6 +40,7 @@ def _agent(row: Row[Any]) -> AgentStatusRecord:
         symmetric_link_types=tuple(row.symmetric_link_types or ()),
         last_seen_at=row.last_seen_at,
         last_claim_at=row.last_claim_at,
+        last_error=row.last_error,
     )
 
 
@@ -157,6 +158,7 @@ class AdminRepository:
             "symmetric_link_types": list(status.symmetric_link_types),
             "last_seen_at": status.last_seen_at,
             "last_claim_at": status.last_claim_at,
+            "last_error": status.last_error,
         }
         first = select(_AGENT.c.id).order_by(_AGENT.c.id).limit(1).scalar_subquery()
         changed = await self._session.execute(update(_AGENT).where(_AGENT.c.id == first).values(**values))

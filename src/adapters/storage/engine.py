@@ -8,18 +8,35 @@ of committed data unblocked. PostgreSQL relies on explicit locks where it matter
 
 from __future__ import annotations
 
+import ast
+import functools
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import Connection, event, text
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from adapters.storage.models import Base
 
-__all__ = ["MIGRATIONS", "alembic_config", "is_postgres", "make_engine", "migrate", "sqlite_url", "truncate_all"]
+if TYPE_CHECKING:
+    from alembic.config import Config
+
+__all__ = [
+    "MIGRATIONS",
+    "SCHEMES",
+    "DatabaseUrlError",
+    "alembic_config",
+    "check_url",
+    "head_revision",
+    "is_postgres",
+    "make_engine",
+    "migrate",
+    "schema_revision",
+    "sqlite_url",
+    "truncate_all",
+]
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
@@ -37,9 +54,29 @@ def _unicode_lower(value: Any) -> Any:
     return value.lower() if isinstance(value, str) else value
 
 
+class DatabaseUrlError(ValueError):
+    """A database URL the hub cannot use; the message says what to write instead."""
+
+
+#: The drivers the hub ships with (``pip install sdlc-hub`` brings both).
+SCHEMES = ("sqlite+aiosqlite", "postgresql+asyncpg")
+
+
+def check_url(url: str) -> URL:
+    """``url`` parsed, or :class:`DatabaseUrlError` naming the accepted forms."""
+    accepted = "postgresql+asyncpg://USER@HOST:5432/DATABASE or sqlite+aiosqlite:///PATH"
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise DatabaseUrlError(f"the database URL is not a URL; write {accepted}") from None
+    if parsed.drivername not in SCHEMES:
+        raise DatabaseUrlError(f"the database URL scheme {parsed.drivername}:// is not supported; write {accepted}")
+    return parsed
+
+
 def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
     """An async engine for ``url`` (``sqlite+aiosqlite://…`` or ``postgresql+asyncpg://…``)."""
-    parsed = make_url(url)
+    parsed = check_url(url)
     if parsed.get_backend_name() == "sqlite":
         engine = create_async_engine(url, connect_args={"timeout": 60}, **kwargs)
 
@@ -64,23 +101,66 @@ def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
 
 
 def alembic_config() -> Config:
+    from alembic.config import Config  # noqa: PLC0415 - Alembic is loaded only when the schema must change
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     return config
 
 
+@functools.cache
+def head_revision() -> str:
+    """The newest migration's revision, read from the migration files without loading Alembic.
+
+    Admin commands and ``/readyz`` compare it with the database's; Alembic itself (a fifth of a second to
+    import) is loaded only when they differ.
+    """
+    revisions: dict[str, str | None] = {}
+    for path in (MIGRATIONS / "versions").glob("*.py"):
+        values: dict[str, object] = {}
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            match node:
+                case ast.Assign(
+                    targets=[ast.Name(id="revision" | "down_revision" as name)], value=ast.Constant(value=value)
+                ):
+                    values[name] = value
+        revision, down = values.get("revision"), values.get("down_revision")
+        if isinstance(revision, str):
+            revisions[revision] = down if isinstance(down, str) else None
+    heads = set(revisions) - set(revisions.values())
+    if len(heads) != 1:
+        raise RuntimeError(f"the migrations have {len(heads)} heads: {sorted(heads)}")
+    return heads.pop()
+
+
+async def schema_revision(engine: AsyncEngine) -> str | None:
+    """The database's schema revision, ``None`` before the first migration."""
+    async with engine.connect() as conn:
+        try:
+            row = (await conn.execute(text("SELECT version_num FROM alembic_version"))).first()
+        except DBAPIError:  # no such table yet: an empty database
+            return None
+        finally:
+            await conn.rollback()
+    return None if row is None else str(row[0])
+
+
 def _upgrade(connection: Connection) -> None:
+    from alembic import command  # noqa: PLC0415
+
     config = alembic_config()
     config.attributes["connection"] = connection
     command.upgrade(config, "head")
 
 
 async def migrate(engine: AsyncEngine) -> None:
-    """Bring the schema to the latest revision (idempotent)."""
+    """Bring the schema to the latest revision (idempotent; a database already there costs one query)."""
     if engine.dialect.name == "sqlite":
         database = engine.url.database
         if database and database != ":memory:":
             Path(database).parent.mkdir(parents=True, exist_ok=True)
+    if await schema_revision(engine) == head_revision():
+        return
     async with engine.begin() as conn:
         if is_postgres(engine):
             # Two hub processes starting together must not both create the tables.

@@ -263,6 +263,7 @@ class AgentStatusRow(Base):
     symmetric_link_types: Mapped[list[str]] = mapped_column(JSONType)
     last_seen_at: Mapped[datetime] = mapped_column(UTCDateTime)
     last_claim_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    last_error: Mapped[str | None] = mapped_column(Text)
 
 
 class ApiTokenRow(Base):

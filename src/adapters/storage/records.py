@@ -129,3 +129,4 @@ class AgentStatusRecord:
     symmetric_link_types: tuple[str, ...] = ()
     last_seen_at: datetime
     last_claim_at: datetime | None = None
+    last_error: str | None = None

@@ -1,4 +1,5 @@
-"""Routes of administration: projects, settings and tokens (writes by admin), files, the agent's status, health."""
+"""Routes of administration: projects, settings and tokens (writes by admin), files, the agent's status, health,
+readiness and metrics."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ from typing import Any
 from litestar import Request, Response, delete, get, patch, post
 from litestar.params import FromPath, FromQuery, JSONBody
 
+from adapters.storage.engine import head_revision, schema_revision
 from hub_app import admin, claims
 from hub_app.api.auth import hub_of
 from hub_app.api.errors import error_response
 from hub_app.api.routing import in_unit, route
 from hub_app.bodies import ProjectIn, ProjectPatchIn, SettingsIn, TokenIn, parse
+from hub_app.metrics import CONTENT_TYPE_LATEST, read_queue
 from hub_app.roles import ADMIN, INTERFACE
 from hub_app.views import AgentStatusView, FileStored, HealthView, Items, ProjectView, TokenCreated, TokenView
 from reconcile.settings import Settings
@@ -89,12 +92,32 @@ async def agent_status(request: Request[Any, Any, Any]) -> Any:
     return await in_unit(request, claims.agent_status)
 
 
-@get("/health", **route(None, answer=HealthView, errors_=(503,)))
-async def health(request: Request[Any, Any, Any]) -> Response[Any]:
-    """200 while the process runs and its database answers."""
-    if await hub_of(request).ping():
-        return Response({"status": "ok"}, status_code=200)
-    return error_response(503, "база данных не отвечает")
+@get("/health", **route(None, answer=HealthView))
+async def health() -> Response[Any]:
+    """Liveness: 200 while the process runs (the database is ``/readyz``'s business)."""
+    return Response({"status": "ok"}, status_code=200)
+
+
+@get("/readyz", **route(None, answer=HealthView, errors_=(503,)))
+async def readyz(request: Request[Any, Any, Any]) -> Response[Any]:
+    """Readiness: 200 when the database answers and its schema is the code's, else 503 with the reason."""
+    hub = hub_of(request)
+    if not await hub.ping():
+        return error_response(503, "база данных не отвечает")
+    current, head = await schema_revision(hub.database.engine), head_revision()
+    if current != head:
+        return error_response(503, f"схема базы данных {current or 'пуста'}, нужна {head}: выполните sdlc-hub migrate")
+    return Response({"status": "ready"}, status_code=200)
+
+
+@get("/metrics", include_in_schema=False)
+async def metrics(request: Request[Any, Any, Any]) -> Response[bytes]:
+    """Prometheus text, without a token (DESIGN.md 6): bind the hub to an internal interface, or filter the path
+    at the proxy. Left out of the OpenAPI document on purpose: it is not JSON, and its format is Prometheus's."""
+    hub = hub_of(request)
+    async with hub.unit() as unit:
+        readings = await read_queue(unit)
+    return Response(hub.metrics.render(readings), media_type=CONTENT_TYPE_LATEST)
 
 
 ROUTES = [
@@ -110,4 +133,6 @@ ROUTES = [
     revoke_token,
     agent_status,
     health,
+    readyz,
+    metrics,
 ]

@@ -14,7 +14,7 @@ from litestar.status_codes import HTTP_204_NO_CONTENT
 from hub_app import admin, claims, reports
 from hub_app.api.auth import hub_of
 from hub_app.api.routing import in_unit, route
-from hub_app.bodies import ClaimIn, PagesIn, ReportIn, parse
+from hub_app.bodies import AgentProblemIn, ClaimIn, PagesIn, ReportIn, parse
 from hub_app.roles import AGENT
 from hub_app.views import CommandHeld, DeliveryView, PagesAck, ReportAck
 
@@ -46,6 +46,13 @@ async def agent_claim(request: Request[Any, Any, Any], data: JSONBody[Any] = Non
             return Response(content=None, status_code=HTTP_204_NO_CONTENT)
         with anyio.move_on_after(min(remaining, REPOLL_SECONDS)):
             await event.wait()
+
+
+@post("/agent/status", **route(AGENT, body=AgentProblemIn, status=204, errors_=(409, 422)))
+async def agent_problem(request: Request[Any, Any, Any], data: JSONBody[Any] = None) -> None:
+    """What keeps the agent from claiming (a TLS failure, a wrong Jira URL…): shown by ``/agent-status``."""
+    body = parse(AgentProblemIn, data)
+    await in_unit(request, lambda u: claims.record_problem(u, body))
 
 
 @get("/agent/commands/{command_id:int}", **route(AGENT, answer=CommandHeld, errors_=(404, 422)))
@@ -86,4 +93,4 @@ async def agent_file(request: Request[Any, Any, Any], sha256: FromPath[str]) -> 
     )
 
 
-ROUTES = [agent_claim, agent_command, agent_pages, agent_report, agent_file]
+ROUTES = [agent_claim, agent_problem, agent_command, agent_pages, agent_report, agent_file]

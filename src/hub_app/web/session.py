@@ -1,6 +1,7 @@
 """Who is looking at the page: login with a token into a signed session cookie, the guard of every view, «Выйти».
 
-The session cookie (Litestar's client-side session: AES-GCM, so signed and sealed; HttpOnly, SameSite=Strict)
+The session cookie (Litestar's client-side session: AES-GCM, so signed and sealed; HttpOnly, SameSite=Strict;
+Secure whenever the request came over HTTPS)
 holds only the sha256 of the person's token, the same digest the hub stores: every request looks the token up
 again, so a revoked token ends its sessions at once. The key comes from the hub's data dir
 (:func:`session_key`, generated once); the CSRF secret is derived from it. An agent token opens no page.
@@ -27,7 +28,7 @@ from litestar.middleware.session import SessionMiddleware
 from litestar.middleware.session.client_side import ClientSideSessionBackend, CookieBackendConfig
 from litestar.params import QueryParameter
 from litestar.response import Redirect, Template
-from litestar.types import ASGIApp
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from hub_app import admin
 from hub_app.api.auth import hub_of
@@ -105,7 +106,39 @@ def page_middleware(key: bytes) -> list[DefineMiddleware]:
         cookie_httponly=True,
         cookie_samesite="strict",
     )
-    return [DefineMiddleware(_session_middleware, config=session), DefineMiddleware(CSRFMiddleware, config=csrf)]
+    return [
+        DefineMiddleware(_secure_cookies_over_https),
+        DefineMiddleware(_session_middleware, config=session),
+        DefineMiddleware(CSRFMiddleware, config=csrf),
+    ]
+
+
+def _secure_cookies_over_https(app: ASGIApp) -> ASGIApp:
+    """Mark the page's cookies ``Secure`` when the request came over HTTPS.
+
+    The scheme is the request's own, or the ``X-Forwarded-Proto`` of a TLS proxy that uvicorn trusts
+    (``sdlc-hub serve --forwarded-allow-ips``; by default a proxy on the same host): a browser then never sends
+    the session over plain HTTP, while a hub tried out on ``http://127.0.0.1`` still logs in.
+    """
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("scheme") != "https":
+            await app(scope, receive, send)
+            return
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [
+                    (name, value + b"; Secure")
+                    if name.lower() == b"set-cookie" and b"secure" not in value.lower()
+                    else (name, value)
+                    for name, value in message.get("headers", ())
+                ]
+            await send(message)
+
+        await app(scope, receive, sending)
+
+    return middleware
 
 
 def _session_middleware(app: ASGIApp, config: CookieBackendConfig) -> ASGIApp:

@@ -173,27 +173,6 @@ def test_epic_by_parent_mode() -> None:
     assert "customfield_10100" not in mirror_fields(settings)
 
 
-def test_mirror_fields_of_the_default_settings() -> None:
-    """The fields of DESIGN 5.2 plus sprint, planned dates and the epic link field."""
-    assert mirror_fields(Settings()) == [
-        "summary",
-        "description",
-        "status",
-        "priority",
-        "duedate",
-        "labels",
-        "assignee",
-        "reporter",
-        "created",
-        "updated",
-        "issuelinks",
-        "customfield_10104",
-        "customfield_11200",
-        "customfield_11201",
-        "customfield_10100",
-    ]
-
-
 def test_to_utc_z_forms() -> None:
     """Jira's +0300 offsets, Z and missing values."""
     assert to_utc_z("2026-10-22T00:30:00.000+0300") == "2026-10-21T21:30:00Z"

@@ -1,7 +1,7 @@
 """the mirror's slice paged by the database: issues' natural sort key, labels one row each
 
 Revision ID: natural_order
-Revises: instance
+Revises: agent_last_error
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from alembic import op
 from reconcile.records import natural_key
 
 revision = "natural_order"
-down_revision = "instance"
+down_revision = "agent_last_error"
 branch_labels = None
 depends_on = None
 
