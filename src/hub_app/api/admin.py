@@ -22,7 +22,7 @@ from reconcile.settings import Settings
 __all__ = ["ROUTES"]
 
 
-@post("/files", request_max_body_size=None, **route(INTERFACE, answer=FileStored, status=201, errors_=(400, 413)))
+@post("/files", request_max_body_size=None, **route(INTERFACE, answer=FileStored, status=201, errors_=(400, 413, 422)))
 async def upload_file(request: Request[Any, Any, Any], filename: FromQuery[str | None] = None) -> Any:
     """The raw body is stored by its sha256 (over ``max_file_bytes`` → 413); ``ensure_attachment`` names it."""
     hub = hub_of(request)
