@@ -428,13 +428,16 @@ def _blank(value: object) -> bool:
     return isinstance(value, str) and value != "" and not value.strip()
 
 
-@pytest.mark.parametrize("field", [*TOP_PROBES, "zz", "-author", "-title", "-commands"])
+@pytest.mark.parametrize("field", [*TOP_PROBES, "zz", "-author", "-title", "-commands", "[]"])
 def test_schema_and_validation_agree_on_the_top_of_a_batch(field: str) -> None:
-    """Each top-level field given each probe value, left out, or an unknown one added: the JSON Schema of
-    batch_create and the validation agree, except on blank text (only the validation sees it)."""
+    """Each top-level field given each probe value, left out, or an unknown one added, and a body that is no
+    object: the JSON Schema of batch_create and the validation agree, except on blank text (only the
+    validation sees it)."""
     command = cmd("ensure_fields", key="AURORA-1537", duedate="2026-10-23")
-    bodies: list[tuple[dict[str, Any], bool]] = []
-    if field.startswith("-"):
+    bodies: list[tuple[Any, bool]] = []
+    if field == "[]":
+        bodies.append(([body(command)], False))
+    elif field.startswith("-"):
         full = body(command)
         bodies.append(({k: v for k, v in full.items() if k != field[1:]}, False))
     elif field == "zz":
