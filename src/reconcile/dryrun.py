@@ -131,7 +131,9 @@ def _issue_to_be_created(temp_key: str, params: Mapping[str, Any], jira_user: st
 
 @attrs.define
 class _MirrorJira:
-    """Answers an executor's Jira calls from mirror records; records what it had to assume."""
+    """Answers an executor's Jira calls from mirror records; records what it had to assume.
+
+    An answer holds only what the executors read: a list without paging fields is one complete page."""
 
     issues: Mapping[str, MirrorIssue]
     settings: Settings
@@ -156,8 +158,8 @@ class _MirrorJira:
             key = self.params.get("key")
             current = self.issues[key].sprint if isinstance(key, str) and key in self.issues else None
             sprint_id = current.id if current is not None and current.name == sprint else 0
-            values = [{"id": sprint_id, "name": sprint, "state": "active"}] if isinstance(sprint, str) else []
-            return JiraResponse(status=200, json={"startAt": 0, "maxResults": 50, "isLast": True, "values": values})
+            values = [{"id": sprint_id, "name": sprint}] if isinstance(sprint, str) else []
+            return JiraResponse(status=200, json={"values": values})
         if call.method == "GET":
             return JiraResponse(status=200, json={})
         return self._write(call)
@@ -168,11 +170,11 @@ class _MirrorJira:
         if issue is None:
             return JiraResponse(
                 status=404,
-                json={"errorMessages": [f"задачи {key} нет в зеркале — прогноз невозможен"], "errors": {}},
+                json={"errorMessages": [f"задачи {key} нет в зеркале — прогноз невозможен"]},
             )
         if suffix == "comment":
             self._assume(_UNKNOWN_COMMENTS)
-            return JiraResponse(status=200, json={"startAt": 0, "maxResults": 50, "total": 0, "comments": []})
+            return JiraResponse(status=200, json={"comments": []})
         if suffix == "transitions":
             self._assume(_UNKNOWN_TRANSITIONS)
             target = self.params.get("target")
@@ -200,7 +202,7 @@ class _MirrorJira:
             and issue.created is not None
             and datetime.fromisoformat(issue.created) >= since
         ]
-        return JiraResponse(status=200, json={"startAt": 0, "maxResults": 100, "total": len(hits), "issues": hits})
+        return JiraResponse(status=200, json={"issues": hits})
 
     def _write(self, call: JiraCall) -> JiraResponse:
         if call.path == "/rest/api/2/issue":
