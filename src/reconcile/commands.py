@@ -106,9 +106,6 @@ class CommandSpec:
     def params(self) -> tuple[Param, ...]:
         return self.required + self.optional
 
-    def param(self, name: str) -> Param | None:
-        return next((p for p in self.params if p.name == name), None)
-
     def expected_suffix(self) -> str:
         """«ожидаются <обязательные>» and, when the type has optional ones, «необязательные <список>»."""
         parts = []

@@ -418,6 +418,7 @@ TOP_PROBES: dict[str, list[object]] = {
         [{"key": "AURORA-1", "text": " "}],
         [{"key": "AURORA-1", "text": "x", "by": "a"}],
         [{"key": 1, "text": "x"}],
+        [{"key": "AURORA-1", "text": 5}],
         [1],
         "x",
     ],
@@ -426,6 +427,12 @@ TOP_PROBES: dict[str, list[object]] = {
 
 def _blank(value: object) -> bool:
     return isinstance(value, str) and value != "" and not value.strip()
+
+
+def test_the_schema_takes_a_one_letter_project() -> None:
+    """A project's name may be one letter (whether it exists is for the validation to say)."""
+    command = cmd("ensure_fields", key="AURORA-1537", duedate="2026-10-23")
+    assert jsonschema.Draft202012Validator(batch_create_schema()).is_valid(body(command, project="P"))
 
 
 @pytest.mark.parametrize("field", [*TOP_PROBES, "zz", "-author", "-title", "-commands", "[]"])
