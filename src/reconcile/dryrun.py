@@ -160,8 +160,6 @@ class _MirrorJira:
             sprint_id = current.id if current is not None and current.name == sprint else 0
             values = [{"id": sprint_id, "name": sprint}] if isinstance(sprint, str) else []
             return JiraResponse(status=200, json={"values": values})
-        if call.method == "GET":
-            return JiraResponse(status=200, json={})
         return self._write(call)
 
     def _get_issue_part(self, rest: str, call: JiraCall) -> JiraResponse:
@@ -205,17 +203,14 @@ class _MirrorJira:
         return JiraResponse(status=200, json={"issues": hits})
 
     def _write(self, call: JiraCall) -> JiraResponse:
+        # Only the writes a plan can reach: no comment is ever found to update (the mirror has none), and an
+        # attachment's upload is predicted at its FetchFile, before the executor could post it.
         if call.path == "/rest/api/2/issue":
-            temp_key = self.params.get("temp_key")
-            return JiraResponse(status=201, json={"id": "0", "key": temp_key})
+            return JiraResponse(status=201, json={"key": self.params.get("temp_key")})
         if call.path == "/rest/api/2/issueLink":
             return JiraResponse(status=201, headers={"Location": "/rest/api/2/issueLink/(новая)"})
-        if call.path.endswith("/attachments"):
-            return JiraResponse(status=200, json=[{"id": "(новое)", "filename": self.params.get("filename")}])
         if call.path.endswith("/comment"):
             return JiraResponse(status=201, json={"id": "(новый)"})
-        if call.method == "PUT" and "/comment/" in call.path:
-            return JiraResponse(status=200, json={"id": call.path.rsplit("/", 1)[-1]})
         return JiraResponse(status=204)
 
 

@@ -396,3 +396,22 @@ def test_any_record_renders_to_jira_and_reads_back(issue: MirrorIssue, mode: str
     epic modes."""
     settings = SETTINGS if mode == "field" else attrs.evolve(SETTINGS, epic_link=EpicLink(mode="parent", field_id=None))
     assert issue_from_jira(issue_to_jira(issue, settings), settings) == issue
+
+
+def test_the_tail_refresh_and_the_pauses_inside_a_command() -> None:
+    """A refresh reads only: its prediction is done with nothing else. Each write after the first in a command
+    adds its gap: three transitions are the command's gap and two more."""
+    predictions = predict(
+        {"type": "ensure_status", "params": {"key": "AURORA-1533", "target": ["Ревью", "Тест", "Готово"]}}
+    )
+    assert predictions[1] == {
+        "seq": 2,
+        "type": "refresh",
+        "writes": [],
+        "status": "done",
+        "result": {},
+        "error": None,
+        "pause_seconds": 0,
+        "unknown": [],
+    }
+    assert (len(predictions[0]["writes"]), predictions[0]["pause_seconds"]) == (3, 90.0)
