@@ -431,6 +431,10 @@ def test_the_messages_about_a_command_s_shape() -> None:
         "команда 3 (ensure_status): нет key, target; ожидаются key, target"
     )
     assert error({"type": "ensure_status"}) == "команда 3 (ensure_status): нет key, target; ожидаются key, target"
+    assert error({"type": ["refresh"]}).startswith("команда 3: неизвестный тип ['refresh']; ожидаются ensure_issue")
+    assert error({"type": "ensure_fields", "params": {"key": "X-1", "description": None, "duedate": "1.1.2026"}}) == (
+        "команда 3 (ensure_fields): duedate — ожидается дата ГГГГ-ММ-ДД"
+    )
     assert error({"type": "ensure_status", "params": {"key": "X-1", "target": "Готово", "b": 1, "a": 2}}) == (
         "команда 3 (ensure_status): лишние параметры b, a; ожидаются key, target"
     )
