@@ -82,10 +82,11 @@ MUTANT_KILLED = {1, 3, 24, -24, 36, 152, 255}
 
 
 def mutation_scores(mutated: Path) -> list[str]:
-    """Killed / measured per module from mutmut's result files (a mutant not yet run is not counted)."""
+    """Killed / measured per module from mutmut's result files (a mutant not run to the end is not counted)."""
     lines, killed_all, measured_all = [], 0, 0
     for meta in sorted(mutated.rglob("*.py.meta")):
-        codes = [c for c in json.loads(meta.read_text())["exit_code_by_key"].values() if c is not None]
+        # None: not run yet; 2: the run was interrupted while this mutant was being tested
+        codes = [c for c in json.loads(meta.read_text())["exit_code_by_key"].values() if c not in (None, 2)]
         if codes:
             killed = sum(c in MUTANT_KILLED for c in codes)
             killed_all, measured_all = killed_all + killed, measured_all + len(codes)

@@ -106,9 +106,6 @@ class CommandSpec:
     def params(self) -> tuple[Param, ...]:
         return self.required + self.optional
 
-    def param(self, name: str) -> Param | None:
-        return next((p for p in self.params if p.name == name), None)
-
     def expected_suffix(self) -> str:
         """«ожидаются <обязательные>» and, when the type has optional ones, «необязательные <список>»."""
         parts = []
@@ -326,13 +323,13 @@ def check_command(index: int, command: Any) -> tuple[str, dict[str, Any]]:
         )
     command_type = command.get("type")
     if not isinstance(command_type, str) or command_type not in CATALOGUE:
-        shown = command_type if isinstance(command_type, str) else repr(command_type)
+        # A JSON value that is no text reads the same through str() as through repr().
         raise ValidationError(
-            f"{command_label(index, None)}: неизвестный тип {shown}; ожидаются {', '.join(CATALOGUE)}"
+            f"{command_label(index, None)}: неизвестный тип {command_type}; ожидаются {', '.join(CATALOGUE)}"
         )
     spec = CATALOGUE[command_type]
     label = command_label(index, command_type)
-    params = command.get("params", {})
+    params = command.get("params")
     if params is None:
         params = {}
     if not isinstance(params, dict):

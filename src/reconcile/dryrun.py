@@ -151,7 +151,9 @@ def _searchable(
 
 @attrs.define
 class _MirrorJira:
-    """Answers an executor's Jira calls from mirror records; records what it had to assume."""
+    """Answers an executor's Jira calls from mirror records; records what it had to assume.
+
+    An answer holds only what the executors read: a list without paging fields is one complete page."""
 
     issues: Mapping[str, MirrorIssue]
     settings: Settings
@@ -177,10 +179,8 @@ class _MirrorJira:
             key = self.params.get("key")
             current = self.issues[key].sprint if isinstance(key, str) and key in self.issues else None
             sprint_id = current.id if current is not None and current.name == sprint else 0
-            values = [{"id": sprint_id, "name": sprint, "state": "active"}] if isinstance(sprint, str) else []
-            return JiraResponse(status=200, json={"startAt": 0, "maxResults": 50, "isLast": True, "values": values})
-        if call.method == "GET":
-            return JiraResponse(status=200, json={})
+            values = [{"id": sprint_id, "name": sprint}] if isinstance(sprint, str) else []
+            return JiraResponse(status=200, json={"values": values})
         return self._write(call)
 
     def _get_issue_part(self, rest: str, call: JiraCall) -> JiraResponse:
@@ -189,11 +189,11 @@ class _MirrorJira:
         if issue is None:
             return JiraResponse(
                 status=404,
-                json={"errorMessages": [f"задачи {key} нет в зеркале — прогноз невозможен"], "errors": {}},
+                json={"errorMessages": [f"задачи {key} нет в зеркале — прогноз невозможен"]},
             )
         if suffix == "comment":
             self._assume(_UNKNOWN_COMMENTS)
-            return JiraResponse(status=200, json={"startAt": 0, "maxResults": 50, "total": 0, "comments": []})
+            return JiraResponse(status=200, json={"comments": []})
         if suffix == "transitions":
             self._assume(_UNKNOWN_TRANSITIONS)
             target = self.params.get("target")
@@ -215,20 +215,17 @@ class _MirrorJira:
         summary = self.params.get("summary")
         found = self.searchable.get(summary.strip(), ()) if isinstance(summary, str) else ()
         hits = [issue_to_jira(issue, self.settings) for issue in found]
-        return JiraResponse(status=200, json={"startAt": 0, "maxResults": 100, "total": len(hits), "issues": hits})
+        return JiraResponse(status=200, json={"issues": hits})
 
     def _write(self, call: JiraCall) -> JiraResponse:
+        # Only the writes a plan can reach: no comment is ever found to update (the mirror has none), and an
+        # attachment's upload is predicted at its FetchFile, before the executor could post it.
         if call.path == "/rest/api/2/issue":
-            temp_key = self.params.get("temp_key")
-            return JiraResponse(status=201, json={"id": "0", "key": temp_key})
+            return JiraResponse(status=201, json={"key": self.params.get("temp_key")})
         if call.path == "/rest/api/2/issueLink":
             return JiraResponse(status=201, headers={"Location": "/rest/api/2/issueLink/(новая)"})
-        if call.path.endswith("/attachments"):
-            return JiraResponse(status=200, json=[{"id": "(новое)", "filename": self.params.get("filename")}])
         if call.path.endswith("/comment"):
             return JiraResponse(status=201, json={"id": "(новый)"})
-        if call.method == "PUT" and "/comment/" in call.path:
-            return JiraResponse(status=200, json={"id": call.path.rsplit("/", 1)[-1]})
         return JiraResponse(status=204)
 
 

@@ -53,8 +53,8 @@ DEFAULT_PACING: dict[str, float] = {
 }
 
 #: The largest value of each number setting: beyond these a value is a typo, and some (a gap of 10**300
-#: seconds) would overflow the clock arithmetic.
-LIMITS: dict[str, float] = {
+#: seconds) would overflow the clock arithmetic. Whole numbers, so that a message shows them as such.
+LIMITS: dict[str, int] = {
     "pacing": 86400,
     "auto_refresh_minutes": 525600,
     "claim_wait_seconds": 3600,
@@ -178,24 +178,20 @@ def _str(data: dict[str, Any], key: str, *, nullable: bool = False) -> str | Non
     return value
 
 
-def _limit_text(limit: float) -> str:
-    return str(int(limit)) if float(limit).is_integer() else str(limit)
-
-
-def _number(value: Any, name: str, limit: float, *, positive: bool = False) -> float:
+def _number(value: Any, name: str, limit: int, *, positive: bool = False) -> float:
     if isinstance(value, float) and not math.isfinite(value):
         raise ValidationError(f"недопустимое число в {name}")
     low_ok = isinstance(value, int | float) and (value > 0 if positive else value >= 0)
     if isinstance(value, bool) or not low_ok or value > limit:
         kind = "положительное число" if positive else "неотрицательное число"
-        raise _fail(f"{name} — {kind} не больше {_limit_text(limit)}")
+        raise _fail(f"{name} — {kind} не больше {limit}")
     return float(value)
 
 
 def _count(value: Any, name: str) -> int:
     limit = LIMITS[name]
     if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= limit:
-        raise _fail(f"{name} — положительное целое не больше {_limit_text(limit)}")
+        raise _fail(f"{name} — положительное целое не больше {limit}")
     return value
 
 

@@ -811,3 +811,15 @@ def test_issue_answers_that_cannot_be_read() -> None:
         "ответ Jira по A-1: summary — ожидается строка или null, получено: число",
         (),
     )
+
+
+def test_issue_hits_without_a_number_or_a_created_time_still_order() -> None:
+    """A key without an issue number counts as number 0, a hit without ``created`` as the oldest: ordering
+    never fails on an odd hit."""
+    same = "2026-10-20T10:00:00.000+0300"
+    hits = search(issue("A-3", summary="Отчёт", created=same), issue("ODD", summary="Отчёт", created=same))
+    report, _ = play("ensure_issue", {"temp_key": "new:1", "summary": "Отчёт"}, [ok(hits)])
+    assert dict(report.result) == {"key": "ODD", "created": False}
+    hits = search(issue("A-3", summary="Отчёт", created=same), issue("A-4", summary="Отчёт"))
+    report, _ = play("ensure_issue", {"temp_key": "new:1", "summary": "Отчёт"}, [ok(hits)])
+    assert dict(report.result) == {"key": "A-4", "created": False}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from hypothesis import given
@@ -81,3 +81,42 @@ def test_an_instance_is_short_text(instance: str) -> None:
     """An empty instance or one longer than 64 characters is refused (422)."""
     with pytest.raises(ValidationError, match=r"^instance — ожидается непустая строка не длиннее 64 символов$"):
         check_instance(instance)
+
+
+def test_the_bounds_of_an_instance() -> None:
+    """One to 64 characters; none means an older agent."""
+    for ok in (None, "a", "x" * 64):
+        check_instance(ok)
+    for bad in ("", "x" * 65):
+        with pytest.raises(ValidationError) as info:
+            check_instance(bad)
+        assert info.value.message == "instance — ожидается непустая строка не длиннее 64 символов"
+
+
+def test_the_edge_of_online_and_what_a_refusal_says() -> None:
+    """Seen exactly two long polls ago is still online; the refusal names the active agent and when it was
+    seen (in UTC, with Z), and retry_after is never below one second."""
+    seen = (NOW - timedelta(seconds=50)).astimezone(timezone(timedelta(hours=3)))
+    with pytest.raises(AgentConflict) as info:
+        check_claimant("agent-2", active="agent-1", active_seen_at=seen, now=NOW, claim_wait_seconds=25)
+    assert info.value.message == (
+        "активен другой агент agent-1 (последний раз 2026-10-22T08:59:10Z); второй агент не допускается"
+    )
+    assert info.value.retry_after == 1
+    with pytest.raises(AgentConflict) as info:
+        check_claimant(
+            "agent-2", active="agent-1", active_seen_at=NOW - timedelta(seconds=10), now=NOW, claim_wait_seconds=25
+        )
+    assert info.value.retry_after == 40
+
+
+def test_without_an_active_agent_or_its_time_anyone_claims() -> None:
+    """No active agent, or one never seen: nothing to refuse."""
+    check_claimant("agent-2", active="agent-1", active_seen_at=None, now=NOW, claim_wait_seconds=25)
+    check_claimant("agent-2", active=None, active_seen_at=NOW, now=NOW, claim_wait_seconds=25)
+
+
+def test_an_empty_instance_holds_the_claim_of_an_agent_without_one() -> None:
+    """The instance "" is the same as none on the hub's side."""
+    assert holds_claim("", active_instance=None) is True
+    assert holds_claim("A", active_instance=None) is False

@@ -419,6 +419,7 @@ TOP_PROBES: dict[str, list[object]] = {
         [{"key": "AURORA-1", "text": " "}],
         [{"key": "AURORA-1", "text": "x", "by": "a"}],
         [{"key": 1, "text": "x"}],
+        [{"key": "AURORA-1", "text": 5}],
         [1],
         "x",
     ],
@@ -429,13 +430,22 @@ def _blank(value: object) -> bool:
     return isinstance(value, str) and value != "" and not value.strip()
 
 
-@pytest.mark.parametrize("field", [*TOP_PROBES, "zz", "-author", "-title", "-commands"])
-def test_schema_and_validation_agree_on_the_top_of_a_batch(field: str) -> None:
-    """Each top-level field given each probe value, left out, or an unknown one added: the JSON Schema of
-    batch_create and the validation agree, except on blank text (only the validation sees it)."""
+def test_the_schema_takes_a_one_letter_project() -> None:
+    """A project's name may be one letter (whether it exists is for the validation to say)."""
     command = cmd("ensure_fields", key="AURORA-1537", duedate="2026-10-23")
-    bodies: list[tuple[dict[str, Any], bool]] = []
-    if field.startswith("-"):
+    assert jsonschema.Draft202012Validator(batch_create_schema()).is_valid(body(command, project="P"))
+
+
+@pytest.mark.parametrize("field", [*TOP_PROBES, "zz", "-author", "-title", "-commands", "[]"])
+def test_schema_and_validation_agree_on_the_top_of_a_batch(field: str) -> None:
+    """Each top-level field given each probe value, left out, or an unknown one added, and a body that is no
+    object: the JSON Schema of batch_create and the validation agree, except on blank text (only the
+    validation sees it)."""
+    command = cmd("ensure_fields", key="AURORA-1537", duedate="2026-10-23")
+    bodies: list[tuple[Any, bool]] = []
+    if field == "[]":
+        bodies.append(([body(command)], False))
+    elif field.startswith("-"):
         full = body(command)
         bodies.append(({k: v for k, v in full.items() if k != field[1:]}, False))
     elif field == "zz":

@@ -265,6 +265,7 @@ PROBES: list[object] = [
     ["x"],
     ["x", 1],
     ["AURORA-1", "new:2"],
+    ["AURORA-1"],
     ["aurora-1"],
     [["x"]],
 ]
@@ -362,6 +363,10 @@ def test_schema_and_validation_agree_on_the_shape_of_a_command(spec_type: str) -
         {"type": spec_type, "params": base, "seq": 1},
         {"params": base},
         {"type": spec_type.upper(), "params": base},
+        {"type": 5, "params": base},
+        {"type": spec_type, "params": None},
+        spec_type,
+        [spec_type, base],
         {"type": spec_type, "params": {p.name: base[p.name] for p in spec.required if p.name in base}},
         *({"type": spec_type, "params": {k: v for k, v in base.items() if k != name}} for name in base),
     ]
@@ -401,4 +406,35 @@ def test_a_missing_parameter_lists_the_required_and_the_optional_ones() -> None:
     assert _error({"type": "ensure_link", "params": {}}) == (
         "команда 1 (ensure_link): нет source, target, link_type; ожидаются source, target, link_type; "
         "необязательные replace"
+    )
+
+
+def test_the_messages_about_a_command_s_shape() -> None:
+    """A command that is no object, fields beside type and params, a type that is no text, params that are
+    no object or null, extra parameters: each named in the seed's words with the command's number."""
+
+    def error(command: object) -> str:
+        with pytest.raises(ValidationError) as info:
+            check_command(3, command)
+        return info.value.message
+
+    assert error("ensure_fields") == "команда 3: ожидается объект {type, params}"
+    assert error({"type": "refresh", "params": {}, "seq": 1, "at": 2}) == (
+        "команда 3: лишние поля at, seq; ожидаются type, params"
+    )
+    assert error({"type": None}) == (
+        "команда 3: неизвестный тип None; ожидаются ensure_issue, ensure_fields, ensure_comment, ensure_status, "
+        "ensure_link, ensure_sprint, ensure_attachment, refresh"
+    )
+    assert error({"type": "ensure_status", "params": ["X-1"]}) == "команда 3 (ensure_status): params — ожидается объект"
+    assert error({"type": "ensure_status", "params": None}) == (
+        "команда 3 (ensure_status): нет key, target; ожидаются key, target"
+    )
+    assert error({"type": "ensure_status"}) == "команда 3 (ensure_status): нет key, target; ожидаются key, target"
+    assert error({"type": ["refresh"]}).startswith("команда 3: неизвестный тип ['refresh']; ожидаются ensure_issue")
+    assert error({"type": "ensure_fields", "params": {"key": "X-1", "description": None, "duedate": "1.1.2026"}}) == (
+        "команда 3 (ensure_fields): duedate — ожидается дата ГГГГ-ММ-ДД"
+    )
+    assert error({"type": "ensure_status", "params": {"key": "X-1", "target": "Готово", "b": 1, "a": 2}}) == (
+        "команда 3 (ensure_status): лишние параметры b, a; ожидаются key, target"
     )

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 import attrs
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reconcile.batch import BatchContext, NewCommand, ProjectInfo, validate_batch
 from reconcile.dryrun import issue_to_jira, predict_batch, predict_commands, with_issues_to_be_created
@@ -337,3 +339,79 @@ def test_records_render_back_in_parent_mode_and_without_configured_fields() -> N
     bare = attrs.evolve(SETTINGS, fields={}, epic_link=EpicLink(mode="field", field_id=None))
     rendered = issue_to_jira(issue, bare)["fields"]
     assert not set(rendered) & {"customfield_10100", "customfield_10104", "customfield_11200", "parent"}
+
+
+texts = st.text(alphabet=st.sampled_from("аб x\r\n,"), max_size=6)
+names = st.none() | st.text(alphabet=st.sampled_from("абвx"), min_size=1, max_size=5)
+days = st.none() | st.dates(min_value=date(2000, 1, 1), max_value=date(2100, 12, 31)).map(date.isoformat)
+times = st.none() | st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1)).map(
+    lambda t: t.strftime("%Y-%m-%dT%H:%M:%SZ")
+)
+keys = st.integers(min_value=1, max_value=9999).map(lambda n: f"X-{n}")
+
+
+@st.composite
+def mirror_issues(draw: st.DrawFn) -> MirrorIssue:
+    key = draw(keys)
+    status = draw(names)
+    links = tuple(
+        MirrorLink(id=str(n), type=draw(st.sampled_from(["Связанные", "Блокирует начало"])), source=a, target=b)
+        for n, (a, b) in enumerate(
+            draw(st.lists(keys.filter(lambda k: k != key), max_size=3).map(lambda others: [(key, o) for o in others]))
+            + draw(st.lists(keys.filter(lambda k: k != key), max_size=3).map(lambda others: [(o, key) for o in others]))
+        )
+    )
+    return MirrorIssue(
+        key=key,
+        summary=draw(st.none() | texts),
+        description=draw(st.none() | texts),
+        status=status,
+        status_category=draw(names) if status else None,
+        priority=draw(names),
+        duedate=draw(days),
+        planned_start=draw(days),
+        planned_end=draw(days),
+        labels=tuple(draw(st.lists(st.text(alphabet="abc", min_size=1, max_size=3), max_size=3))),
+        epic_key=draw(st.none() | keys),
+        assignee=draw(names),
+        reporter=draw(names),
+        created=draw(times),
+        updated=draw(times),
+        sprint=draw(
+            st.none()
+            | st.builds(
+                SprintRef,
+                id=st.integers(1, 10**6),
+                name=st.text(alphabet="аб 2", max_size=4),
+                state=st.sampled_from(["active", "future"]),
+            )
+        ),
+        links=links,
+    )
+
+
+@given(mirror_issues(), st.sampled_from(["field", "parent"]))
+def test_any_record_renders_to_jira_and_reads_back(issue: MirrorIssue, mode: str) -> None:
+    """issue_to_jira is the inverse of issue_from_jira for every field of a record, links either way, in both
+    epic modes."""
+    settings = SETTINGS if mode == "field" else attrs.evolve(SETTINGS, epic_link=EpicLink(mode="parent", field_id=None))
+    assert issue_from_jira(issue_to_jira(issue, settings), settings) == issue
+
+
+def test_the_tail_refresh_and_the_pauses_inside_a_command() -> None:
+    """A refresh reads only: its prediction is done with nothing else. Each write after the first in a command
+    adds its gap: three transitions are the command's gap and two more."""
+    predictions = predict(
+        {"type": "ensure_status", "params": {"key": "AURORA-1533", "target": ["Ревью", "Тест", "Готово"]}}
+    )
+    assert predictions[1] == {
+        "seq": 2,
+        "type": "refresh",
+        "writes": [],
+        "status": "done",
+        "result": {},
+        "error": None,
+        "pause_seconds": 0,
+        "unknown": [],
+    }
+    assert (len(predictions[0]["writes"]), predictions[0]["pause_seconds"]) == (3, 90.0)

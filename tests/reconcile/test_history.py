@@ -18,6 +18,7 @@ from reconcile.history import (
     is_full_refresh,
     journal_mark,
     start_jql,
+    sync_query,
 )
 
 BASE_AWPCA = 'project = AURORA AND labels in ("AWPCA")'
@@ -169,3 +170,21 @@ def test_since_is_never_after_mark_minus_overlap(moment: datetime) -> None:
     """since is at most 15 minutes before the mark and never later (truncation reads a little more)."""
     since = datetime.strptime(format_since(moment), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
     assert timedelta(0) <= moment - timedelta(minutes=15) - since < timedelta(seconds=1)
+
+
+def test_a_refresh_names_its_query_by_its_jql_or_its_keys() -> None:
+    """A sync run's query: the refresh's JQL as given, else its keys as ``key in (…)``."""
+    assert sync_query({"jql": "project = AURORA"}) == "project = AURORA"
+    assert sync_query({"keys": ["A-1", "A-2"]}) == "key in (A-1, A-2)"
+    assert sync_query({"keys": None}) == "key in ()"
+
+
+def test_project_labels_are_quoted_with_their_backslashes_and_quotes_escaped() -> None:
+    """A label is a JQL string: a backslash and a double quote inside it are escaped."""
+    assert base_jql("AURORA", ['a"b', "c\\d"]) == 'project = AURORA AND labels in ("a\\"b", "c\\\\d")'
+
+
+def test_a_naive_mark_is_utc_and_an_offset_is_applied() -> None:
+    """SQLite's naive times are UTC; a time with an offset is converted (15 minutes of overlap either way)."""
+    assert format_since(datetime(2026, 10, 22, 9, 0)) == "2026-10-22T08:45:00Z"
+    assert format_since(datetime(2026, 10, 22, 12, 0, tzinfo=timezone(timedelta(hours=3)))) == "2026-10-22T08:45:00Z"

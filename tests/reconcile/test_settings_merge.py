@@ -141,3 +141,26 @@ def test_a_bad_merged_whole_is_refused(change: Any, message: str) -> None:
     with pytest.raises(ValidationError) as caught:
         merge_settings(Settings(), change)
     assert caught.value.message == message
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"fields": {"sprint": {"id": "customfield_1"}}}, "настройки: fields — объект из непустых строк"),
+        ({"issue_types": {"bug": "Ошибка"}}, "настройки: issue_types.bug — объект {id?, name?}"),
+        ({"jira_project": {"key": "AURORA"}}, "настройки: jira_project — непустая строка"),
+        ({"pacing": 5}, "настройки: pacing — объект"),
+        ({"zz": 1, "aa": None}, "настройки: неизвестные параметры aa, zz"),
+    ],
+)
+def test_an_object_meets_a_value_of_another_shape(change: Any, message: str) -> None:
+    """An object given where the setting holds a text, or a text where it holds an object, replaces it and
+    is refused by the validation of the whole, never merged."""
+    with pytest.raises(ValidationError) as caught:
+        merge_settings(Settings(), change)
+    assert caught.value.message == message
+
+
+def test_removing_an_entry_that_is_not_there_changes_nothing() -> None:
+    """null for an entry the object does not hold is no error."""
+    assert merge_settings(Settings(), {"link_types": {"нет такого": None}, "fields": {"x": None}}) == Settings()
