@@ -209,9 +209,23 @@ def _check_history(data: Any, what: str) -> None:
     for name in ("key", "id", "created"):
         if not isinstance(data.get(name), str):
             raise ValidationError(f"{what}: {name} — ожидается строка")
+    if data.get("author") is not None and not isinstance(data["author"], str):
+        raise ValidationError(f"{what}: author — ожидается строка или null")
     items = data.get("items", [])
-    if not isinstance(items, list) or not all(isinstance(i, dict) and isinstance(i.get("field"), str) for i in items):
+    if not isinstance(items, list) or not all(_history_item(i) for i in items):
         raise ValidationError(f"{what}: items — ожидается список {{field, from, from_string, to, to_string}}")
+
+
+def _history_item(item: Any) -> bool:
+    # cattrs alone would turn a number or an object into its text.
+    return (
+        isinstance(item, dict)
+        and isinstance(item.get("field"), str)
+        and all(item.get(name) is None or isinstance(item[name], str) for name in _HISTORY_ITEM_TEXTS)
+    )
+
+
+_HISTORY_ITEM_TEXTS = ("from", "from_string", "to", "to_string")
 
 
 def _structure(data: dict[str, Any], cls: type[Any], what: str) -> Any:
