@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -10,7 +9,6 @@ import pytest
 from sqlalchemy import update
 
 from adapters.storage.database import Database
-from adapters.storage.engine import make_engine, truncate_all
 from adapters.storage.models import CommandRow, table_of
 from reconcile.batch import NewCommand, ValidBatch
 from reconcile.drift import SETTING_TYPES, SetCommand
@@ -19,15 +17,6 @@ from reconcile.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink
 pytestmark = pytest.mark.anyio
 
 T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-async def db(migrated_url: str) -> AsyncIterator[Database]:
-    engine = make_engine(migrated_url)
-    await truncate_all(engine)
-    database = Database(engine)
-    yield database
-    await database.close()
 
 
 def batch(*commands: tuple[str, dict[str, Any]]) -> ValidBatch:

@@ -3,33 +3,25 @@ vanished issues left out, text and status filters, counts; and the migration tha
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from alembic import command
 from hypothesis import given
 from hypothesis import strategies as st
-from sqlalchemy import Connection, text
+from sqlalchemy import text
 
 from adapters.storage.database import Database
-from adapters.storage.engine import alembic_config, make_engine, truncate_all
+from adapters.storage.engine import make_engine, truncate_all
 from reconcile.records import ISSUE_LIMITS, NATURAL_KEY_MAX, MirrorIssue, natural_key
+
+from .conftest import to_revision
 
 pytestmark = pytest.mark.anyio
 
 T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 PREFIXES = ("AURORA", "AB", "A", "B2B")
 STATUSES = ("Открыт", "В работе", "Готово")
-
-
-@pytest.fixture
-async def db(migrated_url: str) -> AsyncIterator[Database]:
-    engine = make_engine(migrated_url)
-    await truncate_all(engine)
-    database = Database(engine)
-    yield database
-    await database.close()
 
 
 def mirror() -> list[MirrorIssue]:
@@ -153,28 +145,17 @@ async def test_the_migration_orders_and_labels_an_existing_mirror(migrated_url: 
     engine = make_engine(migrated_url)
     await truncate_all(engine)
 
-    def to(revision: str) -> Callable[[Connection], None]:
-        def run(connection: Connection) -> None:
-            config = alembic_config()
-            config.attributes["connection"] = connection
-            if revision == "head":
-                command.upgrade(config, revision)
-            else:
-                command.downgrade(config, revision)
-
-        return run
-
     insert = text(
         "INSERT INTO mirror_issue (key, labels, refreshed_at) VALUES "
         """('A-10', '["AWPCA"]', :at), ('A-2', '["AWPCA", "X"]', :at), ('A-3', '[]', :at), ('A-1', '["Y"]', :at)"""
     )
     try:
         async with engine.begin() as conn:
-            await conn.run_sync(to("instance"))
+            await conn.run_sync(to_revision("instance"))
             await conn.execute(insert, {"at": T0.replace(tzinfo=None)})
     finally:
         async with engine.begin() as conn:
-            await conn.run_sync(to("head"))
+            await conn.run_sync(to_revision("head"))
     database = Database(engine)
     try:
         assert await walk(database, "AWPCA", 1) == (["A-2", "A-10"], {2})

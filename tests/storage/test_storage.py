@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from alembic import command
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, inspect, select, text
+from sqlalchemy import inspect, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from adapters.files import FileStore, FileTooLargeError, is_sha256
 from adapters.storage.engine import alembic_config, make_engine, migrate, truncate_all
 from adapters.storage.models import Base, BatchRow
 from adapters.storage.queue import QueueRepository
+
+from .conftest import to_revision
 
 pytestmark = pytest.mark.anyio
 
@@ -43,27 +44,16 @@ async def test_approval_migration_keeps_existing_batches(engine: AsyncEngine) ->
     """Batches stored before the approval revision read back with no door and no approval (nothing waits)."""
     at = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 
-    def to(revision: str) -> Callable[[Connection], None]:
-        def run(connection: Connection) -> None:
-            config = alembic_config()
-            config.attributes["connection"] = connection
-            if revision == "head":
-                command.upgrade(config, revision)
-            else:
-                command.downgrade(config, revision)
-
-        return run
-
     try:
         async with engine.begin() as conn:
-            await conn.run_sync(to("0001"))
+            await conn.run_sync(to_revision("0001"))
             await conn.execute(
                 text("INSERT INTO batch (author, title, estimate_seconds, created_at) VALUES ('a', 't', 0, :at)"),
                 {"at": at.replace(tzinfo=None)},
             )
     finally:
         async with engine.begin() as conn:
-            await conn.run_sync(to("head"))
+            await conn.run_sync(to_revision("head"))
     async with AsyncSession(engine) as session:
         [stored], total = await QueueRepository(session).batches(limit=10, offset=0)
     assert (total, stored.author, stored.door, stored.approval) == (1, "a", None, None)
