@@ -1,0 +1,65 @@
+"""One command predicted alone (``predict_command`` without the batch's shared search and context) says exactly
+what it says inside its batch; and the mirror's answers to the executors' reads, pinned where a plan depends
+on them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from test_dryrun import MIRROR, NOW, SETTINGS
+
+from reconcile.batch import NewCommand
+from reconcile.dryrun import predict_command, predict_commands
+
+LINKS = frozenset({"Связанные"})
+
+COMMANDS: list[tuple[str, dict[str, Any]]] = [
+    ("ensure_issue", {"temp_key": "new:1", "summary": "Отчёт"}),
+    ("ensure_issue", {"temp_key": "new:2", "summary": "Новая", "labels": ["AWPCA"]}),
+    ("ensure_fields", {"key": "AURORA-1533", "duedate": "2026-11-30", "description": "а\nб"}),
+    ("ensure_status", {"key": "AURORA-1533", "target": "Готово"}),
+    ("ensure_status", {"key": "AURORA-1533", "target": ["Разработка", "Готово"]}),
+    ("ensure_link", {"source": "AURORA-1537", "target": "AURORA-1538", "link_type": "связанные", "replace": True}),
+    ("ensure_sprint", {"key": "AURORA-1538", "sprint": "Спринт 3"}),
+    ("ensure_sprint", {"key": "AURORA-1538", "sprint": "Спринт 2"}),
+    ("ensure_comment", {"key": "AURORA-1533", "marker": "[m]", "body": "[m] т"}),
+    ("ensure_attachment", {"key": "AURORA-1533", "file": "a" * 64, "filename": "f.txt"}),
+    ("ensure_fields", {"key": "AURORA-9", "summary": "нет в зеркале"}),
+    ("refresh", {"keys": ["AURORA-1533"]}),
+]
+
+
+@pytest.mark.parametrize(("command_type", "params"), COMMANDS)
+@pytest.mark.parametrize("jira_user", ["bridge-user", None])
+def test_alone_as_in_its_batch(command_type: str, params: dict[str, Any], jira_user: str | None) -> None:
+    temp_key = params.get("temp_key") if command_type == "ensure_issue" else None
+    command = NewCommand(seq=4, type=command_type, params=params, temp_key=temp_key)
+    [in_batch] = predict_commands(
+        [command], mirror=MIRROR, settings=SETTINGS, jira_user=jira_user, symmetric_link_types=LINKS, now=NOW
+    )
+    alone = predict_command(
+        seq=4,
+        command_type=command_type,
+        params=params,
+        issues=MIRROR,
+        settings=SETTINGS,
+        jira_user=jira_user,
+        symmetric_link_types=LINKS,
+        now=NOW,
+    )
+    assert alone == in_batch
+
+
+def test_a_status_path_skips_the_steps_already_reached() -> None:
+    """The mirror offers each step of the target path but the status the issue is already in."""
+    [prediction] = predict_commands(
+        [NewCommand(seq=1, type="ensure_status", params={"key": "AURORA-1533", "target": ["Разработка", "Готово"]})],
+        mirror=MIRROR,
+        settings=SETTINGS,
+        jira_user="bridge-user",
+        symmetric_link_types=LINKS,
+        now=NOW,
+    )
+    assert prediction.result["transitions"] == ["Готово"]
+    assert [w["method"] for w in prediction.writes] == ["POST"]
