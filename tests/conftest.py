@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import make_url
 
-PG_DEFAULT = "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
+from pg_admin import PG_DEFAULT, admin_sql
 
 
 @pytest.fixture(scope="session")
@@ -59,24 +59,6 @@ def run_in_thread(coro: Coroutine[Any, Any, Any]) -> Any:
     return box.get("value")
 
 
-async def _admin(url: str, sql: str) -> None:
-    import asyncpg
-
-    parsed = make_url(url)
-    conn = await asyncpg.connect(
-        host=parsed.host or "127.0.0.1",
-        port=parsed.port or 5432,
-        user=parsed.username or "postgres",
-        password=parsed.password,
-        database=parsed.database or "postgres",
-        timeout=5,
-    )
-    try:
-        await conn.execute(sql)
-    finally:
-        await conn.close()
-
-
 @pytest.fixture(scope="session")
 def pg_url() -> Iterator[str]:
     """A fresh PostgreSQL database for this session (dropped afterwards)."""
@@ -85,12 +67,12 @@ def pg_url() -> Iterator[str]:
     base = os.environ.get("SDLC_HUB_TEST_PG_URL", PG_DEFAULT)
     name = f"sdlc_hub_test_{secrets.token_hex(4)}"
     try:
-        run_in_thread(_admin(base, f'CREATE DATABASE "{name}"'))
+        run_in_thread(admin_sql(base, f'CREATE DATABASE "{name}"'))
     except Exception as exc:
         pytest.fail(f"PostgreSQL at {base} is unreachable ({exc!r}); set SDLC_HUB_TEST_SKIP_PG=1 to skip")
     url = make_url(base).set(database=name).render_as_string(hide_password=False)
     yield url
-    run_in_thread(_admin(base, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    run_in_thread(admin_sql(base, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 @pytest.fixture(scope="session")

@@ -18,27 +18,9 @@ from e2e_support import E2E_PACING
 from sqlalchemy.engine import make_url
 
 from loopback.stack import Stack, start_stack
+from pg_admin import PG_DEFAULT, admin_sql
 
-PG_DEFAULT = "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
 DATABASES = [name.strip() for name in os.environ.get("SDLC_HUB_E2E_DATABASES", "sqlite").split(",") if name.strip()]
-
-
-async def _admin_sql(url: str, sql: str) -> None:
-    import asyncpg
-
-    parsed = make_url(url)
-    conn = await asyncpg.connect(
-        host=parsed.host or "127.0.0.1",
-        port=parsed.port or 5432,
-        user=parsed.username or "postgres",
-        password=parsed.password,
-        database=parsed.database or "postgres",
-        timeout=5,
-    )
-    try:
-        await conn.execute(sql)
-    finally:
-        await conn.close()
 
 
 @pytest.fixture(params=DATABASES)
@@ -51,11 +33,11 @@ def hub_database(request: pytest.FixtureRequest) -> Iterator[str | None]:
         pytest.fail(f"SDLC_HUB_E2E_DATABASES: unknown database {request.param!r}; sqlite or postgresql")
     base = os.environ.get("SDLC_HUB_TEST_PG_URL", PG_DEFAULT)
     name = f"sdlc_hub_e2e_{secrets.token_hex(4)}"
-    asyncio.run(_admin_sql(base, f'CREATE DATABASE "{name}"'))
+    asyncio.run(admin_sql(base, f'CREATE DATABASE "{name}"'))
     try:
         yield make_url(base).set(database=name).render_as_string(hide_password=False)
     finally:
-        asyncio.run(_admin_sql(base, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        asyncio.run(admin_sql(base, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 @pytest.fixture

@@ -28,6 +28,9 @@ from hub_app.bodies import TokenIn
 from hub_app.runtime import open_hub
 from loopback.processes import free_port, script, spawn, wait_for
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/: the shared PostgreSQL helper
+from pg_admin import admin_sql
+
 CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
 
 
@@ -41,23 +44,6 @@ async def _tokens(data_dir: Path, database_url: str | None) -> dict[str, str]:
             }
     finally:
         await hub.close()
-
-
-async def _admin_sql(url: str, sql: str) -> None:
-    import asyncpg  # type: ignore[import-untyped]
-
-    parsed = make_url(url)
-    conn = await asyncpg.connect(
-        host=parsed.host or "127.0.0.1",
-        port=parsed.port or 5432,
-        user=parsed.username or "postgres",
-        password=parsed.password,
-        database=parsed.database or "postgres",
-    )
-    try:
-        await conn.execute(sql)
-    finally:
-        await conn.close()
 
 
 def _schemathesis(url: str, token: str, seconds: float) -> int:
@@ -94,7 +80,7 @@ def main() -> int:
     codes: list[int] = []
     if args.database_url:
         name = f"sdlc_hub_fuzz_{secrets.token_hex(4)}"
-        asyncio.run(_admin_sql(args.database_url, f'CREATE DATABASE "{name}"'))
+        asyncio.run(admin_sql(args.database_url, f'CREATE DATABASE "{name}"'))
         database_url = make_url(args.database_url).set(database=name).render_as_string(hide_password=False)
     with tempfile.TemporaryDirectory(prefix="sdlc-hub-fuzz-") as work:
         data_dir = Path(work) / "hub"
@@ -113,7 +99,7 @@ def main() -> int:
         finally:
             hub.stop()
     if args.database_url:
-        asyncio.run(_admin_sql(args.database_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        asyncio.run(admin_sql(args.database_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     return 1 if any(codes) else 0
 
 
