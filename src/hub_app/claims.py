@@ -252,15 +252,7 @@ async def claim_once(unit: Unit, claim: ClaimIn) -> DeliveryView | None:
             record = await command(unit, decision.delivery.id)
             issued = await _deliver(unit, record, settings)
             unit.after_commit(functools.partial(_count_claim, "issued" if issued.deliveries <= 1 else "redelivered"))
-            fields = {
-                "command_id": issued.id,
-                "batch_id": record.batch_id,
-                "type": issued.type,
-                "deliveries": issued.deliveries,
-                "agent_id": claim.agent_id,
-            }
-            if isinstance(issued.params.get("key"), str):
-                fields["key"] = issued.params["key"]
+            fields = {**record.log_fields(), "deliveries": issued.deliveries, "agent_id": claim.agent_id}
             unit.db.after_commit.append(functools.partial(log.info, "command_issued", extra=fields))
             return issued
         if auto_done or not await _auto_refresh(unit, settings, held):

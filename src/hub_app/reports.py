@@ -96,15 +96,11 @@ async def report(unit: Unit, command_id: int, body: ReportIn) -> ReportAck:
         await _apply_refresh_result(unit, current, result, settings)
     recorded = body if decision.record else None
     fields: dict[str, Any] = {
-        "command_id": command_id,
-        "batch_id": current.batch_id,
-        "type": current.type,
+        **current.log_fields(),
         "status": body.status,
         "accepted": decision.accepted,
         "jira_calls": body.jira_calls,
     }
-    if isinstance(current.params.get("key"), str):
-        fields["key"] = current.params["key"]
     if current.claimed_at is not None:
         fields["duration_ms"] = round((unit.now - current.claimed_at).total_seconds() * 1000)
     if body.status == "failed":

@@ -62,6 +62,13 @@ class CommandRecord:
     operations: list[Any] | None = None
     retry_of: int | None = None
 
+    def log_fields(self) -> dict[str, Any]:
+        """What names the command in a log event: its id, batch, type and, where it has one, its issue key."""
+        fields: dict[str, Any] = {"command_id": self.id, "batch_id": self.batch_id, "type": self.type}
+        if isinstance(self.params.get("key"), str):
+            fields["key"] = self.params["key"]
+        return fields
+
 
 @attrs.frozen(kw_only=True)
 class SyncRunRecord:
