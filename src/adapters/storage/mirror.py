@@ -10,17 +10,48 @@ issue and label), count and page a project's slice.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
 import attrs
-from sqlalchemy import Row, Select, Table, Text, bindparam, cast, delete, func, or_, select, update
+from sqlalchemy import (
+    BindParameter,
+    ColumnElement,
+    Delete,
+    FromClause,
+    Insert,
+    Integer,
+    Row,
+    Select,
+    Table,
+    Text,
+    bindparam,
+    cast,
+    column,
+    delete,
+    func,
+    null,
+    or_,
+    select,
+    true,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.types import TypeEngine
 
-from adapters.storage.models import HistoryEntryRow, MirrorIssueRow, MirrorLabelRow, MirrorLinkRow, table_of
+from adapters.storage.models import (
+    HistoryEntryRow,
+    JSONType,
+    MirrorIssueRow,
+    MirrorLabelRow,
+    MirrorLinkRow,
+    UTCDateTime,
+    table_of,
+)
 from adapters.storage.records import MirrorEntry
 from reconcile.records import (
     ISSUE_TEXT_FIELDS,
@@ -39,6 +70,16 @@ _ISSUE = table_of(MirrorIssueRow)
 _LINK = table_of(MirrorLinkRow)
 _LABEL = table_of(MirrorLabelRow)
 _HISTORY = table_of(HistoryEntryRow)
+#: What a refresh page brings for each issue, its link rows and its label rows, as the JSON read by ``_records``.
+_PAGE_COLUMNS: dict[str, TypeEngine[Any]] = {
+    "key": Text(),
+    "sort_key": Text(),
+    **{name: Text() for name in ISSUE_TEXT_FIELDS},
+    "labels": JSONType,
+    "sprint": JSONType,
+}
+_LINK_COLUMNS: dict[str, TypeEngine[Any]] = {name: Text() for name in ("jira_id", "type", "source", "target")}
+_LABEL_COLUMNS: dict[str, TypeEngine[Any]] = {name: Text() for name in ("label", "issue_key", "sort_key")}
 
 
 @attrs.frozen(kw_only=True)
@@ -86,6 +127,77 @@ def _narrowed(query: Select[Any], *, text: str | None, status: str | None) -> Se
     return query
 
 
+def _json_set(data: BindParameter[str], *, postgres: bool) -> Select[tuple[str]]:
+    """``SELECT`` of the strings of a JSON array parameter."""
+    if postgres:
+        return select(func.json_array_elements_text(cast(data, postgresql.JSON)).table_valued("value").c.value)
+    return select(func.json_each(data).table_valued("value").c.value)
+
+
+def _json_records(name: str, columns: dict[str, TypeEngine[Any]], *, postgres: bool) -> FromClause:
+    """The objects of a JSON array parameter as a table of ``columns``: a page of any size is one bound value, so
+    writing it costs no per-row parameter handling (which was most of a refresh page's time)."""
+    data = bindparam(name, type_=Text)
+    if postgres:
+        table = func.jsonb_to_recordset(cast(data, postgresql.JSONB)).table_valued(
+            *(column(name, type_) for name, type_ in columns.items())
+        )
+        return table.render_derived(with_types=True)
+    each = func.json_each(data).table_valued("value")
+    return select(*(func.json_extract(each.c.value, f"$.{name}").label(name) for name in columns)).subquery()
+
+
+@attrs.frozen
+class _PageWrites:
+    """The statements that write a refresh page, built once per database kind (their parameters are JSON)."""
+
+    issues: Insert
+    unlabel: Delete
+    label: Insert
+    unlink: Delete
+    link: Insert
+
+
+@functools.cache
+def _page_writes(*, postgres: bool) -> _PageWrites:
+    dialect: Any = postgresql if postgres else sqlite
+
+    def typed(name: str, type_: TypeEngine[Any]) -> ColumnElement[Any]:
+        data = bindparam(name, type_=type_)
+        return cast(data, type_) if postgres else data  # PostgreSQL cannot infer a type in a SELECT list
+
+    page = _json_records("page", _PAGE_COLUMNS, postgres=postgres)
+    values = {
+        **{name: page.c[name] for name in _PAGE_COLUMNS},
+        "refreshed_at": typed("now", UTCDateTime()),
+        "vanished_at": null(),
+        "seen_by": typed("command_id", Integer()),
+    }
+    # WHERE true: SQLite would read the ON of ON CONFLICT as a join's
+    issues = dialect.insert(_ISSUE).from_select(list(values), select(*values.values()).where(true()))
+    issues = issues.on_conflict_do_update(
+        index_elements=[_ISSUE.c.key], set_={name: issues.excluded[name] for name in values if name != "key"}
+    )
+    keys = _json_set(bindparam("keys", type_=Text), postgres=postgres)
+    shown = _json_set(bindparam("shown", type_=Text), postgres=postgres)
+    links = _json_records("links", _LINK_COLUMNS, postgres=postgres)
+    link = dialect.insert(_LINK).from_select(list(_LINK_COLUMNS), select(links).where(true()))
+    return _PageWrites(
+        issues=issues,
+        unlabel=delete(_LABEL).where(_LABEL.c.issue_key.in_(keys)),
+        label=_LABEL.insert().from_select(
+            list(_LABEL_COLUMNS), select(_json_records("labels", _LABEL_COLUMNS, postgres=postgres))
+        ),
+        # links touching the page's issues that Jira no longer shows on either side
+        unlink=delete(_LINK).where(
+            (_LINK.c.source.in_(keys) | _LINK.c.target.in_(keys)) & _LINK.c.jira_id.not_in(shown)
+        ),
+        link=link.on_conflict_do_update(
+            index_elements=[_LINK.c.jira_id], set_={name: link.excluded[name] for name in ("type", "source", "target")}
+        ),
+    )
+
+
 class MirrorRepository:
     def __init__(self, session: AsyncSession) -> None:
         self._session = session
@@ -98,12 +210,7 @@ class MirrorRepository:
 
     def _key_set(self, keys: Iterable[str]) -> Select[tuple[str]]:
         """``SELECT`` of ``keys`` from one JSON parameter: a set of any size in one statement, one bound value."""
-        data = bindparam("keys", json.dumps(sorted(set(keys))), type_=Text)
-        if self._postgres():
-            table = func.json_array_elements_text(cast(data, postgresql.JSON)).table_valued("value")
-        else:
-            table = func.json_each(data).table_valued("value")
-        return select(table.c.value)
+        return _json_set(bindparam("keys", json.dumps(sorted(set(keys))), type_=Text), postgres=self._postgres())
 
     # --- reading ---------------------------------------------------------------------------------------
 
@@ -242,53 +349,36 @@ class MirrorRepository:
     # --- writing (refresh pages) -----------------------------------------------------------------------
 
     async def upsert_issues(self, issues: Sequence[MirrorIssue], *, command_id: int, now: datetime) -> None:
-        """A page's issues (the last record of a key wins) and their links."""
+        """A page's issues (the last record of a key wins), their label rows and their links."""
         if not issues:
             return
         latest = {issue.key: issue for issue in issues}
-        rows = [
+        keys = json.dumps(sorted(latest))
+        writes = _page_writes(postgres=self._postgres())
+        page = [
             {
                 "key": issue.key,
-                **{name: getattr(issue, name) for name in ISSUE_TEXT_FIELDS},
-                "labels": list(issue.labels),
-                "sprint": converter.unstructure(issue.sprint) if issue.sprint is not None else None,
-                "refreshed_at": now,
-                "vanished_at": None,
-                "seen_by": command_id,
                 "sort_key": natural_key(issue.key),
+                **{name: getattr(issue, name) for name in ISSUE_TEXT_FIELDS},
+                "labels": issue.labels,
+                "sprint": converter.unstructure(issue.sprint) if issue.sprint is not None else None,
             }
             for issue in latest.values()
         ]
-        insert = self._upsert(_ISSUE)
-        columns = [name for name in rows[0] if name != "key"]
-        await self._session.execute(
-            insert.on_conflict_do_update(
-                index_elements=[_ISSUE.c.key], set_={name: insert.excluded[name] for name in columns}
-            ),
-            rows,
-        )
-        keys = list(latest)
-        await self._session.execute(delete(_LABEL).where(_LABEL.c.issue_key.in_(self._key_set(keys))))
-        labels = {(name, key) for key, issue in latest.items() for name in issue.labels}
+        await self._session.execute(writes.issues, {"page": json.dumps(page), "now": now, "command_id": command_id})
+        await self._session.execute(writes.unlabel, {"keys": keys})
+        labels = [
+            {"label": name, "issue_key": row["key"], "sort_key": row["sort_key"]}
+            for row in page
+            for name in dict.fromkeys(row["labels"])
+        ]
         if labels:
-            await self._session.execute(
-                _LABEL.insert(),
-                [{"label": name, "issue_key": key, "sort_key": natural_key(key)} for name, key in sorted(labels)],
-            )
+            await self._session.execute(writes.label, {"labels": json.dumps(labels)})
         shown = {link.id: link for issue in latest.values() for link in issue.links}
-        stale = delete(_LINK).where(_LINK.c.source.in_(keys) | _LINK.c.target.in_(keys))
+        await self._session.execute(writes.unlink, {"keys": keys, "shown": json.dumps(sorted(shown))})
         if shown:
-            stale = stale.where(_LINK.c.jira_id.not_in(list(shown)))
-        await self._session.execute(stale)
-        if shown:
-            insert = self._upsert(_LINK)
-            await self._session.execute(
-                insert.on_conflict_do_update(
-                    index_elements=[_LINK.c.jira_id],
-                    set_={name: insert.excluded[name] for name in ("type", "source", "target")},
-                ),
-                [{"jira_id": i, "type": k.type, "source": k.source, "target": k.target} for i, k in shown.items()],
-            )
+            links = [{"jira_id": i, "type": k.type, "source": k.source, "target": k.target} for i, k in shown.items()]
+            await self._session.execute(writes.link, {"links": json.dumps(links)})
 
     async def upsert_history(self, entries: Sequence[HistoryEntry]) -> None:
         """A page's journal entries, unique by (issue, Jira history id)."""
