@@ -14,7 +14,7 @@ from reconcile.records import MirrorIssue, MirrorLink, SprintRef
 pytestmark = pytest.mark.anyio
 
 T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
-AWKWARD = 'кавычки " и \\ обратная черта, \' апостроф, %_ шаблоны, $.key, 😀 и\nперевод строки\t'
+AWKWARD = "кавычки \" и \\ обратная черта, ' апостроф, %_ шаблоны, $.key, 😀 и\nперевод строки\t"
 
 
 def full(key: str, **changes: object) -> MirrorIssue:
