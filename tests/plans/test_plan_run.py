@@ -7,7 +7,7 @@ import hashlib
 
 from plans_support import delivery, kinds, ok, play
 
-from reconcile.plans import ExecContext, JiraCall, Operation, Report
+from reconcile.plans import Dropped, ExecContext, JiraCall, Operation, Report
 from reconcile.plans._run import Body, Run, plan
 
 SHA_ABC = hashlib.sha256(b"abc").hexdigest()
@@ -41,6 +41,32 @@ def test_a_bug_inside_a_body_fails_the_command_with_the_writes_so_far() -> None:
         result={"comment_id": "10"},
         error="внутренняя ошибка агента: KeyError: 'key'",
         operations=(Operation(method="POST", path="/rest/api/2/issue/X-1/comment", status=201),),
+    )
+
+
+def test_a_write_dropped_by_the_driver_fails_with_its_message_and_the_writes_so_far() -> None:
+    """The driver throws :class:`Dropped` at a write the hub no longer allows: the executor ends failed with the
+    drop's message (not an internal error) and the writes made before it, the dropped one not among them."""
+
+    def two_writes(run: Run) -> Body:
+        yield from run.call(JiraCall(method="PUT", path="/rest/api/2/issue/X-1", json={"fields": {}}))
+        yield from run.call(JiraCall(method="POST", path="/rest/api/2/issue/X-1/comment", json={"body": "x"}))
+        return run.done()
+
+    body = plan(two_writes, delivery("ensure_fields", {}), ExecContext())
+    first = body.send(None)
+    second = body.send(ok(status=204))
+    assert (first.method, second.method) == ("PUT", "POST")
+    dropped = Dropped("команда отменена принудительно")
+    assert dropped.message == "команда отменена принудительно" == str(dropped)
+    try:
+        body.throw(dropped)
+    except StopIteration as stop:
+        report: Report = stop.value
+    assert report == Report(
+        status="failed",
+        error="команда отменена принудительно",
+        operations=(Operation(method="PUT", path="/rest/api/2/issue/X-1", status=204),),
     )
 
 
