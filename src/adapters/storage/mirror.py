@@ -1,29 +1,25 @@
 """The mirror's tables — issues, their links and their journal — as named queries over core records.
 
 Refresh pages arrive as :class:`~reconcile.records.MirrorIssue` and :class:`~reconcile.records.HistoryEntry`
-values and are written set-based (``INSERT … ON CONFLICT DO UPDATE``, one statement per table and page), so a
-page costs a few statements whatever its size. Links are replaced per issue: those touching the page's issues
-that Jira no longer shows on either side go; so are the issues' label rows (kept while an issue is not
-vanished), which let the database find, order (by :func:`~reconcile.records.natural_key`, stored with each
-issue and label), count and page a project's slice.
+values and are written set-based (``INSERT … ON CONFLICT DO UPDATE``), a few statements a page whatever its size,
+compiled once per database and fed without SQLAlchemy's per-row work (:class:`_Rows`). Links are replaced per
+issue: those touching the page's issues that Jira no longer shows on either side go; so are the issues' label
+rows (kept while an issue is not vanished), which let the database find, order (by
+:func:`~reconcile.records.natural_key`, stored with each issue and label), count and page a project's slice.
 """
 
 from __future__ import annotations
 
-import functools
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 import attrs
 from sqlalchemy import (
     BindParameter,
-    ColumnElement,
     Delete,
-    FromClause,
-    Insert,
-    Integer,
+    Dialect,
     Row,
     Select,
     Table,
@@ -33,7 +29,6 @@ from sqlalchemy import (
     column,
     delete,
     func,
-    null,
     or_,
     select,
     true,
@@ -41,15 +36,12 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.types import TypeEngine
 
 from adapters.storage.models import (
     HistoryEntryRow,
-    JSONType,
     MirrorIssueRow,
     MirrorLabelRow,
     MirrorLinkRow,
-    UTCDateTime,
     table_of,
 )
 from adapters.storage.records import MirrorEntry
@@ -70,16 +62,8 @@ _ISSUE = table_of(MirrorIssueRow)
 _LINK = table_of(MirrorLinkRow)
 _LABEL = table_of(MirrorLabelRow)
 _HISTORY = table_of(HistoryEntryRow)
-#: What a refresh page brings for each issue, its link rows and its label rows, as the JSON read by ``_records``.
-_PAGE_COLUMNS: dict[str, TypeEngine[Any]] = {
-    "key": Text(),
-    "sort_key": Text(),
-    **{name: Text() for name in ISSUE_TEXT_FIELDS},
-    "labels": JSONType,
-    "sprint": JSONType,
-}
-_LINK_COLUMNS: dict[str, TypeEngine[Any]] = {name: Text() for name in ("jira_id", "type", "source", "target")}
-_LABEL_COLUMNS: dict[str, TypeEngine[Any]] = {name: Text() for name in ("label", "issue_key", "sort_key")}
+#: The columns a refresh page writes for each issue.
+_ISSUE_COLUMNS = ("key", "sort_key", *ISSUE_TEXT_FIELDS, "labels", "sprint")
 
 
 @attrs.frozen(kw_only=True)
@@ -134,67 +118,94 @@ def _json_set(data: BindParameter[str], *, postgres: bool) -> Select[tuple[str]]
     return select(func.json_each(data).table_valued("value").c.value)
 
 
-def _json_records(name: str, columns: dict[str, TypeEngine[Any]], *, postgres: bool) -> FromClause:
-    """The objects of a JSON array parameter as a table of ``columns``: a page of any size is one bound value, so
-    writing it costs no per-row parameter handling (which was most of a refresh page's time)."""
-    data = bindparam(name, type_=Text)
-    if postgres:
-        table = func.jsonb_to_recordset(cast(data, postgresql.JSONB)).table_valued(
-            *(column(name, type_) for name, type_ in columns.items())
-        )
-        return table.render_derived(with_types=True)
-    each = func.json_each(data).table_valued("value")
-    return select(*(func.json_extract(each.c.value, f"$.{name}").label(name) for name in columns)).subquery()
+class _Rows:
+    """Many rows into one table in one call, each database its fastest way (SQLAlchemy's per-row parameter handling
+    was most of a refresh page's time). PostgreSQL reads them from one JSON parameter (``jsonb_to_recordset``: one
+    set-based statement); SQLite, in process, runs the driver's own ``executemany`` of the statement compiled once,
+    over plain tuples passed through the columns' bind processors, so values are stored as any statement stores
+    them. ``shared`` columns take one value for every row; with ``key``, a row whose key is stored replaces it."""
+
+    def __init__(
+        self, table: Table, columns: Sequence[str], dialect: Dialect, *, shared: Sequence[str] = (), key: str = ""
+    ) -> None:
+        self.json = dialect.name == "postgresql"
+        insert: Any
+        if self.json:
+            records = func.jsonb_to_recordset(cast(bindparam("rows", type_=Text), postgresql.JSONB)).table_valued(
+                *(column(name, table.c[name].type) for name in columns)
+            )
+            values = [
+                *records.render_derived(with_types=True).c,
+                *(cast(bindparam(name, type_=table.c[name].type), table.c[name].type) for name in shared),
+            ]
+            insert = postgresql.insert(table).from_select([*columns, *shared], select(*values).where(true()))
+        else:
+            names = (*columns, *shared)
+            insert = sqlite.insert(table).values({name: bindparam(name, type_=table.c[name].type) for name in names})
+        if key:
+            changed = {name: insert.excluded[name] for name in (*columns, *shared) if name != key}
+            insert = insert.on_conflict_do_update(index_elements=[table.c[key]], set_=changed)
+        self.statement = insert
+        compiled = insert.compile(dialect=dialect)
+        self.sql = str(compiled)
+        self.processors = {
+            name: compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect)
+            for name in compiled.positiontup or ()
+        }
+
+    def _bound(self, name: str, value: Any) -> Any:
+        bind = self.processors[name]
+        return value if bind is None else bind(value)
+
+    async def run(self, session: AsyncSession, rows: Sequence[Mapping[str, Any]], **shared: Any) -> None:
+        if self.json:
+            await session.execute(self.statement, {"rows": json.dumps(rows), **shared})
+            return
+        same = {name: self._bound(name, value) for name, value in shared.items()}
+        order = [(name, bind, name in same) for name, bind in self.processors.items()]  # the statement's order
+        values = [
+            tuple(
+                same[name] if common else row[name] if bind is None else bind(row[name]) for name, bind, common in order
+            )
+            for row in rows
+        ]
+        await (await session.connection()).exec_driver_sql(self.sql, values)
 
 
 @attrs.frozen
 class _PageWrites:
-    """The statements that write a refresh page, built once per database kind (their parameters are JSON)."""
+    """The statements that write a refresh page, built once per database."""
 
-    issues: Insert
+    issues: _Rows
     unlabel: Delete
-    label: Insert
+    label: _Rows
     unlink: Delete
-    link: Insert
+    link: _Rows
 
 
-@functools.cache
-def _page_writes(*, postgres: bool) -> _PageWrites:
-    dialect: Any = postgresql if postgres else sqlite
+_WRITES: dict[str, _PageWrites] = {}
 
-    def typed(name: str, type_: TypeEngine[Any]) -> ColumnElement[Any]:
-        data = bindparam(name, type_=type_)
-        return cast(data, type_) if postgres else data  # PostgreSQL cannot infer a type in a SELECT list
 
-    page = _json_records("page", _PAGE_COLUMNS, postgres=postgres)
-    values = {
-        **{name: page.c[name] for name in _PAGE_COLUMNS},
-        "refreshed_at": typed("now", UTCDateTime()),
-        "vanished_at": null(),
-        "seen_by": typed("command_id", Integer()),
-    }
-    # WHERE true: SQLite would read the ON of ON CONFLICT as a join's
-    issues = dialect.insert(_ISSUE).from_select(list(values), select(*values.values()).where(true()))
-    issues = issues.on_conflict_do_update(
-        index_elements=[_ISSUE.c.key], set_={name: issues.excluded[name] for name in values if name != "key"}
-    )
+def _page_writes(dialect: Dialect) -> _PageWrites:
+    """The statements of ``dialect``'s database (compiled with the first engine's: every engine is made alike)."""
+    if dialect.name not in _WRITES:
+        _WRITES[dialect.name] = _compiled_page_writes(dialect)
+    return _WRITES[dialect.name]
+
+
+def _compiled_page_writes(dialect: Dialect) -> _PageWrites:
+    postgres = dialect.name == "postgresql"
     keys = _json_set(bindparam("keys", type_=Text), postgres=postgres)
     shown = _json_set(bindparam("shown", type_=Text), postgres=postgres)
-    links = _json_records("links", _LINK_COLUMNS, postgres=postgres)
-    link = dialect.insert(_LINK).from_select(list(_LINK_COLUMNS), select(links).where(true()))
     return _PageWrites(
-        issues=issues,
+        issues=_Rows(_ISSUE, _ISSUE_COLUMNS, dialect, shared=("refreshed_at", "vanished_at", "seen_by"), key="key"),
         unlabel=delete(_LABEL).where(_LABEL.c.issue_key.in_(keys)),
-        label=_LABEL.insert().from_select(
-            list(_LABEL_COLUMNS), select(_json_records("labels", _LABEL_COLUMNS, postgres=postgres))
-        ),
+        label=_Rows(_LABEL, ("label", "issue_key", "sort_key"), dialect),
         # links touching the page's issues that Jira no longer shows on either side
         unlink=delete(_LINK).where(
             (_LINK.c.source.in_(keys) | _LINK.c.target.in_(keys)) & _LINK.c.jira_id.not_in(shown)
         ),
-        link=link.on_conflict_do_update(
-            index_elements=[_LINK.c.jira_id], set_={name: link.excluded[name] for name in ("type", "source", "target")}
-        ),
+        link=_Rows(_LINK, ("jira_id", "type", "source", "target"), dialect, key="jira_id"),
     )
 
 
@@ -354,18 +365,18 @@ class MirrorRepository:
             return
         latest = {issue.key: issue for issue in issues}
         keys = json.dumps(sorted(latest))
-        writes = _page_writes(postgres=self._postgres())
+        writes = _page_writes(self._session.get_bind().dialect)
         page = [
             {
                 "key": issue.key,
                 "sort_key": natural_key(issue.key),
                 **{name: getattr(issue, name) for name in ISSUE_TEXT_FIELDS},
-                "labels": issue.labels,
+                "labels": list(issue.labels),
                 "sprint": converter.unstructure(issue.sprint) if issue.sprint is not None else None,
             }
             for issue in latest.values()
         ]
-        await self._session.execute(writes.issues, {"page": json.dumps(page), "now": now, "command_id": command_id})
+        await writes.issues.run(self._session, page, refreshed_at=now, vanished_at=None, seen_by=command_id)
         await self._session.execute(writes.unlabel, {"keys": keys})
         labels = [
             {"label": name, "issue_key": row["key"], "sort_key": row["sort_key"]}
@@ -373,12 +384,12 @@ class MirrorRepository:
             for name in dict.fromkeys(row["labels"])
         ]
         if labels:
-            await self._session.execute(writes.label, {"labels": json.dumps(labels)})
+            await writes.label.run(self._session, labels)
         shown = {link.id: link for issue in latest.values() for link in issue.links}
         await self._session.execute(writes.unlink, {"keys": keys, "shown": json.dumps(sorted(shown))})
         if shown:
             links = [{"jira_id": i, "type": k.type, "source": k.source, "target": k.target} for i, k in shown.items()]
-            await self._session.execute(writes.link, {"links": json.dumps(links)})
+            await writes.link.run(self._session, links)
 
     async def upsert_history(self, entries: Sequence[HistoryEntry]) -> None:
         """A page's journal entries, unique by (issue, Jira history id)."""
