@@ -64,6 +64,7 @@ _LABEL = table_of(MirrorLabelRow)
 _HISTORY = table_of(HistoryEntryRow)
 #: The columns a refresh page writes for each issue.
 _ISSUE_COLUMNS = ("key", "sort_key", *ISSUE_TEXT_FIELDS, "labels", "sprint")
+_HISTORY_COLUMNS = ("issue_key", "jira_id", "created", "author", "items")
 
 
 @attrs.frozen(kw_only=True)
@@ -123,10 +124,17 @@ class _Rows:
     was most of a refresh page's time). PostgreSQL reads them from one JSON parameter (``jsonb_to_recordset``: one
     set-based statement); SQLite, in process, runs the driver's own ``executemany`` of the statement compiled once,
     over plain tuples passed through the columns' bind processors, so values are stored as any statement stores
-    them. ``shared`` columns take one value for every row; with ``key``, a row whose key is stored replaces it."""
+    them. ``shared`` columns take one value for every row; with ``key`` (a unique index's columns), a row whose key is
+    stored replaces it."""
 
     def __init__(
-        self, table: Table, columns: Sequence[str], dialect: Dialect, *, shared: Sequence[str] = (), key: str = ""
+        self,
+        table: Table,
+        columns: Sequence[str],
+        dialect: Dialect,
+        *,
+        shared: Sequence[str] = (),
+        key: Sequence[str] = (),
     ) -> None:
         self.json = dialect.name == "postgresql"
         insert: Any
@@ -143,8 +151,8 @@ class _Rows:
             names = (*columns, *shared)
             insert = sqlite.insert(table).values({name: bindparam(name, type_=table.c[name].type) for name in names})
         if key:
-            changed = {name: insert.excluded[name] for name in (*columns, *shared) if name != key}
-            insert = insert.on_conflict_do_update(index_elements=[table.c[key]], set_=changed)
+            changed = {name: insert.excluded[name] for name in (*columns, *shared) if name not in key}
+            insert = insert.on_conflict_do_update(index_elements=[table.c[name] for name in key], set_=changed)
         self.statement = insert
         compiled = insert.compile(dialect=dialect)
         self.sql = str(compiled)
@@ -181,6 +189,7 @@ class _PageWrites:
     label: _Rows
     unlink: Delete
     link: _Rows
+    history: _Rows
 
 
 _WRITES: dict[str, _PageWrites] = {}
@@ -198,14 +207,15 @@ def _compiled_page_writes(dialect: Dialect) -> _PageWrites:
     keys = _json_set(bindparam("keys", type_=Text), postgres=postgres)
     shown = _json_set(bindparam("shown", type_=Text), postgres=postgres)
     return _PageWrites(
-        issues=_Rows(_ISSUE, _ISSUE_COLUMNS, dialect, shared=("refreshed_at", "vanished_at", "seen_by"), key="key"),
+        issues=_Rows(_ISSUE, _ISSUE_COLUMNS, dialect, shared=("refreshed_at", "vanished_at", "seen_by"), key=("key",)),
         unlabel=delete(_LABEL).where(_LABEL.c.issue_key.in_(keys)),
         label=_Rows(_LABEL, ("label", "issue_key", "sort_key"), dialect),
         # links touching the page's issues that Jira no longer shows on either side
         unlink=delete(_LINK).where(
             (_LINK.c.source.in_(keys) | _LINK.c.target.in_(keys)) & _LINK.c.jira_id.not_in(shown)
         ),
-        link=_Rows(_LINK, ("jira_id", "type", "source", "target"), dialect, key="jira_id"),
+        link=_Rows(_LINK, ("jira_id", "type", "source", "target"), dialect, key=("jira_id",)),
+        history=_Rows(_HISTORY, _HISTORY_COLUMNS, dialect, key=("issue_key", "jira_id")),
     )
 
 
@@ -215,9 +225,6 @@ class MirrorRepository:
 
     def _postgres(self) -> bool:
         return self._session.get_bind().dialect.name == "postgresql"
-
-    def _upsert(self, table: Table) -> Any:
-        return (postgresql if self._postgres() else sqlite).insert(table)
 
     def _key_set(self, keys: Iterable[str]) -> Select[tuple[str]]:
         """``SELECT`` of ``keys`` from one JSON parameter: a set of any size in one statement, one bound value."""
@@ -396,12 +403,8 @@ class MirrorRepository:
         if not entries:
             return
         latest = {(entry.key, entry.id): entry for entry in entries}
-        insert = self._upsert(_HISTORY)
-        await self._session.execute(
-            insert.on_conflict_do_update(
-                index_elements=[_HISTORY.c.issue_key, _HISTORY.c.jira_id],
-                set_={name: insert.excluded[name] for name in ("created", "author", "items")},
-            ),
+        await _page_writes(self._session.get_bind().dialect).history.run(
+            self._session,
             [
                 {
                     "issue_key": entry.key,
