@@ -438,16 +438,22 @@ def batch_create_schema() -> dict[str, Any]:
                 "items": {"oneOf": [command_schema(spec) for spec in CATALOGUE.values()]},
             },
             "notes": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "key": {"type": "string", "description": "ключ задачи или new:<n> этого пакета"},
-                        "text": {"type": "string", "minLength": 1},
+                "anyOf": [
+                    {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "key": {"type": "string", "description": "ключ задачи или new:<n> этого пакета"},
+                                "text": {"type": "string", "minLength": 1},
+                            },
+                            "required": ["key", "text"],
+                            "additionalProperties": False,
+                        },
                     },
-                    "required": ["key", "text"],
-                    "additionalProperties": False,
-                },
+                    {"type": "null"},
+                ],
+                "description": "заметки хаба к задачам пакета (в Jira не пишутся)",
             },
         },
         "required": ["author", "title", "commands"],

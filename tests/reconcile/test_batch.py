@@ -557,3 +557,27 @@ def test_dangling_temp_keys_are_never_accepted(types: list[str], n: int) -> None
     commands.append(cmd("ensure_comment", key=f"new:{n}", marker="m", body="b"))
     with pytest.raises(ValidationError, match=f"new:{n}"):
         validate_batch(body(*commands), ctx())
+
+
+@pytest.mark.parametrize(
+    ("top", "valid"),
+    [
+        ({"notes": None, "project": None}, True),
+        ({"notes": []}, True),
+        ({"notes": [{"key": "AURORA-1537", "text": "контекст"}]}, True),
+        ({"notes": "контекст"}, False),
+        ({"notes": [{"key": "AURORA-1537"}]}, False),
+        ({"notes": [{"key": "AURORA-1537", "text": "т", "author": "я"}]}, False),
+        ({"project": ""}, False),
+        ({"extra": 1}, False),
+    ],
+)
+def test_schema_and_validation_agree_on_the_batch_fields(top: dict[str, Any], valid: bool) -> None:
+    """The batch's own fields (notes, project, nothing else) get one verdict from the JSON Schema an assistant is
+    given and from the hub's validation: ``null`` notes or project are accepted by both."""
+    batch = body(cmd("ensure_fields", key="AURORA-1537", duedate="2026-10-23"), **top)
+    assert jsonschema.Draft202012Validator(batch_create_schema()).is_valid(batch) is valid
+    if valid:
+        validate_batch(batch, ctx())
+    else:
+        refused(batch)
