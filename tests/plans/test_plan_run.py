@@ -4,11 +4,14 @@ that carry the writes made so far (``Run.call`` is the one log of writes)."""
 from __future__ import annotations
 
 import hashlib
+import json
 
+import pytest
 from plans_support import delivery, kinds, ok, play
 
-from reconcile.plans import Dropped, ExecContext, JiraCall, Operation, Report
-from reconcile.plans._run import Body, Run, plan
+from reconcile.errors import JiraAnswerError
+from reconcile.plans import Dropped, ExecContext, JiraCall, JiraResponse, Operation, Report
+from reconcile.plans._run import Body, Run, http_error, next_start, plan, search_call
 
 SHA_ABC = hashlib.sha256(b"abc").hexdigest()
 ATTACHMENT = {"key": "X-1", "file": SHA_ABC, "filename": "a.txt", "size": 3}
@@ -112,3 +115,64 @@ def test_file_sha256_compares_without_case() -> None:
     answers = [ok({"fields": {"attachment": []}}), ok([{"id": "10501"}])]
     report, _ = play("ensure_attachment", params, answers, files={SHA_ABC.upper(): b"abc"})
     assert (report.status, dict(report.result)) == ("done", {"attachment_id": "10501", "uploaded": True})
+
+
+def test_next_start_follows_the_page_jira_says_it_gave() -> None:
+    """A page that says it starts later than asked is read from there (Jira moved on); one that says it starts
+    earlier, or says nothing readable, is read from where it was asked: the reading never loops back."""
+    items = [{"key": "X-1"}, {"key": "X-2"}]
+    assert next_start({"startAt": 10, "total": 100, "issues": items}, 4, "issues", key="поиск") == (items, 12)
+    assert next_start({"startAt": 1, "total": 100, "issues": items}, 4, "issues", key="поиск") == (items, 6)
+    assert next_start({"startAt": "10", "total": 100, "issues": items}, 4, "issues", key="поиск") == (items, 6)
+    assert next_start({"startAt": True, "total": 100, "issues": items}, 4, "issues", key="поиск") == (items, 6)
+    assert next_start({"startAt": 98, "total": 100, "issues": items}, 4, "issues", key="поиск") == (items, None)
+    assert next_start({"isLast": False, "values": items}, 0, "values", key="доска") == (items, 2)
+    assert next_start({"isLast": True, "values": items}, 0, "values", key="доска") == (items, None)
+    assert next_start({"values": items}, 0, "values", key="доска") == (items, None)
+    assert next_start({"total": 100, "issues": []}, 0, "issues", key="поиск") == ([], None)
+
+
+@pytest.mark.parametrize(
+    ("page", "field", "problem"),
+    [
+        ([], "ответ", "ожидается объект, получено: список"),
+        ({"issues": {}}, "issues", "ожидается список, получено: объект"),
+        ({"issues": [{"key": "X-1"}, "X-2"]}, "issues[1]", "ожидается объект, получено: строка"),
+    ],
+)
+def test_next_start_names_the_call_and_the_place_of_an_unreadable_page(page: object, field: str, problem: str) -> None:
+    with pytest.raises(JiraAnswerError) as info:
+        next_start(page, 0, "issues", key="поиск по AWPCA")
+    assert (info.value.key, info.value.field, info.value.message) == (
+        "поиск по AWPCA",
+        field,
+        f"ответ Jira по поиск по AWPCA: {field} — {problem}",
+    )
+
+
+def test_http_error_keeps_the_first_thousand_characters_of_jiras_words() -> None:
+    words = "ж" * 1500
+    assert http_error(JiraResponse(status=400, json={"errorMessages": [words]})) == f"HTTP 400: {'ж' * 1000}"
+    assert http_error(JiraResponse(status=502, json="  ")) == "HTTP 502"
+
+
+def test_search_call_body() -> None:
+    """The search's body as Jira reads it: ``validateQuery: false`` only when asked (the JSON ``false``)."""
+    call = search_call("project = X", ["summary"], 200, expand=["changelog"], page_size=50, validate=False)
+    assert (call.method, call.path) == ("POST", "/rest/api/2/search")
+    assert json.dumps(call.json) == json.dumps(
+        {
+            "jql": "project = X",
+            "startAt": 200,
+            "maxResults": 50,
+            "fields": ["summary"],
+            "expand": ["changelog"],
+            "validateQuery": False,
+        }
+    )
+    assert search_call("project = X", ["summary"], 0).json == {
+        "jql": "project = X",
+        "startAt": 0,
+        "maxResults": 100,
+        "fields": ["summary"],
+    }

@@ -135,8 +135,9 @@ class Run:
         return value
 
     def opt_str(self, name: str) -> str | None:
-        value = self.params.get(name)
-        return value if isinstance(value, str) else None
+        """An optional text parameter (the hub's validation admits only text or nothing), ``None`` when absent."""
+        value: str | None = self.params.get(name)
+        return value
 
     def done(self, **result: Any) -> Report:
         self.result.update(result)
