@@ -91,7 +91,7 @@ _START_RE = re.compile(r"(" + "|".join(SPRINT_KEYS) + r")=")
 
 def _value_fits(key: str, value: str) -> bool:
     """Whether ``value`` can be the rendering of sprint property ``key`` (only name and goal are free text)."""
-    if value == _NULL or key in ("name", "goal"):
+    if value == _NULL:
         return True
     if key in _INT_KEYS:
         return _INT_RE.fullmatch(value) is not None
@@ -101,7 +101,7 @@ def _value_fits(key: str, value: str) -> bool:
         return value in ("true", "false")
     if key in _DATE_KEYS:
         return "," not in value
-    return True
+    return True  # name and goal: free text
 
 
 def parse_sprint_string(text: str) -> dict[str, str | None]:
@@ -388,7 +388,7 @@ def histories_from_jira(key: str, changelog: Any, *, since: str | None = None) -
     Raises :class:`~reconcile.errors.JiraAnswerError` when the changelog cannot be read.
     """
     log = opt_object(changelog, key, "changelog") or {}
-    since_utc = to_utc_z(since) if since else None
+    since_utc = to_utc_z(since)
     entries: list[HistoryEntry] = []
     for index, raw in enumerate(jira_list(log.get("histories"), key, "changelog.histories")):
         where = f"changelog.histories[{index}]"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import attrs
@@ -385,3 +386,57 @@ def test_a_history_that_cannot_be_read_is_named() -> None:
     assert _refused(lambda: histories_from_jira("X-1", {"histories": "x"})).startswith(
         "ответ Jira по X-1: changelog.histories — "
     )
+
+
+def test_flags_read_true_and_false_and_a_date_never_holds_a_comma() -> None:
+    """``true`` fits a flag as well as ``false``; a date holding a comma is no date, so a name that spells
+    «,startDate=a, b» keeps it even where the string has no start date of its own."""
+    assert parse_sprint_string(_greenhopper(id="7", name="n", autoStartStop="true", synced="true")) == {
+        "id": "7",
+        "name": "n",
+        "autoStartStop": "true",
+        "synced": "true",
+    }
+    text = _greenhopper(id="7", name="Спринт,startDate=a, b", state="ACTIVE")
+    assert parse_sprint_string(text) == {"id": "7", "name": "Спринт,startDate=a, b", "state": "ACTIVE"}
+    assert parse_sprint_string(_greenhopper(id="7", name="x", goal="цель, endDate=потом")) == {
+        "id": "7",
+        "name": "x",
+        "goal": "цель, endDate=потом",
+    }
+
+
+def test_times_without_an_offset_are_utc_whatever_the_machines_zone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The agent's machine may run in Moscow time: a time without an offset is still UTC, and the answer is UTC."""
+    monkeypatch.setenv("TZ", "Europe/Moscow")
+    time.tzset()
+    try:
+        assert to_utc_z("2026-10-22T12:00:00") == "2026-10-22T12:00:00Z"
+        assert to_utc_z("2026-10-22T12:00:00.000+0300") == "2026-10-22T09:00:00Z"
+        assert [
+            h.created for h in histories_from_jira("X-1", {"histories": [_history("1", "2026-10-22T12:00:00")]})
+        ] == ["2026-10-22T12:00:00Z"]
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+@pytest.mark.parametrize(
+    ("log", "field"),
+    [
+        ({"histories": ["x"]}, "changelog.histories[0]"),
+        ({"histories": [_history("1", 5)]}, "changelog.histories[0].created"),
+        (
+            {"histories": [{**_history("1", "2026-10-22T12:00:00Z"), "author": "ivanov"}]},
+            "changelog.histories[0].author",
+        ),
+        (
+            {"histories": [_history("1", "2026-10-22T12:00:00Z", author={"name": 5})]},
+            "changelog.histories[0].author.name",
+        ),
+    ],
+)
+def test_a_history_names_the_issue_and_the_place_it_cannot_read(log: dict[str, Any], field: str) -> None:
+    with pytest.raises(JiraAnswerError) as info:
+        histories_from_jira("X-1", log)
+    assert (info.value.key, info.value.field) == ("X-1", field)
