@@ -84,6 +84,8 @@ def test_ids_and_numbers() -> None:
     assert jira_int(7, "X-1", "f") == 7
     assert _refused(jira_int, "4a") == "ответ Jira по X-1: поле — ожидается число, получено: строка"
     assert _refused(jira_int, "٣") == "ответ Jira по X-1: поле — ожидается число, получено: строка"
+    # what is not even an id is refused as such, at the same place
+    assert _refused(jira_int, [7]) == "ответ Jira по X-1: поле — ожидается идентификатор Jira, получено: список"
 
 
 def test_times() -> None:
