@@ -89,8 +89,11 @@ def bad_place(value: Any) -> tuple[str, str] | None:
     The message is the 422's («недопустимый символ в commands[0].params.body»); the path is "" at the root.
     Raises :class:`TooDeep` past :data:`MAX_JSON_DEPTH` levels.
     """
-    if _clean(value, 1):
-        return None
+    return None if _clean(value, 1) else _walk(value)
+
+
+def _walk(value: Any) -> tuple[str, str] | None:
+    """:func:`bad_place` the slow way, making each place's path (the fast :func:`_clean` must agree with it)."""
     stack: list[tuple[Any, str, int]] = [(value, "", 1)]
     while stack:
         item, path, depth = stack.pop()

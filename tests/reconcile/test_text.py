@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from reconcile.errors import ValidationError
-from reconcile.text import MAX_JSON_DEPTH, TooDeep, check_request_json, check_text
+from reconcile.text import MAX_JSON_DEPTH, TooDeep, _clean, _walk, check_request_json, check_text, readable
 
 _CLEAN_TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=8)
 _KEYS = st.text(st.characters(min_codepoint=97, max_codepoint=122), min_size=1, max_size=4)
@@ -94,3 +94,50 @@ def test_check_text_names_where() -> None:
     check_text("Сверка ОСВ", "filename")
     with pytest.raises(ValidationError, match=r"^недопустимый символ в filename$"):
         check_text("a\x00", "filename")
+
+
+def test_the_deepest_level_allowed_is_searched_like_any_other() -> None:
+    """At 64 levels of objects or lists a bad text is named by its path, not refused as too deep."""
+    value: Any = "a\x00"
+    path = ""
+    for level in range(MAX_JSON_DEPTH - 1):
+        value = {"k": value} if level % 2 else [value]
+        path = (".k" if level % 2 else "[0]") + path
+    with pytest.raises(ValidationError) as caught:
+        check_request_json(value)
+    assert caught.value.message == f"недопустимый символ в {path.removeprefix('.')}"
+    with pytest.raises(TooDeep):
+        check_request_json({"k": value})
+
+
+_ANY_TEXT = st.text(st.sampled_from(["a", "я", "\x00", "\ud800", "\udfff", "😀"]), max_size=3)
+ANY_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | _ANY_TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_ANY_TEXT | st.integers(), inner, max_size=3),
+    max_leaves=12,
+)
+
+
+@given(
+    ANY_JSON,
+    st.sampled_from([0, 1, 2, *range(MAX_JSON_DEPTH - 3, MAX_JSON_DEPTH + 1)]),
+    st.sampled_from(["list", "object"]),
+)
+@example(None, MAX_JSON_DEPTH - 1, "list")  # the leaf at the deepest level allowed
+@example("a", MAX_JSON_DEPTH - 1, "object")
+@example(None, MAX_JSON_DEPTH, "object")  # one level too deep
+def test_the_fast_check_agrees_with_the_walk(value: Any, levels: int, container: str) -> None:
+    """``bad_place`` first asks the fast check, which makes no paths; it must call clean exactly what the walk
+    finds nothing in (too deep is not clean), at any depth, for any keys, texts and numbers."""
+    for _ in range(levels):
+        value = [value] if container == "list" else {"k": value}
+    try:
+        walked: object = _walk(value)
+    except TooDeep:
+        walked = "too deep"
+    assert _clean(value, 1) is (walked is None)
+
+
+def test_readable_replaces_each_bad_character_by_one_replacement_character() -> None:
+    assert readable({"a\x00": ["b\ud800c", 1, None], "n": 2.5}) == {"a\ufffd": ["b\ufffdc", 1, None], "n": 2.5}
+    assert readable(("x\x00\x00",)) == ["x\ufffd\ufffd"]
