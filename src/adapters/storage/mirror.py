@@ -112,6 +112,11 @@ def _narrowed(query: Select[Any], *, text: str | None, status: str | None) -> Se
     return query
 
 
+def _json_keys(keys: Iterable[str]) -> str:
+    """The value of a :func:`_json_set` parameter."""
+    return json.dumps(sorted(set(keys)))
+
+
 def _json_set(data: BindParameter[str], *, postgres: bool) -> Select[tuple[str]]:
     """``SELECT`` of the strings of a JSON array parameter."""
     if postgres:
@@ -154,26 +159,27 @@ class _Rows:
             changed = {name: insert.excluded[name] for name in (*columns, *shared) if name not in key}
             insert = insert.on_conflict_do_update(index_elements=[table.c[name] for name in key], set_=changed)
         self.statement = insert
+        if self.json:
+            return
         compiled = insert.compile(dialect=dialect)
         self.sql = str(compiled)
-        self.processors = {
-            name: compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect)
+        # each bound name in the statement's order: its bind processor, and whether it is one of the shared values
+        self.order = [
+            (name, compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect), name in shared)
             for name in compiled.positiontup or ()
-        }
-
-    def _bound(self, name: str, value: Any) -> Any:
-        bind = self.processors[name]
-        return value if bind is None else bind(value)
+        ]
 
     async def run(self, session: AsyncSession, rows: Sequence[Mapping[str, Any]], **shared: Any) -> None:
         if self.json:
             await session.execute(self.statement, {"rows": json.dumps(rows), **shared})
             return
-        same = {name: self._bound(name, value) for name, value in shared.items()}
-        order = [(name, bind, name in same) for name, bind in self.processors.items()]  # the statement's order
+        same = {
+            name: shared[name] if bind is None else bind(shared[name]) for name, bind, common in self.order if common
+        }
         values = [
             tuple(
-                same[name] if common else row[name] if bind is None else bind(row[name]) for name, bind, common in order
+                same[name] if common else row[name] if bind is None else bind(row[name])
+                for name, bind, common in self.order
             )
             for row in rows
         ]
@@ -228,7 +234,10 @@ class MirrorRepository:
 
     def _key_set(self, keys: Iterable[str]) -> Select[tuple[str]]:
         """``SELECT`` of ``keys`` from one JSON parameter: a set of any size in one statement, one bound value."""
-        return _json_set(bindparam("keys", json.dumps(sorted(set(keys))), type_=Text), postgres=self._postgres())
+        return _json_set(bindparam("keys", _json_keys(keys), type_=Text), postgres=self._postgres())
+
+    def _writes(self) -> _PageWrites:
+        return _page_writes(self._session.get_bind().dialect)
 
     # --- reading ---------------------------------------------------------------------------------------
 
@@ -371,8 +380,8 @@ class MirrorRepository:
         if not issues:
             return
         latest = {issue.key: issue for issue in issues}
-        keys = json.dumps(sorted(latest))
-        writes = _page_writes(self._session.get_bind().dialect)
+        keys = _json_keys(latest)
+        writes = self._writes()
         page = [
             {
                 "key": issue.key,
@@ -393,7 +402,7 @@ class MirrorRepository:
         if labels:
             await writes.label.run(self._session, labels)
         shown = {link.id: link for issue in latest.values() for link in issue.links}
-        await self._session.execute(writes.unlink, {"keys": keys, "shown": json.dumps(sorted(shown))})
+        await self._session.execute(writes.unlink, {"keys": keys, "shown": _json_keys(shown)})
         if shown:
             links = [{"jira_id": i, "type": k.type, "source": k.source, "target": k.target} for i, k in shown.items()]
             await writes.link.run(self._session, links)
@@ -403,7 +412,7 @@ class MirrorRepository:
         if not entries:
             return
         latest = {(entry.key, entry.id): entry for entry in entries}
-        await _page_writes(self._session.get_bind().dialect).history.run(
+        await self._writes().history.run(
             self._session,
             [
                 {
