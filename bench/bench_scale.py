@@ -11,7 +11,8 @@ Run: ``python bench/bench_scale.py [--sizes 1000 5000 10000] [--pg postgresql+as
 - the agent's held state at the last issue page of a refresh of N simulated issues (tracemalloc, the core's
   allocations only), next to the bytes of the issues themselves as parsed.
 
-Wall time and the process's CPU time: on a loaded machine the CPU time is the comparable one. Medians.
+The collector is tuned as ``sdlc-hub serve`` tunes it (``hub_app.runtime.tune_gc``). Wall time and the process's
+CPU time: on a loaded machine the CPU time is the comparable one. Medians.
 Measurements, not tests.
 """
 
@@ -45,7 +46,7 @@ from bench.bench_web import _database, _issues
 from hub_app import admin
 from hub_app.app import create_app
 from hub_app.bodies import ProjectIn, TokenIn
-from hub_app.runtime import Hub, open_hub
+from hub_app.runtime import Hub, open_hub, tune_gc
 from jira_sim import Simulator
 from jira_sim.generated import generated_seed
 from reconcile.plans import Delivery, Page, executor_for
@@ -220,6 +221,7 @@ def main() -> None:
     parser.add_argument("--pg", default=None, help="a PostgreSQL server URL (a database is made for each size)")
     args = parser.parse_args()
     logging.disable(logging.INFO)
+    tune_gc()  # as `sdlc-hub serve` runs
     asyncio.run(run_database("SQLite", None, args.sizes))
     if args.pg:
         asyncio.run(run_database("PostgreSQL", args.pg, args.sizes))

@@ -137,9 +137,10 @@ def _serve(args: argparse.Namespace) -> int:
     from adapters.storage.database import Database  # noqa: PLC0415
     from adapters.storage.engine import make_engine, sqlite_url  # noqa: PLC0415
     from hub_app.app import create_app  # noqa: PLC0415
-    from hub_app.runtime import Hub  # noqa: PLC0415
+    from hub_app.runtime import Hub, tune_gc  # noqa: PLC0415
     from hub_app.web import session_key  # noqa: PLC0415
 
+    tune_gc()
     data_dir, url = _storage(args)
     asyncio.run(_with_hub(args, lambda hub: asyncio.sleep(0)))  # migrations, before serving
     hub = Hub(database=Database(make_engine(url or sqlite_url(data_dir))), files=FileStore(data_dir / "files"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import socket
@@ -15,6 +16,7 @@ import httpx
 import pytest
 
 from hub_app.cli import main
+from hub_app.runtime import GC_FIRST_THRESHOLD, tune_gc
 
 SDLC_HUB = [sys.executable, "-m", "hub_app.cli"]
 
@@ -24,6 +26,17 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+def test_tune_gc_raises_only_the_collectors_first_threshold() -> None:
+    """The served hub's collector runs every 10 000 allocations, not 700; the older generations' ratios stay."""
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 11, 12)
+        tune_gc()
+        assert gc.get_threshold() == (GC_FIRST_THRESHOLD, 11, 12) == (10_000, 11, 12)
+    finally:
+        gc.set_threshold(*before)
 
 
 def test_token_add_prints_secret_last(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
