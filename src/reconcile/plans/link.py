@@ -99,7 +99,7 @@ def ensure_link(run: Run) -> Body:
     body = {"type": {"name": wanted_type}, "inwardIssue": {"key": source}, "outwardIssue": {"key": target}}
     response = yield from run.call(JiraCall(method="POST", path="/rest/api/2/issueLink", json=body))
     location = response.headers.get("location") or response.headers.get("Location") or ""
-    link_id = location.rstrip("/").rsplit("/", 1)[-1] if "/issueLink/" in location else None
+    link_id = location.rstrip("/").rpartition("/")[2] if "/issueLink/" in location else None
     if link_id is None:
         # Jira answers 201 without a body: the new link's id is read back from the source issue.
         response = yield from run.call(read)
