@@ -25,7 +25,7 @@ from reconcile.settings import Settings
 
 __all__ = ["jira_since", "refresh", "with_updated_since"]
 
-_PAGE = 100
+_PAGE = 100  # keys in one neighbours query: as many as one search page (search_call asks for 100) holds
 _ORDER_BY = re.compile(r"\s+ORDER\s+BY\s+.*$", re.IGNORECASE | re.DOTALL)
 
 
@@ -91,7 +91,7 @@ def _journal(
     entries = 0
     start: int | None = 0
     while start is not None:
-        call = search_call(jql, ["updated"], start, expand=["changelog"], page_size=_PAGE, validate=validate)
+        call = search_call(jql, ["updated"], start, expand=["changelog"], validate=validate)
         response = yield from run.call(call)
         hits, start = next_start(response.json, start, "issues", key=_SEARCH)
         page: list[HistoryEntry] = []
@@ -126,12 +126,13 @@ class _Search:
         self.lenient = False
 
     def page(self, run: Run, start: int) -> Generator[Step, Any, tuple[list[Any], int | None]]:
-        call = search_call(self.jql, self.fields, start, page_size=_PAGE, validate=not self.lenient)
-        response = yield from run.call(call, allow=(400,) if self.by_keys and not self.lenient else ())
-        if response.status == 400:
-            self.lenient = True
-            response = yield from run.call(search_call(self.jql, self.fields, start, page_size=_PAGE, validate=False))
-        return next_start(response.json, start, "issues", key=_SEARCH)
+        while True:
+            strict = not self.lenient
+            call = search_call(self.jql, self.fields, start, validate=strict)
+            response = yield from run.call(call, allow=(400,) if self.by_keys and strict else ())
+            if response.status != 400:
+                return next_start(response.json, start, "issues", key=_SEARCH)
+            self.lenient = True  # the 400 allowed once: asked again leniently, a second 400 fails the command
 
 
 def refresh(run: Run) -> Body:
