@@ -182,7 +182,7 @@ def refresh(run: Run) -> Body:
         board_id = str(board["id"])
         call = JiraCall(method="GET", path=f"/rest/agile/1.0/board/{board_id}")
         response = yield from run.call(call, allow=(404,))
-        boards[board_id] = _board_type(response.json) if response.ok else None
+        boards[board_id] = _board_type(response.json)  # a 404's error object has no board type
     run.result["boards"] = boards
 
     history = params.get("history")
