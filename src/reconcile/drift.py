@@ -35,7 +35,7 @@ from reconcile.commands import DATE_RE
 from reconcile.confirm import AgentFacts, Aspect, aspect_names, holds, narrow, subject
 from reconcile.lifecycle import CommandStatus
 from reconcile.records import ISSUE_TEXT_FIELDS, HistoryEntry, HistoryItem, MirrorIssue, MirrorLink, natural_key
-from reconcile.tempkeys import TempKeyOutcome, outcome_of, resolved_keys, substitute
+from reconcile.tempkeys import TempKeyOutcome, outcome_of, resolved_keys, result_key, substitute
 
 __all__ = [
     "SETTING_TYPES",
@@ -106,20 +106,19 @@ class Drift:
 # --- which command counts for each aspect ------------------------------------------------------------------
 
 
-def _slot(key: str, name: str, params: Mapping[str, Any]) -> tuple[str, str, str]:
+def _slot(key: str, name: str, params: Mapping[str, Any]) -> tuple[str, ...]:
     """The identity of an aspect for supersession: a link is its (unordered) pair of issues."""
     if name == "link":
-        target = params.get("target")
-        pair = sorted((key, target if isinstance(target, str) else ""))
-        return pair[0], pair[1], name
-    return key, "", name
+        # ``target`` is a required issue key of ``ensure_link`` (the catalogue).
+        return (*sorted((key, params["target"])), name)
+    return key, name
 
 
 def _setting_of(command: SetCommand, resolved: Mapping[str, str]) -> tuple[str, Mapping[str, Any], tuple[str, ...]]:
     """The command's issue, its params with temp keys substituted, and the names of its aspects."""
-    params = substitute(command.type, command.params, resolved) if resolved else command.params
+    params = substitute(command.type, command.params, resolved)
     if command.type == "ensure_issue":
-        key = outcome_of(_DONE, command.result).key
+        key = result_key(command.result)
         return key or "", params, (_EXISTENCE,) if key else ()
     return subject(command.type, params) or "", params, aspect_names(command.type, params)
 
@@ -134,17 +133,17 @@ def latest_settings(commands: Iterable[SetCommand]) -> list[Setting]:
     ordered = [c for c in commands if c.type in SETTING_TYPES]
     created: dict[int, dict[str, TempKeyOutcome]] = {}
     for command in ordered:
-        if command.type == "ensure_issue" and command.temp_key:
+        if command.temp_key:  # only an ``ensure_issue`` defines a temp key
             created.setdefault(command.batch_id, {})[command.temp_key] = outcome_of(_DONE, command.result)
     resolved = {batch_id: resolved_keys(outcomes) for batch_id, outcomes in created.items()}
     found = [_setting_of(command, resolved.get(command.batch_id, {})) for command in ordered]
-    slots = [[_slot(key, name, params) for name in names] for key, params, names in found]
-    latest: dict[tuple[str, str, str], int] = {}
+    slots = [[(name, _slot(key, name, params)) for name in names] for key, params, names in found]
+    latest: dict[tuple[str, ...], int] = {}
     for index, own_slots in enumerate(slots):
-        latest.update((slot, index) for slot in own_slots)
+        latest.update((slot, index) for _, slot in own_slots)
     settings: list[Setting] = []
-    for index, (key, params, names) in enumerate(found):
-        own = tuple(name for name, slot in zip(names, slots[index], strict=True) if latest[slot] == index)
+    for index, (key, params, _) in enumerate(found):
+        own = tuple(name for name, slot in slots[index] if latest[slot] == index)
         if own:
             command = ordered[index]
             settings.append(Setting(command=command, key=key, params=params, aspects=own))
@@ -166,15 +165,16 @@ def _wanted_and_now(aspect: Aspect, issue: MirrorIssue, link_types: Mapping[str,
         return params.get("sprint"), issue.sprint.name if issue.sprint is not None else "backlog"
     if aspect.name == "link":
         source, target = params.get("source"), params.get("target")
-        logical = params.get("link_type")
+        logical = params["link_type"]
         wanted = {
             "source": source,
             "target": target,
-            "type": link_types.get(logical, logical) if isinstance(logical, str) else logical,
+            "type": link_types.get(logical, logical),  # a required text (the catalogue)
         }
         between = [link for link in issue.links if {link.source, link.target} == {source, target}]
         return wanted, [_link_json(link) for link in between]
-    return params.get(aspect.name), getattr(issue, aspect.name, None)
+    # Every other aspect is a field ``ensure_fields`` sets, which the mirror record holds by that name.
+    return params.get(aspect.name), getattr(issue, aspect.name)
 
 
 def _link_json(link: MirrorLink) -> dict[str, str]:
@@ -297,33 +297,35 @@ def _date(value: str | None) -> str | None:
     return head if DATE_RE.match(head) else None
 
 
+def _words(text: str | None) -> list[str]:
+    return text.split() if text else []
+
+
 def _touches(item: HistoryItem, drift: Drift, seen_from: str) -> bool:
     field = item.field.casefold()
     if drift.aspect.startswith("label:"):
         label = drift.aspect.removeprefix("label:")
-        return field == "labels" and (label in (item.from_string or "").split()) != (
-            label in (item.to_string or "").split()
-        )
+        return field == "labels" and (label in _words(item.from_string)) != (label in _words(item.to_string))
     if drift.aspect == "link":
         other = drift.params.get("target") if seen_from == drift.key else drift.key
         return field == "link" and other in (item.from_, item.to)
     if drift.aspect in ("planned_start", "planned_end"):
         moved = {_date(item.from_), _date(item.from_string), _date(item.to), _date(item.to_string)} - {None}
         return field not in _SYSTEM_FIELDS and bool(moved) and _date(item.to or item.to_string) == _date(drift.now)
-    return field in _JOURNAL_FIELDS.get(drift.aspect, ())
+    return field in _JOURNAL_FIELDS[drift.aspect]
 
 
 def journal_keys(items: Iterable[Drift]) -> list[str]:
     """The issues whose journal :func:`attribute` reads for ``items`` (a link: both ends)."""
-    keys: dict[str, None] = {}
+    keys: list[str] = []
     for drift in items:
         if drift.aspect == _EXISTENCE:
             continue
-        keys[drift.key] = None
+        keys.append(drift.key)
         target = drift.params.get("target") if drift.aspect == "link" else None
         if isinstance(target, str):
-            keys[target] = None
-    return list(keys)
+            keys.append(target)
+    return list(dict.fromkeys(keys))
 
 
 def attribute(items: Sequence[Drift], journal: Mapping[str, Sequence[HistoryEntry]]) -> list[Drift]:
@@ -331,7 +333,7 @@ def attribute(items: Sequence[Drift], journal: Mapping[str, Sequence[HistoryEntr
     answered: list[Drift] = []
     for drift in items:
         latest: HistoryEntry | None = None
-        ends = () if drift.aspect == _EXISTENCE else journal_keys([drift])
+        ends = journal_keys([drift])  # none for an existence
         for key in ends:
             for entry in journal.get(key, ()):
                 if any(_touches(item, drift, key) for item in entry.items) and (

@@ -169,10 +169,7 @@ def _fail(message: str) -> ValidationError:
     return ValidationError(f"настройки: {message}")
 
 
-def _str(data: dict[str, Any], key: str, *, nullable: bool = False) -> str | None:
-    value = data[key]
-    if value is None and nullable:
-        return None
+def _str(value: Any, key: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise _fail(f"{key} — непустая строка")
     return value
@@ -263,11 +260,12 @@ def settings_from_json(data: Any) -> Settings:
     if unknown:
         raise _fail(f"неизвестные параметры {', '.join(unknown)}")
     merged.update(data)
+    epic_name = merged["epic_name_field_id"]
     return Settings(
         approval=_approval(merged["approval"]),
-        jira_project=_str(merged, "jira_project") or "",
+        jira_project=_str(merged["jira_project"], "jira_project"),
         issue_types=_issue_types(merged["issue_types"]),
-        epic_name_field_id=_str(merged, "epic_name_field_id", nullable=True),
+        epic_name_field_id=None if epic_name is None else _str(epic_name, "epic_name_field_id"),
         epic_link=_epic_link(merged["epic_link"]),
         fields=_str_map(merged["fields"], "fields"),
         link_types=_str_map(merged["link_types"], "link_types"),

@@ -30,6 +30,7 @@ __all__ = [
     "Wait",
     "outcome_of",
     "resolved_keys",
+    "result_key",
     "settle",
     "skip_reason",
     "substitute",
@@ -57,10 +58,15 @@ class TempKeyOutcome:
         return self.status in PENDING
 
 
-def outcome_of(status: str, result: object) -> TempKeyOutcome:
-    """The outcome of an ``ensure_issue`` from its stored ``status`` and ``result`` (``result.key`` if a string)."""
+def result_key(result: object) -> str | None:
+    """The key a stored ``ensure_issue`` ``result`` names: ``result.key`` if a string."""
     key = result.get("key") if isinstance(result, Mapping) else None
-    return TempKeyOutcome(status=status, key=key if isinstance(key, str) else None)
+    return key if isinstance(key, str) else None
+
+
+def outcome_of(status: str, result: object) -> TempKeyOutcome:
+    """The outcome of an ``ensure_issue`` from its stored ``status`` and ``result`` (:func:`result_key`)."""
+    return TempKeyOutcome(status=status, key=result_key(result))
 
 
 @attrs.frozen(kw_only=True)
@@ -96,11 +102,7 @@ def temp_refs(command_type: str, params: Mapping[str, Any]) -> tuple[str, ...]:
     ``ensure_issue``'s own ``temp_key`` is a definition, not a reference; its ``epic_key`` is a reference.
     For ``refresh`` every temp key in ``keys`` counts.
     """
-    seen: dict[str, None] = {}
-    for name in key_params(command_type):
-        for ref in _refs_in(params.get(name)):
-            seen.setdefault(ref, None)
-    return tuple(seen)
+    return tuple(dict.fromkeys(ref for name in key_params(command_type) for ref in _refs_in(params.get(name))))
 
 
 def substitute(command_type: str, params: Mapping[str, Any], resolved: Mapping[str, str]) -> dict[str, Any]:
@@ -115,11 +117,8 @@ def substitute(command_type: str, params: Mapping[str, Any], resolved: Mapping[s
             continue
         value = result[name]
         if command_type == "refresh" and isinstance(value, list | tuple):
-            result[name] = [
-                resolved[v] if is_temp_key(v) and v in resolved else v
-                for v in value
-                if not is_temp_key(v) or v in resolved
-            ]
+            # ``resolved`` maps temp keys only: a real key is kept as it is.
+            result[name] = [resolved.get(v, v) for v in value if not is_temp_key(v) or v in resolved]
         elif isinstance(value, str) and is_temp_key(value) and value in resolved:
             result[name] = resolved[value]
     return result
