@@ -113,9 +113,7 @@ def substitute(command_type: str, params: Mapping[str, Any], resolved: Mapping[s
     """
     result = dict(params)
     for name in key_params(command_type):
-        if name not in result:
-            continue
-        value = result[name]
+        value = result.get(name)  # an absent parameter is neither a list nor a text: nothing to replace
         if command_type == "refresh" and isinstance(value, list | tuple):
             # ``resolved`` maps temp keys only: a real key is kept as it is.
             result[name] = [resolved.get(v, v) for v in value if not is_temp_key(v) or v in resolved]
