@@ -14,12 +14,8 @@ __all__ = ["ensure_status", "pick_transition", "status_path"]
 
 
 def status_path(target: Any) -> list[str]:
-    if isinstance(target, str):
-        path = [target]
-    elif isinstance(target, list):
-        path = [step for step in target if isinstance(step, str)]
-    else:
-        path = []
+    steps = [target] if isinstance(target, str) else target if isinstance(target, list) else ()
+    path = [step for step in steps if isinstance(step, str)]
     if not path:
         raise PlanFailed("нет параметра target")
     return path
