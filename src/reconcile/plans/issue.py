@@ -18,8 +18,10 @@ _NUMBER = re.compile(r"[0-9]{1,18}")
 
 
 def _created_order(hit: Mapping[str, Any]) -> tuple[str, int]:
-    fields = issue_fields(hit, answer_key(hit))
-    number = answer_key(hit, "").rsplit("-", 1)[-1]
+    """Oldest first, then the lowest key number; a hit whose key has no number orders as 0."""
+    # Only hits that matched by summary get here: `_summary` has read their fields as an object or null.
+    fields = hit.get("fields") or {}
+    number = answer_key(hit).rpartition("-")[2]
     return (str(fields.get("created") or ""), int(number) if _NUMBER.fullmatch(number) else 0)
 
 
