@@ -30,8 +30,8 @@ def ensure_attachment(run: Run) -> Body:
     key = run.str_param("key")
     sha256 = run.str_param("file")
     filename = run.str_param("filename")
-    size_param = run.params.get("size")
-    size = size_param if isinstance(size_param, int) and not isinstance(size_param, bool) else None
+    # The hub completes `size` at delivery: the file's size in bytes, or null when the hub no longer has it.
+    size: int | None = run.params.get("size")
     response = yield from run.call(JiraCall(method="GET", path=issue_path(key), params={"fields": "attachment"}))
     attachments = jira_list(issue_fields(response.json, key).get("attachment"), key, "attachment")
     for index, raw in enumerate(attachments):
