@@ -234,14 +234,15 @@ class _Batch:
         return self.project in self.ctx.mirror_labels.get(key, ())
 
     def other_project(self, label: str) -> bool:
+        """The label is another hub project's name in any case (only a project batch asks)."""
+        assert self.project is not None
         folded = label.casefold()
-        return any(name.casefold() == folded for name in self.ctx.projects if name != self.project) and (
-            self.project is None or folded != self.project.casefold()
-        )
+        return folded != self.project.casefold() and any(name.casefold() == folded for name in self.ctx.projects)
 
     def labels_of(self, key: str) -> list[str]:
+        """The labels of a key: a temp key's are known, as ``_check_temp_refs`` has already run."""
         if is_temp_key(key):
-            return self.temp_labels.get(key, [])
+            return self.temp_labels[key]
         return list(self.ctx.mirror_labels.get(key, ()))
 
 
