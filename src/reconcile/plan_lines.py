@@ -104,7 +104,7 @@ def _subject(command_type: str, params: Mapping[str, Any]) -> str:
     if command_type == "refresh":
         keys = params.get("keys")
         return ", ".join(keys) if isinstance(keys, list) else f"JQL {_show(params.get('jql'))}"
-    return str(params.get("key") or "")
+    return str(params["key"])  # every other type requires its key
 
 
 # --- lines by command type ---------------------------------------------------------------------------------
@@ -185,7 +185,7 @@ def _link_lines(
     lines = []
     for write in prediction.writes:
         if write["method"] == "DELETE":
-            link_id = str(write["path"]).rsplit("/", 1)[-1]
+            link_id = str(write["path"]).rpartition("/")[2]
             link = known.get(link_id)
             what = f"«{link.type}» {link.source} → {link.target}" if link else ""
             lines.append(PlanLine(sign=DELETE, text=f"связь {what} (id {link_id})".replace("  ", " ")))
@@ -231,7 +231,7 @@ def plan_command(
     """
     params = command.params
     subject = _subject(command.type, params)
-    if skip is not None or prediction is None:
+    if prediction is None:  # plan_commands predicts every command but the skipped ones
         return CommandPlan(
             seq=command.seq, type=command.type, subject=subject, lines=(PlanLine(sign=FAIL, text=f"пропуск: {skip}"),)
         )
@@ -241,8 +241,7 @@ def plan_command(
     if command.type == "ensure_issue" and command.temp_key in pending and prediction.writes:
         temp_refs.insert(0, command.temp_key)
     missing = [k for k in keys if is_jira_key(k) and k not in issues]
-    key = params.get("key")
-    issue = issues.get(key) if isinstance(key, str) else None
+    issue = issues.get(params.get("key"))  # a key is text or absent (refresh, ensure_issue, ensure_link)
     lines: list[PlanLine]
     if command.type == "ensure_issue":
         lines = _issue_lines(params, prediction, settings)
