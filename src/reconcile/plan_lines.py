@@ -241,7 +241,7 @@ def plan_command(
     if command.type == "ensure_issue" and command.temp_key in pending and prediction.writes:
         temp_refs.insert(0, command.temp_key)
     missing = [k for k in keys if is_jira_key(k) and k not in issues]
-    issue = issues.get(params.get("key"))  # a key is text or absent (refresh, ensure_issue, ensure_link)
+    issue = issues.get(str(params.get("key")))  # a key is text, or absent (refresh, ensure_issue, ensure_link)
     lines: list[PlanLine]
     if command.type == "ensure_issue":
         lines = _issue_lines(params, prediction, settings)
