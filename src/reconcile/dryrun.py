@@ -21,7 +21,7 @@ import attrs
 from reconcile.batch import NewCommand, ValidBatch
 from reconcile.commands import is_temp_key
 from reconcile.plans import executor_for
-from reconcile.plans.base import Delivery, ExecContext, FetchFile, JiraCall, JiraResponse, Page, Pause, Report
+from reconcile.plans.base import Delivery, ExecContext, FetchFile, JiraCall, JiraResponse, Pause, Report
 from reconcile.records import MirrorIssue
 from reconcile.settings import Settings
 
@@ -115,7 +115,6 @@ def _issue_to_be_created(temp_key: str, params: Mapping[str, Any], jira_user: st
         key=temp_key,
         summary=text("summary"),
         description=text("description"),
-        status=None,
         priority=text("priority"),
         duedate=text("duedate"),
         planned_start=text("planned_start"),
@@ -157,8 +156,6 @@ class _MirrorJira:
 
     issues: Mapping[str, MirrorIssue]
     settings: Settings
-    jira_user: str | None
-    now: datetime
     params: Mapping[str, Any]
     searchable: Mapping[str, Sequence[MirrorIssue]]
     unknown: list[str] = attrs.Factory(list)
@@ -201,19 +198,19 @@ class _MirrorJira:
             transitions = [
                 {"id": str(n), "name": step, "to": {"name": step}}
                 for n, step in enumerate(steps, start=1)
-                if isinstance(step, str) and step != issue.status
+                if step != issue.status  # the validation admits only status names
             ]
             return JiraResponse(status=200, json={"transitions": transitions})
         body = issue_to_jira(issue, self.settings)
-        if call.params and "attachment" in str(call.params.get("fields", "")):
+        if call.params and "attachment" in str(call.params.get("fields")):
             self._assume(_UNKNOWN_ATTACHMENTS)
             body["fields"]["attachment"] = []
         return JiraResponse(status=200, json=body)
 
     def _search(self) -> JiraResponse:
         # The executor keeps only the hits with its summary: the others are not worth rendering.
-        summary = self.params.get("summary")
-        found = self.searchable.get(summary.strip(), ()) if isinstance(summary, str) else ()
+        # Only ensure_issue searches, and its summary is required text.
+        found = self.searchable.get(str(self.params["summary"]).strip(), ())
         hits = [issue_to_jira(issue, self.settings) for issue in found]
         return JiraResponse(status=200, json={"issues": hits})
 
@@ -246,12 +243,10 @@ def predict_command(
     ``searchable`` (:func:`_searchable` of them) and ``context`` (``settings.agent_context()``) when the caller
     predicts many commands."""
     if command_type == "refresh":
-        return Prediction(seq=seq, type=command_type, writes=(), status="done", result={}, unknown=())
+        return Prediction(seq=seq, type=command_type, writes=(), status="done", result={})
     if searchable is None:
         searchable = _searchable(issues, jira_user=jira_user, now=now)
-    jira = _MirrorJira(
-        issues=issues, settings=settings, jira_user=jira_user, now=now, params=params, searchable=searchable
-    )
+    jira = _MirrorJira(issues=issues, settings=settings, params=params, searchable=searchable)
     delivery = Delivery(
         id=0,
         type=command_type,
@@ -284,8 +279,7 @@ def predict_command(
                 break
             elif isinstance(step, Pause):
                 pauses += step.seconds
-            elif isinstance(step, Page):
-                continue
+            # A Page (only a refresh reads pages, and it is predicted without its executor) needs no answer.
     except StopIteration as stop:
         report = stop.value
     return Prediction(

@@ -259,3 +259,46 @@ def test_plans_need_one_prediction_per_command() -> None:
     fields = NewCommand(seq=1, type="ensure_fields", params={"key": "A-1", "duedate": "2026-10-23"})
     with pytest.raises(ValueError):
         plan_commands([fields, fields], [predicted(fields)], issues={}, settings=Settings())
+
+
+# --- dry run -----------------------------------------------------------------------------------------------
+
+from datetime import UTC, datetime  # noqa: E402
+
+from reconcile.dryrun import predict_command  # noqa: E402
+
+NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
+
+
+def test_a_single_prediction_runs_the_executor_with_the_settings_given() -> None:
+    """Without a context from the caller, the executor reads the settings passed (here another Jira project)."""
+    prediction = predict_command(
+        seq=1,
+        command_type="ensure_issue",
+        params={"temp_key": "new:1", "summary": "Отчёт"},
+        issues={},
+        settings=Settings(jira_project="ZETA"),
+        jira_user="bridge-user",
+        symmetric_link_types=frozenset(),
+        now=NOW,
+    )
+    assert [w["json"]["fields"]["project"] for w in prediction.writes] == [{"key": "ZETA"}]
+
+
+def test_a_symmetric_link_found_the_other_way_round_is_no_change() -> None:
+    """For a symmetric link type the existing link B → A already is the link A → B: nothing to write."""
+    mirror = {
+        "A-1": MirrorIssue(key="A-1", links=(MirrorLink(id="7", type="Связанные", source="A-2", target="A-1"),)),
+        "A-2": MirrorIssue(key="A-2", links=(MirrorLink(id="7", type="Связанные", source="A-2", target="A-1"),)),
+    }
+    prediction = predict_command(
+        seq=1,
+        command_type="ensure_link",
+        params={"source": "A-1", "target": "A-2", "link_type": "связанные"},
+        issues=mirror,
+        settings=Settings(),
+        jira_user="bridge-user",
+        symmetric_link_types=frozenset({"Связанные"}),
+        now=NOW,
+    )
+    assert (prediction.status, prediction.writes) == ("done", ())
