@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
 from reconcile.batch import (
     BatchContext,
+    NewCommand,
     ProjectInfo,
     check_batch_size,
     referenced_files,
@@ -15,7 +17,10 @@ from reconcile.batch import (
     validate_batch,
 )
 from reconcile.commands import batch_create_schema
+from reconcile.dryrun import Prediction, predict_command
 from reconcile.errors import ValidationError
+from reconcile.plan_lines import CommandPlan, PlanLine, plan_command, plan_commands, temp_key_unknown
+from reconcile.records import MirrorIssue, MirrorLink
 from reconcile.settings import Settings
 
 SHA = "0123456789abcdef" * 4
@@ -115,12 +120,15 @@ def test_an_ensure_issue_without_a_usable_temp_key_gets_the_catalogue_message() 
 
 def test_a_link_of_an_issue_to_itself_is_refused_naming_the_command() -> None:
     """source == target: «команда N (ensure_link): source и target — одна задача»."""
-    assert refused(
-        body(
-            cmd("refresh", keys=["AURORA-1"]),
-            cmd("ensure_link", source="AURORA-1537", target="AURORA-1537", link_type="связанные"),
+    assert (
+        refused(
+            body(
+                cmd("refresh", keys=["AURORA-1"]),
+                cmd("ensure_link", source="AURORA-1537", target="AURORA-1537", link_type="связанные"),
+            )
         )
-    ) == "команда 2 (ensure_link): source и target — одна задача"
+        == "команда 2 (ensure_link): source и target — одна задача"
+    )
 
 
 def test_a_project_link_needs_only_its_target_in_the_project() -> None:
@@ -160,11 +168,6 @@ def test_the_batch_schema_describes_its_top_fields_in_the_seeds_words() -> None:
 
 
 # --- plan lines --------------------------------------------------------------------------------------------
-
-from reconcile.batch import NewCommand  # noqa: E402
-from reconcile.dryrun import Prediction  # noqa: E402
-from reconcile.plan_lines import CommandPlan, PlanLine, plan_command, plan_commands, temp_key_unknown  # noqa: E402
-from reconcile.records import MirrorIssue, MirrorLink  # noqa: E402
 
 
 def missing_unknown(key: str) -> str:
@@ -221,7 +224,9 @@ def test_fields_after_both_label_lists_still_get_their_lines() -> None:
 def test_a_new_link_naming_a_temp_key_at_either_end_is_unknown() -> None:
     """A link to be created between a temp key and a real one rests on the key to come, whichever end it is."""
     for source, target in (("new:1", "A-1"), ("A-1", "new:1")):
-        link = NewCommand(seq=2, type="ensure_link", params={"source": source, "target": target, "link_type": "связанные"})
+        link = NewCommand(
+            seq=2, type="ensure_link", params={"source": source, "target": target, "link_type": "связанные"}
+        )
         write = {"method": "POST", "path": "/rest/api/2/issueLink", "json": {}}
         plan = plan_command(link, predicted(link, write), issues={}, settings=Settings(), created=())
         assert plan.lines == (PlanLine(sign="+", text=f"связь «Связанные» {source} → {target}", unknown=True),)
@@ -234,7 +239,9 @@ def test_a_new_link_naming_a_temp_key_at_either_end_is_unknown() -> None:
 def test_a_deleted_link_is_named_by_the_last_part_of_its_path() -> None:
     """The id of a DELETE is the path's last segment, and the mirror's link of that id is described."""
     link = NewCommand(seq=1, type="ensure_link", params={"source": "A-1", "target": "A-2", "link_type": "связанные"})
-    issues = {"A-1": MirrorIssue(key="A-1", links=(MirrorLink(id="501", type="Блокирует", source="A-1", target="A-3"),))}
+    issues = {
+        "A-1": MirrorIssue(key="A-1", links=(MirrorLink(id="501", type="Блокирует", source="A-1", target="A-3"),))
+    }
     write = {"method": "DELETE", "path": "/rest/api/2/issueLink/501"}
     plan = plan_command(link, predicted(link, write), issues=issues, settings=Settings())
     assert plan.lines[0] == PlanLine(sign="-", text="связь «Блокирует» A-1 → A-3 (id 501)")
@@ -263,9 +270,6 @@ def test_plans_need_one_prediction_per_command() -> None:
 
 # --- dry run -----------------------------------------------------------------------------------------------
 
-from datetime import UTC, datetime  # noqa: E402
-
-from reconcile.dryrun import predict_command  # noqa: E402
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
 
