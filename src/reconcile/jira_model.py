@@ -112,8 +112,7 @@ def parse_sprint_string(text: str) -> dict[str, str | None]:
     takes the one where every key appears once and every non-text value has its type's shape, preferring
     to split as early as possible. Raises ``ValueError`` when no split fits.
     """
-    start = text.find("[")
-    body = text[start + 1 :] if start >= 0 else text
+    body = text[text.find("[") + 1 :]  # no bracket: find gives -1, the whole text
     if body.endswith("]"):
         body = body[:-1]
     head = _START_RE.match(body)
@@ -122,23 +121,20 @@ def parse_sprint_string(text: str) -> dict[str, str | None]:
     candidates = [(m.start(), m.group(1)) for m in _BOUNDARY_RE.finditer(body)]
 
     def search(pos: int, key: str, index: int, seen: frozenset[str]) -> dict[str, str] | None:
+        # The boundaries from ``index`` on all lie past this key's ``=`` (a boundary starts with a comma).
         value_start = pos + len(key) + 1
-        for j in range(index, len(candidates) + 1):
-            end = candidates[j][0] if j < len(candidates) else len(body)
-            if end < value_start:
-                continue
-            value = body[value_start:end]
+        for j in range(index, len(candidates)):
+            next_pos, next_key = candidates[j]
+            value = body[value_start:next_pos]
             if not _value_fits(key, value):
                 continue
-            if j == len(candidates):
-                return {key: value}
-            next_pos, next_key = candidates[j]
-            if next_key in seen or next_key == key:
+            if next_key in seen:  # ``seen`` holds ``key`` too
                 continue
             rest = search(next_pos + 1, next_key, j + 1, seen | {next_key})
             if rest is not None:
                 return {key: value, **rest}
-        return None
+        value = body[value_start:]
+        return {key: value} if _value_fits(key, value) else None
 
     first_key = head.group(1)
     parsed = search(0, first_key, 0, frozenset({first_key}))
@@ -332,12 +328,19 @@ def issue_fields(raw: Any, key: str) -> Mapping[str, Any]:
     return opt_object(issue.get("fields"), key, "fields") or {}
 
 
+def _custom(fields: Mapping[str, Any], settings: Settings, logical: str) -> Any:
+    """The value of the custom field set up for ``logical`` (``fields.sprint``, …): ``None`` when none is."""
+    field_id = settings.fields.get(logical)
+    return fields.get(field_id) if field_id else None
+
+
 def issue_from_jira(raw: Any, settings: Settings) -> MirrorIssue:
     """One issue of Jira's JSON (``GET /issue`` or a search hit) as a mirror record.
 
     Raises :class:`~reconcile.errors.JiraAnswerError` naming the key and the field when it cannot be read.
     """
-    key = jira_text(jira_object(raw, answer_key(raw), "ответ").get("key"), answer_key(raw), "key")
+    # An answer that is no object has no key to name: «?», what ``answer_key`` gives it.
+    key = jira_text(jira_object(raw, "?", "ответ").get("key"), answer_key(raw), "key")
     fields = issue_fields(raw, key)
     status = opt_object(fields.get("status"), key, "status")
     category = opt_object(status.get("statusCategory"), key, "status.statusCategory") if status else None
@@ -352,15 +355,15 @@ def issue_from_jira(raw: Any, settings: Settings) -> MirrorIssue:
         status_category=opt_text(category.get("key"), key, "status.statusCategory.key") if category else None,
         priority=_name(fields.get("priority"), key, "priority"),
         duedate=_due_date(fields.get("duedate"), key),
-        planned_start=_date(fields.get(settings.fields.get("planned_start", ""))),
-        planned_end=_date(fields.get(settings.fields.get("planned_end", ""))),
+        planned_start=_date(_custom(fields, settings, "planned_start")),
+        planned_end=_date(_custom(fields, settings, "planned_end")),
         labels=labels,
         epic_key=epic_key_of(fields, settings),
         assignee=_name(fields.get("assignee"), key, "assignee"),
         reporter=_name(fields.get("reporter"), key, "reporter"),
         created=jira_time(fields.get("created"), key, "created"),
         updated=jira_time(fields.get("updated"), key, "updated"),
-        sprint=sprint_of(fields.get(settings.fields.get("sprint", ""))),
+        sprint=sprint_of(_custom(fields, settings, "sprint")),
         links=links_from_jira(key, fields.get("issuelinks")),
     )
     _check_record(issue, key)
