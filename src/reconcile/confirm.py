@@ -130,18 +130,17 @@ def aspect_names(command_type: str, params: Mapping[str, Any]) -> tuple[str, ...
         return ()
     if command_type != "ensure_fields":
         return (command_type.removeprefix("ensure_"),)
-    names: dict[str, None] = {}
-    # The catalogue's order, not the stored params' (PostgreSQL's JSONB does not keep the order of keys).
-    for name in (
-        *(name for name in _FIELD_ORDER if name in params),
-        *(name for name in params if name not in _FIELD_ORDER),
-    ):
-        value = params[name]
+    names: list[str] = []
+    # The catalogue's order, not the stored params' (PostgreSQL's JSONB does not keep the order of keys); the
+    # validation admits no other parameter, and the labels only as lists.
+    for name in _FIELD_ORDER:
+        if name not in params or name == "key":
+            continue
         if name in ("labels_add", "labels_remove"):
-            names.update((f"label:{label}", None) for label in (value if isinstance(value, list | tuple) else ()))
-        elif name != "key":
-            names[name] = None
-    return tuple(names)
+            names.extend(f"label:{label}" for label in params[name])
+        else:
+            names.append(name)
+    return tuple(dict.fromkeys(names))
 
 
 def narrow(command_type: str, params: Mapping[str, Any], name: str) -> Aspect:
