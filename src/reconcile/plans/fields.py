@@ -45,7 +45,7 @@ def fields_diff(run: Run, current: MirrorIssue) -> tuple[list[str], dict[str, An
             if present:
                 changed.append(name)
             continue
-        wanted = value if isinstance(value, str) else None
+        wanted: str | None = value  # the validation admits only text or null for the other fields
         before: str | None = getattr(current, name)
         wanted_cmp = wanted
         if name == "summary":
