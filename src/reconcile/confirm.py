@@ -116,8 +116,8 @@ class Aspect:
 
 def subject(command_type: str, params: Mapping[str, Any]) -> str | None:
     """The issue whose mirror record shows the command's state: its ``key``, a link's ``source``."""
-    key = params.get("source" if command_type == "ensure_link" else "key")
-    return key if isinstance(key, str) else None
+    key: str | None = params.get("source" if command_type == "ensure_link" else "key")  # validated: text
+    return key
 
 
 def aspect_names(command_type: str, params: Mapping[str, Any]) -> tuple[str, ...]:
@@ -166,14 +166,11 @@ def mirror_needs(command_type: str, params: Mapping[str, Any]) -> MirrorNeeds:
     if temp_refs(command_type, params):
         return MirrorNeeds()
     if command_type in ("ensure_fields", "ensure_status", "ensure_sprint"):
-        key = params.get("key")
-        return MirrorNeeds(keys=(key,) if isinstance(key, str) else ())
+        return MirrorNeeds(keys=(params["key"],))  # required, and validated as text
     if command_type == "ensure_link":
-        source = params.get("source")
-        return MirrorNeeds(keys=(source,) if isinstance(source, str) else ())
+        return MirrorNeeds(keys=(params["source"],))
     if command_type == "ensure_issue":
-        summary = params.get("summary")
-        return MirrorNeeds(summary=summary.strip() if isinstance(summary, str) else None)
+        return MirrorNeeds(summary=params["summary"].strip())
     return MirrorNeeds()
 
 
