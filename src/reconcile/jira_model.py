@@ -26,7 +26,6 @@ import attrs
 
 from reconcile.errors import JiraAnswerError
 from reconcile.jira_answers import (
-    answer_key,
     jira_id,
     jira_list,
     jira_object,
@@ -339,8 +338,9 @@ def issue_from_jira(raw: Any, settings: Settings) -> MirrorIssue:
 
     Raises :class:`~reconcile.errors.JiraAnswerError` naming the key and the field when it cannot be read.
     """
-    # An answer that is no object has no key to name: «?», what ``answer_key`` gives it.
-    key = jira_text(jira_object(raw, "?", "ответ").get("key"), answer_key(raw), "key")
+    # An answer that is no object, or whose key cannot be read, has no key to name: «?» (a key holding a NUL is
+    # not repeated into the message the hub stores).
+    key = jira_text(jira_object(raw, "?", "ответ").get("key"), "?", "key")
     fields = issue_fields(raw, key)
     status = opt_object(fields.get("status"), key, "status")
     category = opt_object(status.get("statusCategory"), key, "status.statusCategory") if status else None

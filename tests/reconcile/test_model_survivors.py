@@ -163,3 +163,10 @@ def test_an_issue_without_a_summary_is_never_the_created_one() -> None:
     for summary in ("Отчёт", "XXXX", "?"):
         issue = MirrorIssue(key="A-1", summary=None, reporter="bridge-user", created="2026-10-22T11:00:00Z")
         assert _created(issue, summary) is None
+
+
+def test_an_issue_whose_key_cannot_be_read_is_named_by_a_question_mark() -> None:
+    """An unreadable key is never the issue's name in the message: «?», not the key repeated with its NUL."""
+    with pytest.raises(JiraAnswerError) as caught:
+        issue_from_jira({"key": "AB\x00-1", "fields": {}}, Settings())
+    assert str(caught.value) == "ответ Jira по ?: key — недопустимый символ"
