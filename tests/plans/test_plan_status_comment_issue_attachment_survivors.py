@@ -83,6 +83,17 @@ def test_a_transition_without_any_name_offers_nothing() -> None:
     assert report.error == "нет перехода в «Готово» из «Анализ»; доступны: нет"
 
 
+def test_a_transition_without_any_name_is_left_out_beside_named_ones() -> None:
+    """The list names what a person could ask for: no empty entry between the named transitions."""
+    transitions = [{"id": "1", "name": "Закрыть"}, {"id": "5"}, {"id": "6", "to": {"name": "Разработка"}}]
+    report, _ = play(
+        "ensure_status",
+        {"key": KEY, "target": "Готово"},
+        [ok(_issue(status={"name": "Анализ"})), ok({"transitions": transitions})],
+    )
+    assert report.error == "нет перехода в «Готово» из «Анализ»; доступны: Закрыть, Разработка"
+
+
 @pytest.mark.parametrize(
     ("transition", "status"),
     [

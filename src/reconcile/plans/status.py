@@ -58,7 +58,8 @@ def ensure_status(run: Run) -> Body:
         ]
         transition = pick_transition(available, step)
         if transition is None:
-            names = ", ".join(dict.fromkeys(_to_name(t) or str(t.get("name") or "") for t in available)) or "нет"
+            offered = (_to_name(t) or str(t.get("name") or "") for t in available)
+            names = ", ".join(dict.fromkeys(name for name in offered if name)) or "нет"
             raise PlanFailed(f"нет перехода в «{step}» из «{current}»; доступны: {names}")
         transition_id = jira_id(transition.get("id"), key, f"переход «{step}»: id")
         call = JiraCall(
