@@ -70,7 +70,9 @@ def temp_key_unknown(temp_key: str) -> str:
     return f"ключ задачи {temp_key} станет известен только после её создания"
 
 
-def _missing_unknown(key: str) -> str:
+def _missing_unknown(command_type: str, key: str) -> str:
+    if command_type == "refresh":  # the advice to refresh would point at the command itself
+        return f"задачи {key} ещё нет в зеркале — этот refresh прочтёт её из Jira, если она там есть"
     return f"задачи {key} нет в зеркале — обновите зеркало (refresh), чтобы увидеть план"
 
 
@@ -265,7 +267,7 @@ def plan_command(
     if temp_refs:
         lines = [attrs.evolve(line, unknown=True) if line.sign != SAME else line for line in lines]
     unknown = [temp_key_unknown(k) for k in dict.fromkeys(temp_refs)]
-    unknown += [_missing_unknown(k) for k in missing]
+    unknown += [_missing_unknown(command.type, k) for k in missing]
     unknown += list(prediction.unknown)
     if command.type == "ensure_sprint" and prediction.writes and params.get("sprint") != "backlog":
         unknown.append(_SPRINT_ID)

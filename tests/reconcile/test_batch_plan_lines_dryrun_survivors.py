@@ -170,10 +170,6 @@ def test_the_batch_schema_describes_its_top_fields_in_the_seeds_words() -> None:
 # --- plan lines --------------------------------------------------------------------------------------------
 
 
-def missing_unknown(key: str) -> str:
-    return f"задачи {key} нет в зеркале — обновите зеркало (refresh), чтобы увидеть план"
-
-
 def predicted(command: NewCommand, *writes: dict[str, Any], **result: Any) -> Prediction:
     return Prediction(seq=command.seq, type=command.type, writes=writes, status="done", result=result)
 
@@ -182,7 +178,10 @@ def test_a_refresh_plan_reads_every_key_of_its_list_once() -> None:
     """A refresh's ``keys`` are each looked at: one still to be created and one the mirror lacks are unknown, once."""
     refresh = NewCommand(seq=3, type="refresh", params={"keys": ["new:1", "AURORA-9", "AURORA-9", "new:1"]})
     plan = plan_command(refresh, predicted(refresh), issues={}, settings=Settings(), created=["new:1"])
-    assert plan.unknown == (temp_key_unknown("new:1"), missing_unknown("AURORA-9"))
+    assert plan.unknown == (
+        temp_key_unknown("new:1"),
+        "задачи AURORA-9 ещё нет в зеркале — этот refresh прочтёт её из Jira, если она там есть",
+    )
 
 
 def test_only_temp_keys_still_to_be_created_make_a_plan_unknown() -> None:
