@@ -7,7 +7,10 @@ generated seed (``jira_sim.generated``) and answers the refresh's query (``proje
 - ``in-process``: through ``httpx.ASGITransport`` (no sockets): the simulator's own cost;
 - ``http``: over loopback HTTP (uvicorn in a thread) with an httpx client, as the agent reads it;
 - ``jira package``: the ``jira`` package's ``search_issues(maxResults=False)`` reading the same issues over the
-  same server, a third-party floor.
+  same server, a third-party floor;
+- ``agent's refresh``: the agent's own refresh of the same query (the refresh executor driven by ``JiraHttp``,
+  in process, pages handed to a callback that keeps nothing), and its ratio to the in-process walk: what our
+  code adds on top of the simulator. It reads the neighbours of linked issues outside the query too (counted).
 
 Prints the median of ``--runs`` walks per case (each walk on a fresh store version, so its first page evaluates
 the query). Measurements, not tests.
@@ -26,11 +29,14 @@ from datetime import UTC, datetime
 import httpx
 from jira import JIRA
 
+from adapters.clock import FakeClock
+from adapters.jira_http import JiraHttp
 from jira_sim import Simulator
 from jira_sim.generated import generated_seed
 from jira_sim.serving import serve_in_thread
 from reconcile.history import base_jql
 from reconcile.jira_model import mirror_fields
+from reconcile.plans import Delivery, Page, executor_for
 from reconcile.settings import Settings
 
 REFERENCE_NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
@@ -73,6 +79,31 @@ def _walk_http(client: httpx.Client) -> int:
             return read
 
 
+async def _agent_refresh(sim: Simulator) -> tuple[int, int]:
+    """The agent's refresh of the same query: the issues of its query pages, and the neighbours it read."""
+    jira = JiraHttp.connect(
+        "http://jira.test", token="bench", clock=FakeClock(), transport=httpx.ASGITransport(app=sim.asgi)
+    )
+    delivery = Delivery(id=1, type="refresh", params={"jql": JQL}, pause_seconds=0, context=Settings().agent_context())
+    read = {"issues": 0, "neighbours": 0, "history": 0}
+
+    async def on_page(page: Page) -> None:
+        read[page.kind] += len(page.issues)
+
+    async def no_file(sha256: str, size: int | None) -> bytes | None:
+        return None
+
+    try:
+        outcome = await jira.drive(
+            executor_for(delivery, await jira.exec_context()), fetch_file=no_file, on_page=on_page
+        )
+    finally:
+        await jira.aclose()
+    if outcome.report.status != "done":
+        raise RuntimeError(f"the refresh ended {outcome.report.status}: {outcome.report.error}")
+    return read["issues"], read["neighbours"]
+
+
 def _median(runs: int, sim: Simulator, walk: Callable[[], int], expected: int) -> float:
     times = []
     for _ in range(runs):
@@ -104,9 +135,12 @@ def bench(size: int, runs: int) -> None:
             )
         finally:
             jira.close()
+    neighbours = asyncio.run(_agent_refresh(sim))[1]
+    agent = _median(runs, sim, lambda: asyncio.run(_agent_refresh(sim))[0], expected)
     print(
         f"{size:>6} issues, {expected} matched, {pages} pages: in-process {in_process:.2f} s "
-        f"({in_process / pages * 1e3:.1f} ms a page), http {over_http:.2f} s, jira package {package:.2f} s"
+        f"({in_process / pages * 1e3:.1f} ms a page), http {over_http:.2f} s, jira package {package:.2f} s, "
+        f"agent's refresh {agent:.2f} s = {agent / in_process:.2f} × in-process ({neighbours} neighbours read too)"
     )
 
 
