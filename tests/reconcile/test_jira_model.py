@@ -65,6 +65,12 @@ def test_names_and_goals_may_hold_commas_brackets_and_equals() -> None:
     assert parse_sprint_string("id=3,name=x") == {"id": "3", "name": "x"}
 
 
+def test_a_key_already_read_inside_a_name_does_not_end_the_search_for_the_next_boundary() -> None:
+    """A name holding «,id=8» after the id was read: that place is passed over, and the real boundary after it
+    (``,state=``) still ends the name."""
+    assert parse_sprint_string("id=7,name=a,id=8,state=ACTIVE") == {"id": "7", "name": "a,id=8", "state": "ACTIVE"}
+
+
 def test_a_value_of_the_wrong_shape_moves_the_boundary() -> None:
     """An id must be digits, a state letters, a flag true/false, a date without commas: a split that breaks
     this is not taken."""
