@@ -28,7 +28,7 @@ import tempfile
 import time
 import tracemalloc
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +37,10 @@ from sqlalchemy import insert
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from adapters.clock import FakeClock
-from adapters.jira_http import JiraHttp
 from adapters.storage.engine import truncate_all
 from adapters.storage.models import MirrorIssueRow, table_of
 from bench.bench_core import big_batch
+from bench.bench_sim import drive_refresh
 from bench.bench_web import _database, _issues
 from hub_app import admin
 from hub_app.app import create_app
@@ -49,9 +48,8 @@ from hub_app.bodies import ProjectIn, TokenIn
 from hub_app.runtime import Hub, open_hub, tune_gc
 from jira_sim import Simulator
 from jira_sim.generated import generated_seed
-from reconcile.plans import Delivery, Page, executor_for
+from reconcile.plans import Page
 from reconcile.records import ISSUE_TEXT_FIELDS, MirrorIssue, converter, natural_key
-from reconcile.settings import Settings
 
 PAGE = 100
 BATCH_MAX = 5000  # max_batch_commands: a bigger batch is 422
@@ -150,12 +148,7 @@ async def ingest_only(hub: Hub, count: int) -> None:
 
 async def agent_memory(count: int) -> int:
     """The core's bytes alive at the last issue page of a refresh of ``count`` simulated issues."""
-    clock = FakeClock()
-    sim = Simulator(generated_seed(count), clock=lambda: REFERENCE_NOW + timedelta(seconds=clock.monotonic()))
-    jira = JiraHttp.connect("http://jira.test", token="b", clock=clock, transport=httpx.ASGITransport(app=sim.asgi))
-    delivery = Delivery(
-        id=1, type="refresh", params={"jql": "project = AURORA"}, pause_seconds=0, context=Settings().agent_context()
-    )
+    sim = Simulator(generated_seed(count), clock=lambda: REFERENCE_NOW)
     held: list[int] = []
     last = -(-count // PAGE)
     pages = 0
@@ -169,13 +162,9 @@ async def agent_memory(count: int) -> int:
                 snapshot = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(True, "*/reconcile/*")])
                 held.append(sum(stat.size for stat in snapshot.statistics("filename")))
 
-    async def no_file(sha256: str, size: int | None) -> bytes | None:
-        return None
-
-    ctx = await jira.exec_context()
     tracemalloc.start(1)
     try:
-        await jira.drive(executor_for(delivery, ctx), fetch_file=no_file, on_page=on_page)
+        await drive_refresh(sim, "project = AURORA", on_page)
     finally:
         tracemalloc.stop()
     return held[0]

@@ -23,7 +23,7 @@ import asyncio
 import gc
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
 import httpx
@@ -79,16 +79,13 @@ def _walk_http(client: httpx.Client) -> int:
             return read
 
 
-async def _agent_refresh(sim: Simulator) -> tuple[int, int]:
-    """The agent's refresh of the same query: the issues of its query pages, and the neighbours it read."""
+async def drive_refresh(sim: Simulator, jql: str, on_page: Callable[[Page], Awaitable[None]]) -> None:
+    """The agent's refresh of ``jql`` against ``sim`` in process: the refresh executor driven by ``JiraHttp``,
+    each page handed to ``on_page``."""
     jira = JiraHttp.connect(
         "http://jira.test", token="bench", clock=FakeClock(), transport=httpx.ASGITransport(app=sim.asgi)
     )
-    delivery = Delivery(id=1, type="refresh", params={"jql": JQL}, pause_seconds=0, context=Settings().agent_context())
-    read = {"issues": 0, "neighbours": 0, "history": 0}
-
-    async def on_page(page: Page) -> None:
-        read[page.kind] += len(page.issues)
+    delivery = Delivery(id=1, type="refresh", params={"jql": jql}, pause_seconds=0, context=Settings().agent_context())
 
     async def no_file(sha256: str, size: int | None) -> bytes | None:
         return None
@@ -101,6 +98,16 @@ async def _agent_refresh(sim: Simulator) -> tuple[int, int]:
         await jira.aclose()
     if outcome.report.status != "done":
         raise RuntimeError(f"the refresh ended {outcome.report.status}: {outcome.report.error}")
+
+
+async def _agent_refresh(sim: Simulator) -> tuple[int, int]:
+    """The agent's refresh of the same query: the issues of its query pages, and the neighbours it read."""
+    read = {"issues": 0, "neighbours": 0, "history": 0}
+
+    async def on_page(page: Page) -> None:
+        read[page.kind] += len(page.issues)
+
+    await drive_refresh(sim, JQL, on_page)
     return read["issues"], read["neighbours"]
 
 
