@@ -1,0 +1,183 @@
+"""The bank's policy as the agent judges a delivery (DESIGN.md 5.5): keys, types, JQL, gaps and the write budget."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from reconcile.commands import CATALOGUE
+from reconcile.policy import (
+    BUDGET_WINDOW_SECONDS,
+    AgentPolicy,
+    budget_wait,
+    jql_problem,
+    key_project,
+    refusal,
+    scoped_params,
+    wrap_jql,
+)
+
+AURORA = AgentPolicy(allow_projects=("AURORA",))
+CONTEXT = {"jira_project": "AURORA"}
+
+
+@pytest.mark.parametrize(
+    ("command_type", "params"),
+    [
+        ("ensure_fields", {"key": "HR-1", "summary": "x"}),
+        ("ensure_fields", {"key": "AURORA-1", "epic_key": "HR-2"}),
+        ("ensure_comment", {"key": "HR-1", "marker": "m", "body": "b"}),
+        ("ensure_link", {"source": "AURORA-1", "target": "HR-1", "link_type": "связанные"}),
+        ("ensure_link", {"source": "HR-1", "target": "AURORA-1", "link_type": "связанные"}),
+        ("refresh", {"keys": ["AURORA-1", "HR-2"]}),
+        ("ensure_issue", {"temp_key": "new:1", "summary": "s", "epic_key": "HR-1"}),
+    ],
+)
+def test_a_key_of_another_project_is_refused(command_type: str, params: dict[str, object]) -> None:
+    """Any key outside the allowed projects refuses the whole command, naming the project and the allowed ones."""
+    assert refusal(AURORA, command_type, params, CONTEXT) == "проект HR не разрешён агенту (разрешены: AURORA)"
+
+
+def test_ensure_issue_in_another_project_is_refused() -> None:
+    """The project an ensure_issue creates in comes from the delivery's context: another one is refused."""
+    params = {"temp_key": "new:1", "summary": "s"}
+    assert refusal(AURORA, "ensure_issue", params, {"jira_project": "HR"}) == (
+        "проект HR не разрешён агенту (разрешены: AURORA)"
+    )
+    assert refusal(AURORA, "ensure_issue", params, CONTEXT) is None
+
+
+def test_a_text_that_is_no_key_is_refused() -> None:
+    """What the hub would never send as a key (a hostile hub might) is refused, not guessed at."""
+    assert refusal(AURORA, "ensure_fields", {"key": "../HR-1", "summary": "x"}, CONTEXT) == (
+        "ключ ../HR-1 не разрешён агенту (разрешены проекты: AURORA)"
+    )
+
+
+def test_refused_types_and_read_only() -> None:
+    """A type outside allow_types, or anything but refresh on a read-only agent, is refused with the allowed list."""
+    read_only = AgentPolicy(allow_projects=("AURORA",), read_only=True)
+    assert refusal(read_only, "ensure_link", {"source": "AURORA-1", "target": "AURORA-2"}, CONTEXT) == (
+        "тип команды ensure_link не разрешён агенту (разрешены: refresh)"
+    )
+    assert refusal(read_only, "refresh", {"keys": ["AURORA-1"]}, CONTEXT) is None
+    narrow = AgentPolicy(allow_projects=("AURORA",), allow_types=("ensure_comment", "refresh"))
+    assert refusal(narrow, "ensure_fields", {"key": "AURORA-1"}, CONTEXT) == (
+        "тип команды ensure_fields не разрешён агенту (разрешены: ensure_comment, refresh)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("jql", "why"),
+    [
+        ("project = HR) OR (project = AURORA", "непарная закрывающая скобка"),
+        ("summary ~ (x", "незакрытая скобка"),
+        ('summary ~ "x', "незакрытые кавычки"),
+        ("project = AURORA ORDER BY key", "ORDER BY не допускается"),
+        ("project = AURORA order\n  by key", "ORDER BY не допускается"),
+        ("  ", "пустой запрос"),
+    ],
+)
+def test_jql_that_cannot_be_wrapped_is_refused(jql: str, why: str) -> None:
+    """A JQL that could escape its parentheses, or could not stand inside them, is refused before any call."""
+    assert jql_problem(jql) == why
+    assert refusal(AURORA, "refresh", {"jql": jql}, CONTEXT) == f"JQL не принят агентом: {why}"
+    assert refusal(AURORA, "refresh", {"keys": ["AURORA-1"], "history": {"jql": jql}}, CONTEXT) == (
+        f"JQL не принят агентом: {why}"
+    )
+
+
+@pytest.mark.parametrize(
+    "jql",
+    [
+        'summary ~ "a (b"',
+        "summary ~ 'it''s ) here'",
+        'summary ~ "say \\"order by\\" )"',
+        '(project = AURORA AND labels in ("AWPCA")) AND sprint in openSprints()',
+    ],
+)
+def test_quoted_text_does_not_count(jql: str) -> None:
+    """Parentheses and ORDER BY inside quoted strings are text, not structure."""
+    assert jql_problem(jql) is None
+
+
+def test_jql_is_wrapped_in_the_allowed_projects() -> None:
+    """A refresh's jql and history.jql reach Jira as ``project in (<allowed>) AND (<jql>)``; nothing else changes."""
+    policy = AgentPolicy(allow_projects=("AURORA", "OPS"))
+    params = {"jql": "project = HR", "history": {"since": "2026-10-22T08:45:00Z", "jql": "labels = X"}, "boards": []}
+    assert scoped_params(policy, "refresh", params) == {
+        "jql": "project in (AURORA, OPS) AND (project = HR)",
+        "history": {"since": "2026-10-22T08:45:00Z", "jql": "project in (AURORA, OPS) AND (labels = X)"},
+        "boards": [],
+    }
+    fields = {"key": "AURORA-1", "summary": "project = HR"}
+    assert scoped_params(policy, "ensure_fields", fields) == fields
+
+
+@given(st.text(max_size=40))
+def test_a_wrapped_jql_keeps_its_parentheses(jql: str) -> None:
+    """Whatever JQL is accepted, its wrapped form closes every parenthesis it opens only at the end: the
+    hub's text can never reach outside ``( … )``."""
+    if jql_problem(jql) is not None:
+        return
+    wrapped = wrap_jql(("AURORA",), jql)
+    prefix = "project in (AURORA) AND ("
+    inner = wrapped[len(prefix) : -1]
+    assert inner == jql
+    assert jql_problem(wrapped) is None
+
+
+def test_key_project() -> None:
+    """The project of a key is what precedes its number; a text that is no key has none."""
+    assert key_project("AURORA-1538") == "AURORA"
+    assert key_project("A_B-1") == "A_B"
+    assert key_project("new:1") is None
+    assert key_project("aurora-1") is None
+
+
+def test_gap_never_below_the_floor() -> None:
+    """The agent waits max(pause_seconds, floor); a type without its own floor takes ``*``'s."""
+    policy = AgentPolicy(allow_projects=("AURORA",), min_gap={"ensure_issue": 120, "*": 30})
+    assert policy.gap("ensure_issue", 0) == 120
+    assert policy.gap("ensure_issue", 200) == 200
+    assert policy.gap("ensure_comment", 0) == 30
+    assert AURORA.gap("ensure_comment", 0) == 0
+
+
+@given(
+    writes=st.lists(st.floats(0, 10_000, allow_nan=False), max_size=30),
+    now=st.floats(0, 10_000, allow_nan=False),
+    limit=st.integers(1, 10),
+)
+def test_budget_wait_admits_exactly_the_limit(writes: list[float], now: float, limit: int) -> None:
+    """After waiting what the budget says, a write finds fewer than ``limit`` writes in the last hour; a
+    shorter wait would not (the wait is the least one)."""
+    past = [w for w in writes if w <= now]
+    wait = budget_wait(past, now=now, max_writes_per_hour=limit)
+    at = now + wait
+    # (a microsecond of float rounding aside: the agent asks the budget again after its wait)
+    assert sum(1 for w in past if w > at - BUDGET_WINDOW_SECONDS + 1e-6) < limit
+    if wait > 1e-6:
+        before = at - 1e-3
+        assert sum(1 for w in past if w > before - BUDGET_WINDOW_SECONDS) >= limit
+
+
+def test_no_budget_never_waits() -> None:
+    """``max_writes_per_hour = 0`` is unlimited."""
+    assert budget_wait([1.0] * 1000, now=2.0, max_writes_per_hour=0) == 0
+
+
+def test_describe() -> None:
+    """The one line the agent logs at start and ``sdlc-agent check`` prints."""
+    policy = AgentPolicy(
+        allow_projects=("AURORA", "OPS"), min_gap={"ensure_issue": 120, "*": 0.5}, max_writes_per_hour=100
+    )
+    assert policy.describe() == (
+        "projects AURORA, OPS; types all; read-only no; min gap *=0.5 s, ensure_issue=120 s; writes per hour 100"
+    )
+    read_only = AgentPolicy(allow_projects=("AURORA",), read_only=True)
+    assert (
+        read_only.describe() == "projects AURORA; types refresh; read-only yes; min gap none; writes per hour unlimited"
+    )
+    assert set(AURORA.types) == set(CATALOGUE)
