@@ -1,5 +1,5 @@
-"""``deploy/``: the container image is multi-stage, pinned, non-root and built on a base given as an argument; the
-systemd units pass ``systemd-analyze verify``; the lock
+"""``deploy/``: the container image is multi-stage, pinned, non-root and built on a base given as an argument (the
+build itself is ``nox -s image``, run by ``.ci/run``); the systemd units pass ``systemd-analyze verify``; the lock
 file pins every runtime dependency; the examples name real settings."""
 
 from __future__ import annotations
@@ -91,6 +91,18 @@ def test_build_context_admits_what_the_dockerfile_reads() -> None:
     assert set(sources) == admitted
     for source in sources:
         assert (ROOT / source).exists(), source
+
+
+def test_image_session_is_run_by_ci_not_by_default() -> None:
+    """``nox -s image`` exists outside the default sessions, and ``.ci/run`` runs it after the README's test command
+    and before the demo."""
+    listed = subprocess.run(
+        [sys.executable, "-m", "nox", "-l"], cwd=ROOT, capture_output=True, text=True, check=True, timeout=60
+    ).stdout.splitlines()
+    assert any(line.startswith("- image -> ") for line in listed), listed
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    readme_command = "python3 -m pip install -q -e '.[dev]' && python3 -m nox"
+    assert ci.index(readme_command) < ci.index("python3 -m nox -s image") < ci.index("sdlc-hub demo")
 
 
 def locked() -> dict[str, str]:
