@@ -8,7 +8,12 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
+import socket
 import sys
+import tempfile
+import tomllib
 from pathlib import Path
 
 import nox
@@ -118,3 +123,158 @@ def fuzz(session: nox.Session) -> None:
     if os.environ.get("SDLC_HUB_TEST_SKIP_PG") != "1":
         pg = os.environ.get("SDLC_HUB_TEST_PG_URL", PG_DEFAULT)
         session.run(sys.executable, "tests/fuzz/fuzz_hub.py", "--database-url", pg, *session.posargs)
+
+
+#: The image's base made from Debian's packages, for a machine that reaches no image registry: bookworm's python3
+#: is 3.11, the interpreter the tests run on; python3-venv for the venv the image installs into; ca-certificates
+#: for pip's TLS. The merged-usr hook keeps usrmerge (and the perl it pulls in) out; documentation is not kept.
+IMAGE_BASE = "localhost/sdlc-hub-base:bookworm"
+MMDEBSTRAP = (
+    "--quiet",
+    "--variant=minbase",
+    "--include=python3,python3-venv,ca-certificates",
+    "--hook-dir=/usr/share/mmdebstrap/hooks/merged-usr",
+    *(
+        f"--dpkgopt=path-{rule}"
+        for rule in (
+            "exclude=/usr/share/man/*",
+            "exclude=/usr/share/locale/*",
+            "exclude=/usr/share/doc/*",
+            "include=/usr/share/doc/*/copyright",
+        )
+    ),
+)
+DEBIAN_SOURCES = (
+    "deb http://deb.debian.org/debian bookworm main",
+    "deb http://deb.debian.org/debian bookworm-updates main",
+    "deb http://deb.debian.org/debian-security bookworm-security main",
+)
+#: The program each step needs -> the Debian package that has it.
+IMAGE_TOOLS = {"buildah": "buildah", "mmdebstrap": "mmdebstrap"}
+#: The Docker format, not OCI: an OCI image has no HEALTHCHECK. Chroot isolation: no OCI runtime, no cgroups.
+BUILDAH_BUD = ("buildah", "bud", "--isolation", "chroot", "--format", "docker")
+BUILDAH_RUN = ("buildah", "run", "--isolation", "chroot")
+DOCKERFILE = ("--ignorefile", "deploy/Dockerfile.dockerignore", "--file", "deploy/Dockerfile")
+#: Run inside the image as its own user: start the hub, poll the image's HEALTHCHECK (about 30 s), print the status
+#: of each of SMOKE_PATHS (readiness, a page rendered from the wheel's templates, a static file), stop the hub with
+#: SIGTERM as `docker stop` would.
+SMOKE_PATHS = ("/readyz", "/login", "/static/hub.css")
+SERVE_SMOKE = """
+echo "uid $(id -u)"
+sdlc-hub serve & hub=$!
+tries=0
+until {healthcheck}; do
+  tries=$((tries + 1))
+  if [ $tries -ge 150 ] || ! kill -0 $hub 2>/dev/null; then kill $hub 2>/dev/null; echo "never ready"; exit 1; fi
+  sleep 0.2
+done
+url="http://127.0.0.1:$SDLC_HUB_PORT"
+python -c "import urllib.request as u; print(*(u.urlopen('$url' + path).status for path in {paths}))"
+kill -TERM $hub; wait $hub; echo "serve exited $?"
+"""
+
+
+@nox.session
+def image(session: nox.Session) -> None:
+    """The container image, built and smoke-tested without an image registry (a few minutes; .ci/run runs it).
+
+    buildah builds deploy/Dockerfile on a bookworm base that mmdebstrap makes from Debian's packages
+    (SDLC_HUB_IMAGE_BASE=IMAGE builds on that image instead); in the image, ``sdlc-hub --version`` names this
+    version, and ``serve`` passes the image's HEALTHCHECK as user 10001 and answers 200. Installs buildah and
+    mmdebstrap when missing (root, apt). ``-- --keep`` keeps localhost/sdlc-hub:VERSION (for ``buildah push``);
+    else everything it made is removed."""
+    install_image_tools(session)
+    version = project_version()
+    tag = f"localhost/sdlc-hub:{version}"
+    base = os.environ.get("SDLC_HUB_IMAGE_BASE", "")
+    made: list[str] = []
+    try:
+        if not base:
+            base = IMAGE_BASE
+            made.append(base)
+            debian_base(session, base)
+        made.append(tag)
+        build_args = ("--build-arg", f"BASE={base}", *build_network_args())
+        session.run(*BUILDAH_BUD, *build_args, *DOCKERFILE, "--tag", tag, ".", external=True)
+        smoke_test(session, tag, version)
+        if "--keep" in session.posargs:
+            made.remove(tag)
+            session.log(f"kept {tag}")
+    finally:
+        if made:
+            session.run("buildah", "rmi", *made, external=True, success_codes=[0, 1])
+
+
+def install_image_tools(session: nox.Session) -> None:
+    missing = sorted({package for program, package in IMAGE_TOOLS.items() if shutil.which(program) is None})
+    if not missing:
+        return
+    if os.geteuid() != 0 or shutil.which("apt-get") is None:
+        session.error(f"install {' '.join(missing)} (Debian: apt-get install {' '.join(missing)})")
+    env = {"DEBIAN_FRONTEND": "noninteractive"}
+    session.run("apt-get", "update", "-q", external=True, env=env)
+    session.run("apt-get", "install", "-y", "-q", "--no-install-recommends", *missing, external=True, env=env)
+
+
+def project_version() -> str:
+    with Path("pyproject.toml").open("rb") as file:
+        return str(tomllib.load(file)["project"]["version"])
+
+
+def debian_base(session: nox.Session, base: str) -> None:
+    """mmdebstrap a bookworm root file system into a tarball and commit it as ``base``, with the PATH a
+    registry's Debian image has."""
+    with tempfile.TemporaryDirectory(prefix="sdlc-hub-base-") as tmp:
+        tarball = str(Path(tmp) / "bookworm.tar")
+        session.run("mmdebstrap", *MMDEBSTRAP, "--format=tar", "bookworm", tarball, *DEBIAN_SOURCES, external=True)
+        container = f"sdlc-hub-base-{os.getpid()}"
+        session.run("buildah", "from", "--name", container, "scratch", external=True, silent=True)
+        try:
+            session.run("buildah", "add", "--quiet", container, tarball, "/", external=True, silent=True)
+            path = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+            config = ("--env", path, "--env", "LANG=C.UTF-8", "--cmd", "/bin/bash")
+            session.run("buildah", "config", *config, container, external=True)
+            session.run("buildah", "commit", "--quiet", container, base, external=True, silent=True)
+        finally:
+            session.run("buildah", "rm", container, external=True, silent=True)
+
+
+def build_network_args() -> list[str]:
+    """The first stage's way to PyPI: this host's trust store (for a proxy that re-signs TLS) and its index."""
+    args = []
+    bundle = Path(os.environ.get("PIP_CERT", "/etc/ssl/certs/ca-certificates.crt"))
+    if bundle.is_file():
+        args += ["--secret", f"id=ca-bundle,src={bundle}"]
+    if os.environ.get("PIP_INDEX_URL"):
+        args += ["--build-arg", f"PIP_INDEX_URL={os.environ['PIP_INDEX_URL']}"]
+    return args
+
+
+def smoke_test(session: nox.Session, tag: str, version: str) -> None:
+    container = f"sdlc-hub-smoke-{os.getpid()}"
+    session.run("buildah", "from", "--name", container, tag, external=True, silent=True)
+    try:
+        shown = str(session.run(*BUILDAH_RUN, container, "--", "sdlc-hub", "--version", external=True, silent=True))
+        if shown.strip() != f"sdlc-hub {version}":
+            session.error(f"sdlc-hub --version in the image printed {shown!r}")
+        inspected = session.run("buildah", "inspect", "--type", "image", tag, external=True, silent=True, log=False)
+        healthcheck = json.loads(str(inspected))["Docker"]["config"]["Healthcheck"]["Test"]
+        script = SERVE_SMOKE.format(healthcheck=shlex.join(healthcheck[1:]), paths=SMOKE_PATHS)
+        env = ("--env", "SDLC_HUB_HOST=127.0.0.1", "--env", f"SDLC_HUB_PORT={free_port()}")
+        session.log(f"{' '.join(BUILDAH_RUN)} {container} -- sh -c SERVE_SMOKE (GET {' '.join(SMOKE_PATHS)})")
+        run = (*BUILDAH_RUN, *env, container, "--", "sh", "-c", script)
+        lines = str(session.run(*run, external=True, silent=True, log=False)).splitlines()
+        exited = [line for line in lines if line.startswith("serve exited ")]
+        stopped = exited in (["serve exited 0"], ["serve exited 143"])  # 143: SIGTERM, after a graceful shutdown
+        if "uid 10001" not in lines or " ".join(["200"] * len(SMOKE_PATHS)) not in lines or not stopped:
+            session.error("sdlc-hub serve in the image:\n" + "\n".join(lines))
+        session.log(f"{tag}: {shown.strip()}; as uid 10001: HEALTHCHECK passed, 200 on each path, {exited[0]}")
+    finally:
+        session.run("buildah", "rm", container, external=True, silent=True)
+
+
+def free_port() -> int:
+    # chroot isolation shares this host's network: the hub in the image needs a port nobody here listens on
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])

@@ -1,5 +1,6 @@
-"""``deploy/``: the container image is multi-stage, pinned and non-root; the systemd units pass
-``systemd-analyze verify``; the lock file pins every runtime dependency; the examples name real settings."""
+"""``deploy/``: the container image is multi-stage, pinned, non-root and built on a base given as an argument (the
+build itself is ``nox -s image``, run by ``.ci/run``); the systemd units pass ``systemd-analyze verify``; the lock
+file pins every runtime dependency; the examples name real settings."""
 
 from __future__ import annotations
 
@@ -49,6 +50,59 @@ def test_dockerfile_is_multistage_pinned_and_unprivileged() -> None:
     assert ("ENTRYPOINT", '["sdlc-hub"]') in final
     assert ("CMD", '["serve"]') in final
     assert any(word == "RUN" and "--no-index" in a for word, a in final), "the final stage must not reach an index"
+
+
+def test_dockerfile_takes_its_base_as_an_argument() -> None:
+    """Both stages start from ``${BASE}``, whose default is a Debian bookworm Python of the lock's minor version;
+    no ``# syntax=`` line sends the build to Docker Hub for a frontend."""
+    text = (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
+    steps = instructions(DEPLOY / "Dockerfile")
+    assert [a for word, a in steps if word == "FROM"] == ["${BASE} AS build", "${BASE}"]
+    assert steps[0] == ("ARG", "BASE=python:3.11.7-slim-bookworm")
+    assert "# Python 3.11 on Linux." in (DEPLOY / "requirements.lock").read_text(encoding="utf-8")
+    assert not re.search(r"^#\s*syntax\s*=", text, flags=re.MULTILINE)
+
+
+def test_dockerfile_healthcheck_asks_readyz_on_the_hubs_port() -> None:
+    """The final stage's HEALTHCHECK is an exec-form probe of ``/readyz`` on ``SDLC_HUB_PORT``, which the image
+    sets to the port it exposes."""
+    steps = instructions(DEPLOY / "Dockerfile")
+    health = [a for word, a in steps if word == "HEALTHCHECK"]
+    assert len(health) == 1
+    assert re.search(r'CMD \["python", "-c", ".*/readyz.*SDLC_HUB_PORT', health[0])
+    assert "SDLC_HUB_PORT=8700" in next(a for word, a in steps if word == "ENV" and "SDLC_HUB_PORT" in a)
+    assert ("EXPOSE", "8700") in steps
+
+
+def test_build_context_admits_what_the_dockerfile_reads() -> None:
+    """Every path a ``COPY`` or a context bind mount reads is let through ``Dockerfile.dockerignore``, which
+    excludes everything else."""
+    steps = instructions(DEPLOY / "Dockerfile")
+    sources = [src for word, a in steps if word == "COPY" and "--from" not in a for src in a.split()[:-1]]
+    for _, run in (step for step in steps if step[0] == "RUN"):
+        for mount in re.findall(r"--mount=(\S+)", run):
+            options = dict(option.partition("=")[::2] for option in mount.split(","))
+            if options.get("type") == "bind" and "from" not in options:
+                sources.append(options["source"])
+    assert sources == ["deploy/requirements.lock", "pyproject.toml", "README.md", "src", "deploy/requirements.lock"]
+    patterns = (DEPLOY / "Dockerfile.dockerignore").read_text(encoding="utf-8").splitlines()
+    admitted = {line[1:].rstrip("/") for line in patterns if line.startswith("!")}
+    assert "*" in patterns
+    assert set(sources) == admitted
+    for source in sources:
+        assert (ROOT / source).exists(), source
+
+
+def test_image_session_is_run_by_ci_not_by_default() -> None:
+    """``nox -s image`` exists outside the default sessions, and ``.ci/run`` runs it after the README's test command
+    and before the demo."""
+    listed = subprocess.run(
+        [sys.executable, "-m", "nox", "-l"], cwd=ROOT, capture_output=True, text=True, check=True, timeout=60
+    ).stdout.splitlines()
+    assert any(line.startswith("- image -> ") for line in listed), listed
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    readme_command = "python3 -m pip install -q -e '.[dev]' && python3 -m nox"
+    assert ci.index(readme_command) < ci.index("python3 -m nox -s image") < ci.index("sdlc-hub demo")
 
 
 def locked() -> dict[str, str]:
