@@ -287,3 +287,19 @@ async def test_pages_concatenate_to_the_whole_result(jira: httpx.AsyncClient, pa
             break
     assert seen == whole
     assert len(whole) == 13
+
+
+async def test_an_issue_id_stands_for_its_key(jira: httpx.AsyncClient, sim: Simulator) -> None:
+    """As in Jira, id, issue, key and issuekey take an issue's numeric id (a webhook's issueLink names ids only)."""
+    first, second = (sim.raw_issue(key)["id"] for key in ("AURORA-1533", "HR-2"))
+    assert [
+        await keys(jira, f"id = {first}"),
+        await keys(jira, f"issue in ({first}, {second})"),
+        await keys(jira, f"key = {first}"),
+        await keys(jira, f"issuekey in ({second})"),
+    ] == [["AURORA-1533"], ["AURORA-1533", "HR-2"], ["AURORA-1533"], ["HR-2"]]
+    missing = await jira.post("/rest/api/2/search", json={"jql": "id = 99999"})
+    assert (missing.status_code, missing.json()["errorMessages"]) == (
+        400,
+        ["An issue with key '99999' does not exist for field 'id'."],
+    )
