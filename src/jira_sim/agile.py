@@ -57,7 +57,9 @@ class Agile(StoreState):
             if after != issue.sprint_ids:
                 item = self.sprint_item(issue.sprint_ids, after)
                 issue.sprint_ids = after
+                since = len(issue.histories)
                 self.record(issue, user, [item], now)
+                self.emit_update(issue, user, "issue_updated", since)
 
     def _agile_issues(self, body: Mapping[str, Any]) -> list[Issue]:
         keys = body.get("issues")

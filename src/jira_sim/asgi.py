@@ -1,8 +1,9 @@
-"""The ASGI application: the one place that wires the store, the fault book and the routes together.
+"""The ASGI application: the one place that wires the store, the simulator's controls and the routes together.
 
 It reads the request, sends ``/_sim/*`` to the control API, applies a matching fault to ``/rest/*`` calls
-(latency, 429, 503, or a dropped connection), dispatches the rest to the REST routes, and logs every
-``/rest/*`` call in the fault book.
+(latency, 429, 503, or a dropped connection), then the caller's rate-limit bucket when the limit is on
+(429 when it is empty; its headers on every answer), dispatches the rest to the REST routes, logs every
+``/rest/*`` call in the fault book, and hands the changes the call made to the webhook dispatcher.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import anyio
 import anyio.lowlevel
 import httpx
 
-from jira_sim.control import control
-from jira_sim.faults import Fault, FaultBook
-from jira_sim.routes import dispatch
+from jira_sim.control import Controls, control
+from jira_sim.faults import Fault
+from jira_sim.rate_limit import Admission
+from jira_sim.routes import authenticate, dispatch
 from jira_sim.store import Store
 from jira_sim.wire import Request, Response, json_response
 
@@ -85,8 +87,24 @@ def _fault_response(fault: Fault) -> Response:
     return resp
 
 
-def make_app(store: Store, book: FaultBook) -> App:
-    """The ASGI application serving ``store``, failing and logging calls through ``book``."""
+# Jira DC's own 429 is the servlet container's status page (as a Jira 9 answered it: ahungry/org-jira#365)
+_RATE_LIMITED = (
+    '<!doctype html><html lang="en"><head><title>HTTP Status 429 – Too Many Requests</title></head><body>'
+    '<h1>HTTP Status 429 – Too Many Requests</h1><hr class="line" /><p><b>Type</b> Status Report</p>'
+    "<p><b>Message</b> Rate limit exceeded.</p><p><b>Description</b> The user has sent too many requests in a "
+    'given amount of time ("rate limiting").</p><hr class="line" /><h3>Apache Tomcat</h3></body></html>'
+).encode()
+
+
+def _rate_limited(admission: Admission) -> Response:
+    return Response(
+        status=429, body=_RATE_LIMITED, content_type=b"text/html;charset=utf-8", headers=admission.headers()
+    )
+
+
+def make_app(store: Store, controls: Controls) -> App:
+    """The ASGI application serving ``store``, failing, limiting, logging and announcing calls by ``controls``."""
+    book = controls.faults
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -95,6 +113,7 @@ def make_app(store: Store, book: FaultBook) -> App:
                 if message["type"] == "lifespan.startup":
                     await send({"type": "lifespan.startup.complete"})
                 elif message["type"] == "lifespan.shutdown":
+                    await controls.webhooks.aclose()
                     await send({"type": "lifespan.shutdown.complete"})
                     return
         if scope["type"] != "http":
@@ -120,7 +139,7 @@ def make_app(store: Store, book: FaultBook) -> App:
             base=_base_url(scope, headers),
         )
         if path.startswith("/_sim/"):
-            await _send(send, control(store, book, req))
+            await _send(send, control(store, controls, req))
             return
         rest = path.startswith("/rest/")  # faults and call records concern Jira's REST API only
         fault = book.take(req.method, path) if rest else None
@@ -136,9 +155,21 @@ def make_app(store: Store, book: FaultBook) -> App:
                 book.record(req.method, path, resp.status, store.now())
                 await _send(send, resp)
                 return
+        admission = None
+        if rest and controls.rate_limit.policy is not None:
+            caller = authenticate(store, req.headers)  # Jira limits authenticated callers only, each on its own
+            admission = controls.rate_limit.admit(caller) if caller is not None else None
+            if admission is not None and not admission.allowed:
+                book.record(req.method, path, 429, store.now())
+                await _send(send, _rate_limited(admission), caller or "anonymous")
+                return
         resp = dispatch(store, req)
+        if admission is not None:
+            resp.headers = [*resp.headers, *admission.headers()]
         if rest:
             book.record(req.method, path, resp.status, store.now())
+        if store.changes:
+            controls.webhooks.publish(store, req.base)
         await _send(send, resp, req.user or "anonymous")
 
     return app

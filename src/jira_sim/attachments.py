@@ -34,5 +34,7 @@ class Attachments(StoreState):
             )
             for a in added
         ]
+        since = len(issue.histories)
         self.record(issue, user, items, now)
+        self.emit_update(issue, user, "issue_updated", since)
         return added

@@ -1,11 +1,15 @@
-"""Comments of issues: as in Jira they bump the issue's ``updated`` but write no changelog."""
+"""Comments of issues: as in Jira they bump the issue's ``updated`` but write no changelog.
+
+Webhooks hear of a comment twice, as Jira DC tells them: ``jira:issue_updated`` (``issue_commented``, with
+the issue) and ``comment_created`` (the comment alone).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from jira_sim.model import Comment, JiraError
+from jira_sim.model import Comment, Issue, JiraError
 from jira_sim.state import StoreState
 
 __all__ = ["Comments"]
@@ -28,6 +32,12 @@ class Comments(StoreState):
 
     def add_comment(self, key: str, body: Mapping[str, Any], user: str) -> Comment:
         issue = self.issue(key)
+        comment = self.new_comment(issue, body, user)
+        self.emit_update(issue, user, "issue_commented", len(issue.histories), [comment])
+        return comment
+
+    def new_comment(self, issue: Issue, body: Mapping[str, Any], user: str) -> Comment:
+        """Add the comment; the operation that adds it tells the webhooks."""
         text = self.comment_text(body)
         if text is None:
             raise JiraError(400, [], _EMPTY)
@@ -51,4 +61,5 @@ class Comments(StoreState):
             comment.updated = now
             comment.update_author = user
             self.touch(issue, now)
+            self.emit_update(issue, user, "issue_comment_edited", len(issue.histories), [comment], edited=True)
         return comment

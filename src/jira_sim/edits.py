@@ -7,7 +7,7 @@ from typing import Any
 
 from jira_sim.comments import Comments
 from jira_sim.field_values import FieldError, FieldValues
-from jira_sim.model import HistoryItem, Issue, JiraError, Project, Transition
+from jira_sim.model import Change, Comment, HistoryItem, Issue, JiraError, Project, Transition
 
 __all__ = ["IssueEdits"]
 
@@ -63,7 +63,9 @@ class IssueEdits(FieldValues, Comments):
         self.add_issue_record(issue)
         self.apply_changes(issue, changes, user, record=False)
         self.touch(issue, now)
-        self._add_comments(issue, comments, user)
+        self.emit(Change(event="jira:issue_created", issue=issue, user=user, at=now, type_name="issue_created"))
+        for comment in self._add_comments(issue, comments, user):
+            self.emit(Change(event="comment_created", issue=issue, user=user, at=now, comment=comment))
         return issue
 
     def _project_ref(self, ref: Any, errors: dict[str, str]) -> Project | None:
@@ -99,8 +101,16 @@ class IssueEdits(FieldValues, Comments):
         if both:
             raise JiraError(400, [], {f: f"Field '{f}' cannot be set in both fields and update." for f in both})
         changes, comments = self._plan_edit(issue, fields, update, creating=False)
+        since = len(issue.histories)
         self.apply_changes(issue, changes, user, record=True)
-        self._add_comments(issue, comments, user)
+        added = self._add_comments(issue, comments, user)
+        self.emit_update(issue, user, "issue_updated", since, added)
+
+    def delete_issue(self, key: str, user: str) -> None:
+        """``DELETE /issue/{key}``: the issue goes with its links and attachments (``jira:issue_deleted``)."""
+        issue = self.issue(key)
+        self.remove_issue_record(issue)
+        self.emit(Change(event="jira:issue_deleted", issue=issue, user=user, at=self.now(), type_name="issue_deleted"))
 
     def _plan_edit(
         self, issue: Issue, fields: Mapping[str, Any], update: Mapping[str, Any], *, creating: bool
@@ -153,9 +163,8 @@ class IssueEdits(FieldValues, Comments):
             raise JiraError(400, [], errors)
         return changes, comments
 
-    def _add_comments(self, issue: Issue, comments: list[Mapping[str, Any]], user: str) -> None:
-        for comment in comments:
-            self.add_comment(issue.key, comment, user)
+    def _add_comments(self, issue: Issue, comments: list[Mapping[str, Any]], user: str) -> list[Comment]:
+        return [self.new_comment(issue, comment, user) for comment in comments]
 
     # --- transitions (a status change with an optional edit) ---
 
@@ -195,6 +204,8 @@ class IssueEdits(FieldValues, Comments):
             )
             issue.resolution_date = now if done else None
         issue.status_id = new.id
+        since = len(issue.histories)
         self.record(issue, user, items, now)
         self.apply_changes(issue, changes, user, record=True)
-        self._add_comments(issue, comments, user)
+        added = self._add_comments(issue, comments, user)
+        self.emit_update(issue, user, "issue_generic", since, added)

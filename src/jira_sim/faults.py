@@ -8,9 +8,14 @@ from typing import Any
 
 import attrs
 
-__all__ = ["FAULT_STATUSES", "Fault", "FaultBook"]
+__all__ = ["FAULT_STATUSES", "Fault", "FaultBook", "stamp"]
 
 FAULT_STATUSES = (429, 503, "drop", "pass")
+
+
+def stamp(at: datetime) -> str:
+    """The control API's form of a time: ISO 8601 in UTC with ``Z``."""
+    return at.isoformat().replace("+00:00", "Z")
 
 
 @attrs.define(kw_only=True)
@@ -43,8 +48,7 @@ class FaultBook:
         return [dict(c) for c in self._calls]
 
     def record(self, method: str, path: str, status: int, at: datetime) -> None:
-        stamp = at.isoformat().replace("+00:00", "Z")
-        self._calls.append({"method": method, "path": path, "status": status, "at": stamp})
+        self._calls.append({"method": method, "path": path, "status": status, "at": stamp(at)})
 
     def clear_calls(self) -> None:
         self._calls.clear()

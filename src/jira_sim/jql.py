@@ -82,6 +82,7 @@ class JqlContext:
     priorities: tuple[tuple[str, str], ...] = ()  # (id, name)
     sprints: tuple[SprintFacts, ...] = ()
     issue_keys: Set[str] = frozenset()
+    key_of_id: Callable[[str], str | None] = lambda _issue_id: None  # an issue's key by its numeric id
     epic_link_field: str = "customfield_10100"
     strict: bool = True
 
@@ -115,6 +116,8 @@ _FIELD_ALIASES = {
     "project": "project",
     "key": "key",
     "issuekey": "key",
+    "id": "key",
+    "issue": "key",
     "labels": "labels",
     "label": "labels",
     "reporter": "reporter",
@@ -292,8 +295,11 @@ class _Compiler:
                 if low in (key.lower(), name.lower(), pid):
                     return {key.lower()}
         elif field == "key":
+            by_id = ctx.key_of_id(raw.strip()) if raw.strip().isdigit() else None
+            if by_id is not None:  # Jira takes an issue's id wherever it takes its key
+                return {by_id.lower()}
             m = _KEY.match(raw.strip())
-            if not m:
+            if not m and not raw.strip().isdigit():
                 raise JqlError(f"The issue key '{raw}' for field '{shown}' is invalid.")
             if raw.strip().upper() in ctx.issue_keys:
                 return {low}

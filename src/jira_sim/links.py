@@ -1,4 +1,7 @@
-"""Issue links: created once per (type, inward, outward), deleted by id, written to both issues' changelog."""
+"""Issue links: created once per (type, inward, outward), deleted by id, written to both issues' changelog.
+
+Webhooks hear ``issuelink_created``/``issuelink_deleted`` only, as from Jira DC (no ``jira:issue_updated``).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from jira_sim.comments import Comments
-from jira_sim.model import HistoryItem, JiraError, Link, LinkType
+from jira_sim.model import Change, HistoryItem, JiraError, Link, LinkType
 
 __all__ = ["Links"]
 
@@ -41,6 +44,7 @@ class Links(Comments):
         link = Link(id=self.new_id("link"), type_id=link_type.id, inward=inward, outward=outward)
         self.add_link_record(link)
         self._record_link(link_type, inward, outward, user, added=True)
+        self.emit(Change(event="issuelink_created", issue=self.issues[inward], user=user, at=self.now(), link=link))
         comment = body.get("comment")
         if isinstance(comment, Mapping) and comment.get("body"):
             self.add_comment(inward, comment, user)
@@ -56,6 +60,8 @@ class Links(Comments):
         link = self.get_link(link_id)
         self.remove_link_record(link)
         self._record_link(self.link_types[link.type_id], link.inward, link.outward, user, added=False)
+        source = self.issues[link.inward]
+        self.emit(Change(event="issuelink_deleted", issue=source, user=user, at=self.now(), link=link))
 
     def _record_link(self, link_type: LinkType, inward: str, outward: str, user: str, *, added: bool) -> None:
         """The changelog of both issues of a link, as Jira writes it: «This issue <verb> <other key>»."""

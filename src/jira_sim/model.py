@@ -14,6 +14,7 @@ import attrs
 __all__ = [
     "Attachment",
     "Board",
+    "Change",
     "Comment",
     "History",
     "HistoryItem",
@@ -26,6 +27,7 @@ __all__ = [
     "Status",
     "Transition",
     "User",
+    "Webhook",
     "parse_time",
 ]
 
@@ -192,3 +194,39 @@ class Issue:
     @property
     def number(self) -> int:
         return int(self.key.rsplit("-", 1)[1])
+
+
+@attrs.frozen(kw_only=True)
+class Change:
+    """One change as Jira announces it to webhooks: ``event`` is the ``webhookEvent``.
+
+    ``issue`` is the changed issue (still readable after its deletion), ``type_name`` the
+    ``issue_event_type_name`` of the ``jira:issue_*`` events, ``items`` and ``history_id`` the changelog the
+    change wrote, ``comment`` the comment it added or edited, ``link`` the link it created or deleted.
+    """
+
+    event: str
+    issue: Issue
+    user: str
+    at: datetime
+    type_name: str | None = None
+    history_id: str | None = None
+    items: tuple[HistoryItem, ...] = ()
+    comment: Comment | None = None
+    link: Link | None = None
+
+
+@attrs.define(kw_only=True)
+class Webhook:
+    """A registered webhook: Jira posts the ``events`` of the issues matching ``jql`` (empty: all) to ``url``."""
+
+    id: int
+    name: str
+    url: str
+    events: tuple[str, ...]
+    jql: str
+    exclude_body: bool
+    secret: str | None
+    active: bool
+    owner: str  # who registered it: the user its JQL runs as
+    created: datetime

@@ -14,6 +14,7 @@ from jira_sim.model import (
     Board,
     Comment,
     History,
+    HistoryItem,
     Issue,
     Link,
     LinkType,
@@ -258,22 +259,23 @@ class Renderer:
         }
 
     def history(self, h: History) -> dict[str, Any]:
-        return {
-            "id": h.id,
-            "author": self.user(h.author),
-            "created": self.time(h.created),
-            "items": [
-                {
-                    "field": i.field,
-                    "fieldtype": i.fieldtype,
-                    "from": i.from_,
-                    "fromString": i.from_string,
-                    "to": i.to,
-                    "toString": i.to_string,
-                }
-                for i in h.items
-            ],
-        }
+        author, created = self.user(h.author), self.time(h.created)
+        return {"id": h.id, "author": author, "created": created, "items": self.items(h.items)}
+
+    @staticmethod
+    def items(items: Iterable[HistoryItem]) -> list[dict[str, Any]]:
+        """Changelog items: ``{field, fieldtype, from, fromString, to, toString}``."""
+        return [
+            {
+                "field": i.field,
+                "fieldtype": i.fieldtype,
+                "from": i.from_,
+                "fromString": i.from_string,
+                "to": i.to,
+                "toString": i.to_string,
+            }
+            for i in items
+        ]
 
     def link_for(self, link: Link, seen_from: str) -> dict[str, Any]:
         t = self.store.link_types[link.type_id]

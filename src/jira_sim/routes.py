@@ -14,13 +14,13 @@ from typing import Any
 
 import attrs
 
-from jira_sim import instance
-from jira_sim.model import JiraError
+from jira_sim import instance, webhooks
+from jira_sim.model import JiraError, Webhook
 from jira_sim.render import Renderer
 from jira_sim.store import Store
 from jira_sim.wire import Request, Response, expand_list, int_param, json_response, parse_multipart
 
-__all__ = ["MAX_RESULTS", "dispatch"]
+__all__ = ["MAX_RESULTS", "authenticate", "dispatch"]
 
 MAX_RESULTS = 100
 _UNAUTHENTICATED = "You are not authenticated. Authentication required to perform this operation."
@@ -105,6 +105,12 @@ def _get_issue(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Res
 @route("PUT", r"/rest/api/2/issue/(?P<key>[^/]+)")
 def _edit_issue(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Response:
     store.edit_issue(m["key"], req.json_object(), req.user)
+    return Response(status=204)
+
+
+@route("DELETE", r"/rest/api/2/issue/(?P<key>[^/]+)")
+def _delete_issue(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Response:
+    store.delete_issue(m["key"], req.user)
     return Response(status=204)
 
 
@@ -293,10 +299,59 @@ def _to_backlog(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Re
     return Response(status=204)
 
 
+# --- webhooks (Jira ≤ 9 and Jira 10) ----------------------------------------------------------------------
+
+_LEGACY_HOOKS = r"/rest/webhooks/1\.0/webhook"
+_V10_HOOKS = r"/rest/jira-webhook/1\.0/webhooks"
+
+
+def _legacy(store: Store, r: Renderer, webhook: Webhook) -> dict[str, Any]:
+    owner = store.user(webhook.owner)
+    return webhooks.render_legacy(webhook, r.base, owner.display_name if owner else webhook.owner)
+
+
+@route("POST", _LEGACY_HOOKS)
+def _register_legacy(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Response:
+    return json_response(201, _legacy(store, r, store.register_webhook(req.json_object(), req.user, "legacy")))
+
+
+@route("GET", _LEGACY_HOOKS)
+def _list_legacy(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Response:
+    return json_response(200, [_legacy(store, r, w) for w in store.webhooks.values()])
+
+
+@route("GET", _LEGACY_HOOKS + r"/(?P<id>[^/]+)")
+def _get_legacy(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Response:
+    return json_response(200, _legacy(store, r, store.webhook(m["id"])))
+
+
+@route("POST", _V10_HOOKS)
+def _register_v10(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Response:
+    return json_response(201, webhooks.render_v10(store.register_webhook(req.json_object(), req.user, "v10")))
+
+
+@route("GET", _V10_HOOKS)
+def _list_v10(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Response:
+    return json_response(200, [webhooks.render_v10(w) for w in store.webhooks.values()])
+
+
+@route("GET", _V10_HOOKS + r"/(?P<id>[^/]+)")
+def _get_v10(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Response:
+    return json_response(200, webhooks.render_v10(store.webhook(m["id"])))
+
+
+@route("DELETE", _LEGACY_HOOKS + r"/(?P<id>[^/]+)")
+@route("DELETE", _V10_HOOKS + r"/(?P<id>[^/]+)")
+def _delete_webhook(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Response:
+    store.delete_webhook(m["id"])
+    return Response(status=204)
+
+
 # --- dispatch ---------------------------------------------------------------------------------------------
 
 
-def _authenticate(store: Store, headers: dict[str, str]) -> str | None:
+def authenticate(store: Store, headers: dict[str, str]) -> str | None:
+    """The user a request acts as (Jira's bearer token or basic auth), ``None`` when it has no credentials."""
     auth = headers.get("authorization", "")
     scheme, _, credentials = auth.partition(" ")
     credentials = credentials.strip()
@@ -324,7 +379,7 @@ def dispatch(store: Store, req: Request) -> Response:
         allowed = True
         if route_.method != req.method:
             continue
-        user = _authenticate(store, req.headers)
+        user = authenticate(store, req.headers)
         if user is None and (not route_.anonymous or "authorization" in req.headers):
             return json_response(401, {"errorMessages": [_UNAUTHENTICATED], "errors": {}})
         req.user = user or ""

@@ -125,6 +125,7 @@ class Search(StoreState):
             priorities=tuple(self.priorities.items()),
             sprints=tuple(self._sprint_facts(s) for s in self.sprints),
             issue_keys=self.issues.keys(),
+            key_of_id=self._key_of_id,
             epic_link_field=self.epic_link_field or "customfield_10100",
             strict=strict,
         )
@@ -132,6 +133,10 @@ class Search(StoreState):
             return jql.compile_query(query, ctx)
         except jql.JqlError as exc:
             raise JiraError(400, exc.messages) from None
+
+    def _key_of_id(self, issue_id: str) -> str | None:
+        found = self._issues_by_id.get(issue_id)
+        return None if found is None else found.key
 
     def _current_cache(self) -> SearchCache:
         """The cache of this version: results and indexes of an older one are dropped, the indexes rebuilt."""

@@ -28,7 +28,7 @@ from jira_sim.state import StoreState
 
 __all__ = ["fill", "load_sample"]
 
-_ID_KINDS = {"issue": 20000, "history": 30000, "comment": 40000, "attachment": 50000, "link": 60000}
+_ID_KINDS = {"issue": 20000, "history": 30000, "comment": 40000, "attachment": 50000, "link": 60000, "webhook": 1}
 
 
 def load_sample() -> dict[str, Any]:
@@ -82,6 +82,8 @@ def fill(state: StoreState, seed: Mapping[str, Any]) -> None:
     _fill_boards(state, seed.get("boards", []))
     state.next_ids = {kind: int(seed.get(f"next_{kind}_id", first)) for kind, first in _ID_KINDS.items()}
     state.clear()
+    state.webhooks = {}  # registered over REST, not seeded
+    state.listening = False
     for raw in seed.get("issues", []):
         state.add_issue_record(_issue(state, raw))
     for raw in seed.get("links", []):

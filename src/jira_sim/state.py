@@ -5,7 +5,9 @@ The operations live in mixins named for what they change (:mod:`jira_sim.edits`,
 :class:`jira_sim.store.Store` combines them and :mod:`jira_sim.seed` fills the state from a seed.
 
 Every change of an issue goes through :meth:`StoreState.touch` (directly or through :meth:`StoreState.record`),
-which bumps :attr:`StoreState.version`: search results are kept per version.
+which bumps :attr:`StoreState.version`: search results are kept per version. While a webhook is registered
+(:attr:`StoreState.listening`), every operation also notes what it did as a :class:`jira_sim.model.Change` in
+:attr:`StoreState.changes`, which the ASGI app hands to the webhook dispatcher after the request.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from zoneinfo import ZoneInfo
 from jira_sim.model import (
     Attachment,
     Board,
+    Change,
+    Comment,
     History,
     HistoryItem,
     Issue,
@@ -29,6 +33,7 @@ from jira_sim.model import (
     Status,
     Transition,
     User,
+    Webhook,
 )
 
 __all__ = ["Clock", "StoreState"]
@@ -64,6 +69,9 @@ class StoreState:
     links: dict[str, Link]  # by id
     next_ids: dict[str, int]  # kind → the next id of that kind
     version: int = 0
+    webhooks: dict[int, Webhook]  # by id
+    listening: bool = False  # an active webhook is registered: operations note their changes
+    changes: list[Change]
 
     _issues_by_id: dict[str, Issue]
     _links_by_key: dict[str, dict[str, Link]]
@@ -76,6 +84,7 @@ class StoreState:
         self._issues_by_id = {}
         self._links_by_key = {}
         self._attachments = {}
+        self.changes = []
         self.version += 1
 
     # --- ids and the clock --------------------------------------------------------------------------------
@@ -176,6 +185,17 @@ class StoreState:
             self._links_by_key.get(key, {}).pop(link.id, None)
         self.version += 1
 
+    def remove_issue_record(self, issue: Issue) -> None:
+        """Forget the issue with its links and attachments (no changelog: the issue is gone)."""
+        for link in self.links_of(issue.key):
+            self.remove_link_record(link)
+        for attachment in issue.attachments:
+            self._attachments.pop(attachment.id, None)
+        del self.issues[issue.key]
+        del self._issues_by_id[issue.id]
+        self._links_by_key.pop(issue.key, None)
+        self.version += 1
+
     def add_attachment_record(self, issue: Issue, attachment: Attachment) -> None:
         issue.attachments.append(attachment)
         self._attachments[attachment.id] = attachment
@@ -221,3 +241,53 @@ class StoreState:
         if isinstance(target, list):
             return kept
         return [*kept, target] if target not in kept else kept
+
+    # --- what webhooks are told -----------------------------------------------------------------------------
+
+    def emit(self, change: Change) -> None:
+        if self.listening:
+            self.changes.append(change)
+
+    def emit_update(
+        self,
+        issue: Issue,
+        user: str,
+        type_name: str,
+        since: int,
+        comments: list[Comment] | None = None,
+        *,
+        edited: bool = False,
+    ) -> None:
+        """``jira:issue_updated`` for the histories the issue gained after the first ``since`` and its comments.
+
+        Jira announces one event per operation: the changelog of all its histories (the first one's id), the
+        comment it added (``issue_commented`` when nothing else changed, ``issue_comment_edited`` for an
+        ``edited`` one), and then ``comment_created``/``comment_updated`` for each comment. Nothing changed,
+        nothing announced.
+        """
+        if not self.listening:
+            return
+        histories = issue.histories[since:]
+        comments = comments or []
+        if not histories and not comments:
+            return
+        items = tuple(item for h in histories for item in h.items)
+        if not histories:
+            type_name = "issue_comment_edited" if edited else "issue_commented"
+        elif type_name == "issue_updated" and all(item.field == "assignee" for item in items):
+            type_name = "issue_assigned"
+        self.emit(
+            Change(
+                event="jira:issue_updated",
+                issue=issue,
+                user=user,
+                at=issue.updated,
+                type_name=type_name,
+                history_id=histories[0].id if histories else None,
+                items=items,
+                comment=comments[-1] if comments else None,
+            )
+        )
+        event = "comment_updated" if edited else "comment_created"
+        for comment in comments:
+            self.emit(Change(event=event, issue=issue, user=user, at=comment.updated, comment=comment))

@@ -6,7 +6,8 @@ authenticated user's name, and render the result with :mod:`jira_sim.render`. A 
 
 The operations are grouped by what they change, one module each: :mod:`jira_sim.edits` (create, edit,
 transitions; field rules in :mod:`jira_sim.field_values`), :mod:`jira_sim.comments`, :mod:`jira_sim.links`,
-:mod:`jira_sim.attachments`, :mod:`jira_sim.agile` and :mod:`jira_sim.search`; the shared state and its
+:mod:`jira_sim.attachments`, :mod:`jira_sim.agile`, :mod:`jira_sim.search` and :mod:`jira_sim.webhooks`
+(the registered webhooks and who hears a change); the shared state and its
 changelog are :mod:`jira_sim.state`, the seed's loading :mod:`jira_sim.seed`.
 """
 
@@ -20,14 +21,15 @@ from jira_sim.agile import Agile
 from jira_sim.attachments import Attachments
 from jira_sim.edits import IssueEdits
 from jira_sim.links import Links
-from jira_sim.search import Search, SearchCache
+from jira_sim.search import SearchCache
 from jira_sim.seed import fill
 from jira_sim.state import Clock
+from jira_sim.webhooks import Webhooks
 
 __all__ = ["Store"]
 
 
-class Store(IssueEdits, Links, Attachments, Agile, Search):
+class Store(IssueEdits, Links, Attachments, Agile, Webhooks):
     """The whole simulated instance. Mutating methods take ``user`` (the authenticated name)."""
 
     def __init__(self, seed: Mapping[str, Any], clock: Clock) -> None:
@@ -37,5 +39,5 @@ class Store(IssueEdits, Links, Attachments, Agile, Search):
         self.reset()
 
     def reset(self) -> None:
-        """Back to the seed: issues, links, id counters and project numbers."""
+        """Back to the seed: issues, links, id counters and project numbers; no webhooks."""
         fill(self, self.seed)

@@ -1,13 +1,19 @@
-"""Fixtures for the simulator's tests: a settable clock, a simulator on the built-in sample, an httpx client."""
+"""Fixtures for the simulator's tests: a settable clock, a simulator on the built-in sample, an httpx client, a
+fake monotonic clock and an in-process webhook receiver."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
+import attrs
 import httpx
 import pytest
 
+from adapters.clock import FakeClock
 from jira_sim import Simulator
 
 SAMPLE_NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)  # the sample's reference_now
@@ -50,3 +56,61 @@ def make_client(sim: Simulator) -> Callable[..., httpx.AsyncClient]:
 async def jira(sim: Simulator) -> AsyncIterator[httpx.AsyncClient]:
     async with client_for(sim, Authorization="Bearer secret-token") as client:
         yield client
+
+
+@attrs.frozen
+class Received:
+    """One webhook delivery as the receiver saw it."""
+
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+class Receiver:
+    """An in-process webhook receiver (an ASGI app): records every POST and answers ``status``.
+
+    While ``gate`` is set to an unset event the receiver waits for it before answering.
+    """
+
+    def __init__(self) -> None:
+        self.received: list[Received] = []
+        self.status = 200
+        self.gate: asyncio.Event | None = None
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        chunks = []
+        while True:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        if self.gate is not None:
+            await self.gate.wait()
+        headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+        self.received.append(Received(path=scope["path"], headers=headers, body=b"".join(chunks)))
+        await send({"type": "http.response.start", "status": self.status, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    def events(self) -> list[str]:
+        return sorted(r.json()["webhookEvent"] for r in self.received)
+
+
+@pytest.fixture
+def receiver() -> Receiver:
+    return Receiver()
+
+
+@pytest.fixture
+def timer() -> FakeClock:
+    """Monotonic time for rate-limit buckets and webhook delays: moves only when told (or slept on)."""
+    return FakeClock()
+
+
+@pytest.fixture
+def hooked(clock: Clock, timer: FakeClock, receiver: Receiver) -> Simulator:
+    """The sample with its webhooks delivered to ``receiver`` and its timer the fake clock."""
+    return Simulator(clock=clock, timer=timer, webhook_transport=httpx.ASGITransport(app=receiver))

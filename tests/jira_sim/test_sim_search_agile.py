@@ -30,12 +30,13 @@ async def keys(jira: httpx.AsyncClient, jql: str, **extra: object) -> list[str]:
         ("labels = awpca AND statusCategory = Done", ["AURORA-1541"]),
         (AWPCA_OPEN, ["AURORA-1445", "AURORA-1446", "AURORA-1533", "AURORA-1537", "AURORA-1540", "AURORA-1542"]),
         ("created >= -2d", ["AURORA-1542", "AURORA-1551"]),
-        ("created >= -2d OR (labels is EMPTY)", ["AURORA-1542", "AURORA-1551", "AURORA-1560"]),
+        ("created >= -2d OR (labels is EMPTY)", ["AURORA-1542", "AURORA-1551", "AURORA-1560", "HR-1", "HR-2"]),
         ("sprint = 'Спринт 3'", ["AURORA-1542"]),
+        ("project = HR", ["HR-1", "HR-2"]),
         ("sprint in closedSprints() AND NOT sprint in openSprints()", ["AURORA-1541"]),
         ('status = "Тестирование"', ["AURORA-1540"]),
         ("issuetype = Эпик", ["AURORA-1500"]),
-        ("assignee = petrova ORDER BY key DESC", ["AURORA-1540", "AURORA-1445"]),
+        ("assignee = petrova ORDER BY key DESC", ["HR-1", "AURORA-1540", "AURORA-1445"]),
         ('"Epic Link" = AURORA-1500', ["AURORA-1533", "AURORA-1537"]),
         ("summary ~ шахматка ORDER BY created DESC", ["AURORA-1542", "AURORA-1533"]),
         ("duedate <= 2026-10-23", ["AURORA-1533"]),
@@ -286,3 +287,19 @@ async def test_pages_concatenate_to_the_whole_result(jira: httpx.AsyncClient, pa
             break
     assert seen == whole
     assert len(whole) == 13
+
+
+async def test_an_issue_id_stands_for_its_key(jira: httpx.AsyncClient, sim: Simulator) -> None:
+    """As in Jira, id, issue, key and issuekey take an issue's numeric id (a webhook's issueLink names ids only)."""
+    first, second = (sim.raw_issue(key)["id"] for key in ("AURORA-1533", "HR-2"))
+    assert [
+        await keys(jira, f"id = {first}"),
+        await keys(jira, f"issue in ({first}, {second})"),
+        await keys(jira, f"key = {first}"),
+        await keys(jira, f"issuekey in ({second})"),
+    ] == [["AURORA-1533"], ["AURORA-1533", "HR-2"], ["AURORA-1533"], ["HR-2"]]
+    missing = await jira.post("/rest/api/2/search", json={"jql": "id = 99999"})
+    assert (missing.status_code, missing.json()["errorMessages"]) == (
+        400,
+        ["An issue with key '99999' does not exist for field 'id'."],
+    )

@@ -1,0 +1,113 @@
+"""Jira Data Center's REST rate limit: a token bucket per authenticated user (Jira DC 8.6+).
+
+As Jira DC documents it (https://confluence.atlassian.com/adminjiraserver/adjusting-your-code-for-rate-limiting-987143384.html):
+a user gets ``FillRate`` new tokens every ``Interval-Seconds`` (a batch per interval, not a trickle), up to
+``Limit`` tokens; each request takes one; every limited answer carries ``X-RateLimit-Limit``,
+``X-RateLimit-Remaining``, ``X-RateLimit-FillRate``, ``X-RateLimit-Interval-Seconds`` and ``Retry-After``
+(whole seconds until new tokens arrive, ``0`` while tokens remain). An empty bucket answers 429.
+
+The bucket's time is the injected clock's monotonic time (:class:`adapters.clock.Clock`), so a test moves it
+by hand (or lets a :class:`adapters.clock.FakeClock` advance as the client sleeps) instead of sleeping.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import attrs
+
+from adapters.clock import Clock
+
+__all__ = ["Admission", "RateLimitPolicy", "RateLimiter"]
+
+_LONGEST_INTERVAL = 3600  # Jira's form takes intervals up to hours; a fill rate is expressed within one
+
+
+@attrs.frozen(kw_only=True)
+class RateLimitPolicy:
+    """``fill_rate`` tokens every ``interval`` seconds, at most ``max`` banked."""
+
+    fill_rate: int
+    interval: int
+    max: int
+
+    @classmethod
+    def per_second(cls, fill_per_second: float, max_tokens: int) -> RateLimitPolicy:
+        """Jira's whole-number form of a rate: 20/s → 20 every 1 s, 0.5/s → 1 every 2 s, 2.5/s → 5 every 2 s.
+
+        ``ValueError`` names a bad argument.
+        """
+        if isinstance(fill_per_second, bool) or not isinstance(fill_per_second, int | float):
+            raise ValueError(f"fill_per_second must be a number, not {fill_per_second!r}")
+        if not math.isfinite(fill_per_second) or fill_per_second <= 0:
+            raise ValueError(f"fill_per_second must be positive, not {fill_per_second!r}")
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+            raise ValueError(f"max must be a positive integer, not {max_tokens!r}")
+        rate = Fraction(fill_per_second).limit_denominator(_LONGEST_INTERVAL)
+        if rate == 0:
+            raise ValueError(f"fill_per_second {fill_per_second!r} is below one token an hour")
+        return cls(fill_rate=rate.numerator, interval=rate.denominator, max=max_tokens)
+
+
+@attrs.frozen(kw_only=True)
+class Admission:
+    """The bucket's answer to one request: allowed or not, and the headers that say how full it is."""
+
+    allowed: bool
+    policy: RateLimitPolicy
+    remaining: int
+    retry_after: int
+
+    def headers(self) -> list[tuple[bytes, bytes]]:
+        return [
+            (b"x-ratelimit-limit", str(self.policy.max).encode()),
+            (b"x-ratelimit-remaining", str(self.remaining).encode()),
+            (b"x-ratelimit-fillrate", str(self.policy.fill_rate).encode()),
+            (b"x-ratelimit-interval-seconds", str(self.policy.interval).encode()),
+            (b"retry-after", str(self.retry_after).encode()),
+        ]
+
+
+@attrs.define
+class _Bucket:
+    tokens: int
+    refilled_at: float  # the start of the current interval
+
+
+class RateLimiter:
+    """Off until :meth:`configure`; then one bucket per user, each starting full."""
+
+    def __init__(self, timer: Clock) -> None:
+        self.timer = timer
+        self.policy: RateLimitPolicy | None = None
+        self._buckets: dict[str, _Bucket] = {}
+
+    def configure(self, fill_per_second: float, max_tokens: int) -> RateLimitPolicy:
+        """Turn the limit on (or change it): every bucket starts full again."""
+        self.policy = RateLimitPolicy.per_second(fill_per_second, max_tokens)
+        self._buckets.clear()
+        return self.policy
+
+    def off(self) -> None:
+        self.policy = None
+        self._buckets.clear()
+
+    def admit(self, user: str) -> Admission | None:
+        """Take a token of ``user``'s bucket; ``None`` while the limit is off."""
+        policy = self.policy
+        if policy is None:
+            return None
+        now = self.timer.monotonic()
+        bucket = self._buckets.get(user)
+        if bucket is None:
+            bucket = self._buckets[user] = _Bucket(tokens=policy.max, refilled_at=now)
+        batches = int((now - bucket.refilled_at) // policy.interval)
+        if batches > 0:
+            bucket.tokens = min(policy.max, bucket.tokens + batches * policy.fill_rate)
+            bucket.refilled_at += batches * policy.interval
+        allowed = bucket.tokens > 0
+        if allowed:
+            bucket.tokens -= 1
+        retry_after = 0 if bucket.tokens > 0 else math.ceil(bucket.refilled_at + policy.interval - now)
+        return Admission(allowed=allowed, policy=policy, remaining=bucket.tokens, retry_after=max(retry_after, 0))
