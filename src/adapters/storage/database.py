@@ -21,6 +21,7 @@ from adapters.storage.engine import is_postgres
 from adapters.storage.mirror import MirrorRepository
 from adapters.storage.notes import NotesRepository
 from adapters.storage.queue import QueueRepository
+from adapters.storage.web_sessions import WebSessionRepository
 
 __all__ = ["BATCH_CHANNEL", "QUEUE_LOCK_KEY", "Database", "UnitOfWork"]
 
@@ -42,6 +43,7 @@ class UnitOfWork:
     mirror: MirrorRepository
     admin: AdminRepository
     notes: NotesRepository
+    web_sessions: WebSessionRepository
     after_commit: list[Callable[[], None]] = attrs.field(factory=list)
 
     async def lock_queue(self) -> None:
@@ -81,6 +83,7 @@ class Database:
                 mirror=MirrorRepository(session),
                 admin=AdminRepository(session),
                 notes=NotesRepository(session),
+                web_sessions=WebSessionRepository(session),
             )
             async with session.begin():
                 yield unit

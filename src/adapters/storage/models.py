@@ -48,6 +48,7 @@ __all__ = [
     "SettingsRow",
     "SyncRunRow",
     "UTCDateTime",
+    "WebSessionRow",
     "storable_id",
     "table_of",
 ]
@@ -284,6 +285,19 @@ class SettingsRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     data: Mapped[dict[str, Any]] = mapped_column(JSONType)
+
+
+class WebSessionRow(Base):
+    """A person's session of the web page: the sha256 of its cookie, whose token it is, when it ends (absolutely),
+    and the messages left for the next page (``flash``)."""
+
+    __tablename__ = "web_session"
+
+    id_sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    token_sha256: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+    flash: Mapped[list[Any] | None] = mapped_column(JSONType)
 
 
 def table_of(model: type[Base]) -> Table:
