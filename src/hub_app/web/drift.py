@@ -10,10 +10,9 @@ from litestar.params import QueryParameter
 from litestar.response import Redirect, Template
 
 from hub_app import admin, drift
-from hub_app.bodies import parse
 from hub_app.runtime import Unit
 from hub_app.views import BatchCreated
-from hub_app.web.acting import attempt, author, read
+from hub_app.web.acting import attempt, author, form_body, read
 from hub_app.web.queue import PageNumber, pages
 from hub_app.web.render import flash, page
 
@@ -58,7 +57,7 @@ async def drift_reapply(request: Request[Any, Any, Any]) -> Redirect:
     name = author(request)
 
     async def put_back(unit: Unit) -> BatchCreated:
-        body = parse(drift.ReapplyIn, {"command_ids": [_number(v) for v in chosen]})
+        body = form_body(drift.ReapplyIn, {"command_ids": [_number(v) for v in chosen]})
         return await drift.reapply(unit, body, token_name=name)
 
     outcome = await attempt(request, put_back)
