@@ -7,7 +7,6 @@ Errors: :class:`~reconcile.errors.ValidationError` (422, nothing written), :clas
 from __future__ import annotations
 
 import hashlib
-import re
 import secrets
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from hub_app.roles import Caller, Role
 from hub_app.runtime import Unit
 from hub_app.views import FileStored, ProjectView, TokenCreated, TokenView
 from reconcile.errors import ConflictError, ReconcileError, ValidationError
+from reconcile.project_names import check_project_name
 from reconcile.settings import Settings, merge_settings, settings_to_json
 
 __all__ = [
@@ -111,10 +111,6 @@ async def patch_settings(unit: Unit, body: Any) -> dict[str, Any]:
 
 # --- projects ---------------------------------------------------------------------------------------------
 
-_PROJECT_NAME = re.compile(r"[^\s\",()]+")
-#: A project's name is a Jira label the hub keeps in 200 characters.
-PROJECT_NAME_MAX = 200
-
 
 def _check_board_type(value: str | None) -> None:
     if value not in (None, "scrum", "kanban"):
@@ -134,10 +130,7 @@ async def project(unit: Unit, name: str) -> ProjectRecord:
 
 async def create_project(unit: Unit, body: ProjectIn) -> ProjectView:
     name = body.name
-    if len(name) > PROJECT_NAME_MAX:
-        raise ValidationError(f"имя проекта длиннее {PROJECT_NAME_MAX} символов")
-    if not _PROJECT_NAME.fullmatch(name):
-        raise ValidationError(f"имя проекта {name!r} — метка Jira без пробелов, кавычек, запятых и скобок")
+    check_project_name(name)
     _check_board_type(body.board_type)
     for existing in await unit.db.admin.projects():
         if existing.name.casefold() == name.casefold():

@@ -15,6 +15,7 @@ from hub_app.views import BatchCreated
 from hub_app.web.acting import attempt, author, form_body, read
 from hub_app.web.queue import PageNumber, pages
 from hub_app.web.render import flash, page
+from reconcile.project_names import PROJECT_NAME_MAX
 
 __all__ = ["ITEMS_PER_PAGE", "ROUTES"]
 
@@ -30,7 +31,7 @@ def _number(value: str) -> Any:
 async def drift_view(
     request: Request[Any, Any, Any],
     number: PageNumber = 1,
-    project: Annotated[str, QueryParameter(name="project", max_length=200)] = "",
+    project: Annotated[str, QueryParameter(name="project", max_length=PROJECT_NAME_MAX)] = "",
 ) -> Template:
     async def look(unit: Unit) -> dict[str, Any]:
         found = await drift.list_drift(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from litestar import Request
@@ -42,6 +43,11 @@ TEMPLATES = Path(__file__).parent / "templates"
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
 
 
+def _segment(value: str) -> str:
+    """A name as one segment of a URL's path (a project ``x#y?z`` is ``x%23y%3Fz``)."""
+    return quote(str(value), safe="")
+
+
 def _environment() -> Environment:
     env = Environment(
         loader=FileSystemLoader(TEMPLATES),
@@ -50,7 +56,7 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(status=status_label, when=when, duration=duration, pretty=pretty_json)
+    env.filters.update(status=status_label, when=when, duration=duration, pretty=pretty_json, segment=_segment)
     env.globals.update(STATUS_LABELS=STATUS_LABELS, APPROVAL_LABELS=APPROVAL_LABELS)
     env.policies["json.dumps_kwargs"] = {"ensure_ascii": False, "sort_keys": False}
     return env

@@ -1,4 +1,5 @@
-"""web_session: the web page's sessions on the server, so «Выйти» ends one and every hub process sees it (DESIGN.md 8)
+"""web_session: the web page's sessions on the server, so «Выйти» ends one and every hub process sees it (DESIGN.md 8);
+project names as long as Jira's labels (255)
 
 Revision ID: web_sessions
 Revises: natural_order
@@ -31,8 +32,18 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id_sha256", name=op.f("pk_web_session")),
     )
     op.create_index(op.f("ix_web_session_expires_at"), "web_session", ["expires_at"], unique=False)
+    _project_names(255, 200)
+
+
+def _project_names(length: int, was: int) -> None:
+    """``project.name`` and ``batch.project`` hold a Jira label (reconcile.project_names)."""
+    with op.batch_alter_table("project") as batch:
+        batch.alter_column("name", existing_type=sa.String(length=was), type_=sa.String(length=length))
+    with op.batch_alter_table("batch") as batch:
+        batch.alter_column("project", existing_type=sa.String(length=was), type_=sa.String(length=length))
 
 
 def downgrade() -> None:
+    _project_names(200, 255)
     op.drop_index(op.f("ix_web_session_expires_at"), table_name="web_session")
     op.drop_table("web_session")
