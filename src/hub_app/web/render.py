@@ -7,6 +7,7 @@ error in the tests, not a blank cell.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from reconcile.text import bad_place
 
 __all__ = [
     "PAGE_PREFIX",
+    "environment",
     "flash",
     "form_text",
     "fragment",
@@ -62,8 +64,14 @@ def _environment() -> Environment:
     return env
 
 
+@functools.cache
+def environment() -> Environment:
+    """The page's Jinja environment (made once: the views' and the ``/schema`` page's)."""
+    return _environment()
+
+
 def template_config() -> TemplateConfig[JinjaTemplateEngine]:
-    return TemplateConfig(instance=JinjaTemplateEngine.from_environment(_environment()))
+    return TemplateConfig(instance=JinjaTemplateEngine.from_environment(environment()))
 
 
 def is_htmx(request: Request[Any, Any, Any]) -> bool:
