@@ -47,7 +47,7 @@ AGENT_REFUSED = "токен агента не открывает страниц�
 WRONG_TOKEN = "неверный токен"
 ADMIN_ONLY = "это может только администратор"
 
-#: The file in the hub's data dir that keeps the page's session key.
+#: The file in the hub's data dir that keeps the page's key (it signs the login form's CSRF cookie).
 KEY_FILE = "web-session.key"
 _KEY_BYTES = 32
 
@@ -61,7 +61,7 @@ class PageRefused(PermissionDeniedException):
 
 
 def session_key(data_dir: Path) -> bytes:
-    """The page's session key kept in ``data_dir`` (created once, readable by the hub's user only)."""
+    """The page's key kept in ``data_dir`` (created once, readable by the hub's user only)."""
     path = data_dir / KEY_FILE
     if not path.exists():
         data_dir.mkdir(parents=True, exist_ok=True)
