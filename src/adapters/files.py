@@ -1,7 +1,8 @@
 """Content-addressed file store under the hub's data dir: ``<root>/<sha[:2]>/<sha>``.
 
-A file is written to a temporary name while its sha256 is computed, then renamed into place, so a reader
-never sees half a file and the same bytes are stored once.
+A file is written to a temporary name while its sha256 is computed (it is *staged*), then renamed into place,
+so a reader never sees half a file and the same bytes are stored once. Between the two the hub decides whether
+the store may hold it (``max_store_bytes``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import attrs
 
-__all__ = ["FileStore", "FileTooLargeError", "StoredFile", "is_sha256"]
+__all__ = ["FileStore", "FileTooLargeError", "StagedFile", "StoredFile", "is_sha256"]
 
 _SHA = re.compile(r"[0-9a-f]{64}")
 
@@ -35,6 +36,15 @@ class FileTooLargeError(Exception):
 
 @attrs.frozen(kw_only=True)
 class StoredFile:
+    sha256: str
+    size: int
+
+
+@attrs.frozen(kw_only=True)
+class StagedFile:
+    """An upload in a temporary file of the store, its sha256 and size known, not yet in its place."""
+
+    path: Path
     sha256: str
     size: int
 
@@ -66,50 +76,74 @@ class FileStore:
     def delete(self, sha256: str) -> None:
         self.path(sha256).unlink(missing_ok=True)
 
+    async def stage_stream(self, chunks: AsyncIterable[bytes], *, limit: int) -> StagedFile:
+        """Write ``chunks`` to a temporary file of the store; :class:`FileTooLargeError` past ``limit`` bytes (and
+        nothing kept). The caller then places it (:meth:`place`) or drops it (:meth:`discard`)."""
+        staging = _Staging(self.root, limit)
+        try:
+            async for chunk in chunks:
+                staging.write(chunk)
+        except BaseException:
+            staging.abandon()
+            raise
+        return staging.done()
+
+    def stage_bytes(self, chunks: Iterable[bytes] | bytes, *, limit: int) -> StagedFile:
+        """The synchronous twin of :meth:`stage_stream` (tests, CLI)."""
+        staging = _Staging(self.root, limit)
+        try:
+            for chunk in [chunks] if isinstance(chunks, bytes) else chunks:
+                staging.write(chunk)
+        except BaseException:
+            staging.abandon()
+            raise
+        return staging.done()
+
+    def place(self, staged: StagedFile) -> StoredFile:
+        """Move a staged file to its place (the same bytes already there: the staged copy is dropped)."""
+        target = self.path(staged.sha256)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.exists() and target.stat().st_size == staged.size:
+            staged.path.unlink(missing_ok=True)
+        else:
+            staged.path.replace(target)
+        return StoredFile(sha256=staged.sha256, size=staged.size)
+
+    @staticmethod
+    def discard(staged: StagedFile) -> None:
+        """Drop a staged file that was not placed (nothing happens when it was)."""
+        staged.path.unlink(missing_ok=True)
+
     async def put_stream(self, chunks: AsyncIterable[bytes], *, limit: int) -> StoredFile:
         """Store the bytes of ``chunks``; raise :class:`FileTooLargeError` past ``limit`` bytes."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        digest = hashlib.sha256()
-        size = 0
-        fd, tmp_name = tempfile.mkstemp(dir=self.root, prefix=".upload-")
-        tmp = Path(tmp_name)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                async for chunk in chunks:
-                    size += len(chunk)
-                    if size > limit:
-                        raise FileTooLargeError(limit)
-                    digest.update(chunk)
-                    out.write(chunk)
-            return self._place(tmp, digest.hexdigest(), size)
-        finally:
-            tmp.unlink(missing_ok=True)  # noqa: ASYNC240 — a local file, gone in microseconds
+        return self.place(await self.stage_stream(chunks, limit=limit))
 
     def put_bytes(self, chunks: Iterable[bytes] | bytes, *, limit: int) -> StoredFile:
         """The synchronous twin of :meth:`put_stream` (tests, CLI)."""
-        if isinstance(chunks, bytes):
-            chunks = [chunks]
-        self.root.mkdir(parents=True, exist_ok=True)
-        digest = hashlib.sha256()
-        size = 0
-        fd, tmp_name = tempfile.mkstemp(dir=self.root, prefix=".upload-")
-        tmp = Path(tmp_name)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                for chunk in chunks:
-                    size += len(chunk)
-                    if size > limit:
-                        raise FileTooLargeError(limit)
-                    digest.update(chunk)
-                    out.write(chunk)
-            return self._place(tmp, digest.hexdigest(), size)
-        finally:
-            tmp.unlink(missing_ok=True)
+        return self.place(self.stage_bytes(chunks, limit=limit))
 
-    def _place(self, tmp: Path, sha256: str, size: int) -> StoredFile:
-        target = self.path(sha256)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if target.exists() and target.stat().st_size == size:
-            return StoredFile(sha256=sha256, size=size)
-        tmp.replace(target)
-        return StoredFile(sha256=sha256, size=size)
+
+class _Staging:
+    """A temporary file of the store being written, its sha256 computed on the way."""
+
+    def __init__(self, root: Path, limit: int) -> None:
+        root.mkdir(parents=True, exist_ok=True)
+        self.limit, self.size, self.digest = limit, 0, hashlib.sha256()
+        fd, name = tempfile.mkstemp(dir=root, prefix=".upload-")
+        self.path = Path(name)
+        self.out = os.fdopen(fd, "wb")
+
+    def write(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        if self.size > self.limit:
+            raise FileTooLargeError(self.limit)
+        self.digest.update(chunk)
+        self.out.write(chunk)
+
+    def done(self) -> StagedFile:
+        self.out.close()
+        return StagedFile(path=self.path, sha256=self.digest.hexdigest(), size=self.size)
+
+    def abandon(self) -> None:
+        self.out.close()
+        self.path.unlink(missing_ok=True)

@@ -7,19 +7,23 @@ Errors: :class:`~reconcile.errors.ValidationError` (422, nothing written), :clas
 from __future__ import annotations
 
 import hashlib
-import re
+import logging
 import secrets
 from pathlib import Path
 from typing import Any
 
-from adapters.files import StoredFile, is_sha256
+from adapters.files import StagedFile, is_sha256
 from adapters.storage.records import FileRecord, ProjectRecord
 from hub_app.bodies import ProjectIn, ProjectPatchIn, TokenIn
 from hub_app.roles import Caller, Role
 from hub_app.runtime import Unit
 from hub_app.views import FileStored, ProjectView, TokenCreated, TokenView
+from reconcile import file_store
 from reconcile.errors import ConflictError, ReconcileError, ValidationError
+from reconcile.project_names import check_project_name
 from reconcile.settings import Settings, merge_settings, settings_to_json
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "NotFoundError",
@@ -35,8 +39,9 @@ __all__ = [
     "patch_project",
     "patch_settings",
     "project",
-    "record_file",
+    "prune_files",
     "revoke_token",
+    "store_file",
     "stored_files",
     "token_digest",
 ]
@@ -111,10 +116,6 @@ async def patch_settings(unit: Unit, body: Any) -> dict[str, Any]:
 
 # --- projects ---------------------------------------------------------------------------------------------
 
-_PROJECT_NAME = re.compile(r"[^\s\",()]+")
-#: A project's name is a Jira label the hub keeps in 200 characters.
-PROJECT_NAME_MAX = 200
-
 
 def _check_board_type(value: str | None) -> None:
     if value not in (None, "scrum", "kanban"):
@@ -134,10 +135,7 @@ async def project(unit: Unit, name: str) -> ProjectRecord:
 
 async def create_project(unit: Unit, body: ProjectIn) -> ProjectView:
     name = body.name
-    if len(name) > PROJECT_NAME_MAX:
-        raise ValidationError(f"имя проекта длиннее {PROJECT_NAME_MAX} символов")
-    if not _PROJECT_NAME.fullmatch(name):
-        raise ValidationError(f"имя проекта {name!r} — метка Jira без пробелов, кавычек, запятых и скобок")
+    check_project_name(name)
     _check_board_type(body.board_type)
     for existing in await unit.db.admin.projects():
         if existing.name.casefold() == name.casefold():
@@ -169,11 +167,42 @@ async def delete_project(unit: Unit, name: str) -> None:
 # --- files ------------------------------------------------------------------------------------------------
 
 
-async def record_file(unit: Unit, stored: StoredFile, *, filename: str | None) -> FileStored:
-    """Record a file already placed in the store (the bytes go first, outside the transaction)."""
-    record = FileRecord(sha256=stored.sha256, size=stored.size, filename=filename, created_at=unit.now)
+async def store_file(unit: Unit, staged: StagedFile, *, filename: str | None) -> FileStored:
+    """``POST /files`` once the bytes are staged: 413 when the store has no room for them (nothing kept), else
+    recorded and moved into place; the same bytes again take no room and count their retention anew."""
+    await unit.db.lock_files()
+    settings = await unit.db.admin.settings()
+    again = staged.sha256 in await unit.db.admin.recorded_files([staged.sha256])
+    used = await unit.db.admin.stored_bytes()
+    file_store.check_room(used=used, adding=0 if again else staged.size, limit=settings.max_store_bytes)
+    record = FileRecord(sha256=staged.sha256, size=staged.size, filename=filename, created_at=unit.now)
     await unit.db.admin.record_file(record)
+    stored = unit.files.place(staged)
     return FileStored(sha256=stored.sha256, size=stored.size)
+
+
+async def prune_files(unit: Unit) -> list[str]:
+    """Remove the files past ``file_retention_hours`` that no queued or claimed command names (run before every
+    upload, in a transaction of its own: :mod:`reconcile.file_store`); their sha256 values.
+
+    The bytes go before the commit, under the file lock: an upload of the same bytes in another process waits
+    for the lock, so it never records a file whose bytes are about to disappear.
+    """
+    await unit.db.lock_files()
+    settings = await unit.db.admin.settings()
+    cutoff = file_store.retention_cutoff(unit.now, settings.file_retention_hours)
+    uploaded = await unit.db.admin.files_uploaded_by(cutoff)
+    if not uploaded:
+        return []
+    attachments = await unit.db.queue.unfinished_of_type("ensure_attachment")
+    needed = {command.params.get("file") for command in attachments}
+    gone = file_store.files_to_prune(uploaded, needed={sha for sha in needed if isinstance(sha, str)}, cutoff=cutoff)
+    await unit.db.admin.delete_files(gone)
+    for sha in gone:
+        unit.files.delete(sha)
+    if gone:
+        unit.db.after_commit.append(lambda: log.info("files_pruned", extra={"files": len(gone)}))
+    return gone
 
 
 async def stored_files(unit: Unit, shas: set[str] | frozenset[str]) -> dict[str, int]:

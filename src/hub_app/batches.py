@@ -72,11 +72,14 @@ async def batch_context(unit: Unit, body: Any, settings: Settings) -> BatchConte
         p.name: ProjectInfo(name=p.name, board_id=p.board_id, board_type=p.board_type)
         for p in await unit.db.admin.projects()
     }
+    files = referenced_files(body)
+    if files:
+        await unit.db.lock_files()  # a file found stored here is not pruned before this batch commits
     return BatchContext(
         settings=settings,
         projects=projects,
         mirror_labels=await unit.db.mirror.labels(referenced_keys(body)),
-        files=await stored_files(unit, referenced_files(body)),
+        files=await stored_files(unit, files),
     )
 
 

@@ -291,6 +291,8 @@ class SettingsIn:
     auto_refresh_minutes: float | None = None
     claim_wait_seconds: float | None = None
     max_file_bytes: int | None = None
+    max_store_bytes: int | None = None
+    file_retention_hours: float | None = None
     max_batch_commands: int | None = None
     approval: ApprovalIn | None = None
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["ConflictError", "ForbiddenError", "JiraAnswerError", "ReconcileError", "ValidationError"]
+__all__ = ["ConflictError", "ForbiddenError", "JiraAnswerError", "ReconcileError", "TooLargeError", "ValidationError"]
 
 
 class ReconcileError(Exception):
@@ -33,3 +33,8 @@ class JiraAnswerError(ReconcileError):
 
 class ForbiddenError(ReconcileError):
     """The caller may not do this to this object, whatever its role (four eyes on an approval): HTTP 403."""
+
+
+class TooLargeError(ReconcileError):
+    """The request would make the hub hold more than it may (the file store's ``max_store_bytes``): HTTP 413,
+    nothing written."""

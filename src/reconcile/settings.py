@@ -59,6 +59,8 @@ LIMITS: dict[str, int] = {
     "auto_refresh_minutes": 525600,
     "claim_wait_seconds": 3600,
     "max_file_bytes": 2**53,
+    "max_store_bytes": 2**53,
+    "file_retention_hours": 87600,
     "max_batch_commands": 1_000_000,
 }
 
@@ -131,6 +133,8 @@ class Settings:
     auto_refresh_minutes: float = 15
     claim_wait_seconds: float = 25
     max_file_bytes: int = 104857600
+    max_store_bytes: int = 10737418240
+    file_retention_hours: float = 168
     max_batch_commands: int = 5000
     approval: ApprovalDoors = attrs.field(factory=ApprovalDoors)
 
@@ -160,6 +164,8 @@ def settings_to_json(settings: Settings) -> dict[str, Any]:
         "auto_refresh_minutes": settings.auto_refresh_minutes,
         "claim_wait_seconds": settings.claim_wait_seconds,
         "max_file_bytes": settings.max_file_bytes,
+        "max_store_bytes": settings.max_store_bytes,
+        "file_retention_hours": settings.file_retention_hours,
         "max_batch_commands": settings.max_batch_commands,
         "approval": {"mcp": settings.approval.mcp, "http": settings.approval.http},
     }
@@ -277,6 +283,10 @@ def settings_from_json(data: Any) -> Settings:
             merged["claim_wait_seconds"], "claim_wait_seconds", LIMITS["claim_wait_seconds"], positive=True
         ),
         max_file_bytes=_count(merged["max_file_bytes"], "max_file_bytes"),
+        max_store_bytes=_count(merged["max_store_bytes"], "max_store_bytes"),
+        file_retention_hours=_number(
+            merged["file_retention_hours"], "file_retention_hours", LIMITS["file_retention_hours"], positive=True
+        ),
         max_batch_commands=_count(merged["max_batch_commands"], "max_batch_commands"),
     )
 

@@ -256,7 +256,11 @@ async def test_board_id_beyond_the_database_is_422(api: Api, hub: Hub) -> None:
             "interface",
             "key — ожидается ключ задачи Jira (AURORA-1538); new:<n> — только в пакете",
         ),
-        (("POST", "/projects", {"name": "P" * 201}), "admin", "имя проекта длиннее 200 символов"),
+        (
+            ("POST", "/projects", {"name": "P" * 256}),
+            "admin",
+            f"недопустимое имя проекта: «{'P' * 60}…» длиннее 255 символов",
+        ),
         (
             ("POST", "/agent/claim", {"agent_id": "agent-1", "instance": "i" * 65}),
             "agent",

@@ -8,16 +8,28 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import String, text
+from sqlalchemy import Connection, String, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adapters.storage.engine import alembic_config, head_revision, make_engine, migrate, schema_revision
-from adapters.storage.models import AgentStatusRow, Base, HistoryEntryRow, MirrorIssueRow, MirrorLinkRow, NoteRow
+from adapters.storage.models import (
+    AgentStatusRow,
+    Base,
+    BatchRow,
+    HistoryEntryRow,
+    MirrorIssueRow,
+    MirrorLinkRow,
+    NoteRow,
+    ProjectRow,
+)
 from reconcile.agents import INSTANCE_MAX
+from reconcile.project_names import PROJECT_NAME_MAX
 from reconcile.records import HISTORY_LIMITS, ISSUE_LIMITS, LINK_LIMITS
 
 pytestmark = pytest.mark.anyio
@@ -60,6 +72,7 @@ def test_record_limits_are_the_column_lengths() -> None:
     } == HISTORY_LIMITS
     assert _length(AgentStatusRow, "instance") == INSTANCE_MAX
     assert _length(NoteRow, "key") == 60
+    assert _length(ProjectRow, "name") == _length(BatchRow, "project") == PROJECT_NAME_MAX
 
 
 def test_head_revision_is_alembics() -> None:
@@ -97,5 +110,46 @@ async def test_schema_revision_before_and_after_migrate(empty_url: str) -> None:
         assert await schema_revision(engine) == head_revision()
         await migrate(engine)
         assert await schema_revision(engine) == head_revision()
+    finally:
+        await engine.dispose()
+
+
+async def test_migrating_past_natural_order_keeps_every_batch_and_command(empty_url: str) -> None:
+    """``web_sessions`` widens ``batch.project`` (SQLite copies the table): the batches, their commands and their
+    foreign keys are all still there afterwards, and foreign keys are enforced again."""
+
+    def upgrade_to(connection: Connection, revision: str) -> None:
+        config = alembic_config()
+        config.attributes["connection"] = connection
+        command.upgrade(config, revision)
+
+    engine = make_engine(empty_url)
+    try:
+        async with engine.begin() as conn:
+            await conn.run_sync(upgrade_to, "natural_order")
+            await conn.execute(
+                text(
+                    "INSERT INTO batch (id, author, title, project, estimate_seconds, created_at) "
+                    "VALUES (1, 'a', 't', 'AWPCA', 0, '2026-10-22 09:00:00')"
+                )
+            )
+            await conn.execute(
+                text(
+                    "INSERT INTO command (id, batch_id, seq, type, params, status, deliveries) "
+                    "VALUES (1, 1, 1, 'refresh', '{}', 'queued', 0)"
+                )
+            )
+        await migrate(engine)
+        async with engine.connect() as conn:
+            assert (await conn.execute(text("SELECT id, batch_id FROM command"))).all() == [(1, 1)]
+            assert (await conn.execute(text("SELECT project FROM batch"))).all() == [("AWPCA",)]
+        with pytest.raises(IntegrityError):
+            async with engine.begin() as conn:
+                await conn.execute(
+                    text(
+                        "INSERT INTO command (id, batch_id, seq, type, params, status, deliveries) "
+                        "VALUES (2, 99, 1, 'refresh', '{}', 'queued', 0)"
+                    )
+                )
     finally:
         await engine.dispose()

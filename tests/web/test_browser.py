@@ -1,7 +1,8 @@
 """The web page in a real headless Chromium against real ``sdlc-hub serve``, ``jira-sim`` and ``sdlc-agent``
 processes: log in, watch a batch reach «выполнена», plan then queue, force-cancel, retry a failed command, add a
-note. After every test, every request the browser made went to the hub's own origin and the console holds no
-script error and no Content-Security-Policy refusal.
+note; a form carrying an anonymous login's CSRF token is refused, «Выйти» ends every copy of the session, and
+``/schema`` works offline. After every test, every request the browser made went to the hub's own origin and the
+console holds no script error and no Content-Security-Policy refusal.
 
 Skipped where Debian's ``chromium`` and ``chromium-driver`` are not installed (``.ci/run`` installs them).
 ``SDLC_HUB_SCREENSHOTS=docs`` refreshes the README's screenshots.
@@ -10,16 +11,19 @@ Skipped where Debian's ``chromium`` and ``chromium-driver`` are not installed (`
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
 from hub_app.web.batches import STILL_WRITTEN
+from hub_app.web.cookies import CSRF_REFUSED
 from loopback.stack import DEMO_PACING, Stack, start_stack, wait_batch
 
 from .browser_support import (
@@ -321,3 +325,74 @@ def test_approve_a_pending_batch_with_a_second_token(driver: WebDriver, stack: S
     finally:
         with stack.client("admin") as admin:
             admin.patch("/settings", json={"approval": {"http": False}})
+
+
+def _anonymous_csrf(stack: Stack) -> tuple[str, str]:
+    """What anyone gets from an anonymous ``GET /login``: the CSRF cookie and the form's token."""
+    with httpx.Client(base_url=stack.hub_url, timeout=30) as stranger:
+        form = stranger.get("/login", headers={"Accept": "text/html"})
+    token = re.search(r'name="_csrf_token" value="([^"]+)"', form.text)
+    assert token is not None
+    return form.cookies["hub_csrf"], token.group(1)
+
+
+def test_a_token_from_an_anonymous_login_does_not_post_with_a_session(driver: WebDriver, stack: Stack) -> None:
+    """A logged-in browser whose force-cancel form carries an anonymous login form's token (and that token's
+    cookie, as a sibling subdomain would toss it in): the hub refuses it and the batch stays queued."""
+    _login(driver, stack)
+    with stack.client("admin") as admin:
+        assert admin.patch("/settings", json={"approval": {"http": True}}).status_code == 200
+    try:
+        batch = _submit(
+            stack, [{"type": "ensure_fields", "params": {"key": "AURORA-1533", "duedate": "2027-01-15"}}], "чужой"
+        )
+    finally:
+        with stack.client("admin") as admin:
+            admin.patch("/settings", json={"approval": {"http": False}})
+    cookie, token = _anonymous_csrf(stack)
+    driver.execute_cdp_cmd(  # type: ignore[attr-defined]
+        "Network.setCookie",
+        {"name": "hub_csrf", "value": cookie, "url": stack.hub_url + "/", "httpOnly": True, "sameSite": "Strict"},
+    )
+    driver.get(f"{stack.hub_url}/batches/{batch['id']}/cancel")
+    driver.execute_script(
+        "document.querySelector('form[action$=\"/cancel\"] input[name=_csrf_token]').value = arguments[0]", token
+    )
+    driver.find_element(By.CSS_SELECTOR, "button.danger").click()
+    wait_for(driver, "the refusal", lambda d: d.find_elements(By.ID, "error"))
+    assert text(driver, "error") == CSRF_REFUSED
+    assert [c["status"] for c in _api(stack, f"/batches/{batch['id']}")["commands"]] == ["queued", "queued"]
+    with stack.client("admin") as admin:
+        admin.post(f"/batches/{batch['id']}/reject", json={"reason": "тест"})
+
+
+def test_logout_ends_a_copied_session(driver: WebDriver, stack: Stack) -> None:
+    """A session cookie copied before «Выйти» opens no page afterwards, in the browser or anywhere else, and
+    posts no batch with the form's token it had."""
+    _login(driver, stack)
+    driver.get(stack.hub_url + "/new")
+    copied = driver.get_cookie("hub_session")
+    assert copied is not None
+    token = driver.find_element(By.CSS_SELECTOR, "#new-batch input[name=_csrf_token]").get_attribute("value")
+    before = _api(stack, "/batches")["total"]
+    click(driver, By.CSS_SELECTOR, "form[action='/logout'] button")
+    wait_for(driver, "logged out", lambda d: d.current_url == stack.hub_url + "/login")
+
+    driver.add_cookie({"name": "hub_session", "value": copied["value"], "path": "/"})
+    driver.get(stack.hub_url + "/")
+    assert driver.current_url == stack.hub_url + "/login"
+    with httpx.Client(base_url=stack.hub_url, cookies={"hub_session": copied["value"]}, timeout=30) as copy:
+        body = json.dumps({"title": "после выхода", "commands": [{"type": "refresh", "params": {"keys": ["A-1"]}}]})
+        posted = copy.post("/new", data={"batch": body, "author": "x", "_csrf_token": token or ""})
+    assert posted.status_code == 303
+    assert posted.headers["location"] == "/login"
+    assert _api(stack, "/batches")["total"] == before
+
+
+def test_schema_works_without_internet(driver: WebDriver, stack: Stack) -> None:
+    """/schema shows the API's operations and links the OpenAPI document, all from the hub itself."""
+    driver.get(stack.hub_url + "/schema")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#operations tbody tr")
+    assert len(rows) > 20
+    assert "POST /batches" in [" ".join(r.text.split()[:2]) for r in rows]
+    assert driver.find_element(By.ID, "openapi-json").get_attribute("href") == stack.hub_url + "/schema/openapi.json"

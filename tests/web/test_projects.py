@@ -119,3 +119,29 @@ async def test_unknown_project_is_named(browser: Open) -> None:
     response = await person.get("/projects/NOPE")
     assert response.status_code == 404
     assert element_text(response.text, "error") == "нет проекта NOPE"
+
+
+async def test_a_name_jira_would_not_keep_is_refused_on_the_page(browser: Open, api: Api) -> None:
+    """The page's form refuses a name with ``/`` in the API's words; nothing is added."""
+    person = await browser("admin")
+    await person.get("/projects")
+    response = await person.post("/projects", {"name": "AW/PCA"})
+    expected = (
+        "недопустимое имя проекта: «AW/PCA» — метка Jira без пробелов, «/» и управляющих символов, "
+        "не длиннее 255 символов"
+    )
+    assert expected in (await person.follow(response)).text
+    assert (await api.get("/projects")).json()["items"] == []
+
+
+async def test_a_name_with_url_punctuation_opens_from_its_link(browser: Open, api: Api) -> None:
+    """A label with ``#?%`` is linked quoted: the link opens its slice and its forms reach it."""
+    await _project(api, "x#y?z%")
+    person = await browser("admin")
+    page = (await person.get("/projects")).text
+    assert 'href="/projects/x%23y%3Fz%25"' in page
+    assert "<h1>Проект x#y?z%</h1>" in (await person.get("/projects/x%23y%3Fz%25")).text
+    await person.get("/projects")
+    response = await person.post("/projects/x%23y%3Fz%25/delete")
+    assert "проект x#y?z% удалён" in (await person.follow(response)).text
+    assert (await api.get("/projects")).json()["items"] == []

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, delete, insert, select, update
+from sqlalchemy import Row, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from adapters.storage.models import AgentStatusRow, ApiTokenRow, FileRow, ProjectRow, SettingsRow, table_of
@@ -121,8 +121,9 @@ class AdminRepository:
     # --- files -----------------------------------------------------------------------------------------
 
     async def record_file(self, file: FileRecord) -> None:
-        """Record an uploaded file (again: its size, and its name when one is given)."""
-        values: dict[str, Any] = {"size": file.size}
+        """Record an uploaded file (again: its size, its name when one is given, and the time of this upload,
+        from which its retention counts)."""
+        values: dict[str, Any] = {"size": file.size, "created_at": file.created_at}
         if file.filename:
             values["filename"] = file.filename
         changed = await self._session.execute(update(_FILE).where(_FILE.c.sha256 == file.sha256).values(**values))
@@ -140,6 +141,20 @@ class AdminRepository:
             return set()
         query = select(_FILE.c.sha256).where(_FILE.c.sha256.in_(wanted))
         return set((await self._session.scalars(query)).all())
+
+    async def stored_bytes(self) -> int:
+        """The size of every recorded file together (what ``max_store_bytes`` bounds)."""
+        return int(await self._session.scalar(select(func.coalesce(func.sum(_FILE.c.size), 0))) or 0)
+
+    async def files_uploaded_by(self, cutoff: datetime) -> dict[str, datetime]:
+        """The files last uploaded at or before ``cutoff``: sha256 → that time."""
+        query = select(_FILE.c.sha256, _FILE.c.created_at).where(_FILE.c.created_at <= cutoff)
+        return {row.sha256: row.created_at for row in (await self._session.execute(query)).all()}
+
+    async def delete_files(self, shas: Iterable[str]) -> None:
+        wanted = sorted(set(shas))
+        if wanted:
+            await self._session.execute(delete(_FILE).where(_FILE.c.sha256.in_(wanted)))
 
     # --- the agent's status ----------------------------------------------------------------------------
 

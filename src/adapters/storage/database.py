@@ -21,8 +21,9 @@ from adapters.storage.engine import is_postgres
 from adapters.storage.mirror import MirrorRepository
 from adapters.storage.notes import NotesRepository
 from adapters.storage.queue import QueueRepository
+from adapters.storage.web_sessions import WebSessionRepository
 
-__all__ = ["BATCH_CHANNEL", "QUEUE_LOCK_KEY", "Database", "UnitOfWork"]
+__all__ = ["BATCH_CHANNEL", "FILES_LOCK_KEY", "QUEUE_LOCK_KEY", "Database", "UnitOfWork"]
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,8 @@ log = logging.getLogger(__name__)
 BATCH_CHANNEL = "sdlc_hub_batches"
 #: Key of the transaction-scoped PostgreSQL advisory lock that serialises changes of the queue.
 QUEUE_LOCK_KEY = 0x5D1C_4B0B
+#: Key of the transaction-scoped advisory lock around the file store's contents (:meth:`UnitOfWork.lock_files`).
+FILES_LOCK_KEY = 0x5D1C_F11E
 
 
 @attrs.define(kw_only=True)
@@ -42,6 +45,7 @@ class UnitOfWork:
     mirror: MirrorRepository
     admin: AdminRepository
     notes: NotesRepository
+    web_sessions: WebSessionRepository
     after_commit: list[Callable[[], None]] = attrs.field(factory=list)
 
     async def lock_queue(self) -> None:
@@ -56,6 +60,13 @@ class UnitOfWork:
         """
         if self.postgres:
             await self.session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": QUEUE_LOCK_KEY})
+
+    async def lock_files(self) -> None:
+        """Serialise what adds or removes files across hub processes: an upload (the store's room), the pruning of
+        old files, and a batch naming files (so a file it found stored is not pruned before it commits).
+        SQLite: nothing, as for :meth:`lock_queue`."""
+        if self.postgres:
+            await self.session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": FILES_LOCK_KEY})
 
     async def announce_batch(self, wake: Callable[[], None]) -> None:
         """After the commit, wake the claims waiting here (``wake``) and, on PostgreSQL, in every hub process."""
@@ -81,6 +92,7 @@ class Database:
                 mirror=MirrorRepository(session),
                 admin=AdminRepository(session),
                 notes=NotesRepository(session),
+                web_sessions=WebSessionRepository(session),
             )
             async with session.begin():
                 yield unit

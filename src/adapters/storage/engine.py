@@ -153,6 +153,28 @@ def _upgrade(connection: Connection) -> None:
     command.upgrade(config, "head")
 
 
+def _upgrade_sqlite(connection: Connection) -> None:
+    """SQLite changes a column's type by copying the table: foreign keys stay off meanwhile (else dropping the
+    old ``batch`` would cascade to its commands), are checked once the schema is new, and are turned back on.
+
+    ``PRAGMA foreign_keys`` is ignored inside a transaction, so it is set on the driver's connection (in
+    autocommit mode, see :func:`make_engine`) before the migration's transaction begins.
+    """
+    raw = connection.connection.dbapi_connection
+    assert raw is not None
+    pragma = raw.cursor()
+    pragma.execute("PRAGMA foreign_keys=OFF")
+    try:
+        with connection.begin():
+            _upgrade(connection)
+            broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+            if broken:
+                raise RuntimeError(f"the migration left rows whose foreign keys point nowhere: {broken[:5]}")
+    finally:
+        pragma.execute("PRAGMA foreign_keys=ON")
+        pragma.close()
+
+
 async def migrate(engine: AsyncEngine) -> None:
     """Bring the schema to the latest revision (idempotent; a database already there costs one query)."""
     if engine.dialect.name == "sqlite":
@@ -160,6 +182,10 @@ async def migrate(engine: AsyncEngine) -> None:
         if database and database != ":memory:":
             Path(database).parent.mkdir(parents=True, exist_ok=True)
     if await schema_revision(engine) == head_revision():
+        return
+    if engine.dialect.name == "sqlite":
+        async with engine.connect() as conn:
+            await conn.run_sync(_upgrade_sqlite)
         return
     async with engine.begin() as conn:
         if is_postgres(engine):

@@ -29,6 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from reconcile.project_names import PROJECT_NAME_MAX
 from reconcile.records import NATURAL_KEY_MAX
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "SettingsRow",
     "SyncRunRow",
     "UTCDateTime",
+    "WebSessionRow",
     "storable_id",
     "table_of",
 ]
@@ -107,7 +109,7 @@ class ProjectRow(Base):
     __tablename__ = "project"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(200), unique=True)
+    name: Mapped[str] = mapped_column(String(PROJECT_NAME_MAX), unique=True)
     board_id: Mapped[int | None] = mapped_column(Integer)
     board_type: Mapped[str | None] = mapped_column(String(20))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
@@ -119,7 +121,7 @@ class BatchRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     author: Mapped[str] = mapped_column(Text)
     title: Mapped[str] = mapped_column(Text)
-    project: Mapped[str | None] = mapped_column(String(200))
+    project: Mapped[str | None] = mapped_column(String(PROJECT_NAME_MAX))
     token_name: Mapped[str | None] = mapped_column(String(200))
     estimate_seconds: Mapped[float] = mapped_column(Float, default=0)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
@@ -284,6 +286,19 @@ class SettingsRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     data: Mapped[dict[str, Any]] = mapped_column(JSONType)
+
+
+class WebSessionRow(Base):
+    """A person's session of the web page: the sha256 of its cookie, whose token it is, when it ends (absolutely),
+    and the messages left for the next page (``flash``)."""
+
+    __tablename__ = "web_session"
+
+    id_sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    token_sha256: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+    flash: Mapped[list[Any] | None] = mapped_column(JSONType)
 
 
 def table_of(model: type[Base]) -> Table:

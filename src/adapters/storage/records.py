@@ -26,6 +26,7 @@ __all__ = [
     "ProjectRecord",
     "SyncRunRecord",
     "TokenRecord",
+    "WebSessionRecord",
 ]
 
 
@@ -137,3 +138,15 @@ class AgentStatusRecord:
     last_seen_at: datetime
     last_claim_at: datetime | None = None
     last_error: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class WebSessionRecord:
+    """A live session of the web page (``id_sha256`` is the sha256 of its cookie; the cookie itself is never
+    stored) and the messages waiting for its next page."""
+
+    id_sha256: str
+    token_sha256: str
+    created_at: datetime
+    expires_at: datetime
+    flash: tuple[dict[str, Any], ...] = ()

@@ -24,12 +24,18 @@ __all__ = ["ROUTES"]
 
 @post("/files", request_max_body_size=None, **route(INTERFACE, answer=FileStored, status=201, errors_=(400, 413, 422)))
 async def upload_file(request: Request[Any, Any, Any], filename: FromQuery[str | None] = None) -> Any:
-    """The raw body is stored by its sha256 (over ``max_file_bytes`` → 413); ``ensure_attachment`` names it."""
+    """The raw body is stored by its sha256 (over ``max_file_bytes``, or past the store's ``max_store_bytes`` →
+    413, nothing kept); ``ensure_attachment`` names it. Files past ``file_retention_hours`` that no queued or
+    claimed command names are pruned first."""
     hub = hub_of(request)
     async with hub.unit() as unit:
         settings = await unit.db.admin.settings()
-    stored = await hub.files.put_stream(request.stream(), limit=settings.max_file_bytes)
-    return await in_unit(request, lambda u: admin.record_file(u, stored, filename=filename))
+    staged = await hub.files.stage_stream(request.stream(), limit=settings.max_file_bytes)
+    try:
+        await in_unit(request, admin.prune_files)
+        return await in_unit(request, lambda u: admin.store_file(u, staged, filename=filename))
+    finally:
+        hub.files.discard(staged)
 
 
 @get("/projects", **route(INTERFACE, answer=Items[ProjectView]))

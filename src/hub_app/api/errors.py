@@ -2,7 +2,8 @@
 
 The core's :class:`~reconcile.errors.ValidationError` → 422, :class:`~reconcile.errors.ConflictError` → 409,
 :class:`~reconcile.errors.ForbiddenError` → 403,
-:class:`~hub_app.admin.NotFoundError` → 404, a file over ``max_file_bytes`` → 413; Litestar's own
+:class:`~hub_app.admin.NotFoundError` → 404, a file over ``max_file_bytes`` or a full file store
+(:class:`~reconcile.errors.TooLargeError`) → 413; Litestar's own
 400/401/403/404/405/413 keep their codes; anything else is logged and answers 500 without details.
 """
 
@@ -18,7 +19,7 @@ from litestar.exceptions import ValidationException as LitestarValidationError
 from adapters.files import FileTooLargeError
 from hub_app.admin import NotFoundError
 from reconcile.agents import AgentConflict
-from reconcile.errors import ConflictError, ForbiddenError, ValidationError
+from reconcile.errors import ConflictError, ForbiddenError, TooLargeError, ValidationError
 
 __all__ = ["INTERNAL_ERROR", "error_response", "exception_handlers"]
 
@@ -45,6 +46,8 @@ def _core_error(_: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
         return error_response(404, exc.message)
     if isinstance(exc, FileTooLargeError):
         return error_response(413, f"файл больше max_file_bytes = {exc.limit} байт")
+    if isinstance(exc, TooLargeError):
+        return error_response(413, exc.message)
     return _internal_error(_, exc)
 
 
@@ -76,6 +79,7 @@ def exception_handlers() -> dict[int | type[Exception], Any]:
         ConflictError: _core_error,
         ForbiddenError: _core_error,
         FileTooLargeError: _core_error,
+        TooLargeError: _core_error,
         HTTPException: _http_error,
         Exception: _internal_error,
     }

@@ -1,5 +1,7 @@
-"""The OpenAPI document at ``/schema``: every body, answer and error, the bearer scheme, and the command
-parameters' JSON Schema taken from the command catalogue (the same one the MCP tool ``batch_create`` shows).
+"""The OpenAPI document at ``/schema/openapi.json``: every body, answer and error, the bearer scheme, and the
+command parameters' JSON Schema taken from the command catalogue (the same one the MCP tool ``batch_create``
+shows). ``/schema`` itself is the hub's own page of the operations (:mod:`hub_app.web.schema_page`): no viewer
+from a CDN, nothing that leaves the hub's origin.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from litestar.typing import FieldDefinition
 
 from hub_app.bodies import CommandIn, documented
 from hub_app.views import ErrorView
+from hub_app.web.schema_page import OperationsPage
 from reconcile.commands import batch_create_schema
 
 __all__ = ["BEARER", "CommandSchemaPlugin", "DocumentedAttrsPlugin", "errors", "openapi_config"]
@@ -115,4 +118,5 @@ def openapi_config(*, version: str) -> OpenAPIConfig:
             }
         ),
         use_handler_docstrings=True,
+        render_plugins=[OperationsPage()],
     )

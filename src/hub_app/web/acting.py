@@ -15,10 +15,12 @@ from litestar.exceptions import ClientException
 
 from hub_app.api.auth import caller_of, hub_of
 from hub_app.api.json_body import decode_json
+from hub_app.bodies import parse
 from hub_app.runtime import Unit
 from reconcile.errors import ConflictError, ForbiddenError, ValidationError
+from reconcile.text import check_request_json
 
-__all__ = ["Outcome", "attempt", "author", "read", "read_json"]
+__all__ = ["Outcome", "attempt", "author", "checked", "form_body", "read", "read_json"]
 
 T = TypeVar("T")
 
@@ -49,6 +51,24 @@ async def attempt(request: Request[Any, Any, Any], operation: Callable[[Unit], A
 def author(request: Request[Any, Any, Any]) -> str:
     """The name of the token the person logged in with (batches' ``token_name``, notes' author)."""
     return caller_of(request).name
+
+
+def form_body(cls: type[T], fields: dict[str, Any]) -> T:
+    """A form's fields as the API's body ``cls``, held to the API's rules: the text rule first («недопустимый
+    символ в <поле>», the API's own check of a body, DESIGN.md 3), then the body's fields and kinds."""
+    check_request_json(fields)
+    return parse(cls, fields)
+
+
+def checked(body: Outcome) -> Outcome:
+    """A body read from a form (and completed by the page, e.g. with «Автор») held to the text rule again."""
+    if body.error is not None:
+        return body
+    try:
+        check_request_json(body.value)
+    except ValidationError as exc:
+        return Outcome(error=exc.message)
+    return body
 
 
 def read_json(raw: bytes) -> Outcome:

@@ -16,10 +16,10 @@ from litestar.params import FromPath
 from litestar.response import Redirect, Template
 
 from hub_app import batches, plan
-from hub_app.bodies import CancelIn, RejectIn, parse
+from hub_app.bodies import CancelIn, RejectIn
 from hub_app.runtime import Unit
 from hub_app.views import iso
-from hub_app.web.acting import attempt, author, read
+from hub_app.web.acting import attempt, author, form_body, read
 from hub_app.web.render import flash, form_text, fragment, is_htmx, page, safe_next
 from reconcile.approval import ApprovalState
 
@@ -68,7 +68,7 @@ async def batch_reject(request: Request[Any, Any, Any], batch_id: FromPath[int])
     reason, name = form_text(await request.form(), "reason"), author(request)
 
     async def reject(unit: Unit) -> Any:
-        return await batches.reject_batch(unit, batch_id, parse(RejectIn, {"reason": reason}), token_name=name)
+        return await batches.reject_batch(unit, batch_id, form_body(RejectIn, {"reason": reason}), token_name=name)
 
     outcome = await attempt(request, reject)
     flash(request, outcome.error or f"пакет {batch_id} отклонён: {reason}", error=outcome.error is not None)

@@ -10,12 +10,12 @@ from litestar.params import QueryParameter
 from litestar.response import Redirect, Template
 
 from hub_app import admin, drift
-from hub_app.bodies import parse
 from hub_app.runtime import Unit
 from hub_app.views import BatchCreated
-from hub_app.web.acting import attempt, author, read
+from hub_app.web.acting import attempt, author, form_body, read
 from hub_app.web.queue import PageNumber, pages
 from hub_app.web.render import flash, page
+from reconcile.project_names import PROJECT_NAME_MAX
 
 __all__ = ["ITEMS_PER_PAGE", "ROUTES"]
 
@@ -31,7 +31,7 @@ def _number(value: str) -> Any:
 async def drift_view(
     request: Request[Any, Any, Any],
     number: PageNumber = 1,
-    project: Annotated[str, QueryParameter(name="project", max_length=200)] = "",
+    project: Annotated[str, QueryParameter(name="project", max_length=PROJECT_NAME_MAX)] = "",
 ) -> Template:
     async def look(unit: Unit) -> dict[str, Any]:
         found = await drift.list_drift(
@@ -58,7 +58,7 @@ async def drift_reapply(request: Request[Any, Any, Any]) -> Redirect:
     name = author(request)
 
     async def put_back(unit: Unit) -> BatchCreated:
-        body = parse(drift.ReapplyIn, {"command_ids": [_number(v) for v in chosen]})
+        body = form_body(drift.ReapplyIn, {"command_ids": [_number(v) for v in chosen]})
         return await drift.reapply(unit, body, token_name=name)
 
     outcome = await attempt(request, put_back)

@@ -14,6 +14,7 @@ from litestar.exceptions import HTTPException, NotFoundException, PermissionDeni
 
 from hub_app.admin import NotFoundError
 from hub_app.api.errors import INTERNAL_ERROR
+from hub_app.web.cookies import CSRF_REFUSED
 from hub_app.web.render import page
 from hub_app.web.session import LoginRequired, PageRefused, login_redirect
 from reconcile.errors import ConflictError, ForbiddenError, ValidationError
@@ -22,7 +23,6 @@ __all__ = ["CSRF_REFUSED", "NO_SUCH_PAGE", "page_exception_handlers"]
 
 log = logging.getLogger("hub_app")
 
-CSRF_REFUSED = "форма устарела или отправлена не с этой страницы: обновите страницу и повторите"
 NO_SUCH_PAGE = "такой страницы нет"
 
 
@@ -37,7 +37,7 @@ def _login(request: Request[Any, Any, Any], _: Exception) -> Response[Any]:
 def _refused(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     if isinstance(exc, PageRefused):
         return error_page(request, 403, str(exc.detail))
-    return error_page(request, 403, CSRF_REFUSED)  # the only other refusal here is the CSRF middleware's
+    return error_page(request, 403, CSRF_REFUSED)  # the only other refusal here is the CSRF check's
 
 
 _CORE_STATUS: dict[type[Exception], int] = {

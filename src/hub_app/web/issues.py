@@ -10,9 +10,9 @@ from litestar.params import FromPath
 from litestar.response import Redirect, Template
 
 from hub_app import mirror
-from hub_app.bodies import NoteIn, parse
+from hub_app.bodies import NoteIn
 from hub_app.runtime import Unit
-from hub_app.web.acting import attempt, author, read
+from hub_app.web.acting import attempt, author, form_body, read
 from hub_app.web.queue import PageNumber, pages
 from hub_app.web.render import flash, form_text, page
 
@@ -48,7 +48,7 @@ async def note_add(request: Request[Any, Any, Any], key: FromPath[str]) -> Templ
     text = form_text(await request.form(), "text")
     name = author(request)
     outcome = await attempt(
-        request, lambda u: mirror.add_note(u, parse(NoteIn, {"key": key, "text": text}), author=name)
+        request, lambda u: mirror.add_note(u, form_body(NoteIn, {"key": key, "text": text}), author=name)
     )
     if outcome.error is not None:
         return await _issue_page(request, key, 1, status_code=422, note=text, error=outcome.error)

@@ -17,7 +17,7 @@ from litestar.response import Redirect, Template
 from hub_app import batches, plan
 from hub_app.runtime import Unit
 from hub_app.views import BatchCreated
-from hub_app.web.acting import Outcome, attempt, author, read_json
+from hub_app.web.acting import Outcome, attempt, author, checked, read_json
 from hub_app.web.render import flash, form_text, fragment, is_htmx, page
 from reconcile.approval import ApprovalState
 
@@ -47,6 +47,7 @@ async def _submitted(request: Request[Any, Any, Any]) -> tuple[str, str, Outcome
     body = read_json(raw)
     if isinstance(body.value, dict) and who:
         body.value["author"] = who
+        body = checked(body)
     return who, text, body
 
 

@@ -4,8 +4,9 @@ A view and the API share their URLs (``/batches/7`` is the batch's page and its 
 :func:`page_dispatch` tells them apart before routing: a request without ``Authorization`` that a browser made
 (it accepts ``text/html``, is an htmx request, or posts a form) goes to the page, whose routes live under
 :data:`~hub_app.web.render.PAGE_PREFIX`; a script's request (it carries its bearer token) goes to the API as
-before. ``/``, ``/login``, ``/logout`` and ``/new`` are the page's alone. Every page answer carries a self-only
-Content-Security-Policy: the page runs only ``/static`` scripts and styles, and talks only to its own origin.
+before. ``/``, ``/login``, ``/logout`` and ``/new`` are the page's alone. Every page answer, and ``/schema``'s,
+carries a self-only Content-Security-Policy: the page runs only ``/static`` scripts and styles, and talks only to
+its own origin.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ _HEADERS: list[tuple[bytes, bytes]] = [
 _PAGE_ONLY = frozenset({"", "login", "logout", "new"})
 _SHARED = frozenset({"batches", "commands", "projects", "issues", "settings", "drift"})
 _FORMS = (b"application/x-www-form-urlencoded", b"multipart/form-data")
+#: The API's documents and their page: served under the page's headers too.
+_DOCS = "/schema"
 
 
 def wants_page(scope: Scope) -> bool:
@@ -82,7 +85,7 @@ def page_dispatch(handler: ASGIApp) -> ASGIApp:
         if scope["type"] == ScopeType.HTTP:
             if wants_page(scope):
                 scope["path"] = PAGE_PREFIX + (scope["path"] if scope["path"] != "/" else "")
-            if scope["path"].startswith(PAGE_PREFIX):
+            if scope["path"].startswith((PAGE_PREFIX, _DOCS)):
                 send = _with_headers(send)
         await handler(scope, receive, send)
 

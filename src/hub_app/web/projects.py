@@ -13,10 +13,10 @@ from litestar.params import FromPath, QueryParameter
 from litestar.response import Redirect, Template
 
 from hub_app import admin, mirror
-from hub_app.bodies import ProjectIn, ProjectPatchIn, parse
+from hub_app.bodies import ProjectIn, ProjectPatchIn
 from hub_app.roles import ADMIN
 from hub_app.runtime import Unit
-from hub_app.web.acting import attempt, read
+from hub_app.web.acting import attempt, form_body, read
 from hub_app.web.queue import PageNumber, pages
 from hub_app.web.render import flash, form_text, fragment, is_htmx, page
 
@@ -53,7 +53,7 @@ async def project_add(request: Request[Any, Any, Any]) -> Redirect:
     name = form_text(form, "name").strip()
 
     async def add(unit: Unit) -> Any:
-        return await admin.create_project(unit, parse(ProjectIn, {"name": name, **_board_fields(form)}))
+        return await admin.create_project(unit, form_body(ProjectIn, {"name": name, **_board_fields(form)}))
 
     outcome = await attempt(request, add)
     flash(request, outcome.error or f"проект {name} добавлен", error=outcome.error is not None)
@@ -65,7 +65,7 @@ async def project_change(request: Request[Any, Any, Any], name: FromPath[str]) -
     form = await request.form()
 
     async def change(unit: Unit) -> Any:
-        return await admin.patch_project(unit, name, parse(ProjectPatchIn, _board_fields(form)))
+        return await admin.patch_project(unit, name, form_body(ProjectPatchIn, _board_fields(form)))
 
     outcome = await attempt(request, change)
     flash(request, outcome.error or f"проект {name} изменён", error=outcome.error is not None)

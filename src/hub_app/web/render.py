@@ -7,8 +7,11 @@ error in the tests, not a blank cell.
 
 from __future__ import annotations
 
+import functools
+import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from litestar import Request
@@ -17,10 +20,13 @@ from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.response import Template
 from litestar.template import TemplateConfig
 
+from hub_app.web.cookies import page_session
 from hub_app.web.labels import APPROVAL_LABELS, STATUS_LABELS, duration, pretty_json, status_label, when
+from reconcile.text import bad_place
 
 __all__ = [
     "PAGE_PREFIX",
+    "environment",
     "flash",
     "form_text",
     "fragment",
@@ -36,7 +42,12 @@ PAGE_PREFIX = "/_page"
 
 TEMPLATES = Path(__file__).parent / "templates"
 
-_FLASH = "flash"
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+
+def _segment(value: str) -> str:
+    """A name as one segment of a URL's path (a project ``x#y?z`` is ``x%23y%3Fz``)."""
+    return quote(str(value), safe="")
 
 
 def _environment() -> Environment:
@@ -47,14 +58,20 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(status=status_label, when=when, duration=duration, pretty=pretty_json)
+    env.filters.update(status=status_label, when=when, duration=duration, pretty=pretty_json, segment=_segment)
     env.globals.update(STATUS_LABELS=STATUS_LABELS, APPROVAL_LABELS=APPROVAL_LABELS)
     env.policies["json.dumps_kwargs"] = {"ensure_ascii": False, "sort_keys": False}
     return env
 
 
+@functools.cache
+def environment() -> Environment:
+    """The page's Jinja environment (made once: the views' and the ``/schema`` page's)."""
+    return _environment()
+
+
 def template_config() -> TemplateConfig[JinjaTemplateEngine]:
-    return TemplateConfig(instance=JinjaTemplateEngine.from_environment(_environment()))
+    return TemplateConfig(instance=JinjaTemplateEngine.from_environment(environment()))
 
 
 def is_htmx(request: Request[Any, Any, Any]) -> bool:
@@ -72,8 +89,11 @@ def public_path(request: Request[Any, Any, Any], *, with_query: bool = False) ->
 
 
 def safe_next(value: str | None) -> str:
-    """A place on this hub to go after login: a local path, never another site (``//evil``, ``https://…``)."""
+    """A place on this hub to go after login: a local path, never another site (``//evil``, ``https://…``), and
+    never a control character (a header split, a NUL) or text the API would refuse."""
     if not value or not value.startswith("/") or value.startswith("//") or "\\" in value:
+        return "/"
+    if _CONTROL.search(value) or bad_place(value) is not None:
         return "/"
     return value
 
@@ -86,9 +106,10 @@ def form_text(form: FormMultiDict, name: str) -> str:
 
 def flash(request: Request[Any, Any, Any], text: str, *, error: bool = False) -> None:
     """A message for the next full page (after a redirect): what an action did, or why it was refused."""
-    messages = list(request.session.get(_FLASH) or [])
-    messages.append({"text": text, "error": error})
-    request.session[_FLASH] = messages
+    session = page_session(request)
+    if session is not None:
+        session.flash.append({"text": text, "error": error})
+        session.flash_changed = True
 
 
 def _context(request: Request[Any, Any, Any], context: dict[str, Any]) -> dict[str, Any]:
@@ -104,8 +125,9 @@ def _context(request: Request[Any, Any, Any], context: dict[str, Any]) -> dict[s
 def page(request: Request[Any, Any, Any], template: str, *, status_code: int = 200, **context: Any) -> Template:
     """A full page; it shows (and so clears) the messages left by the previous action."""
     messages: list[dict[str, Any]] = []
-    if request.scope.get("session"):
-        messages = list(request.session.pop(_FLASH, None) or [])
+    session = page_session(request)
+    if session is not None and session.flash:
+        messages, session.flash, session.flash_changed = session.flash, [], True
     return Template(template, context={**_context(request, context), "messages": messages}, status_code=status_code)
 
 

@@ -1,16 +1,14 @@
-"""Who is looking at the page: login with a token into a signed session cookie, the guard of every view, «Выйти».
+"""Who is looking at the page: login with a token into a session, the guard of every view, «Выйти».
 
-The session cookie (Litestar's client-side session: AES-GCM, so signed and sealed; HttpOnly, SameSite=Strict;
-Secure whenever the request came over HTTPS)
-holds only the sha256 of the person's token, the same digest the hub stores: every request looks the token up
-again, so a revoked token ends its sessions at once. The key comes from the hub's data dir
-(:func:`session_key`, generated once); the CSRF secret is derived from it. An agent token opens no page.
+The session lives on the server and its cookie is an opaque id (:mod:`hub_app.web.cookies`: HttpOnly,
+SameSite=Strict, Secure whenever the request came over HTTPS; 12 hours from login at most); the session knows
+only the sha256 of the person's token, the digest the hub stores, and every request looks the token up again.
+The page's key comes from the hub's data dir (:func:`session_key`, generated once); it signs the login form's
+CSRF cookie. An agent token opens no page.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import os
 import secrets
 from pathlib import Path
@@ -18,21 +16,18 @@ from typing import Annotated, Any
 from urllib.parse import quote
 
 from litestar import Request, Response, get, post
-from litestar.config.csrf import CSRFConfig
 from litestar.connection import ASGIConnection
 from litestar.exceptions import PermissionDeniedException
 from litestar.handlers.base import BaseRouteHandler
 from litestar.middleware import DefineMiddleware
-from litestar.middleware.csrf import CSRFMiddleware
-from litestar.middleware.session import SessionMiddleware
-from litestar.middleware.session.client_side import ClientSideSessionBackend, CookieBackendConfig
 from litestar.params import QueryParameter
 from litestar.response import Redirect, Template
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from hub_app import admin
 from hub_app.api.auth import hub_of
-from hub_app.roles import INTERFACE, Caller, Role
+from hub_app.roles import INTERFACE, Role
+from hub_app.web.cookies import CSRF_BEFORE_LOGIN, end_session, page_session, page_session_middleware, start_session
 from hub_app.web.render import form_text, page, public_path, safe_next
 
 __all__ = [
@@ -52,10 +47,9 @@ AGENT_REFUSED = "токен агента не открывает страниц�
 WRONG_TOKEN = "неверный токен"
 ADMIN_ONLY = "это может только администратор"
 
-#: The file in the hub's data dir that keeps the page's session key.
+#: The file in the hub's data dir that keeps the page's key (it signs the login form's CSRF cookie).
 KEY_FILE = "web-session.key"
 _KEY_BYTES = 32
-_SESSION_TOKEN = "token"
 
 
 class LoginRequired(Exception):
@@ -67,7 +61,7 @@ class PageRefused(PermissionDeniedException):
 
 
 def session_key(data_dir: Path) -> bytes:
-    """The page's session key kept in ``data_dir`` (created once, readable by the hub's user only)."""
+    """The page's key kept in ``data_dir`` (created once, readable by the hub's user only)."""
     path = data_dir / KEY_FILE
     if not path.exists():
         data_dir.mkdir(parents=True, exist_ok=True)
@@ -87,29 +81,11 @@ def session_key(data_dir: Path) -> bytes:
     return key
 
 
-def _derived(key: bytes, purpose: bytes) -> bytes:
-    return hmac.new(key, purpose, hashlib.sha256).digest()
-
-
 def page_middleware(key: bytes) -> list[DefineMiddleware]:
-    """The session (outer) and CSRF middleware of every view, keyed by the page's session key."""
-    session = CookieBackendConfig(
-        secret=_derived(key, b"session"),
-        key="hub_session",
-        httponly=True,
-        samesite="strict",
-        max_age=12 * 3600,
-    )
-    csrf = CSRFConfig(
-        secret=_derived(key, b"csrf").hex(),
-        cookie_name="hub_csrf",
-        cookie_httponly=True,
-        cookie_samesite="strict",
-    )
+    """The middleware of every view: cookies marked Secure over HTTPS (outer), then the session and CSRF."""
     return [
         DefineMiddleware(_secure_cookies_over_https),
-        DefineMiddleware(_session_middleware, config=session),
-        DefineMiddleware(CSRFMiddleware, config=csrf),
+        DefineMiddleware(page_session_middleware, key=key),
     ]
 
 
@@ -141,25 +117,12 @@ def _secure_cookies_over_https(app: ASGIApp) -> ASGIApp:
     return middleware
 
 
-def _session_middleware(app: ASGIApp, config: CookieBackendConfig) -> ASGIApp:
-    # Built when the app is (Litestar copies routers, and the cipher of a ready backend cannot be copied).
-    return SessionMiddleware(app=app, backend=ClientSideSessionBackend(config=config))
-
-
-async def _session_caller(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller | None:
-    digest = connection.session.get(_SESSION_TOKEN) if connection.scope.get("session") else None
-    if not isinstance(digest, str):
-        return None
-    async with hub_of(connection).unit() as unit:
-        caller = await admin.caller_by_digest(unit, digest)
-    return caller if caller is not None and caller.role is not Role.AGENT else None
-
-
 async def page_guard(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
     """Every view but the login needs a session of an interface or admin token; some need admin."""
     if handler.opt.get("page_public"):
         return
-    caller = await _session_caller(connection)
+    session = page_session(connection)
+    caller = session.caller if session is not None and session.live else None
     if caller is None:
         raise LoginRequired
     connection.state.caller = caller
@@ -174,26 +137,31 @@ async def login_form(
     return page(request, "login.html", next=safe_next(target))
 
 
-@post("/login", opt={"page_public": True})
+@post("/login", opt={"page_public": True, CSRF_BEFORE_LOGIN: True})
 async def login(request: Request[Any, Any, Any]) -> Response[Any]:
+    """«Войти»: a known interface or admin token opens a new session (the one this browser had ends)."""
     form = await request.form()
     secret, target = form_text(form, "token").strip(), safe_next(form_text(form, "next"))
-    caller = None
-    if secret:
-        async with hub_of(request).unit() as unit:
-            caller = await admin.authenticate(unit, secret)
+    session = page_session(request)
+    assert session is not None
+    async with hub_of(request).unit() as unit:
+        caller = await admin.authenticate(unit, secret) if secret else None
+        if caller is not None and caller.role is not Role.AGENT:
+            await start_session(unit, session, admin.token_digest(secret))
     if caller is None:
         return page(request, "login.html", status_code=401, next=target, error=WRONG_TOKEN)
     if caller.role is Role.AGENT:
         return page(request, "login.html", status_code=403, next=target, error=AGENT_REFUSED)
-    request.set_session({_SESSION_TOKEN: admin.token_digest(secret)})
     return Redirect(target, status_code=303)
 
 
 @post("/logout", opt={"page_public": True})
 async def logout(request: Request[Any, Any, Any]) -> Redirect:
-    """«Выйти»: the session ends (its cookie is cleared)."""
-    request.clear_session()
+    """«Выйти»: the session ends on the server, so its cookie opens nothing more, wherever it was copied."""
+    session = page_session(request)
+    assert session is not None
+    async with hub_of(request).unit() as unit:
+        await end_session(unit, session)
     return Redirect("/login", status_code=303)
 
 
