@@ -41,6 +41,7 @@ DATABASE_URL = Option(
     help="postgresql+asyncpg://… or sqlite+aiosqlite:///… (default: SQLite in the data directory)",
 )
 STORAGE = (DATA_DIR, DATABASE_URL)
+MAX_PORT = 65535
 
 
 def command_line() -> CommandLine:
@@ -53,7 +54,14 @@ def command_line() -> CommandLine:
         serve,
         *STORAGE,
         Option("host", default="127.0.0.1", help="the address to listen on"),
-        Option("port", type=int, default=8700, help="the port to listen on"),
+        Option("port", type=int, default=8700, help="the port to listen on (0: any free one)"),
+        Option(
+            "request-timeout",
+            type=float,
+            default=30.0,
+            help="seconds a client may take to send a request's head, or pause inside its body, before the "
+            "connection is closed",
+        ),
         Option(
             "forwarded-allow-ips",
             default="127.0.0.1",
@@ -138,8 +146,13 @@ def _serve(args: argparse.Namespace) -> int:
     from adapters.storage.engine import make_engine, sqlite_url  # noqa: PLC0415
     from hub_app.app import create_app  # noqa: PLC0415
     from hub_app.runtime import Hub, tune_gc  # noqa: PLC0415
+    from hub_app.serving import HubServer, with_request_timeout  # noqa: PLC0415
     from hub_app.web import session_key  # noqa: PLC0415
 
+    if not 0 <= args.port <= MAX_PORT:
+        raise _Unusable(f"--port {args.port} is not a TCP port (0 to {MAX_PORT})")
+    if not args.request_timeout > 0:
+        raise _Unusable(f"--request-timeout {args.request_timeout:g} must be a positive number of seconds")
     tune_gc()
     data_dir, url = _storage(args)
     asyncio.run(_with_hub(args, lambda hub: asyncio.sleep(0)))  # migrations, before serving
@@ -155,21 +168,22 @@ def _serve(args: argparse.Namespace) -> int:
             "version": package_version(),
         },
     )
-    # A claim may be waiting in a long poll for up to claim_wait_seconds: on SIGTERM it is cut after a second
-    # (the agent sees a dropped connection and claims again from the next hub), not waited for.
     # Idle keep-alive outlives the clients' 5 s pool expiry, so a client never reuses a connection the hub is
-    # closing at that very moment.
-    uvicorn.run(
+    # closing at that very moment. On SIGTERM the long polls end at once with 204 (HubServer); what else is open
+    # gets a second to finish.
+    config = uvicorn.Config(
         app,
         host=args.host,
         port=args.port,
         log_config=None,  # the process's one log format (adapters.logs), not uvicorn's own handlers
         log_level=args.log_level.lower(),
+        http=with_request_timeout(args.request_timeout),
         timeout_graceful_shutdown=1,
         timeout_keep_alive=75,
         proxy_headers=True,
         forwarded_allow_ips=args.forwarded_allow_ips,
     )
+    HubServer(config, hub).run()
     return 0
 
 

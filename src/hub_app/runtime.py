@@ -14,12 +14,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import anyio
 import attrs
 
 from adapters.files import FileStore
 from adapters.storage.database import Database, UnitOfWork
 from adapters.storage.engine import make_engine, migrate, sqlite_url
+from hub_app.longpoll import Wakeup
 
 if TYPE_CHECKING:
     from hub_app.metrics import HubMetrics
@@ -43,24 +43,6 @@ def tune_gc() -> None:
     """Raise the collector's first threshold to :data:`GC_FIRST_THRESHOLD` (the served hub's process, once)."""
     _, second, third = gc.get_threshold()
     gc.set_threshold(GC_FIRST_THRESHOLD, second, third)
-
-
-class Wakeup:
-    """Wakes the claims waiting in this process when work may have appeared.
-
-    A waiter takes :meth:`current` *before* looking at the queue and then waits on it, so a batch created
-    between the look and the wait is not missed.
-    """
-
-    def __init__(self) -> None:
-        self._event = anyio.Event()
-
-    def current(self) -> anyio.Event:
-        return self._event
-
-    def notify(self) -> None:
-        event, self._event = self._event, anyio.Event()
-        event.set()
 
 
 @attrs.define(kw_only=True)
@@ -104,6 +86,10 @@ class Hub:
     async def start_listening(self) -> None:
         """Wake this process's claims when another hub process announces a batch (PostgreSQL)."""
         await self.database.listen(self.wakeup.notify)
+
+    def begin_shutdown(self) -> None:
+        """The server stops: waiting claims end now with 204 (before the server waits for open requests)."""
+        self.wakeup.close()
 
     async def ping(self) -> bool:
         return await self.database.ping()

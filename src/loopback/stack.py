@@ -104,9 +104,11 @@ def start_hub(
     port: int | None = None,
     detach: bool = False,
     database_url: str | None = None,
+    extra: Sequence[str] = (),
+    name: str = "sdlc-hub",
 ) -> tuple[Proc, str]:
-    """``sdlc-hub serve`` on a free loopback port (on ``database_url`` when given); returns when ``/health``
-    answers 200."""
+    """``sdlc-hub serve`` on a free loopback port (on ``database_url`` when given, with ``extra`` options); returns
+    when ``/health`` answers 200."""
     port = port or free_port()
     argv = [
         *script("sdlc-hub"),
@@ -117,8 +119,9 @@ def start_hub(
         str(port),
         "--data-dir",
         str(data_dir),
+        *extra,
     ]
-    proc = spawn("sdlc-hub", argv, log_dir, detach=detach, env=_hub_env(data_dir, database_url))
+    proc = spawn(name, argv, log_dir, detach=detach, env=_hub_env(data_dir, database_url))
     url = f"http://127.0.0.1:{port}"
     wait_for(
         "sdlc-hub",

@@ -31,7 +31,7 @@ async def _until_waiting(hub: Hub) -> None:
     """Until a claim waits on the hub's wake-up (bounded)."""
     with anyio.fail_after(10):
         # The waiting task has no event of its own to signal that it waits: look at the wake-up's waiters.
-        while hub.wakeup.current().statistics().tasks_waiting == 0:  # noqa: ASYNC110
+        while hub.wakeup.waiting() == 0:  # noqa: ASYNC110
             await anyio.sleep(0.01)
 
 
