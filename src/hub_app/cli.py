@@ -102,6 +102,7 @@ async def _with_hub(args: argparse.Namespace, action: Callable[[Hub], Awaitable[
     from hub_app.runtime import open_hub  # noqa: PLC0415
 
     data_dir, url = _storage(args)
+    _warn_if_new_default_database(args)
     try:
         shown = check_url(url or sqlite_url(data_dir)).render_as_string(hide_password=True)
         hub = await open_hub(data_dir=data_dir, database_url=url)
@@ -113,6 +114,34 @@ async def _with_hub(args: argparse.Namespace, action: Callable[[Hub], Awaitable[
         return await action(hub)
     finally:
         await hub.close()
+
+
+async def _migrated(hub: Hub) -> tuple[str, ...]:
+    return hub.migrated
+
+
+def _migrate_summary(applied: Sequence[str]) -> str:
+    """What ``migrate`` did, in one line: the migrations it applied, or that there were none to apply."""
+    from adapters.storage.engine import head_revision  # noqa: PLC0415
+
+    if not applied:
+        return f"the schema is already at {head_revision()}; nothing to apply"
+    noun = "migration" if len(applied) == 1 else "migrations"
+    return f"applied {len(applied)} {noun} ({', '.join(applied)}); the schema is at {head_revision()}"
+
+
+def _warn_if_new_default_database(args: argparse.Namespace) -> None:
+    """One line on stderr when a subcommand is about to create an empty database in the default data dir that
+    nobody chose: tokens added from another directory would seem to vanish otherwise."""
+    from adapters.storage.engine import SQLITE_FILE  # noqa: PLC0415
+
+    data_dir, url = _storage(args)
+    if url is None and "data_dir" in args.defaulted and not (data_dir / SQLITE_FILE).exists():
+        print(
+            f"sdlc-hub: warning: no hub database in {data_dir.resolve()} (the default --data-dir); creating a new,"
+            " empty one. Give --data-dir or SDLC_HUB_DATA_DIR to use an existing hub's.",
+            file=sys.stderr,
+        )
 
 
 async def _token_add(hub: Hub, name: str, role: str) -> str:
@@ -187,6 +216,21 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _operator_message(exc: Exception, args: argparse.Namespace) -> str:
+    """A token command's refusal in the CLI's language (English): the API words it in Russian, for planners."""
+    from hub_app.admin import NotFoundError  # noqa: PLC0415
+    from reconcile.errors import ConflictError, ValidationError  # noqa: PLC0415
+
+    name = getattr(args, "name", "")
+    if isinstance(exc, ConflictError):
+        return f"a token named {name} already exists"
+    if isinstance(exc, NotFoundError):
+        return f"no token named {name}"
+    if isinstance(exc, ValidationError):
+        return f"{name!r} cannot be a token name: give a non-empty name"
+    return f"refused: {type(exc).__name__}"
+
+
 def _reason(exc: BaseException) -> str:
     """The driver's own words, on one line (``connection refused``, ``database "x" does not exist``)."""
     from sqlalchemy.exc import DBAPIError  # noqa: PLC0415
@@ -257,8 +301,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":
             return _serve(args)
         if args.command == "migrate":
-            asyncio.run(_with_hub(args, lambda hub: asyncio.sleep(0)))
-            print("sdlc-hub: the schema is up to date")
+            applied = asyncio.run(_with_hub(args, _migrated))
+            print(f"sdlc-hub: {_migrate_summary(applied)}")
             return 0
         if args.token_command == "add":
             secret = asyncio.run(_with_hub(args, lambda hub: _token_add(hub, args.name, args.role)))
@@ -275,7 +319,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"token {token.name} revoked at {token.revoked_at}")
             return 0
     except ReconcileError as exc:
-        print(f"sdlc-hub: {exc.message}", file=sys.stderr)
+        print(f"sdlc-hub: {_operator_message(exc, args)}", file=sys.stderr)
         return 1
     except _Unusable as exc:
         print(f"sdlc-hub: {exc}", file=sys.stderr)

@@ -66,6 +66,8 @@ class Hub:
     files: FileStore
     now: Callable[[], datetime] = utc_now
     wakeup: Wakeup = attrs.field(factory=Wakeup)
+    #: The migrations :func:`open_hub` applied, oldest first (``sdlc-hub migrate`` names them).
+    migrated: tuple[str, ...] = ()
     _metrics: HubMetrics | None = attrs.field(default=None, init=False)
 
     @property
@@ -106,8 +108,7 @@ async def open_hub(
     run_migrations: bool = True,
 ) -> Hub:
     """Open the hub's storage: SQLite in ``data_dir`` unless ``database_url`` is given; files in ``data_dir``."""
-    data_dir.mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240 — once at start
+    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)  # noqa: ASYNC240 — once at start
     engine = make_engine(database_url or sqlite_url(data_dir))
-    if run_migrations:
-        await migrate(engine)
-    return Hub(database=Database(engine), files=FileStore(data_dir / "files"), now=now)
+    migrated = tuple(await migrate(engine)) if run_migrations else ()
+    return Hub(database=Database(engine), files=FileStore(data_dir / "files"), now=now, migrated=migrated)
