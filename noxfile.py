@@ -55,8 +55,11 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(name="e2e-postgresql")
 def e2e_postgresql(session: nox.Session) -> None:
-    """The recovery, fault and seed-scenario end-to-end tests with the hub on PostgreSQL (a fresh database per
-    test); skipped with SDLC_HUB_TEST_SKIP_PG=1. ``nox -s e2e-postgresql -- tests/e2e`` runs all of them."""
+    """The recovery, fault and seed-scenario end-to-end tests with the hub on PostgreSQL.
+
+    A fresh database per test; skipped with SDLC_HUB_TEST_SKIP_PG=1. ``nox -s e2e-postgresql -- tests/e2e`` runs
+    all of them.
+    """
     if os.environ.get("SDLC_HUB_TEST_SKIP_PG") == "1":
         session.skip("SDLC_HUB_TEST_SKIP_PG=1")
     args = session.posargs or [*E2E_ON_POSTGRESQL, "-k", E2E_TIMING]
@@ -73,10 +76,13 @@ def tests_sqlite(session: nox.Session) -> None:
 
 @nox.session
 def mutate(session: nox.Session) -> None:
-    """mutmut over the pure core (src/reconcile) against its fast tests (tests/reconcile, tests/plans), as
-    configured in pyproject's [tool.mutmut]; not a default session (about half an hour on two cores). Mutant-name
-    globs narrow the run, e.g. ``nox -s mutate -- "reconcile.batch*"``; the results stay in mutants/ for
-    ``mutmut results`` and ``mutmut show``. Scores and the equivalent survivors: docs/mutation.md."""
+    """Mutation testing of the pure core (src/reconcile) against its fast tests, not a default session.
+
+    mutmut as configured in pyproject's [tool.mutmut], against tests/reconcile and tests/plans (about half an
+    hour on two cores). Mutant-name globs narrow the run, e.g. ``nox -s mutate -- "reconcile.batch*"``; the
+    results stay in mutants/ for ``mutmut results`` and ``mutmut show``. Scores and the equivalent survivors:
+    docs/mutation.md.
+    """
     session.run(sys.executable, "-m", "mutmut", "run", *session.posargs)
     for line in mutation_scores(Path("mutants/src/reconcile")):
         session.log(line)
@@ -104,9 +110,11 @@ def mutation_scores(mutated: Path) -> list[str]:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Issue 11's measurements at 1k / 5k / 10k with their floors (not a default session: minutes, and numbers
-    only mean something next to each other); PostgreSQL too unless SDLC_HUB_TEST_SKIP_PG=1. Prints the
-    Markdown tables of bench/RESULTS.md."""
+    """Issue 11's measurements at 1k / 5k / 10k with their floors, not a default session.
+
+    They take minutes, and the numbers only mean something next to each other; PostgreSQL too unless
+    SDLC_HUB_TEST_SKIP_PG=1. Prints the Markdown tables of bench/RESULTS.md.
+    """
     args = list(session.posargs)
     if os.environ.get("SDLC_HUB_TEST_SKIP_PG") != "1":
         args += ["--pg", os.environ.get("SDLC_HUB_TEST_PG_URL", PG_DEFAULT)]
@@ -116,9 +124,11 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def fuzz(session: nox.Session) -> None:
-    """schemathesis against a live hub with an interface and an admin token: no 5xx, nothing the OpenAPI
-    document does not say (SQLite, then PostgreSQL unless SDLC_HUB_TEST_SKIP_PG=1); budget per run in seconds:
-    SDLC_HUB_FUZZ_SECONDS (default 25)."""
+    """schemathesis against a live hub: no 5xx, nothing the OpenAPI document does not say.
+
+    With an interface and an admin token, on SQLite, then PostgreSQL unless SDLC_HUB_TEST_SKIP_PG=1; budget per
+    run in seconds: SDLC_HUB_FUZZ_SECONDS (default 25).
+    """
     session.run(sys.executable, "tests/fuzz/fuzz_hub.py", *session.posargs)
     if os.environ.get("SDLC_HUB_TEST_SKIP_PG") != "1":
         pg = os.environ.get("SDLC_HUB_TEST_PG_URL", PG_DEFAULT)

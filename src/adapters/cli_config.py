@@ -7,6 +7,7 @@ follow from its flag (``--data-dir`` of ``sdlc-hub`` → ``SDLC_HUB_DATA_DIR`` a
     sub = cli.parser.add_subparsers(dest="command", required=True)
     cli.add(sub.add_parser("serve"), DATA_DIR, Option("port", type=int, default=8700))
     args = cli.parse(argv)          # args.port, args.config, args.log_level, args.log_format, args.secrets
+    "data_dir" in args.defaulted    # no flag, variable or config key gave it: the default applies
 
 Every parser handed to :meth:`CommandLine.add` also gets ``--config`` (env ``<PREFIX>_CONFIG``), ``--log-level``
 and ``--log-format``; the root parser has ``--version`` (the installed ``sdlc-hub`` distribution's version).
@@ -166,6 +167,7 @@ class CommandLine:
         resolved = vars(args).copy()
         resolved.pop(_OFFERED, None)
         secrets: list[str] = []
+        defaulted: set[str] = set()
         for dest in sorted(offered):
             option = self._options[dest]
             if dest in resolved:
@@ -180,11 +182,13 @@ class CommandLine:
                             f"give {option.flag} (or {self.env_name(option)}, or {option.dest} in the config file)"
                         )
                     value = option.default
+                    defaulted.add(dest)
             resolved[dest] = value
             if option.secret and value:
                 secrets.append(str(value))
         resolved["config"] = config_path
         resolved["secrets"] = tuple(secrets)
+        resolved["defaulted"] = frozenset(defaulted)
         return argparse.Namespace(**resolved)
 
     def _from_env(self, option: Option, environ: Mapping[str, str]) -> Any:

@@ -37,6 +37,9 @@ _RECORD_ATTRIBUTES = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, No
 #: loaded) at INFO, shown only at DEBUG: the agent's long poll would fill the log.
 _TAKEN_OVER = ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi", "mcp")
 _CHATTY = ("httpx", "httpcore", "alembic.runtime.plugins")
+#: The database drivers' loggers, kept at WARNING even with ``--log-level DEBUG``: at INFO SQLAlchemy logs every
+#: statement with its parameters (token digests, notes, Jira's data), aiosqlite every call with its arguments.
+_NEVER_VERBOSE = ("sqlalchemy", "aiosqlite", "asyncpg")
 
 #: An ``Authorization`` value wherever it shows up (a header dump, an exception's text).
 _CREDENTIALS = re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/-]+=*|\b(Basic)\s+[A-Za-z0-9+/]{8,}=*")
@@ -152,6 +155,8 @@ def configure_logging(
         taken.propagate = True
     for name in _CHATTY:
         logging.getLogger(name).setLevel(logging.NOTSET if numeric < logging.INFO else logging.WARNING)
+    for name in _NEVER_VERBOSE:
+        logging.getLogger(name).setLevel(max(numeric, logging.WARNING))
     return handler
 
 

@@ -66,7 +66,7 @@ class Journal:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                raise JournalBusy(f"журнал {self.path} занят другим процессом агента") from None
+                raise JournalBusy(f"the journal {self.path} is held by another agent process") from None
             yield
         finally:
             os.close(fd)

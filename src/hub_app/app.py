@@ -55,6 +55,7 @@ def create_app(
         try:
             yield
         finally:
+            hub.begin_shutdown()
             if close_hub:
                 await hub.close()
 

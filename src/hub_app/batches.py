@@ -169,8 +169,9 @@ async def list_batches(unit: Unit, *, limit: int | None = None, offset: int | No
     """Batches, newest first."""
     size, start = page_bounds(limit, offset)
     batches, total = await unit.db.queue.batches(limit=size, offset=start)
+    settings = await unit.db.admin.settings()
     commands = await unit.db.queue.commands_of([b.id for b in batches])
-    return Items(items=[BatchView.of(b, commands[b.id]) for b in batches], total=total)
+    return Items(items=[BatchView.of(b, commands[b.id], settings=settings, now=unit.now) for b in batches], total=total)
 
 
 async def batch(unit: Unit, batch_id: int) -> BatchRecord:
@@ -184,7 +185,12 @@ async def get_batch(unit: Unit, batch_id: int) -> BatchDetail:
     found = await batch(unit, batch_id)
     commands = (await unit.db.queue.commands_of([found.id]))[found.id]
     notes = [NoteView.of(n) for n in await unit.db.notes.of_batch(found.id)]
-    return BatchDetail(**attrs.asdict(BatchView.of(found, commands), recurse=False), notes=notes)
+    return BatchDetail(
+        **attrs.asdict(
+            BatchView.of(found, commands, settings=await unit.db.admin.settings(), now=unit.now), recurse=False
+        ),
+        notes=notes,
+    )
 
 
 async def command(unit: Unit, command_id: int) -> CommandRecord:
@@ -223,7 +229,7 @@ async def cancel_batch(unit: Unit, batch_id: int, body: CancelIn) -> BatchView:
             after = attrs.evolve(current, status=advance(current.status, event), finished_at=unit.now)
             await unit.db.queue.save(after)
         commands.append(after)
-    return BatchView.of(found, commands)
+    return BatchView.of(found, commands, settings=await unit.db.admin.settings(), now=unit.now)
 
 
 async def resolved_in_batch(unit: Unit, batch_id: int) -> dict[str, str]:
@@ -278,7 +284,9 @@ async def approve_batch(unit: Unit, batch_id: int, *, token_name: str) -> BatchV
     await unit.db.queue.save_approval(found.id, decided)
     await unit.db.announce_batch(unit.wakeup.notify)
     commands = (await unit.db.queue.commands_of([found.id]))[found.id]
-    return BatchView.of(attrs.evolve(found, approval=decided), commands)
+    return BatchView.of(
+        attrs.evolve(found, approval=decided), commands, settings=await unit.db.admin.settings(), now=unit.now
+    )
 
 
 async def reject_batch(unit: Unit, batch_id: int, body: RejectIn, *, token_name: str) -> BatchView:
@@ -296,4 +304,6 @@ async def reject_batch(unit: Unit, batch_id: int, body: RejectIn, *, token_name:
             after = attrs.evolve(current, status=status, error=error, finished_at=unit.now)
             await unit.db.queue.save(after)
         commands.append(after)
-    return BatchView.of(attrs.evolve(found, approval=decided), commands)
+    return BatchView.of(
+        attrs.evolve(found, approval=decided), commands, settings=await unit.db.admin.settings(), now=unit.now
+    )

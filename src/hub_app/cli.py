@@ -41,6 +41,7 @@ DATABASE_URL = Option(
     help="postgresql+asyncpg://… or sqlite+aiosqlite:///… (default: SQLite in the data directory)",
 )
 STORAGE = (DATA_DIR, DATABASE_URL)
+MAX_PORT = 65535
 
 
 def command_line() -> CommandLine:
@@ -53,7 +54,14 @@ def command_line() -> CommandLine:
         serve,
         *STORAGE,
         Option("host", default="127.0.0.1", help="the address to listen on"),
-        Option("port", type=int, default=8700, help="the port to listen on"),
+        Option("port", type=int, default=8700, help="the port to listen on (0: any free one)"),
+        Option(
+            "request-timeout",
+            type=float,
+            default=30.0,
+            help="seconds a client may take to send a request's head, or pause inside its body, before the "
+            "connection is closed",
+        ),
         Option(
             "forwarded-allow-ips",
             default="127.0.0.1",
@@ -94,6 +102,7 @@ async def _with_hub(args: argparse.Namespace, action: Callable[[Hub], Awaitable[
     from hub_app.runtime import open_hub  # noqa: PLC0415
 
     data_dir, url = _storage(args)
+    _warn_if_new_default_database(args)
     try:
         shown = check_url(url or sqlite_url(data_dir)).render_as_string(hide_password=True)
         hub = await open_hub(data_dir=data_dir, database_url=url)
@@ -105,6 +114,34 @@ async def _with_hub(args: argparse.Namespace, action: Callable[[Hub], Awaitable[
         return await action(hub)
     finally:
         await hub.close()
+
+
+async def _migrated(hub: Hub) -> tuple[str, ...]:
+    return hub.migrated
+
+
+def _migrate_summary(applied: Sequence[str]) -> str:
+    """What ``migrate`` did, in one line: the migrations it applied, or that there were none to apply."""
+    from adapters.storage.engine import head_revision  # noqa: PLC0415
+
+    if not applied:
+        return f"the schema is already at {head_revision()}; nothing to apply"
+    noun = "migration" if len(applied) == 1 else "migrations"
+    return f"applied {len(applied)} {noun} ({', '.join(applied)}); the schema is at {head_revision()}"
+
+
+def _warn_if_new_default_database(args: argparse.Namespace) -> None:
+    """One line on stderr when a subcommand is about to create an empty database in the default data dir that
+    nobody chose: tokens added from another directory would seem to vanish otherwise."""
+    from adapters.storage.engine import SQLITE_FILE  # noqa: PLC0415
+
+    data_dir, url = _storage(args)
+    if url is None and "data_dir" in args.defaulted and not (data_dir / SQLITE_FILE).exists():
+        print(
+            f"sdlc-hub: warning: no hub database in {data_dir.resolve()} (the default --data-dir); creating a new,"
+            " empty one. Give --data-dir or SDLC_HUB_DATA_DIR to use an existing hub's.",
+            file=sys.stderr,
+        )
 
 
 async def _token_add(hub: Hub, name: str, role: str) -> str:
@@ -138,8 +175,13 @@ def _serve(args: argparse.Namespace) -> int:
     from adapters.storage.engine import make_engine, sqlite_url  # noqa: PLC0415
     from hub_app.app import create_app  # noqa: PLC0415
     from hub_app.runtime import Hub, tune_gc  # noqa: PLC0415
+    from hub_app.serving import HubServer, with_request_timeout  # noqa: PLC0415
     from hub_app.web import session_key  # noqa: PLC0415
 
+    if not 0 <= args.port <= MAX_PORT:
+        raise _Unusable(f"--port {args.port} is not a TCP port (0 to {MAX_PORT})")
+    if not args.request_timeout > 0:
+        raise _Unusable(f"--request-timeout {args.request_timeout:g} must be a positive number of seconds")
     tune_gc()
     data_dir, url = _storage(args)
     asyncio.run(_with_hub(args, lambda hub: asyncio.sleep(0)))  # migrations, before serving
@@ -155,22 +197,38 @@ def _serve(args: argparse.Namespace) -> int:
             "version": package_version(),
         },
     )
-    # A claim may be waiting in a long poll for up to claim_wait_seconds: on SIGTERM it is cut after a second
-    # (the agent sees a dropped connection and claims again from the next hub), not waited for.
     # Idle keep-alive outlives the clients' 5 s pool expiry, so a client never reuses a connection the hub is
-    # closing at that very moment.
-    uvicorn.run(
+    # closing at that very moment. On SIGTERM the long polls end at once with 204 (HubServer); what else is open
+    # gets a second to finish.
+    config = uvicorn.Config(
         app,
         host=args.host,
         port=args.port,
         log_config=None,  # the process's one log format (adapters.logs), not uvicorn's own handlers
         log_level=args.log_level.lower(),
+        http=with_request_timeout(args.request_timeout),
         timeout_graceful_shutdown=1,
         timeout_keep_alive=75,
         proxy_headers=True,
         forwarded_allow_ips=args.forwarded_allow_ips,
     )
+    HubServer(config, hub).run()
     return 0
+
+
+def _operator_message(exc: Exception, args: argparse.Namespace) -> str:
+    """A token command's refusal in the CLI's language (English): the API words it in Russian, for planners."""
+    from hub_app.admin import NotFoundError  # noqa: PLC0415
+    from reconcile.errors import ConflictError, ValidationError  # noqa: PLC0415
+
+    name = getattr(args, "name", "")
+    if isinstance(exc, ConflictError):
+        return f"a token named {name} already exists"
+    if isinstance(exc, NotFoundError):
+        return f"no token named {name}"
+    if isinstance(exc, ValidationError):
+        return f"{name!r} cannot be a token name: give a non-empty name"
+    return f"refused: {type(exc).__name__}"
 
 
 def _reason(exc: BaseException) -> str:
@@ -243,8 +301,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":
             return _serve(args)
         if args.command == "migrate":
-            asyncio.run(_with_hub(args, lambda hub: asyncio.sleep(0)))
-            print("sdlc-hub: the schema is up to date")
+            applied = asyncio.run(_with_hub(args, _migrated))
+            print(f"sdlc-hub: {_migrate_summary(applied)}")
             return 0
         if args.token_command == "add":
             secret = asyncio.run(_with_hub(args, lambda hub: _token_add(hub, args.name, args.role)))
@@ -261,7 +319,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"token {token.name} revoked at {token.revoked_at}")
             return 0
     except ReconcileError as exc:
-        print(f"sdlc-hub: {exc.message}", file=sys.stderr)
+        print(f"sdlc-hub: {_operator_message(exc, args)}", file=sys.stderr)
         return 1
     except _Unusable as exc:
         print(f"sdlc-hub: {exc}", file=sys.stderr)

@@ -14,12 +14,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import anyio
 import attrs
 
 from adapters.files import FileStore
 from adapters.storage.database import Database, UnitOfWork
 from adapters.storage.engine import make_engine, migrate, sqlite_url
+from hub_app.longpoll import Wakeup
 
 if TYPE_CHECKING:
     from hub_app.metrics import HubMetrics
@@ -45,24 +45,6 @@ def tune_gc() -> None:
     gc.set_threshold(GC_FIRST_THRESHOLD, second, third)
 
 
-class Wakeup:
-    """Wakes the claims waiting in this process when work may have appeared.
-
-    A waiter takes :meth:`current` *before* looking at the queue and then waits on it, so a batch created
-    between the look and the wait is not missed.
-    """
-
-    def __init__(self) -> None:
-        self._event = anyio.Event()
-
-    def current(self) -> anyio.Event:
-        return self._event
-
-    def notify(self) -> None:
-        event, self._event = self._event, anyio.Event()
-        event.set()
-
-
 @attrs.define(kw_only=True)
 class Unit:
     """One operation of the hub: its transaction, the time of the call, the file store and the wake-up."""
@@ -84,6 +66,8 @@ class Hub:
     files: FileStore
     now: Callable[[], datetime] = utc_now
     wakeup: Wakeup = attrs.field(factory=Wakeup)
+    #: The migrations :func:`open_hub` applied, oldest first (``sdlc-hub migrate`` names them).
+    migrated: tuple[str, ...] = ()
     _metrics: HubMetrics | None = attrs.field(default=None, init=False)
 
     @property
@@ -105,6 +89,10 @@ class Hub:
         """Wake this process's claims when another hub process announces a batch (PostgreSQL)."""
         await self.database.listen(self.wakeup.notify)
 
+    def begin_shutdown(self) -> None:
+        """The server stops: waiting claims end now with 204 (before the server waits for open requests)."""
+        self.wakeup.close()
+
     async def ping(self) -> bool:
         return await self.database.ping()
 
@@ -120,8 +108,7 @@ async def open_hub(
     run_migrations: bool = True,
 ) -> Hub:
     """Open the hub's storage: SQLite in ``data_dir`` unless ``database_url`` is given; files in ``data_dir``."""
-    data_dir.mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240 — once at start
+    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)  # noqa: ASYNC240 — once at start
     engine = make_engine(database_url or sqlite_url(data_dir))
-    if run_migrations:
-        await migrate(engine)
-    return Hub(database=Database(engine), files=FileStore(data_dir / "files"), now=now)
+    migrated = tuple(await migrate(engine)) if run_migrations else ()
+    return Hub(database=Database(engine), files=FileStore(data_dir / "files"), now=now, migrated=migrated)

@@ -22,11 +22,13 @@ from adapters.storage.records import (
     ProjectRecord,
     TokenRecord,
 )
+from reconcile import pacing
 from reconcile.approval import Approval
 from reconcile.drift import Drift
 from reconcile.lifecycle import FINAL
 from reconcile.records import HistoryEntry, MirrorLink, SprintRef
 from reconcile.records import converter as records_converter
+from reconcile.settings import Settings
 
 __all__ = [
     "AgentStatusView",
@@ -146,17 +148,29 @@ class CommandView(CommandBrief):
 
 @attrs.frozen(kw_only=True)
 class Progress:
+    """How far a batch is: counts by status, and the live figures of :mod:`reconcile.pacing` (DESIGN 6)."""
+
     total: int
     finished: int
     by_status: dict[str, int]
+    remaining_seconds: float
+    elapsed_seconds: float
 
     @classmethod
-    def of(cls, commands: Sequence[CommandRecord]) -> Progress:
+    def of(
+        cls, batch: BatchRecord, commands: Sequence[CommandRecord], *, settings: Settings, now: datetime
+    ) -> Progress:
         counts: dict[str, int] = {}
         for command in commands:
             counts[command.status.value] = counts.get(command.status.value, 0) + 1
         finished = sum(1 for command in commands if command.status in FINAL)
-        return cls(total=len(commands), finished=finished, by_status=counts)
+        return cls(
+            total=len(commands),
+            finished=finished,
+            by_status=counts,
+            remaining_seconds=pacing.remaining_seconds(commands, settings, now),
+            elapsed_seconds=pacing.elapsed_seconds(batch.created_at, commands, now),
+        )
 
 
 @attrs.frozen(kw_only=True)
@@ -217,7 +231,10 @@ class BatchView:
     approval: ApprovalView | None
 
     @classmethod
-    def of(cls, batch: BatchRecord, commands: Sequence[CommandRecord]) -> BatchView:
+    def of(
+        cls, batch: BatchRecord, commands: Sequence[CommandRecord], *, settings: Settings, now: datetime
+    ) -> BatchView:
+        """The batch as it stands at ``now`` (its live progress figures read the current pacing)."""
         return cls(
             id=batch.id,
             author=batch.author,
@@ -226,7 +243,7 @@ class BatchView:
             token_name=batch.token_name,
             created_at=_iso(batch.created_at),
             estimate_seconds=batch.estimate_seconds,
-            progress=Progress.of(commands),
+            progress=Progress.of(batch, commands, settings=settings, now=now),
             commands=[CommandView.of(c) for c in commands],
             door=batch.door,
             approval=ApprovalView.of(batch.approval),

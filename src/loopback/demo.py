@@ -1,10 +1,10 @@
-"""``sdlc-hub demo [--keep]``: hub + Jira simulator + agent on loopback, a sample batch, progress shown.
+"""sdlc-hub demo [--keep]: hub + Jira simulator + agent on loopback, a sample batch, progress shown.
 
 Real processes, as in production: ``sdlc-hub serve`` on a temporary SQLite data dir, ``jira-sim`` with its
 built-in sample, ``sdlc-agent run``. The demo configures projects and a scaled-down pacing through the admin
 API, reads the mirror once (a full refresh, which also discovers the STOCKS_DRRK board's type), uploads a
 file, submits one batch with all eight command types and temp keys, prints one line per status change with
-an ETA, then each command's outcome and the resulting Jira state read back from the simulator.
+the hub's live figures, then each command's outcome and the resulting Jira state read back from the simulator.
 """
 
 from __future__ import annotations
@@ -20,10 +20,18 @@ from typing import Any, TextIO
 
 import httpx
 
-from loopback.stack import Stack, checked, start_stack, wait_batch
+from loopback.stack import DEMO_PACING, Stack, checked, start_stack, wait_batch
 from reconcile.lifecycle import RESOLVED
 
-__all__ = ["demo", "jira_state", "run", "sample_batch"]
+__all__ = ["KEEP_HINT", "PACING_NOTE", "demo", "jira_state", "run", "sample_batch"]
+
+_WRITE_GAP = max(gap for command_type, gap in DEMO_PACING.items() if command_type != "refresh")
+#: The demo's closing lines: its pacing is not a bank's, and how to look at the page afterwards.
+PACING_NOTE = (
+    f"It ran with {_WRITE_GAP:g} s between writes instead of the real 30-120 s of the default pacing"
+    " (the bank's policy for its Jira)."
+)
+KEEP_HINT = "Run `sdlc-hub demo --keep` to leave the hub (and its web page), the simulator and the agent running."
 
 
 def sample_batch(sha256: str, issue_key: str, neighbour_key: str) -> dict[str, Any]:
@@ -150,7 +158,7 @@ def demo(out: TextIO, *, keep: bool, work_dir: Path) -> int:
                 result = command.get("result")
                 error = command.get("error")
                 out.write(
-                    f"  #{command['id']} {command['type']}: {command['status']}"
+                    f"  command {command['id']} {command['type']}: {command['status']}"
                     f"{'  result ' + _compact(result) if result else ''}{'  error ' + error if error else ''}\n"
                 )
                 if command["type"] == "ensure_issue" and isinstance(result, dict):
@@ -166,8 +174,11 @@ def demo(out: TextIO, *, keep: bool, work_dir: Path) -> int:
                 for note in notes.get("items", []) if isinstance(notes, dict) else notes:
                     out.write(f"  note on {new_key}: {note.get('text')!r}\n")
         out.write(f"\n{'OK' if ok else 'FAILED'}: demo finished in {time.monotonic() - began:.1f} s\n")
+        out.write(f"{PACING_NOTE}\n")
         if keep:
             _print_keep(out, stack)
+        else:
+            out.write(f"{KEEP_HINT}\n")
         out.flush()
     except BaseException:
         for proc in stack.procs.values():
@@ -198,7 +209,11 @@ def _print_keep(out: TextIO, stack: Stack) -> None:
 
 def run(argv: list[str]) -> int:
     """``sdlc-hub demo [--keep]`` (``argv`` without the subcommand's name)."""
-    parser = argparse.ArgumentParser(prog="sdlc-hub demo", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="sdlc-hub demo",
+        description="hub + Jira simulator + agent on loopback, a sample batch, progress shown",
+        epilog=PACING_NOTE.replace("It ran", "It runs"),
+    )
     parser.add_argument("--keep", action="store_true", help="leave hub, simulator and agent running")
     args = parser.parse_args(argv)
     work_dir = Path(tempfile.mkdtemp(prefix="sdlc-hub-demo-"))

@@ -104,9 +104,11 @@ def start_hub(
     port: int | None = None,
     detach: bool = False,
     database_url: str | None = None,
+    extra: Sequence[str] = (),
+    name: str = "sdlc-hub",
 ) -> tuple[Proc, str]:
-    """``sdlc-hub serve`` on a free loopback port (on ``database_url`` when given); returns when ``/health``
-    answers 200."""
+    """``sdlc-hub serve`` on a free loopback port (on ``database_url`` when given, with ``extra`` options); returns
+    when ``/health`` answers 200."""
     port = port or free_port()
     argv = [
         *script("sdlc-hub"),
@@ -117,8 +119,9 @@ def start_hub(
         str(port),
         "--data-dir",
         str(data_dir),
+        *extra,
     ]
-    proc = spawn("sdlc-hub", argv, log_dir, detach=detach, env=_hub_env(data_dir, database_url))
+    proc = spawn(name, argv, log_dir, detach=detach, env=_hub_env(data_dir, database_url))
     url = f"http://127.0.0.1:{port}"
     wait_for(
         "sdlc-hub",
@@ -274,13 +277,15 @@ def wait_batch(
     timeout: float = 60.0,
     label: str = "",
 ) -> dict[str, Any]:
-    """Poll the batch, print one line per command status change with an ETA; return the finished batch."""
+    """Poll the batch, print one line per command status change with the hub's live figures (elapsed, and the
+    pauses still to wait, ``progress`` of ``GET /batches/{id}``); return the finished batch."""
     started = time.monotonic()
     seen: dict[int, str] = {}
     batch: dict[str, Any] = {}
     while time.monotonic() - started < timeout:
         batch = checked(client.get(f"/batches/{batch_id}"))
         commands = batch.get("commands") or []
+        progress = batch.get("progress") or {}
         finished = sum(1 for c in commands if c.get("status") in FINAL)
         for command in commands:
             status = command.get("status")
@@ -288,24 +293,13 @@ def wait_batch(
             seen[command["id"]] = status
             if previous == status or (previous is None and status == "queued"):
                 continue
-            elapsed = time.monotonic() - started
-            eta = _eta(batch, commands, finished, elapsed)
             out.write(
-                f"{label}[{finished}/{len(commands)}] #{command['id']} {command['type']}: {status}"
-                f"  ({elapsed:.1f} s, ETA {eta:.1f} s)\n"
+                f"{label}[{finished}/{len(commands)}] command {command['id']} {command['type']}: {status}"
+                f"  (elapsed {float(progress.get('elapsed_seconds') or 0):.1f} s,"
+                f" pauses left {float(progress.get('remaining_seconds') or 0):.1f} s)\n"
             )
             out.flush()
         if commands and finished == len(commands):
             return batch
         time.sleep(0.05)
     raise RuntimeError(f"batch {batch_id} not finished after {timeout:.0f} s")
-
-
-def _eta(batch: dict[str, Any], commands: list[dict[str, Any]], finished: int, elapsed: float) -> float:
-    remaining = len(commands) - finished
-    if remaining == 0:
-        return 0.0
-    if finished:
-        return elapsed / finished * remaining
-    estimate = float(batch.get("estimate_seconds") or 0)
-    return max(estimate - elapsed, 0.0)

@@ -1,17 +1,39 @@
-"""The pacing policy (seed: «Политика темпа и пауза на команде»)."""
+"""The pacing policy (seed: «Политика темпа и пауза на команде») and the figures it gives a batch.
+
+``estimate_seconds`` is the seed's figure (001, «Оценка длительности»): the sum of the policy's gaps for the
+batch's sequence of types, its tail refresh included, nothing added. What a person watching a batch wants is
+the live figure, :func:`remaining_seconds`: the gaps still to be waited out, from now. The in-flight (claimed)
+command counts what is left of its gap since its delivery (the agent waits it out before its first Jira call);
+once that has passed it counts nothing, its Jira calls are not a pause. Both are rounded to milliseconds.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
+from typing import Protocol
 
+from reconcile.lifecycle import FINAL, CommandStatus
 from reconcile.settings import Settings
 
-__all__ = ["COMMAND_OVERHEAD_SECONDS", "estimate_seconds", "pause_seconds"]
+__all__ = ["Paced", "elapsed_seconds", "estimate_seconds", "pause_seconds", "remaining_seconds"]
 
-#: What a command costs besides its gap: the claim, its Jira reads and the report. Measured in the demo on
-#: loopback (0.05 s a command): noise next to real gaps of 30-120 s, but without it the demo's scaled-down gaps
-#: (0.2 s) made the estimate a third short of the wall time.
-COMMAND_OVERHEAD_SECONDS = 0.05
+
+class Paced(Protocol):
+    """What the live figures read of a command."""
+
+    @property
+    def type(self) -> str: ...
+    @property
+    def status(self) -> CommandStatus: ...
+    @property
+    def claimed_at(self) -> datetime | None: ...
+    @property
+    def finished_at(self) -> datetime | None: ...
+
+
+def _to_ms(seconds: float) -> float:
+    return round(seconds, 3)
 
 
 def pause_seconds(command_type: str, settings: Settings) -> float:
@@ -20,6 +42,33 @@ def pause_seconds(command_type: str, settings: Settings) -> float:
 
 
 def estimate_seconds(command_types: Iterable[str], settings: Settings) -> float:
-    """A batch's estimate: the sum of the gaps of its commands' types and of each command's overhead, its tail
-    refresh included."""
-    return float(sum(settings.gap(t) + COMMAND_OVERHEAD_SECONDS for t in command_types))
+    """A batch's estimate: the sum of the gaps of its commands' types, its tail refresh included."""
+    return _to_ms(sum(settings.gap(t) for t in command_types))
+
+
+def remaining_seconds(commands: Iterable[Paced], settings: Settings, now: datetime) -> float:
+    """The gaps of the commands not yet final, from ``now``: a queued command's whole gap, the rest of a claimed
+    command's gap since its delivery (between zero and the whole gap)."""
+    total = 0.0
+    for command in commands:
+        if command.status in FINAL:
+            continue
+        gap = settings.gap(command.type)
+        if command.status is CommandStatus.CLAIMED and command.claimed_at is not None:
+            waited = max((now - command.claimed_at).total_seconds(), 0.0)  # another hub's clock may be ahead
+            gap = max(gap - waited, 0.0)
+        total += gap
+    return _to_ms(total)
+
+
+def elapsed_seconds(created_at: datetime, commands: Iterable[Paced], now: datetime) -> float:
+    """Seconds since the batch was created: until ``now`` while a command is not final, else until its last
+    command ended."""
+    ends: list[datetime] = []
+    for command in commands:
+        if command.status not in FINAL:
+            return _to_ms(max((now - created_at).total_seconds(), 0.0))
+        if command.finished_at is not None:
+            ends.append(command.finished_at)
+    end = max(ends, default=created_at)
+    return _to_ms(max((end - created_at).total_seconds(), 0.0))

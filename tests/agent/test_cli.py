@@ -159,7 +159,9 @@ def test_a_second_process_on_one_journal_is_refused(tmp_path: Path, capsys: pyte
     with Journal(journal).lock():
         assert main(argv) == 2
     err = capsys.readouterr().err
-    assert f"журнал {journal} занят другим процессом агента: a second agent process needs its own --journal" in err
+    assert (
+        f"the journal {journal} is held by another agent process: a second agent process needs its own --journal" in err
+    )
     # The secrets given as flags are warned about (they are readable in the process list), never shown.
     warned = [line for line in err.splitlines() if "secret_on_command_line" in line]
     assert [line.split("flag=")[1].split()[0] for line in warned] == ["--hub-token", "--jira-token"]

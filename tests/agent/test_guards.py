@@ -139,7 +139,7 @@ def test_the_journal_keeps_its_instance(tmp_path: Path) -> None:
 def test_one_process_per_journal(tmp_path: Path) -> None:
     """A second holder of the same journal's lock is refused; after the first lets go, it may take it."""
     first, second = Journal(tmp_path / "j.json"), Journal(tmp_path / "j.json")
-    with first.lock(), pytest.raises(JournalBusy, match=r"занят другим процессом агента"), second.lock():
+    with first.lock(), pytest.raises(JournalBusy, match=r"is held by another agent process"), second.lock():
         pass
     with second.lock():
         pass

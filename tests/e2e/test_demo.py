@@ -6,13 +6,15 @@ import subprocess
 
 import pytest
 
+from loopback.demo import KEEP_HINT, PACING_NOTE
 from loopback.processes import script
 
 pytestmark = pytest.mark.e2e
 
 
 def test_demo_runs_and_exits_zero() -> None:
-    """The demo exits 0 with every command done, and prints outcomes, the ETA and the Jira state.
+    """The demo exits 0 with every command done, prints outcomes, the live figures, the Jira state, and closes with
+    its pacing and ``--keep``.
 
     Its wall time is measured in ``bench/`` (the timeout below only guards against a hang)."""
     done = subprocess.run([*script("sdlc-hub"), "demo"], capture_output=True, text=True, timeout=300, check=False)
@@ -30,6 +32,21 @@ def test_demo_runs_and_exits_zero() -> None:
         "refresh",
     ):
         assert f"{command_type}: done" in out, out
-    assert "ETA" in out
+    assert "pauses left" in out and "ETA" not in out
+    assert "#" not in out  # a command reads «command 12», never «#12», which looked like «batch 2»
+    closing = out.rstrip().splitlines()[-2:]
+    assert closing == [PACING_NOTE, KEEP_HINT]
+    assert "0.2 s between writes instead of the real 30-120 s" in PACING_NOTE
+    assert "sdlc-hub demo --keep" in KEEP_HINT
     assert "attachment: демо.txt" in out
     assert "note on AURORA-" in out
+
+
+def test_demo_help_is_plain_text() -> None:
+    """``sdlc-hub demo --help`` names --keep and the demo's pacing, with no raw RST backticks."""
+    done = subprocess.run(
+        [*script("sdlc-hub"), "demo", "--help"], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert "`" not in done.stdout
+    assert "--keep" in done.stdout
+    assert "0.2 s between writes" in done.stdout

@@ -15,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from adapters.storage.engine import head_revision, revisions_after
 from hub_app.cli import main
 from hub_app.runtime import GC_FIRST_THRESHOLD, tune_gc
 
@@ -51,7 +52,44 @@ def test_token_add_prints_secret_last(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["token", "revoke", "planner", "--data-dir", str(tmp_path)]) == 0
     assert "revoked at" in capsys.readouterr().out
     assert main(["token", "revoke", "nobody", "--data-dir", str(tmp_path)]) == 1
-    assert capsys.readouterr().err == "sdlc-hub: токена nobody нет\n"
+    assert capsys.readouterr().err == "sdlc-hub: no token named nobody\n"
+    assert main(["token", "add", "planner", "--role", "admin", "--data-dir", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == "sdlc-hub: a token named planner already exists\n"
+
+
+def test_migrate_names_what_it_applied(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """migrate on an empty database names every migration it applied; again, that there was nothing to apply."""
+    assert main(["migrate", "--data-dir", str(tmp_path)]) == 0
+    applied = revisions_after(None)
+    assert capsys.readouterr().out == (
+        f"sdlc-hub: applied {len(applied)} migrations ({', '.join(applied)}); the schema is at {head_revision()}\n"
+    )
+    assert main(["migrate", "--data-dir", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == f"sdlc-hub: the schema is already at {head_revision()}; nothing to apply\n"
+
+
+WARNING = (
+    "sdlc-hub: warning: no hub database in {path} (the default --data-dir); creating a new, empty one. Give"
+    " --data-dir or SDLC_HUB_DATA_DIR to use an existing hub's.\n"
+)
+
+
+def test_a_new_database_in_the_unchosen_default_dir_is_warned_about(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A subcommand about to create an empty database in ./.sdlc-hub, which nobody chose, says so in one line on
+    stderr (once: the database exists afterwards); an explicit --data-dir or SDLC_HUB_DATA_DIR is not warned."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SDLC_HUB_DATA_DIR", raising=False)
+    monkeypatch.delenv("SDLC_HUB_DATABASE_URL", raising=False)
+    assert main(["token", "list"]) == 0
+    assert capsys.readouterr().err == WARNING.format(path=tmp_path / ".sdlc-hub")
+    assert main(["token", "list"]) == 0
+    assert capsys.readouterr().err == ""
+    assert main(["token", "list", "--data-dir", str(tmp_path / "chosen")]) == 0
+    monkeypatch.setenv("SDLC_HUB_DATA_DIR", str(tmp_path / "from-env"))
+    assert main(["token", "list"]) == 0
+    assert capsys.readouterr().err == ""
 
 
 def test_env_chooses_the_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

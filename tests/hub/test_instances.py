@@ -43,7 +43,8 @@ async def test_the_same_instance_resumes_at_once(api: Api, clock: Clock) -> None
 
 
 async def test_a_copy_never_gets_the_command_in_flight(api: Api) -> None:
-    """50 concurrent claims from a copy while the first instance holds a command: all 409, deliveries stay 1."""
+    """50 concurrent claims from a copy while the first instance holds a command: each 409, or 204 when the copy's
+    own newer poll ended it (one waiting claim per instance); never the command, whose deliveries stay 1."""
     await create_ok(api, [cmd("ensure_fields", key="AURORA-1", duedate="2026-10-23")])
     first = await claim_ok(api, instance="A")
     codes: list[int] = []
@@ -54,7 +55,10 @@ async def test_a_copy_never_gets_the_command_in_flight(api: Api) -> None:
     async with anyio.create_task_group() as tg:
         for _ in range(50):
             tg.start_soon(copy)
-    assert codes == [409] * 50
+    assert len(codes) == 50
+    assert set(codes) <= {204, 409}
+    assert 409 in codes
+    assert (await api.claim(instance="B")).status_code == 409
     command = (await api.get(f"/commands/{first['id']}")).json()
     assert (command["status"], command["deliveries"]) == ("claimed", 1)
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from adapters.files import FileStore
@@ -31,7 +32,7 @@ async def _until_waiting(hub: Hub) -> None:
     """Until a claim waits on the hub's wake-up (bounded)."""
     with anyio.fail_after(10):
         # The waiting task has no event of its own to signal that it waits: look at the wake-up's waiters.
-        while hub.wakeup.current().statistics().tasks_waiting == 0:  # noqa: ASYNC110
+        while hub.wakeup.waiting() == 0:  # noqa: ASYNC110
             await anyio.sleep(0.01)
 
 
@@ -90,3 +91,54 @@ async def test_notify_wakes_claim_in_another_hub(api: Api, hub: Hub, other_hub: 
     response, elapsed = await _claim_while(api, hub, create)
     assert response.status_code == 200
     assert elapsed < 4
+
+
+async def test_a_new_poll_of_the_same_instance_ends_the_previous_one(api: Api, hub: Hub) -> None:
+    """One waiting claim per agent instance: a second poll of agent a / instance i ends the first with 204 at once
+    (long before its 20 s), and waits itself; another instance's poll ends nothing."""
+    answers: dict[str, tuple[int, float]] = {}
+
+    async def claim(name: str, instance: str, wait: float) -> None:
+        started = anyio.current_time()
+        body = {"agent_id": "a", "instance": instance, "wait": wait}
+        response = await api.post("/agent/claim", body, role="agent")
+        answers[name] = (response.status_code, anyio.current_time() - started)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(claim, "first", "i", 20)
+        await _until_waiting(hub)
+        tg.start_soon(claim, "second", "i", 0.5)
+    assert answers["first"][0] == 204 and answers["first"][1] < 4
+    assert answers["second"][0] == 204 and answers["second"][1] >= 0.5
+    assert hub.wakeup.waiting() == 0
+
+
+async def test_hundreds_of_claims_leave_the_pool_to_the_interface(api: Api, hub: Hub) -> None:
+    """300 concurrent long polls of one agent token (one instance, or copies of it): no answer is 5xx, each is
+    204 or 409, an interface read meanwhile answers at once (under 2 s, generously), and what is left is one
+    waiting claim that holds no database connection."""
+    codes: list[int] = []
+
+    async def claim(n: int) -> None:
+        body = {"agent_id": "agent-1", "instance": "i" if n % 2 else f"copy-{n}", "wait": 4}
+        codes.append((await api.post("/agent/claim", body, role="agent")).status_code)
+
+    async def one_claim_waits_holding_nothing() -> None:
+        with anyio.fail_after(10):
+            while hub.wakeup.waiting() > 1 or hub.database.engine.pool.checkedout() > 0:  # type: ignore[attr-defined]  # noqa: ASYNC110
+                await anyio.sleep(0.01)
+        assert hub.wakeup.waiting() == 1
+
+    read: dict[str, float | int] = {}
+    async with anyio.create_task_group() as tg:
+        for n in range(300):
+            tg.start_soon(claim, n)
+        await anyio.lowlevel.checkpoint()  # every claim has started before the read
+        started = anyio.current_time()
+        response = await api.get("/batches")
+        read["status"], read["seconds"] = response.status_code, anyio.current_time() - started
+        await one_claim_waits_holding_nothing()
+    assert read["status"] == 200
+    assert read["seconds"] < 2
+    assert len(codes) == 300
+    assert set(codes) <= {204, 409}

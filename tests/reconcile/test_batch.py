@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from decimal import Decimal
 from typing import Any
 
 import jsonschema
@@ -21,8 +23,7 @@ from reconcile.batch import (
 )
 from reconcile.commands import batch_create_schema
 from reconcile.errors import ValidationError
-from reconcile.pacing import COMMAND_OVERHEAD_SECONDS
-from reconcile.settings import IssueTypeRef, Settings
+from reconcile.settings import DEFAULT_PACING, LIMITS, IssueTypeRef, Settings
 
 SHA = "0123456789abcdef" * 4
 PROJECTS = {
@@ -92,7 +93,20 @@ def test_estimate_is_the_sum_of_gaps_plus_refresh() -> None:
         ),
         ctx(),
     )
-    assert batch.estimate_seconds == pytest.approx(3 * 120 + 2 * 30 + 2 + 6 * COMMAND_OVERHEAD_SECONDS)
+    assert batch.estimate_seconds == 422
+
+
+def test_estimate_adds_nothing_to_the_gaps() -> None:
+    """ensure_issue, ensure_comment, ensure_status + the tail refresh at default pacing: exactly 182 (issue 23)."""
+    batch = validate_batch(
+        body(
+            cmd("ensure_issue", temp_key="new:1", summary="Отчёт"),
+            cmd("ensure_comment", key="AURORA-1", marker="[m]", body="b"),
+            cmd("ensure_status", key="AURORA-1", target="Готово"),
+        ),
+        ctx(),
+    )
+    assert batch.estimate_seconds == 182
 
 
 def test_two_issues_with_one_summary_are_refused() -> None:
@@ -510,6 +524,7 @@ def test_arbitrary_json_never_raises_anything_but_validation_error(value: Any) -
         assert error.message
 
 
+PACED_TYPES = tuple(DEFAULT_PACING)
 command_types = st.sampled_from(["ensure_fields", "ensure_comment", "ensure_status", "ensure_link", "refresh"])
 
 
@@ -524,13 +539,19 @@ def _valid_command(command_type: str, n: int) -> dict[str, Any]:
     }[command_type]
 
 
-@given(st.lists(command_types, min_size=1, max_size=12))
-def test_estimate_equals_sum_of_gaps(types: list[str]) -> None:
-    """estimate_seconds is the sum of the policy gaps of all stored commands and of their overhead, tail refresh
-    included."""
-    batch = validate_batch(body(*[_valid_command(t, n + 1) for n, t in enumerate(types)]), ctx())
-    gaps = Settings().pacing
-    assert batch.estimate_seconds == pytest.approx(sum(gaps[c.type] + COMMAND_OVERHEAD_SECONDS for c in batch.commands))
+gap_values = st.floats(min_value=0, max_value=LIMITS["pacing"], allow_nan=False, allow_infinity=False)
+
+
+@given(st.lists(command_types, min_size=1, max_size=12), st.fixed_dictionaries(dict.fromkeys(PACED_TYPES, gap_values)))
+def test_estimate_equals_sum_of_gaps(types: list[str], pacing: dict[str, float]) -> None:
+    """For any types and any non-negative pacing, estimate_seconds is the sum of the gaps of all stored commands
+    (tail refresh included) to the millisecond, with at most three decimals."""
+    batch = validate_batch(
+        body(*[_valid_command(t, n + 1) for n, t in enumerate(types)]), ctx(settings=Settings(pacing=pacing))
+    )
+    gaps = math.fsum(pacing[c.type] for c in batch.commands)
+    assert abs(batch.estimate_seconds - gaps) <= 0.0005
+    assert batch.estimate_seconds == float(Decimal(repr(batch.estimate_seconds)).quantize(Decimal("0.001")))
     tail = 0 if all(t == "refresh" for t in types) else 1
     assert len(batch.commands) == len(types) + tail
 

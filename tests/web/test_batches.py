@@ -11,7 +11,7 @@ from hub.support import claim_ok, cmd, create_ok, done
 from hub_app.web.batches import STILL_WRITTEN
 from hub_app.web.labels import STATUS_LABELS
 
-from .conftest import Api, Open
+from .conftest import Api, Clock, Open
 from .support import cells, element_text
 
 pytestmark = pytest.mark.anyio
@@ -157,3 +157,20 @@ async def test_a_finished_batch_stops_polling(browser: Open, api: Api) -> None:
     finished = (await person.get(f"/batches/{batch['id']}", htmx=True)).text
     assert "hx-trigger" not in finished
     assert "<html" not in finished
+
+
+async def test_the_batch_shows_its_estimate_and_the_live_figures(browser: Open, api: Api, clock: Clock) -> None:
+    """«Оценка» is the seed's 152 s (120 + 30 + 2); «Осталось» counts down as the first command's gap runs
+    (120 − 45 + 30 + 2 = 107 s); «Прошло» since creation; a finished batch shows no «Осталось»."""
+    batch = await _batch(api)
+    person = await browser("interface")
+    clock.advance(seconds=5)
+    await claim_ok(api)
+    clock.advance(seconds=45)
+    page = (await person.get(f"/batches/{batch['id']}")).text
+    assert (element_text(page, "remaining"), element_text(page, "elapsed")) == ("1 мин 47 с", "50 с")
+    assert "2 мин 32 с" in page  # the estimate: 120 + 30 + 2
+    await api.post(f"/batches/{batch['id']}/cancel", {"force": True})
+    finished = (await person.get(f"/batches/{batch['id']}")).text
+    assert "Осталось" not in finished
+    assert element_text(finished, "elapsed") == "50 с"

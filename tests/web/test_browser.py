@@ -200,13 +200,13 @@ def test_plan_then_queue(driver: WebDriver, stack: Stack, tmp_path: Path) -> Non
 
 
 def test_force_cancel(driver: WebDriver, stack: Stack) -> None:
-    """A command the agent holds (it waits out an 8 s pause after the batch's first write) is cancelled with
-    «Отменить принудительно» after a confirmation that says it may still be written; it stays cancelled when
-    the agent reports it late."""
+    """A command the agent holds (it waits out the comment's gap, set to an hour so that no page speed can outrun
+    it) is cancelled with «Отменить принудительно» after a confirmation that says it may still be written; the
+    agent's late report is not accepted, the agent restarted meanwhile never gets it back, Jira gets no comment."""
     _login(driver, stack)
     with stack.client("admin") as admin:
-        slow = {"pacing": {**DEMO_PACING, "ensure_comment": 8}}  # the whole object: a partial one resets the rest
-        assert admin.patch("/settings", json=slow).status_code == 200
+        held = {"pacing": {**DEMO_PACING, "ensure_comment": 3600}}  # the whole object: a partial one resets the rest
+        assert admin.patch("/settings", json=held).status_code == 200
     try:
         comment = {"key": "AURORA-1542", "marker": "[отмена]", "body": "не писать"}
         commands = [
@@ -214,32 +214,47 @@ def test_force_cancel(driver: WebDriver, stack: Stack) -> None:
             {"type": "ensure_comment", "params": comment},
         ]
         batch = _submit(stack, commands, "отменить")
+        held_id = batch["commands"][1]["id"]
         driver.get(f"{stack.hub_url}/batches/{batch['id']}")
         wait_for(driver, "the comment with the agent", lambda d: _statuses(d)[:2] == ["выполнена", "выполняется"])
         click(driver, By.ID, "force-cancel")
         assert " ".join(STILL_WRITTEN.split()) in text(driver, "warning")
-        assert text(driver, "claimed") == f"команда {batch['commands'][1]['id']} · ensure_comment · AURORA-1542"
-        cancelled_at = time.time()
+        assert text(driver, "claimed") == f"команда {held_id} · ensure_comment · AURORA-1542"
         driver.find_element(By.CSS_SELECTOR, "button.danger").click()
         wait_for(driver, "back on the batch", lambda d: d.current_url.endswith(f"/batches/{batch['id']}"))
         assert driver.find_element(By.CSS_SELECTOR, "p.message").text == "отменено команд: 2"
         assert _statuses(driver) == ["выполнена", "отменена", "отменена"]
-        # The agent finishes what it holds and reports late; the command stays cancelled.
+        cancelled_at = _api(stack, f"/commands/{held_id}")["finished_at"]
+        # A report that comes late (the agent finished what it held) changes nothing.
+        with stack.client("agent") as agent:
+            late = {"status": "done", "result": {"comment_id": "1"}, "jira_calls": 1, "operations": []}
+            assert agent.post(f"/agent/commands/{held_id}/report", json=late).json() == {
+                "accepted": False,
+                "status": "cancelled",
+            }
+        # The agent, stopped in its hour-long gap and started again, is back at the queue without the command.
+        _restart_agent(stack)
         wait_for(
             driver,
             "the agent back at the queue",
-            lambda _: (_api(stack, "/agent-status")["last_claim_at"] or "") > _utc(cancelled_at),
+            lambda _: (_api(stack, "/agent-status")["last_claim_at"] or "") > cancelled_at,
             timeout=30,
         )
         driver.refresh()
         assert _statuses(driver) == ["выполнена", "отменена", "отменена"]
+        assert _api(stack, f"/commands/{held_id}")["deliveries"] == 1
+        with stack.sim() as sim:
+            calls = sim.get("/_sim/calls").json()
+        assert [c for c in calls if c["method"] == "POST" and c["path"].endswith("/AURORA-1542/comment")] == []
     finally:
         with stack.client("admin") as admin:
             admin.patch("/settings", json={"pacing": DEMO_PACING})
 
 
-def _utc(moment: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(moment))
+def _restart_agent(stack: Stack) -> None:
+    """Stop the module's agent (wherever it waits) and start it again on the same journal: the same instance."""
+    stack.procs["sdlc-agent"].stop()
+    stack.start_agent()
 
 
 def test_retry_a_failed_command(driver: WebDriver, stack: Stack) -> None:

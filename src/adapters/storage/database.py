@@ -7,6 +7,7 @@ commit. Changes of the queue's state take :meth:`UnitOfWork.lock_queue` first.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -20,6 +21,7 @@ from adapters.storage.admin import AdminRepository
 from adapters.storage.engine import is_postgres
 from adapters.storage.mirror import MirrorRepository
 from adapters.storage.notes import NotesRepository
+from adapters.storage.outage import outage_reason
 from adapters.storage.queue import QueueRepository
 from adapters.storage.web_sessions import WebSessionRepository
 
@@ -33,6 +35,12 @@ BATCH_CHANNEL = "sdlc_hub_batches"
 QUEUE_LOCK_KEY = 0x5D1C_4B0B
 #: Key of the transaction-scoped advisory lock around the file store's contents (:meth:`UnitOfWork.lock_files`).
 FILES_LOCK_KEY = 0x5D1C_F11E
+#: The LISTEN connection: how long one attempt to make it may take, the first and the longest wait between
+#: attempts while the server is away, and how often a quiet connection is checked.
+LISTEN_CONNECT_TIMEOUT = 5.0
+LISTEN_RETRY_FIRST = 0.05
+LISTEN_RETRY_CAP = 1.0
+LISTEN_CHECK_SECONDS = 15.0
 
 
 @attrs.define(kw_only=True)
@@ -80,7 +88,7 @@ class Database:
         self.engine = engine
         self.postgres = is_postgres(engine)
         self._sessions = async_sessionmaker(engine, expire_on_commit=False)
-        self._listener: asyncpg.Connection | None = None
+        self._listening: asyncio.Task[None] | None = None
 
     @contextlib.asynccontextmanager
     async def unit(self) -> AsyncIterator[UnitOfWork]:
@@ -100,31 +108,82 @@ class Database:
             action()
 
     async def listen(self, callback: Callable[[], None]) -> None:
-        """On PostgreSQL, call ``callback`` whenever any hub process announces a batch (a dedicated connection)."""
-        if not self.postgres or self._listener is not None:
+        """On PostgreSQL, call ``callback`` whenever any hub process announces a batch (a dedicated connection).
+
+        The first connection is made now (a hub that cannot reach its database fails at start). When it is
+        lost later (a PostgreSQL restart, a dropped socket), it is made again in the background until the
+        server answers, and ``callback`` is called once then: a batch announced meanwhile is not missed.
+        """
+        if not self.postgres or self._listening is not None:
             return
+        connection = await self._listen_once(callback)
+        self._listening = asyncio.create_task(self._keep_listening(connection, callback), name="hub-listen")
+
+    async def _listen_once(self, callback: Callable[[], None]) -> asyncpg.Connection:
         url = self.engine.url
-        self._listener = await asyncpg.connect(
+        connection = await asyncpg.connect(
             host=url.host or "127.0.0.1",
             port=url.port or 5432,
             user=url.username,
             password=url.password,
             database=url.database,
+            timeout=LISTEN_CONNECT_TIMEOUT,
         )
-        await self._listener.add_listener(BATCH_CHANNEL, lambda *_: callback())
+        await connection.add_listener(BATCH_CHANNEL, lambda *_: callback())
+        return connection
+
+    async def _keep_listening(self, connection: asyncpg.Connection, callback: Callable[[], None]) -> None:
+        delay = LISTEN_RETRY_FIRST
+        while True:
+            try:
+                await _until_lost(connection)
+                log.warning("listen_lost", extra={"channel": BATCH_CHANNEL})
+                with contextlib.suppress(Exception):
+                    await connection.close(timeout=1)
+                while True:
+                    try:
+                        connection = await self._listen_once(callback)
+                        break
+                    except Exception as exc:  # whatever the driver raises while the server is away: try again
+                        log.debug("listen_retry", extra={"error": outage_reason(exc), "delay_s": delay})
+                        await asyncio.sleep(delay)
+                        delay = min(delay * 2, LISTEN_RETRY_CAP)
+                delay = LISTEN_RETRY_FIRST
+                log.info("listen_restored", extra={"channel": BATCH_CHANNEL})
+                callback()
+            except asyncio.CancelledError:
+                with contextlib.suppress(Exception):
+                    await connection.close(timeout=1)
+                raise
 
     async def ping(self) -> bool:
         try:
             async with self.engine.connect() as conn:
                 await conn.execute(text("SELECT 1"))
-        except Exception:
-            log.exception("database does not answer")
+        except Exception as exc:  # whatever the driver raises, readiness is «no»; the reason goes to the log
+            log.warning("database_unavailable", extra={"error": outage_reason(exc)})
             return False
         return True
 
     async def close(self) -> None:
-        if self._listener is not None:
-            with contextlib.suppress(Exception):
-                await self._listener.close()
-            self._listener = None
+        if self._listening is not None:
+            self._listening.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._listening
+            self._listening = None
         await self.engine.dispose()
+
+
+async def _until_lost(connection: asyncpg.Connection) -> None:
+    """Until the LISTEN connection closes: its termination callback, or a periodic look at a socket that died
+    without telling (no FIN from a vanished server)."""
+    lost = asyncio.Event()
+    connection.add_termination_listener(lambda _: lost.set())
+    while not lost.is_set() and not connection.is_closed():
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(lost.wait(), LISTEN_CHECK_SECONDS)
+        if not lost.is_set() and not connection.is_closed():
+            try:
+                await connection.execute("SELECT 1", timeout=LISTEN_CONNECT_TIMEOUT)
+            except Exception:  # a dead socket: the same as a lost connection
+                return

@@ -9,7 +9,9 @@ of committed data unblocked. PostgreSQL relies on explicit locks where it matter
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,24 +28,29 @@ if TYPE_CHECKING:
 __all__ = [
     "MIGRATIONS",
     "SCHEMES",
+    "SQLITE_FILE",
     "DatabaseUrlError",
     "alembic_config",
     "check_url",
+    "create_private_file",
     "head_revision",
     "is_postgres",
     "make_engine",
     "migrate",
+    "revisions_after",
     "schema_revision",
     "sqlite_url",
     "truncate_all",
 ]
 
 MIGRATIONS = Path(__file__).parent / "migrations"
+#: The embedded database's file in the data dir.
+SQLITE_FILE = "hub.sqlite3"
 
 
 def sqlite_url(data_dir: Path) -> str:
     """The embedded default: ``<data_dir>/hub.sqlite3``."""
-    return f"sqlite+aiosqlite:///{(data_dir / 'hub.sqlite3').resolve()}"
+    return f"sqlite+aiosqlite:///{(data_dir / SQLITE_FILE).resolve()}"
 
 
 def is_postgres(engine: AsyncEngine) -> bool:
@@ -77,6 +84,8 @@ def check_url(url: str) -> URL:
 def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
     """An async engine for ``url`` (``sqlite+aiosqlite://…`` or ``postgresql+asyncpg://…``)."""
     parsed = check_url(url)
+    # An error's text never carries the statement's parameters (token digests, notes): it may reach a log.
+    kwargs.setdefault("hide_parameters", True)
     if parsed.get_backend_name() == "sqlite":
         engine = create_async_engine(url, connect_args={"timeout": 60}, **kwargs)
 
@@ -115,6 +124,27 @@ def head_revision() -> str:
     Admin commands and ``/readyz`` compare it with the database's; Alembic itself (a fifth of a second to
     import) is loaded only when they differ.
     """
+    revisions = _revisions()
+    heads = set(revisions) - set(revisions.values())
+    if len(heads) != 1:
+        raise RuntimeError(f"the migrations have {len(heads)} heads: {sorted(heads)}")
+    return heads.pop()
+
+
+def revisions_after(revision: str | None) -> list[str]:
+    """The migrations a database at ``revision`` (``None``: empty) lacks, oldest first."""
+    down = _revisions()
+    chain: list[str] = []
+    current: str | None = head_revision()
+    while current is not None and current != revision:
+        chain.append(current)
+        current = down.get(current)
+    return chain[::-1]
+
+
+@functools.cache
+def _revisions() -> dict[str, str | None]:
+    """Each migration's revision and the one it follows, from the files."""
     revisions: dict[str, str | None] = {}
     for path in (MIGRATIONS / "versions").glob("*.py"):
         values: dict[str, object] = {}
@@ -127,10 +157,7 @@ def head_revision() -> str:
         revision, down = values.get("revision"), values.get("down_revision")
         if isinstance(revision, str):
             revisions[revision] = down if isinstance(down, str) else None
-    heads = set(revisions) - set(revisions.values())
-    if len(heads) != 1:
-        raise RuntimeError(f"the migrations have {len(heads)} heads: {sorted(heads)}")
-    return heads.pop()
+    return revisions
 
 
 async def schema_revision(engine: AsyncEngine) -> str | None:
@@ -143,6 +170,21 @@ async def schema_revision(engine: AsyncEngine) -> str | None:
         finally:
             await conn.rollback()
     return None if row is None else str(row[0])
+
+
+def _current_revision(connection: Connection) -> str | None:
+    from alembic.runtime.migration import MigrationContext  # noqa: PLC0415
+
+    revision: str | None = MigrationContext.configure(connection).get_current_revision()
+    return revision
+
+
+def create_private_file(path: Path) -> None:
+    """Create ``path`` (and its directory) readable by the hub's user alone (0600), unless it exists: the
+    database holds token digests, notes and Jira's data. SQLite gives its -wal and -shm files the same mode."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
 def _upgrade(connection: Connection) -> None:
@@ -175,23 +217,27 @@ def _upgrade_sqlite(connection: Connection) -> None:
         pragma.close()
 
 
-async def migrate(engine: AsyncEngine) -> None:
-    """Bring the schema to the latest revision (idempotent; a database already there costs one query)."""
+async def migrate(engine: AsyncEngine) -> list[str]:
+    """Bring the schema to the latest revision; the revisions applied, oldest first (idempotent: a database
+    already there costs one query and applies nothing)."""
     if engine.dialect.name == "sqlite":
         database = engine.url.database
         if database and database != ":memory:":
-            Path(database).parent.mkdir(parents=True, exist_ok=True)
-    if await schema_revision(engine) == head_revision():
-        return
+            create_private_file(Path(database))
+    current = await schema_revision(engine)
+    if current == head_revision():
+        return []
     if engine.dialect.name == "sqlite":
         async with engine.connect() as conn:
             await conn.run_sync(_upgrade_sqlite)
-        return
+        return revisions_after(current)
     async with engine.begin() as conn:
         if is_postgres(engine):
             # Two hub processes starting together must not both create the tables.
             await conn.execute(text("SELECT pg_advisory_xact_lock(7263511)"))
+        current = await conn.run_sync(_current_revision)  # read again under the lock: another hub may have won
         await conn.run_sync(_upgrade)
+    return revisions_after(current)
 
 
 async def truncate_all(engine: AsyncEngine) -> None:

@@ -5,17 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import Request, Response, delete, get, patch, post
+from litestar import Request, Response, delete, get, head, patch, post
 from litestar.params import FromPath, FromQuery, JSONBody
 
 from adapters.storage.engine import head_revision, schema_revision
+from adapters.storage.outage import OUTAGE_TYPES, RETRY_AFTER_SECONDS
 from hub_app import admin, claims
 from hub_app.api.auth import hub_of
-from hub_app.api.errors import error_response
+from hub_app.api.errors import DATABASE_UNAVAILABLE, error_response
 from hub_app.api.routing import in_unit, route
 from hub_app.bodies import ProjectIn, ProjectPatchIn, SettingsIn, TokenIn, parse
 from hub_app.metrics import CONTENT_TYPE_LATEST, read_queue
 from hub_app.roles import ADMIN, INTERFACE
+from hub_app.runtime import Hub
 from hub_app.views import AgentStatusView, FileStored, HealthView, Items, ProjectView, TokenCreated, TokenView
 from reconcile.settings import Settings
 
@@ -104,16 +106,40 @@ async def health() -> Response[Any]:
     return Response({"status": "ok"}, status_code=200)
 
 
+@head("/health", include_in_schema=False)
+async def health_head() -> Response[None]:
+    """``HEAD /health``: what GET answers, without the body (load balancers probe with HEAD)."""
+    return Response(None, status_code=200)
+
+
+async def _not_ready(hub: Hub) -> str | None:
+    """Why the hub cannot serve (the database does not answer, or its schema is not the code's), else None."""
+    if not await hub.ping():
+        return DATABASE_UNAVAILABLE
+    try:
+        current, wanted = await schema_revision(hub.database.engine), head_revision()
+    except OUTAGE_TYPES:
+        return DATABASE_UNAVAILABLE
+    if current != wanted:
+        return f"схема базы данных {current or 'пуста'}, нужна {wanted}: выполните sdlc-hub migrate"
+    return None
+
+
 @get("/readyz", **route(None, answer=HealthView, errors_=(503,)))
 async def readyz(request: Request[Any, Any, Any]) -> Response[Any]:
     """Readiness: 200 when the database answers and its schema is the code's, else 503 with the reason."""
-    hub = hub_of(request)
-    if not await hub.ping():
-        return error_response(503, "база данных не отвечает")
-    current, head = await schema_revision(hub.database.engine), head_revision()
-    if current != head:
-        return error_response(503, f"схема базы данных {current or 'пуста'}, нужна {head}: выполните sdlc-hub migrate")
+    problem = await _not_ready(hub_of(request))
+    if problem is not None:
+        return error_response(503, problem, {"Retry-After": str(RETRY_AFTER_SECONDS)})
     return Response({"status": "ready"}, status_code=200)
+
+
+@head("/readyz", include_in_schema=False)
+async def readyz_head(request: Request[Any, Any, Any]) -> Response[None]:
+    """``HEAD /readyz``: GET's status and ``Retry-After``, without the body."""
+    if await _not_ready(hub_of(request)) is not None:
+        return Response(None, status_code=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
+    return Response(None, status_code=200)
 
 
 @get("/metrics", include_in_schema=False)
@@ -123,7 +149,8 @@ async def metrics(request: Request[Any, Any, Any]) -> Response[bytes]:
     hub = hub_of(request)
     async with hub.unit() as unit:
         readings = await read_queue(unit)
-    return Response(hub.metrics.render(readings), media_type=CONTENT_TYPE_LATEST)
+    # Given as the header: Litestar would append a second «; charset=utf-8» to the media type's own.
+    return Response(hub.metrics.render(readings), headers={"Content-Type": CONTENT_TYPE_LATEST})
 
 
 ROUTES = [
@@ -139,6 +166,8 @@ ROUTES = [
     revoke_token,
     agent_status,
     health,
+    health_head,
     readyz,
+    readyz_head,
     metrics,
 ]

@@ -16,36 +16,42 @@ from hub_app.api.auth import hub_of
 from hub_app.api.routing import in_unit, route
 from hub_app.bodies import AgentProblemIn, ClaimIn, PagesIn, ReportIn, parse
 from hub_app.roles import AGENT
+from hub_app.runtime import Hub
 from hub_app.views import CommandHeld, DeliveryView, PagesAck, ReportAck
+from reconcile.settings import Settings
 
-__all__ = ["REPOLL_SECONDS", "ROUTES"]
-
-#: A long poll looks at the queue again at least this often, even without a wake-up.
-REPOLL_SECONDS = 5.0
+__all__ = ["ROUTES"]
 
 _NOTHING = {204: ResponseSpec(data_container=None, description="нечего выдать за время ожидания")}
 
 
 @post("/agent/claim", **route(AGENT, body=ClaimIn, answer=DeliveryView, errors_=(409, 422), more=_NOTHING))
 async def agent_claim(request: Request[Any, Any, Any], data: JSONBody[Any] = None) -> Response[Any]:
-    """Long poll: a delivery at once, or after a wake-up, or 204 after ``wait`` seconds with nothing to issue."""
+    """Long poll: a delivery at once, or after a wake-up, or 204 after ``wait`` seconds with nothing to issue (or
+    when a newer poll of the same agent instance, or the hub's shutdown, ends it: :mod:`hub_app.longpoll`)."""
     body = parse(ClaimIn, data)
     hub = hub_of(request)
+    nothing = Response(content=None, status_code=HTTP_204_NO_CONTENT)
+    with hub.wakeup.enter(body.agent_id, body.instance) as waiter:
+        settings = await hub.wakeup.look(waiter, lambda: _settings(hub))
+        if settings is None:
+            return nothing
+        wanted = settings.claim_wait_seconds if body.wait is None else body.wait
+        deadline = anyio.current_time() + min(wanted, settings.claim_wait_seconds)
+        while True:
+            waiter.rearm()
+            found = await hub.wakeup.look(waiter, lambda: in_unit(request, lambda u: claims.claim_once(u, body)))
+            if found is not None:
+                return Response(found, status_code=200)
+            remaining = deadline - anyio.current_time()
+            if remaining <= 0 or waiter.ended is not None:
+                return nothing
+            await hub.wakeup.wait(waiter, remaining)
+
+
+async def _settings(hub: Hub) -> Settings:
     async with hub.unit() as unit:
-        settings = await unit.db.admin.settings()
-    wanted = settings.claim_wait_seconds if body.wait is None else body.wait
-    deadline = anyio.current_time() + min(wanted, settings.claim_wait_seconds)
-    while True:
-        # Taken before looking at the queue: a batch created after the look still wakes this claim.
-        event = hub.wakeup.current()
-        found = await in_unit(request, lambda u: claims.claim_once(u, body))
-        if found is not None:
-            return Response(found, status_code=200)
-        remaining = deadline - anyio.current_time()
-        if remaining <= 0:
-            return Response(content=None, status_code=HTTP_204_NO_CONTENT)
-        with anyio.move_on_after(min(remaining, REPOLL_SECONDS)):
-            await event.wait()
+        return await unit.db.admin.settings()
 
 
 @post("/agent/status", **route(AGENT, body=AgentProblemIn, status=204, errors_=(409, 422)))

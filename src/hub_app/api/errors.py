@@ -3,8 +3,9 @@
 The core's :class:`~reconcile.errors.ValidationError` → 422, :class:`~reconcile.errors.ConflictError` → 409,
 :class:`~reconcile.errors.ForbiddenError` → 403,
 :class:`~hub_app.admin.NotFoundError` → 404, a file over ``max_file_bytes`` or a full file store
-(:class:`~reconcile.errors.TooLargeError`) → 413; Litestar's own
-400/401/403/404/405/413 keep their codes; anything else is logged and answers 500 without details.
+(:class:`~reconcile.errors.TooLargeError`) → 413; Litestar's own 400/401/403/404/405/413 keep their codes; a
+database that cannot be reached now (:mod:`adapters.storage.outage`) → 503 with ``Retry-After`` and a warning
+without traceback; anything else is logged and answers 500 without details.
 """
 
 from __future__ import annotations
@@ -17,15 +18,17 @@ from litestar.exceptions import HTTPException
 from litestar.exceptions import ValidationException as LitestarValidationError
 
 from adapters.files import FileTooLargeError
+from adapters.storage.outage import OUTAGE_TYPES, RETRY_AFTER_SECONDS, is_outage, outage_reason
 from hub_app.admin import NotFoundError
 from reconcile.agents import AgentConflict
 from reconcile.errors import ConflictError, ForbiddenError, TooLargeError, ValidationError
 
-__all__ = ["INTERNAL_ERROR", "error_response", "exception_handlers"]
+__all__ = ["DATABASE_UNAVAILABLE", "INTERNAL_ERROR", "database_unavailable", "error_response", "exception_handlers"]
 
 log = logging.getLogger("hub_app")
 
 INTERNAL_ERROR = "внутренняя ошибка хаба"
+DATABASE_UNAVAILABLE = "база данных не отвечает"
 
 
 def error_response(status: int, detail: str, headers: dict[str, str] | None = None) -> Response[Any]:
@@ -67,6 +70,21 @@ def _http_error(_: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     return error_response(exc.status_code, detail)
 
 
+def database_unavailable() -> Response[Any]:
+    """503 «база данных не отвечает» with ``Retry-After``: the same request succeeds once the database is back."""
+    return error_response(503, DATABASE_UNAVAILABLE, {"Retry-After": str(RETRY_AFTER_SECONDS)})
+
+
+def _maybe_outage(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    if not is_outage(exc):
+        return _internal_error(request, exc)
+    log.warning(
+        "database_unavailable",
+        extra={"path": request.url.path, "method": request.method, "error": outage_reason(exc)},
+    )
+    return database_unavailable()
+
+
 def _internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     log.error("unhandled error", exc_info=exc, extra={"path": request.url.path, "method": request.method})
     return error_response(500, INTERNAL_ERROR)
@@ -81,5 +99,6 @@ def exception_handlers() -> dict[int | type[Exception], Any]:
         FileTooLargeError: _core_error,
         TooLargeError: _core_error,
         HTTPException: _http_error,
+        **dict.fromkeys(OUTAGE_TYPES, _maybe_outage),
         Exception: _internal_error,
     }

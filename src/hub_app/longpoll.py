@@ -1,0 +1,99 @@
+"""The claims waiting in this hub process (the long poll of ``POST /agent/claim``, DESIGN.md 6).
+
+- **One waiting claim per agent instance.** A new poll of the same ``agent_id`` and ``instance`` ends the one
+  before it with 204: an agent that gave up on a poll and asked again, or a script firing thousands of polls with
+  one token, never piles up waiters.
+- **A waiting claim holds no database connection.** It looks at the queue in one short transaction and waits in
+  memory. The claims of this process look one at a time (the queue lock serialises their transactions anyway):
+  a crowd of polls queues here, not in the connection pool that the interface's reads need.
+- **A wake-up** (a batch created or approved here, or announced by another hub through ``LISTEN/NOTIFY``) ends
+  every wait at once; each claim then looks again.
+- **Shutdown** ends every wait at once with 204, and a claim arriving meanwhile is answered 204 without a look:
+  restarting the hub costs the agent an ordinary empty poll, never a 5xx or a cut connection.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable, Iterator
+from typing import TypeVar
+
+import anyio
+import attrs
+
+__all__ = ["REPOLL_SECONDS", "Waiter", "Wakeup"]
+
+T = TypeVar("T")
+
+#: A long poll looks at the queue again at least this often, even without a wake-up.
+REPOLL_SECONDS = 5.0
+
+
+@attrs.define(eq=False)
+class Waiter:
+    """One waiting claim: its wake-up event (renewed before each look) and why it must end, if it must."""
+
+    event: anyio.Event = attrs.field(factory=anyio.Event)
+    ended: str | None = None  # "superseded" or "closing"
+
+    def rearm(self) -> None:
+        """A new event, taken before looking at the queue: a wake-up during the look still counts."""
+        self.event = anyio.Event()
+
+    def end(self, why: str) -> None:
+        self.ended = why
+        self.event.set()
+
+
+class Wakeup:
+    """The claims waiting in this process, woken when work may have appeared and ended at shutdown."""
+
+    def __init__(self) -> None:
+        self._waiting: dict[tuple[str, str], Waiter] = {}
+        self._looking = anyio.Lock()
+        self.closing = False
+
+    def notify(self) -> None:
+        """Work may have appeared: every waiting claim looks again."""
+        for waiter in list(self._waiting.values()):
+            waiter.event.set()
+
+    def close(self) -> None:
+        """The process is shutting down: every wait ends (204), and no claim looks any more."""
+        self.closing = True
+        for waiter in list(self._waiting.values()):
+            waiter.end("closing")
+
+    def waiting(self) -> int:
+        """How many claims wait (or look) now."""
+        return len(self._waiting)
+
+    @contextlib.contextmanager
+    def enter(self, agent_id: str, instance: str | None) -> Iterator[Waiter]:
+        """Register the claim of ``agent_id``/``instance``, ending the one it replaces."""
+        key = (agent_id, instance or "")
+        previous = self._waiting.get(key)
+        if previous is not None:
+            previous.end("superseded")
+        waiter = Waiter()
+        if self.closing:
+            waiter.end("closing")
+        self._waiting[key] = waiter
+        try:
+            yield waiter
+        finally:
+            if self._waiting.get(key) is waiter:
+                del self._waiting[key]
+
+    async def look(self, waiter: Waiter, action: Callable[[], Awaitable[T]]) -> T | None:
+        """Run ``action`` (one look at the queue) when no other claim of this process is looking; ``None``
+        without running it when the claim ended meanwhile."""
+        async with self._looking:
+            if waiter.ended is not None:
+                return None
+            return await action()
+
+    async def wait(self, waiter: Waiter, seconds: float) -> None:
+        """Until a wake-up, the claim's end, or ``seconds`` (at most :data:`REPOLL_SECONDS`)."""
+        with anyio.move_on_after(min(seconds, REPOLL_SECONDS)):
+            await waiter.event.wait()

@@ -1,0 +1,97 @@
+"""``sdlc-hub serve``'s HTTP server: uvicorn, with a graceful end for long polls and a deadline for slow requests.
+
+- :class:`HubServer` tells the hub that it stops *before* uvicorn waits for the open requests: the claims
+  waiting in a long poll answer 204 at once (:mod:`hub_app.longpoll`), so a SIGTERM finishes every request
+  with an answer instead of cutting them after the graceful timeout (an error-level log, a 500).
+- :class:`RequestDeadline` (uvicorn's HTTP/1.1 protocol, h11) closes a connection that has not delivered a
+  request's head within ``request_timeout`` seconds of its first byte (or of the connection's opening), or that
+  sends nothing of the body for that long — nginx's ``client_header_timeout`` and ``client_body_timeout``.
+  uvicorn has only the keep-alive timeout between requests, so a silent or byte-by-byte client held a socket
+  forever. An idle keep-alive connection is uvicorn's business (``timeout_keep_alive``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+from typing import Any, ClassVar
+
+import h11
+import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from hub_app.runtime import Hub
+
+__all__ = ["REQUEST_TIMEOUT_SECONDS", "HubServer", "RequestDeadline", "with_request_timeout"]
+
+log = logging.getLogger(__name__)
+
+#: How long a client may take to send a request's head, or pause inside its body (DESIGN.md 10).
+REQUEST_TIMEOUT_SECONDS = 30.0
+
+
+class HubServer(uvicorn.Server):
+    """uvicorn's server, ending the hub's long polls as soon as it starts shutting down."""
+
+    def __init__(self, config: uvicorn.Config, hub: Hub) -> None:
+        super().__init__(config)
+        self.hub = hub
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self.hub.begin_shutdown()
+        await super().shutdown(sockets)
+
+
+class RequestDeadline(H11Protocol):
+    """uvicorn's h11 protocol with the request deadline of the module's docstring."""
+
+    request_timeout: ClassVar[float] = REQUEST_TIMEOUT_SECONDS
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        state = self.conn.their_state
+        if state is h11.SEND_BODY:
+            self._arm()  # the body moves on: its allowed pause starts again
+        elif state is h11.IDLE:
+            if self._deadline is None:
+                self._arm()  # the first bytes of a request's head: the head's deadline starts
+        else:
+            self._disarm()  # the request is complete (or the connection is ending)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._deadline = self.loop.call_later(self.request_timeout, self._expired)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _expired(self) -> None:
+        self._deadline = None
+        if self.transport.is_closing():
+            return
+        if self.flow.read_paused:  # the hub, not the client, is behind: reading resumes when the app has read
+            self._arm()
+            return
+        client = f"{self.client[0]}:{self.client[1]}" if self.client else None
+        log.info("request_timeout", extra={"client": client, "timeout_s": self.request_timeout})
+        self.transport.close()
+
+
+def with_request_timeout(seconds: float) -> type[RequestDeadline]:
+    """:class:`RequestDeadline` with its deadline set to ``seconds``."""
+    return type("RequestDeadline", (RequestDeadline,), {"request_timeout": seconds})
