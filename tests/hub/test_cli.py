@@ -228,7 +228,7 @@ def test_serve_logs_one_json_line_per_event(tmp_path: Path) -> None:
         body = {
             "author": "planner",
             "title": "t",
-            "commands": [{"type": "ensure_fields", "params": {"key": "A-1", "duedate": "2026-10-23"}}],
+            "commands": [{"type": "ensure_fields", "params": {"key": "AURORA-1", "duedate": "2026-10-23"}}],
         }
         created = httpx.post(f"{base}/batches", json=body, headers={"Authorization": f"Bearer {secret}"}, timeout=10)
         assert created.status_code == 201
