@@ -18,7 +18,7 @@ from hub_app.batches import base_jql, batch_context, command, held_batches, reso
 from hub_app.bodies import AgentProblemIn, ClaimIn
 from hub_app.runtime import Unit
 from hub_app.views import AgentStatusView, CommandHeld, DeliveryView, QueueOutlook
-from reconcile import delivery, history, queue, reports
+from reconcile import approval, delivery, history, queue, reports
 from reconcile.agents import check_claimant, check_instance, holds_claim, is_online
 from reconcile.batch import auto_refresh_body, validate_batch
 from reconcile.confirm import AgentFacts
@@ -225,7 +225,7 @@ async def _auto_refresh(unit: Unit, settings: Settings, held: frozenset[int]) ->
     body = auto_refresh_body(base)
     # With the projects, so that its base JQL is known as the base JQL and stored as it is (a full refresh).
     valid = validate_batch(body, await batch_context(unit, body, settings))
-    await store_batch(unit, valid, settings, token_name=None, door=None)
+    await store_batch(unit, valid, settings, requester=approval.HUB)
     return True
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import sys
@@ -68,6 +69,11 @@ def command_line() -> CommandLine:
     cli.add(add, *STORAGE)
     add.add_argument("name")
     add.add_argument("--role", required=True, choices=[role.value for role in Role])
+    add.add_argument(
+        "--needs-approval",
+        action="store_true",
+        help="every batch this token creates waits for a person's approval (interface tokens: an AI assistant's)",
+    )
     cli.add(token_sub.add_parser("list", help="list tokens"), *STORAGE)
     revoke = token_sub.add_parser("revoke", help="revoke a token")
     cli.add(revoke, *STORAGE)
@@ -107,12 +113,13 @@ async def _with_hub(args: argparse.Namespace, action: Callable[[Hub], Awaitable[
         await hub.close()
 
 
-async def _token_add(hub: Hub, name: str, role: str) -> str:
+async def _token_add(hub: Hub, name: str, role: str, *, needs_approval: bool) -> str:
     from hub_app import admin  # noqa: PLC0415
     from hub_app.bodies import TokenIn  # noqa: PLC0415
 
     async with hub.unit() as unit:
-        created = await admin.add_token(unit, TokenIn(name=name, role=role))  # type: ignore[arg-type]
+        body = TokenIn(name=name, role=role, needs_approval=needs_approval)  # type: ignore[arg-type]
+        created = await admin.add_token(unit, body)
     return created.secret
 
 
@@ -247,14 +254,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("sdlc-hub: the schema is up to date")
             return 0
         if args.token_command == "add":
-            secret = asyncio.run(_with_hub(args, lambda hub: _token_add(hub, args.name, args.role)))
-            print(f"token {args.name} ({args.role}) created; its secret, shown only now:")
+            add = functools.partial(_token_add, name=args.name, role=args.role, needs_approval=args.needs_approval)
+            secret = asyncio.run(_with_hub(args, add))
+            approval = ", approval: required" if args.needs_approval else ""
+            print(f"token {args.name} ({args.role}{approval}) created; its secret, shown only now:")
             print(secret)
             return 0
         if args.token_command == "list":
             for token in asyncio.run(_with_hub(args, _token_list)):
+                approval = "\tapproval: required" if token.needs_approval else ""
                 revoked = f" revoked {token.revoked_at}" if token.revoked_at else ""
-                print(f"{token.name}\t{token.role}\tcreated {token.created_at}{revoked}")
+                print(f"{token.name}\t{token.role}{approval}\tcreated {token.created_at}{revoked}")
             return 0
         if args.token_command == "revoke":
             token = asyncio.run(_with_hub(args, lambda hub: _token_revoke(hub, args.name)))

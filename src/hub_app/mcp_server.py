@@ -182,7 +182,7 @@ WAITS_FOR_APPROVAL = (
 
 
 async def _batch_create(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
-    created = await batches.create_batch(unit, args, token_name=caller.token.name, door=Door.MCP)
+    created = await batches.create_batch(unit, args, requester=caller.token.through(Door.MCP))
     answer: dict[str, Any] = to_json(created)
     if created.approval is not None and created.approval.state == ApprovalState.PENDING:
         url = f"{caller.base_url}/batches/{created.id}"
@@ -205,7 +205,7 @@ async def _batch_cancel(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
 
 async def _command_retry(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
     command_id = parse(CommandRef, args).command_id
-    return await batches.retry_command(unit, command_id, token_name=caller.token.name, door=Door.MCP)
+    return await batches.retry_command(unit, command_id, requester=caller.token.through(Door.MCP))
 
 
 async def _issues_list(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
@@ -232,7 +232,7 @@ async def _note_add(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
 
 
 async def _refresh(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
-    return await batches.create_refresh(unit, parse(RefreshIn, args), token_name=caller.token.name, door=Door.MCP)
+    return await batches.create_refresh(unit, parse(RefreshIn, args), requester=caller.token.through(Door.MCP))
 
 
 def _text(value: str) -> Callable[[], str]:

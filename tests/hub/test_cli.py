@@ -54,6 +54,22 @@ def test_token_add_prints_secret_last(tmp_path: Path, capsys: pytest.CaptureFixt
     assert capsys.readouterr().err == "sdlc-hub: токена nobody нет\n"
 
 
+def test_a_token_that_needs_approval(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """token add --needs-approval says so; token list shows «approval: required» for it only; an admin token
+    cannot need approval (exit 1, nothing added)."""
+    data = ["--data-dir", str(tmp_path)]
+    assert main(["token", "add", "claude", "--role", "interface", "--needs-approval", *data]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "token claude (interface, approval: required) created; its secret, shown only now:"
+    assert main(["token", "add", "planner", "--role", "interface", *data]) == 0
+    capsys.readouterr()
+    assert main(["token", "add", "boss", "--role", "admin", "--needs-approval", *data]) == 1
+    assert capsys.readouterr().err == "sdlc-hub: needs_approval — только для токена роли interface\n"
+    assert main(["token", "list", *data]) == 0
+    listed = [line.split("\tcreated ")[0] for line in capsys.readouterr().out.splitlines()]
+    assert listed == ["claude\tinterface\tapproval: required", "planner\tinterface"]
+
+
 def test_env_chooses_the_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """SDLC_HUB_DATABASE_URL and SDLC_HUB_DATA_DIR apply when no option is given."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'elsewhere.sqlite3'}"
