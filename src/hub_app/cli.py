@@ -24,6 +24,7 @@ from adapters.logs import configure_logging
 from hub_app.roles import Role
 
 if TYPE_CHECKING:
+    from hub_app.public_url import PublicUrl
     from hub_app.runtime import Hub
     from hub_app.views import TokenView
 
@@ -55,6 +56,11 @@ def command_line() -> CommandLine:
         *STORAGE,
         Option("host", default="127.0.0.1", help="the address to listen on"),
         Option("port", type=int, default=8700, help="the port to listen on"),
+        Option(
+            "public-url",
+            help="the URL people and assistants reach the hub at (default http://<host>:<port>): every link the hub "
+            "gives is built from it, and /mcp refuses another Origin or Host",
+        ),
         Option(
             "forwarded-allow-ips",
             default="127.0.0.1",
@@ -148,20 +154,25 @@ def _serve(args: argparse.Namespace) -> int:
     from hub_app.web import session_key  # noqa: PLC0415
 
     tune_gc()
+    public_url = _public_url(args)
     data_dir, url = _storage(args)
     asyncio.run(_with_hub(args, lambda hub: asyncio.sleep(0)))  # migrations, before serving
     hub = Hub(database=Database(make_engine(url or sqlite_url(data_dir))), files=FileStore(data_dir / "files"))
-    app = create_app(hub, close_hub=True, web_key=session_key(data_dir))
+    app = create_app(hub, close_hub=True, web_key=session_key(data_dir), public_url=public_url)
     # Litestar installs its own logging configuration when the app is built: take the process's back.
     configure_logging(args.log_level, fmt=args.log_format, secrets=_secrets(args))
-    logging.getLogger("hub_app.cli").info(
+    log = logging.getLogger("hub_app.cli")
+    log.info(
         "serving",
         extra={
             "url": f"http://{args.host}:{args.port}",
+            "public_url": public_url.url,
             "data_dir": str(data_dir.resolve()),
             "version": package_version(),
         },
     )
+    if args.public_url is None and args.host in ("0.0.0.0", "::"):
+        log.warning("public_url_not_set", extra={"public_url": public_url.url, "fix": "set --public-url"})
     # A claim may be waiting in a long poll for up to claim_wait_seconds: on SIGTERM it is cut after a second
     # (the agent sees a dropped connection and claims again from the next hub), not waited for.
     # Idle keep-alive outlives the clients' 5 s pool expiry, so a client never reuses a connection the hub is
@@ -178,6 +189,15 @@ def _serve(args: argparse.Namespace) -> int:
         forwarded_allow_ips=args.forwarded_allow_ips,
     )
     return 0
+
+
+def _public_url(args: argparse.Namespace) -> PublicUrl:
+    from hub_app.public_url import PublicUrl, PublicUrlError  # noqa: PLC0415
+
+    try:
+        return PublicUrl.of(args.public_url, listen_host=args.host, listen_port=args.port)
+    except PublicUrlError as exc:
+        raise _Unusable(str(exc)) from None
 
 
 def _reason(exc: BaseException) -> str:

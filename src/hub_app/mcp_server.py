@@ -9,11 +9,14 @@ the core's errors come back as tool errors (``isError: true``) with the seed's R
 ``batch_create``'s description and input schema are :func:`reconcile.commands.batch_create_description` and
 :func:`reconcile.commands.batch_create_schema`, read at every ``tools/list``: the command catalogue is the
 single source, nothing is restated here. ``batch_plan`` takes the same input and answers the plan a person reads
-(:mod:`hub_app.plan`), writing nothing. When ``approval.mcp`` is on, a batch an assistant creates waits for a
-person: the answer says so and gives the batch's page, ``<hub>/batches/<id>``, where ``<hub>`` is the hub's
-base URL as the MCP request reached it (scheme, host and mount; behind a proxy, uvicorn's ``--proxy-headers``
-and the forwarded host make it the public one). An assistant cannot approve: approval is a person's, through
-the HTTP API or the page.
+(:mod:`hub_app.plan`), writing nothing. When a batch an assistant creates waits for a person (``approval.mcp``, a
+token added with ``--needs-approval``, a retry of a batch that waited), the answer says so and gives the batch's
+page, ``<hub>/batches/<id>``, where ``<hub>`` is the hub's public URL (:mod:`hub_app.public_url`), never the
+request's ``Host``. An assistant cannot approve: approval is a person's, through the HTTP API or the page.
+
+Before anything else (the token too) a request's ``Origin`` and ``Host`` are held to the public URL
+(:meth:`~hub_app.public_url.PublicUrl.origin_refusal`, :meth:`~hub_app.public_url.PublicUrl.host_refusal`): 403
+otherwise, against DNS rebinding.
 
 Auth is the hub's own: the mounted route carries ``opt={"roles": ("interface", "admin")}``, so the app's guard
 answers 401 (no token, unknown or revoked) and 403 (an ``agent`` token) in the API's error shape and leaves the
@@ -38,10 +41,11 @@ from typing import Any
 import attrs
 from litestar import Litestar
 from litestar.config.app import AppConfig
-from litestar.connection import ASGIConnection
+from litestar.datastructures import Headers
+from litestar.enums import ScopeType
 from litestar.handlers import ASGIRouteHandler, asgi
 from litestar.plugins import InitPlugin
-from litestar.types import Receive, Scope, Send
+from litestar.types import ASGIApp, Receive, Scope, Send
 from mcp.server import Server, ServerRequestContext
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.types import (
@@ -57,6 +61,7 @@ from mcp.types import (
 from hub_app import batches, drift, mirror, plan
 from hub_app.api.errors import INTERNAL_ERROR
 from hub_app.bodies import CancelIn, NoteIn, RefreshIn, json_schema, meta, parse
+from hub_app.public_url import PublicUrl
 from hub_app.roles import INTERFACE, Caller
 from hub_app.runtime import Hub, Unit
 from hub_app.views import to_json
@@ -93,12 +98,12 @@ SERVER_INSTRUCTIONS = (
 
 @attrs.frozen(kw_only=True)
 class McpCaller:
-    """Who calls a tool: the hub to work on, the authenticated token, and the hub's base URL as the call reached
-    it (for the links an answer gives)."""
+    """Who calls a tool: the hub to work on, the authenticated token, and the hub's public URL (for the links an
+    answer gives)."""
 
     hub: Hub
     token: Caller
-    base_url: str = ""
+    public_url: PublicUrl = attrs.field(factory=lambda: PublicUrl.of(None))
 
 
 ToolCall = Callable[[Unit, McpCaller, dict[str, Any]], Awaitable[Any]]
@@ -185,7 +190,7 @@ async def _batch_create(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> 
     created = await batches.create_batch(unit, args, requester=caller.token.through(Door.MCP))
     answer: dict[str, Any] = to_json(created)
     if created.approval is not None and created.approval.state == ApprovalState.PENDING:
-        url = f"{caller.base_url}/batches/{created.id}"
+        url = caller.public_url.link(f"/batches/{created.id}")
         answer.update(approval_url=url, message=WAITS_FOR_APPROVAL.format(url=url))
     return answer
 
@@ -448,13 +453,37 @@ class McpEndpoint:
     with this endpoint can be started more than once.
     """
 
-    def __init__(self, *, path: str = MCP_PATH, tool_set: tuple[McpTool, ...] | None = None) -> None:
+    def __init__(
+        self, *, path: str = MCP_PATH, tool_set: tuple[McpTool, ...] | None = None, public_url: PublicUrl | None = None
+    ) -> None:
         self.path = path
         self.server = build_server(tool_set)
+        self.public_url = public_url or PublicUrl.of(None)
         self._manager: StreamableHTTPSessionManager | None = None
         self.route_handler: ASGIRouteHandler = asgi(
-            path, is_mount=True, copy_scope=True, opt={"roles": MCP_ROLES}, name="mcp"
+            path,
+            is_mount=True,
+            copy_scope=True,
+            opt={"roles": MCP_ROLES},
+            name="mcp",
+            middleware=[self._checked_origin],  # runs before the guards: a foreign page learns nothing of tokens
         )(self._handle)
+
+    def _checked_origin(self, app: ASGIApp) -> ASGIApp:
+        """``app`` behind the ``Origin`` and ``Host`` checks (403 in the API's error shape)."""
+
+        async def checked(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] == ScopeType.HTTP:
+                headers = Headers.from_scope(scope)
+                refusal = self.public_url.origin_refusal(headers.get("origin"))
+                refusal = refusal or self.public_url.host_refusal(headers.get("host"))
+                if refusal is not None:
+                    log.warning("mcp_refused", extra={"reason": refusal})
+                    await _send_error(send, 403, refusal)
+                    return
+            await app(scope, receive, send)
+
+        return checked
 
     @contextlib.asynccontextmanager
     async def lifespan(self, _: Litestar | None = None) -> AsyncIterator[None]:
@@ -478,16 +507,17 @@ class McpEndpoint:
             await _send_error(send, 503, "MCP ещё не запущен: lifespan McpEndpoint не выполнен")
             return
         inner = dict(scope)
-        base_url = str(ASGIConnection[Any, Any, Any, Any](scope).base_url).rstrip("/")
-        inner[CALLER_SCOPE_KEY] = McpCaller(hub=hub, token=token, base_url=base_url)
+        inner[CALLER_SCOPE_KEY] = McpCaller(hub=hub, token=token, public_url=self.public_url)
         await manager.handle_request(inner, receive, send)  # type: ignore[arg-type]
 
 
 class McpPlugin(InitPlugin):
     """Mounts :class:`McpEndpoint` at ``/mcp`` and adds its lifespan: ``Litestar(plugins=[McpPlugin()])``."""
 
-    def __init__(self, *, path: str = MCP_PATH, tool_set: tuple[McpTool, ...] | None = None) -> None:
-        self.endpoint = McpEndpoint(path=path, tool_set=tool_set)
+    def __init__(
+        self, *, path: str = MCP_PATH, tool_set: tuple[McpTool, ...] | None = None, public_url: PublicUrl | None = None
+    ) -> None:
+        self.endpoint = McpEndpoint(path=path, tool_set=tool_set, public_url=public_url)
 
     def on_app_init(self, app_config: AppConfig) -> AppConfig:
         app_config.route_handlers.append(self.endpoint.route_handler)

@@ -70,6 +70,16 @@ def test_a_token_that_needs_approval(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert listed == ["claude\tinterface\tapproval: required", "planner\tinterface"]
 
 
+def test_a_public_url_that_is_no_url_stops_serve(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """serve --public-url (or SDLC_HUB_PUBLIC_URL) that is no http(s) URL: one line on stderr, exit 2, before
+    anything is opened."""
+    assert main(["serve", "--public-url", "ftp://hub.example", "--data-dir", str(tmp_path / "d")]) == 2
+    assert capsys.readouterr().err == (
+        "sdlc-hub: --public-url 'ftp://hub.example': expected http(s)://host[:port][/path]\n"
+    )
+    assert not (tmp_path / "d").exists()
+
+
 def test_env_chooses_the_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """SDLC_HUB_DATABASE_URL and SDLC_HUB_DATA_DIR apply when no option is given."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'elsewhere.sqlite3'}"
@@ -255,7 +265,7 @@ def test_serve_logs_one_json_line_per_event(tmp_path: Path) -> None:
     assert out == ""
     assert all({"ts", "level", "logger", "event"} <= set(line) for line in lines)
     events = {line["event"]: line for line in lines}
-    assert events["serving"]["url"] == base
+    assert events["serving"]["url"] == events["serving"]["public_url"] == base
     assert any(line["logger"] == "uvicorn.error" for line in lines)
     batch = events["batch_created"]
     assert (batch["batch_id"], batch["author"]) == (created.json()["id"], "planner")

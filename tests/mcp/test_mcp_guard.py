@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_support import TOKEN_NAMES, Served, claim, hub_app_with_mcp, serving, tool_error, tool_json
+from mcp_support import TOKEN_NAMES, Served, claim, serving_hub, tool_error, tool_json
 
 from adapters.files import FileStore
 from adapters.storage.database import Database
@@ -45,8 +45,7 @@ async def served(migrated_url: str, tmp_path: Path) -> AsyncIterator[Served]:
         async with hub.unit() as unit:
             for role, name in TOKEN_NAMES.items():
                 tokens[role] = (await admin.add_token(unit, TokenIn(name=name, role=role))).secret
-        app, endpoint = hub_app_with_mcp(hub)
-        async with serving(app, endpoint) as base_url:
+        async with serving_hub(hub) as base_url:
             yield Served(base_url=base_url, hub=hub, tokens=tokens)
     finally:
         await hub.close()
