@@ -111,7 +111,8 @@ async def store_batch(
         door=requester.door.value if requester.door else None,
         approval=waits,
     )
-    await unit.db.notes.add_to_batch(batch.id, valid.notes, author=valid.author, now=unit.now)
+    # Notes are signed with the token's name through every door (the batch's author is what the caller says).
+    await unit.db.notes.add_to_batch(batch.id, valid.notes, author=requester.token_name or valid.author, now=unit.now)
     if not approval.holds(waits):
         await unit.db.announce_batch(unit.wakeup.notify)
     unit.after_commit(lambda metrics: metrics.batch_created(c.type for c in commands))

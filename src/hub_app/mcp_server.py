@@ -172,13 +172,6 @@ class IssueRef:
     key: str = attrs.field(metadata=meta("nonempty", "ключ задачи Jira (AURORA-1538)"))
 
 
-@attrs.frozen(kw_only=True)
-class NoteArgs:
-    key: str = attrs.field(metadata=meta("nonempty", "ключ задачи Jira (AURORA-1538)"))
-    text: str = attrs.field(metadata=meta("nonempty"))
-    author: str | None = attrs.field(default=None, metadata=meta("nonempty", "по умолчанию — имя токена"))
-
-
 WAITS_FOR_APPROVAL = (
     "Пакет ждёт одобрения человеком: ни одна команда не выполняется, пока его не одобрят на странице {url} "
     "(одобрить может только другой человек, не создатель). Покажите пользователю план и ссылку; статус — "
@@ -231,9 +224,9 @@ async def _issue_get(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
 
 
 async def _note_add(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
-    note = parse(NoteArgs, args)
-    body = NoteIn(key=note.key, text=note.text)
-    return await mirror.add_note(unit, body, author=note.author or caller.token.name)
+    # The note is signed with the token's name, as through every door: an ``author`` argument is refused (the
+    # schema has none) rather than believed.
+    return await mirror.add_note(unit, parse(NoteIn, args), author=caller.token.name)
 
 
 async def _refresh(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
@@ -342,10 +335,10 @@ def tools() -> tuple[McpTool, ...]:
         McpTool(
             name="note_add",
             description=_text(
-                "Заметка хаба к задаче Jira (в Jira не пишется). Заметки к задачам, создаваемым пакетом "
-                "(new:<n>), передавайте в notes у batch_create. author — по умолчанию имя токена."
+                "Заметка хаба к задаче Jira (в Jira не пишется); автор заметки — имя токена. Заметки к задачам, "
+                "создаваемым пакетом (new:<n>), передавайте в notes у batch_create."
             ),
-            input_schema=_schema(NoteArgs),
+            input_schema=_schema(NoteIn),
             call=_note_add,
             annotations=_WRITES,
         ),
