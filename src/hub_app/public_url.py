@@ -5,11 +5,13 @@ request's ``Origin`` and ``Host`` to — never the request's own ``Host``.
 
 - ``Origin``, when present, must be the public URL's origin (scheme, host, port): a page of any other site that
   makes a browser call ``/mcp`` is refused (the MCP transport's rule against DNS rebinding).
-- ``Host`` must be the public URL's host and port — or, when the hub listens on a loopback address, a loopback
-  name (``localhost``, ``127.0.0.0/8``, ``[::1]``) with any port: a reverse proxy on the same machine passes
-  ``Host: 127.0.0.1:8700`` by default (nginx), and a tunnel (``ssh -L``) its own port. That stays safe: DNS
-  rebinding makes the browser send the attacker's own name as ``Host``, never a loopback one — a browser sends
-  ``Host: localhost`` only for a page it loaded from the person's own machine.
+- ``Host`` must be the public URL's host and port — or, when the hub can be reached on loopback (it listens on a
+  loopback address, or on every address: ``0.0.0.0``, ``::``), a loopback name (``localhost``, ``127.0.0.0/8``,
+  ``[::1]``) with any port: a reverse proxy on the same machine passes ``Host: 127.0.0.1:8700`` by default
+  (nginx), a container's published port and a tunnel (``ssh -L``) their own port. That stays safe: DNS rebinding
+  makes the browser send the attacker's own name as ``Host``, never a loopback one — a browser sends ``Host:
+  localhost`` only for a page it loaded from the person's own machine, and such a page's calls carry its
+  ``Origin``, which must be the public URL's.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from urllib.parse import SplitResult, urlsplit
 
 import attrs
 
-__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "PublicUrl", "PublicUrlError", "is_loopback"]
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "PublicUrl", "PublicUrlError", "is_loopback", "is_unspecified"]
 
 #: ``sdlc-hub serve``'s defaults, and so the public URL of an app built without one.
 DEFAULT_HOST = "127.0.0.1"
@@ -44,6 +46,14 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def is_unspecified(host: str) -> bool:
+    """``0.0.0.0`` or ``::``: listening on every address (loopback included)."""
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_unspecified
+    except ValueError:
+        return False
+
+
 def _authority(host: str, port: int | None, scheme: str) -> str:
     shown = f"[{host}]" if ":" in host else host
     return shown if port in (None, _DEFAULT_PORTS[scheme]) else f"{shown}:{port}"
@@ -62,7 +72,7 @@ def _split(value: str) -> SplitResult | None:
 @attrs.frozen(kw_only=True)
 class PublicUrl:
     """The public URL's parts (``host`` lower case, ``port`` always set, ``path`` without a trailing slash) and
-    whether a loopback ``Host`` is accepted too (``loopback``: the hub listens on loopback)."""
+    whether a loopback ``Host`` is accepted too (``loopback``: the hub can be reached on loopback)."""
 
     scheme: str
     host: str
@@ -91,7 +101,7 @@ class PublicUrl:
             host=parts.hostname.lower(),
             port=parts.port or _DEFAULT_PORTS[parts.scheme],
             path=parts.path.rstrip("/"),
-            loopback=is_loopback(listen_host) or is_loopback(parts.hostname),
+            loopback=is_loopback(listen_host) or is_unspecified(listen_host) or is_loopback(parts.hostname),
         )
 
     @property
@@ -120,7 +130,7 @@ class PublicUrl:
 
     def host_refusal(self, host: str | None) -> str | None:
         """Why a request with this ``Host`` header is refused (403); ``None`` for the public URL's host and port, or
-        a loopback name when the hub listens on loopback."""
+        a loopback name when the hub can be reached on loopback."""
         parts = _split(f"//{host}") if host and not set(host) & set("/@?#\\") else None
         if parts is not None and parts.hostname:
             name = parts.hostname.lower()

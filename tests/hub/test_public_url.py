@@ -6,7 +6,7 @@ import pytest
 
 from hub_app.public_url import PublicUrl, PublicUrlError
 
-PROXIED = PublicUrl.of("https://Hub.Bank.Example:443/planning/", listen_host="0.0.0.0", listen_port=8700)
+PROXIED = PublicUrl.of("https://Hub.Bank.Example:443/planning/", listen_host="10.1.2.3", listen_port=8700)
 LOOPBACK = PublicUrl.of(None, listen_port=8711)
 
 
@@ -15,7 +15,9 @@ def test_the_default_is_serves_address() -> None:
     assert (LOOPBACK.url, LOOPBACK.loopback) == ("http://127.0.0.1:8711", True)
     assert PublicUrl.of(None, listen_host="::1").url == "http://[::1]:8700"
     everywhere = PublicUrl.of(None, listen_host="0.0.0.0", listen_port=8080)
-    assert (everywhere.url, everywhere.loopback) == ("http://0.0.0.0:8080", False)
+    assert (everywhere.url, everywhere.loopback) == ("http://0.0.0.0:8080", True)
+    interface = PublicUrl.of("https://hub.example", listen_host="10.1.2.3")
+    assert interface.loopback is False
 
 
 def test_a_public_url_is_normalised_and_links_are_built_from_it() -> None:
@@ -95,9 +97,12 @@ def test_host_is_the_public_urls_or_a_loopback_name_on_loopback(
         assert refusal == f"Host {host or ''} не принят: MCP хаба отвечает по адресу {url.origin}"
 
 
-def test_a_proxy_on_the_same_machine_may_pass_its_loopback_host() -> None:
-    """--public-url https://hub.example with serve on 127.0.0.1: nginx's default Host 127.0.0.1:8700 is the hub."""
-    behind = PublicUrl.of("https://hub.example", listen_host="127.0.0.1")
+@pytest.mark.parametrize("listen_host", ["127.0.0.1", "0.0.0.0", "::"])
+def test_a_proxy_or_a_published_port_on_the_same_machine_may_pass_its_loopback_host(listen_host: str) -> None:
+    """--public-url https://hub.example with serve on loopback or on every address (a container): nginx's default
+    Host 127.0.0.1:8700, or localhost:<published port>, is the hub; another name is not."""
+    behind = PublicUrl.of("https://hub.example", listen_host=listen_host)
     assert behind.host_refusal("127.0.0.1:8700") is None
+    assert behind.host_refusal("localhost:18700") is None
     assert behind.host_refusal("hub.example") is None
     assert behind.host_refusal("rebound.example") is not None
