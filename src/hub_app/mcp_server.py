@@ -64,7 +64,7 @@ from hub_app.bodies import CancelIn, NoteIn, RefreshIn, json_schema, meta, parse
 from hub_app.public_url import PublicUrl
 from hub_app.roles import INTERFACE, Caller
 from hub_app.runtime import Hub, Unit
-from hub_app.views import to_json
+from hub_app.views import BatchCreated, to_json
 from reconcile.approval import ApprovalState, Door
 from reconcile.commands import batch_create_description, batch_create_schema
 from reconcile.errors import ReconcileError
@@ -179,13 +179,17 @@ WAITS_FOR_APPROVAL = (
 )
 
 
-async def _batch_create(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
-    created = await batches.create_batch(unit, args, requester=caller.token.through(Door.MCP))
+def _told(created: BatchCreated, caller: McpCaller) -> dict[str, Any]:
+    """The answer of a new batch; one that waits for a person says so, with its page on the public URL."""
     answer: dict[str, Any] = to_json(created)
     if created.approval is not None and created.approval.state == ApprovalState.PENDING:
         url = caller.public_url.link(f"/batches/{created.id}")
         answer.update(approval_url=url, message=WAITS_FOR_APPROVAL.format(url=url))
     return answer
+
+
+async def _batch_create(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
+    return _told(await batches.create_batch(unit, args, requester=caller.token.through(Door.MCP)), caller)
 
 
 async def _batch_plan(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
@@ -203,7 +207,7 @@ async def _batch_cancel(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
 
 async def _command_retry(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
     command_id = parse(CommandRef, args).command_id
-    return await batches.retry_command(unit, command_id, requester=caller.token.through(Door.MCP))
+    return _told(await batches.retry_command(unit, command_id, requester=caller.token.through(Door.MCP)), caller)
 
 
 async def _issues_list(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
@@ -291,7 +295,9 @@ def tools() -> tuple[McpTool, ...]:
             name="command_retry",
             description=_text(
                 "Повтор команды в статусе failed, skipped или cancelled: новый пакет из одной команды с теми же "
-                "параметрами (временные ключи заменены созданными) и хвостовым refresh, проверенный как новый."
+                "параметрами (временные ключи заменены созданными) и хвостовым refresh, проверенный как новый. "
+                "Если пакет команды ждал одобрения человеком (или его требует токен), новый пакет тоже ждёт: "
+                "ответ даёт approval_url и message, как у batch_create."
             ),
             input_schema=_schema(CommandRef),
             call=_command_retry,

@@ -111,6 +111,7 @@ async def test_a_rejected_batch_retried_waits(served: Served) -> None:
         over_mcp = tool_json(await client.call_tool("command_retry", {"command_id": command_id}))
     over_http = await _post(served, f"/commands/{command_id}/retry", "admin")
     assert over_mcp["approval"] == over_http.json()["approval"] == PENDING
+    assert over_mcp["approval_url"] == f"{served.base_url}/batches/{over_mcp['id']}"
 
 
 async def test_a_token_that_needs_approval_waits_over_mcp(served: Served) -> None:
