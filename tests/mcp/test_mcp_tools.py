@@ -17,7 +17,7 @@ from sqlalchemy import text
 
 from hub_app import admin, batches
 from hub_app.bodies import ProjectIn
-from hub_app.mcp_server import McpPlugin
+from hub_app.mcp_endpoint import McpPlugin
 from hub_app.roles import Caller, Role
 
 pytestmark = pytest.mark.anyio
