@@ -26,6 +26,7 @@ from reconcile.settings import Settings, merge_settings, settings_to_json
 log = logging.getLogger(__name__)
 
 __all__ = [
+    "NEEDS_APPROVAL_ROLE",
     "NotFoundError",
     "add_token",
     "agent_file_path",
@@ -47,6 +48,10 @@ __all__ = [
 ]
 
 
+#: Approval by token is for planning tools: an admin could lift it (settings, a new token), an agent creates no batch.
+NEEDS_APPROVAL_ROLE = "needs_approval — только для токена роли interface"
+
+
 class NotFoundError(ReconcileError):
     """The named object does not exist: HTTP 404."""
 
@@ -66,11 +71,14 @@ async def add_token(unit: Unit, body: TokenIn) -> TokenCreated:
         raise ValidationError("имя токена — ожидается непустая строка")
     if role not in tuple(Role):
         raise ValidationError(f"роль {role} неизвестна; ожидаются {', '.join(Role)}")
+    if body.needs_approval and role != Role.INTERFACE.value:
+        raise ValidationError(NEEDS_APPROVAL_ROLE)
     if await unit.db.admin.token(name) is not None:
         raise ConflictError(f"токен {name} уже есть")
     secret = secrets.token_urlsafe(32)
-    await unit.db.admin.add_token(name, role=role, sha256=token_digest(secret), now=unit.now)
-    return TokenCreated(name=name, role=role, secret=secret)
+    digest = token_digest(secret)
+    await unit.db.admin.add_token(name, role=role, sha256=digest, now=unit.now, needs_approval=body.needs_approval)
+    return TokenCreated(name=name, role=role, secret=secret, needs_approval=body.needs_approval)
 
 
 async def list_tokens(unit: Unit) -> list[TokenView]:
@@ -96,7 +104,7 @@ async def caller_by_digest(unit: Unit, digest: str) -> Caller | None:
     token = await unit.db.admin.token_by_digest(digest)
     if token is None or token.revoked_at is not None:
         return None
-    return Caller(name=token.name, role=Role(token.role))
+    return Caller(name=token.name, role=Role(token.role), needs_approval=token.needs_approval)
 
 
 # --- settings ---------------------------------------------------------------------------------------------

@@ -15,8 +15,9 @@ from hub_app.api.auth import guard
 from hub_app.api.errors import exception_handlers
 from hub_app.api.openapi import CommandSchemaPlugin, DocumentedAttrsPlugin, openapi_config
 from hub_app.api.request_text import check_path_and_query
-from hub_app.mcp_server import McpPlugin
+from hub_app.mcp_endpoint import McpPlugin
 from hub_app.metrics import http_metrics_middleware
+from hub_app.public_url import PublicUrl
 from hub_app.runtime import Hub
 from hub_app.web import WebPage
 
@@ -42,11 +43,13 @@ def create_app(
     close_hub: bool = False,
     mcp: bool = True,
     web_key: bytes | None = None,
+    public_url: PublicUrl | None = None,
 ) -> Litestar:
     """The Litestar app over ``hub``: the API, the MCP endpoint at ``/mcp`` unless ``mcp=False``, the web page.
 
     ``extra_route_handlers`` lets other parts mount; ``close_hub`` closes the hub on shutdown; ``web_key`` is
-    the page's session key (``sdlc-hub serve`` keeps it in the data dir; a fresh one when not given).
+    the page's session key (``sdlc-hub serve`` keeps it in the data dir; a fresh one when not given);
+    ``public_url`` is where the hub is reached (default: ``serve``'s default address, on loopback).
     """
 
     @asynccontextmanager
@@ -61,7 +64,7 @@ def create_app(
 
     plugins: list[Any] = [DocumentedAttrsPlugin(), CommandSchemaPlugin()]
     if mcp:
-        plugins.append(McpPlugin())
+        plugins.append(McpPlugin(public_url=public_url))
     page = WebPage(key=web_key or os.urandom(32))
     plugins.append(page)
     app = Litestar(

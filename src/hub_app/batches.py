@@ -1,14 +1,15 @@
 """Batches and their commands, as the planning tools see them: create, read, cancel, retry, refresh.
 
 A batch is validated as a whole by :func:`reconcile.batch.validate_batch` (the seed's 422 messages; a refused
-batch writes nothing), stored with its tail refresh, and announced so waiting claims wake at once. A batch
-through a door that requires approval (:mod:`reconcile.approval`) waits for a person: ``approve`` wakes the
-claims, ``reject`` cancels its commands. Every status change goes through :func:`reconcile.lifecycle.advance`.
+batch writes nothing), stored with its tail refresh, and announced so waiting claims wake at once. A batch whose
+door, token or retried batch requires approval (:mod:`reconcile.approval`) waits for a person: ``approve`` wakes
+the claims, ``reject`` cancels its commands. Every status change goes through :func:`reconcile.lifecycle.advance`.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from typing import Any
 
 import attrs
@@ -19,7 +20,7 @@ from hub_app.bodies import CancelIn, RefreshIn, RejectIn, page_bounds
 from hub_app.runtime import Unit
 from hub_app.views import BatchCreated, BatchDetail, BatchView, CommandView, Items, NoteView
 from reconcile import approval, delivery, history, reports
-from reconcile.approval import Door
+from reconcile.approval import Requester
 from reconcile.batch import (
     BatchContext,
     ProjectInfo,
@@ -97,22 +98,24 @@ async def store_batch(
     valid: ValidBatch,
     settings: Settings,
     *,
-    token_name: str | None,
-    door: Door | None,
+    requester: Requester,
     retry_of: int | None = None,
+    brings_back: Iterable[approval.Approval | None] = (),
 ) -> tuple[BatchRecord, list[CommandRecord]]:
-    """Store a validated batch with its notes, ``pending`` when its door requires approval; unless it waits, wake
-    the claims waiting for work (here and elsewhere)."""
-    waits = approval.initial_approval(door, (c.type for c in valid.commands), settings)
+    """Store a validated batch with its notes, ``pending`` when its door, its token or a batch it brings back
+    requires approval (:func:`reconcile.approval.initial_approval`); unless it waits, wake the claims waiting for
+    work (here and elsewhere)."""
+    waits = approval.initial_approval(requester, (c.type for c in valid.commands), settings, brings_back=brings_back)
     batch, commands = await unit.db.queue.add_batch(
         valid,
-        token_name=token_name,
+        token_name=requester.token_name,
         retry_of=retry_of,
         now=unit.now,
-        door=door.value if door else None,
+        door=requester.door.value if requester.door else None,
         approval=waits,
     )
-    await unit.db.notes.add_to_batch(batch.id, valid.notes, author=valid.author, now=unit.now)
+    # Notes are signed with the token's name through every door (the batch's author is what the caller says).
+    await unit.db.notes.add_to_batch(batch.id, valid.notes, author=requester.token_name or valid.author, now=unit.now)
     if not approval.holds(waits):
         await unit.db.announce_batch(unit.wakeup.notify)
     unit.after_commit(lambda metrics: metrics.batch_created(c.type for c in commands))
@@ -122,11 +125,16 @@ async def store_batch(
 
 
 async def create_batch(
-    unit: Unit, body: Any, *, token_name: str | None, door: Door | None = Door.HTTP, retry_of: int | None = None
+    unit: Unit,
+    body: Any,
+    *,
+    requester: Requester,
+    retry_of: int | None = None,
+    brings_back: Iterable[approval.Approval | None] = (),
 ) -> BatchCreated:
     """``POST /batches``: validate by the core, store the batch with its tail refresh, wake waiting claims."""
     valid, settings = await validate(unit, body)
-    stored = await store_batch(unit, valid, settings, token_name=token_name, door=door, retry_of=retry_of)
+    stored = await store_batch(unit, valid, settings, requester=requester, retry_of=retry_of, brings_back=brings_back)
     return BatchCreated.of(*stored)
 
 
@@ -134,15 +142,13 @@ async def base_jql(unit: Unit, settings: Settings) -> str | None:
     return history.base_jql(settings.jira_project, [p.name for p in await unit.db.admin.projects()])
 
 
-async def request_refresh(
-    unit: Unit, body: RefreshIn, *, token_name: str | None, door: Door | None = Door.HTTP
-) -> tuple[BatchCreated, bool]:
+async def request_refresh(unit: Unit, body: RefreshIn, *, requester: Requester) -> tuple[BatchCreated, bool]:
     """``POST /refresh``: ``{keys}``, ``{jql}`` or ``{}`` (a full refresh by the base JQL) as a batch; and whether
     it is new. A full refresh asked while one is queued or running (the hub's automatic one, another person's)
     is that one: its batch is answered and nothing is stored (two full reads of Jira one after the other would
     return the same issues at the bank's pace)."""
     base = await base_jql(unit, await unit.db.admin.settings())
-    asked = refresh_body(keys=body.keys, jql=body.jql, base_jql=base, author=token_name or "interface")
+    asked = refresh_body(keys=body.keys, jql=body.jql, base_jql=base, author=requester.token_name or "interface")
     [refresh] = asked["commands"]
     if history.is_full_refresh(refresh["params"], base):
         await unit.db.lock_queue()  # two requests at once: the second sees the first's
@@ -154,14 +160,12 @@ async def request_refresh(
                 found = await batch(unit, running.batch_id)
                 commands = (await unit.db.queue.commands_of([found.id]))[found.id]
                 return BatchCreated.of(found, commands), False
-    return await create_batch(unit, asked, token_name=token_name, door=door), True
+    return await create_batch(unit, asked, requester=requester), True
 
 
-async def create_refresh(
-    unit: Unit, body: RefreshIn, *, token_name: str | None, door: Door | None = Door.HTTP
-) -> BatchCreated:
+async def create_refresh(unit: Unit, body: RefreshIn, *, requester: Requester) -> BatchCreated:
     """:func:`request_refresh`'s batch, new or the full refresh already queued or running."""
-    created, _ = await request_refresh(unit, body, token_name=token_name, door=door)
+    created, _ = await request_refresh(unit, body, requester=requester)
     return created
 
 
@@ -238,11 +242,7 @@ async def resolved_in_batch(unit: Unit, batch_id: int) -> dict[str, str]:
     return resolved_keys(outcomes[batch_id])
 
 
-async def retry_batch(unit: Unit, command_id: int) -> dict[str, Any]:
-    """The batch a retry of the command would create: one command, same params, resolved temp keys substituted.
-
-    409 unless the command is failed, skipped or cancelled. The page shows it before the person confirms.
-    """
+async def _retry(unit: Unit, command_id: int) -> tuple[dict[str, Any], BatchRecord]:
     found = await command(unit, command_id)
     if found.status not in RETRYABLE:
         raise ConflictError(
@@ -263,23 +263,37 @@ async def retry_batch(unit: Unit, command_id: int) -> dict[str, Any]:
     )
     if body.get("project") is None:
         body.pop("project")
+    return body, parent
+
+
+async def retry_batch(unit: Unit, command_id: int) -> dict[str, Any]:
+    """The batch a retry of the command would create: one command, same params, resolved temp keys substituted.
+
+    409 unless the command is failed, skipped or cancelled. The page shows it before the person confirms.
+    """
+    body, _ = await _retry(unit, command_id)
     return body
 
 
-async def retry_command(
-    unit: Unit, command_id: int, *, token_name: str | None, door: Door | None = Door.HTTP
-) -> BatchCreated:
-    """``POST /commands/{id}/retry``: a new batch with the same command (temp keys resolved), validated as new."""
-    body = await retry_batch(unit, command_id)
-    return await create_batch(unit, body, token_name=token_name, door=door, retry_of=command_id)
+async def retry_command(unit: Unit, command_id: int, *, requester: Requester) -> BatchCreated:
+    """``POST /commands/{id}/retry``: a new batch with the same command (temp keys resolved), validated as new;
+    it waits for approval again when the command's batch waited (whoever asks)."""
+    body, parent = await _retry(unit, command_id)
+    return await create_batch(unit, body, requester=requester, retry_of=command_id, brings_back=[parent.approval])
 
 
-async def approve_batch(unit: Unit, batch_id: int, *, token_name: str) -> BatchView:
-    """``POST /batches/{id}/approve``: a person other than the creator says yes; waiting claims wake."""
+async def approve_batch(unit: Unit, batch_id: int, *, approver: Requester) -> BatchView:
+    """``POST /batches/{id}/approve``: a person other than the creator says yes; waiting claims wake. A token that
+    requires approval itself approves nothing (403)."""
     await unit.db.lock_queue()
     found = await batch(unit, batch_id)
     decided = approval.approve(
-        found.approval, batch_id=found.id, creator=found.token_name, approver=token_name, now=unit.now
+        found.approval,
+        batch_id=found.id,
+        creator=found.token_name,
+        approver=approver.token_name or "",
+        approver_needs_approval=approver.needs_approval,
+        now=unit.now,
     )
     await unit.db.queue.save_approval(found.id, decided)
     await unit.db.announce_batch(unit.wakeup.notify)

@@ -254,6 +254,9 @@ class ProjectPatchIn:
 class TokenIn:
     name: str = attrs.field(metadata=meta("nonempty"))
     role: Literal["agent", "interface", "admin"] = attrs.field(metadata=meta("str"))
+    needs_approval: bool = attrs.field(
+        default=False, metadata=meta("bool", "каждый пакет этого токена ждёт одобрения человеком (только interface)")
+    )
 
 
 @attrs.frozen(kw_only=True)

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from adapters.storage.records import AgentStatusRecord, CommandRecord
-from hub_app.batches import base_jql, command, held_batches, resolved_in_batch, store_batch
+from hub_app.batches import base_jql, batch_context, command, held_batches, resolved_in_batch, store_batch
 from hub_app.bodies import AgentProblemIn, ClaimIn
 from hub_app.runtime import Unit
 from hub_app.views import AgentStatusView, CommandHeld, DeliveryView, QueueOutlook
-from reconcile import delivery, history, queue, reports
+from reconcile import approval, delivery, history, queue, reports
 from reconcile.agents import check_claimant, check_instance, holds_claim, is_online
-from reconcile.batch import BatchContext, auto_refresh_body, validate_batch
+from reconcile.batch import auto_refresh_body, validate_batch
 from reconcile.confirm import AgentFacts
 from reconcile.lifecycle import CommandStatus, Event, advance
 from reconcile.pacing import pause_seconds
@@ -222,8 +222,10 @@ async def _auto_refresh(unit: Unit, settings: Settings, held: frozenset[int]) ->
         return False
     base = await base_jql(unit, settings)
     assert base is not None
-    valid = validate_batch(auto_refresh_body(base), BatchContext(settings=settings))
-    await store_batch(unit, valid, settings, token_name=None, door=None)
+    body = auto_refresh_body(base)
+    # With the projects, so that its base JQL is known as the base JQL and stored as it is (a full refresh).
+    valid = validate_batch(body, await batch_context(unit, body, settings))
+    await store_batch(unit, valid, settings, requester=approval.HUB)
     return True
 
 

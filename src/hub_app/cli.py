@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import sys
@@ -23,6 +24,7 @@ from adapters.logs import configure_logging
 from hub_app.roles import Role
 
 if TYPE_CHECKING:
+    from hub_app.public_url import PublicUrl
     from hub_app.runtime import Hub
     from hub_app.views import TokenView
 
@@ -63,6 +65,11 @@ def command_line() -> CommandLine:
             "connection is closed",
         ),
         Option(
+            "public-url",
+            help="the URL people and assistants reach the hub at (default http://<host>:<port>): every link the hub "
+            "gives is built from it, and /mcp refuses another Origin or Host",
+        ),
+        Option(
             "forwarded-allow-ips",
             default="127.0.0.1",
             help="addresses of the TLS proxies whose X-Forwarded-For/-Proto are trusted (comma-separated, or *)",
@@ -76,6 +83,11 @@ def command_line() -> CommandLine:
     cli.add(add, *STORAGE)
     add.add_argument("name")
     add.add_argument("--role", required=True, choices=[role.value for role in Role])
+    add.add_argument(
+        "--needs-approval",
+        action="store_true",
+        help="every batch this token creates waits for a person's approval (interface tokens: an AI assistant's)",
+    )
     cli.add(token_sub.add_parser("list", help="list tokens"), *STORAGE)
     revoke = token_sub.add_parser("revoke", help="revoke a token")
     cli.add(revoke, *STORAGE)
@@ -144,12 +156,13 @@ def _warn_if_new_default_database(args: argparse.Namespace) -> None:
         )
 
 
-async def _token_add(hub: Hub, name: str, role: str) -> str:
+async def _token_add(hub: Hub, name: str, role: str, *, needs_approval: bool) -> str:
     from hub_app import admin  # noqa: PLC0415
     from hub_app.bodies import TokenIn  # noqa: PLC0415
 
     async with hub.unit() as unit:
-        created = await admin.add_token(unit, TokenIn(name=name, role=role))  # type: ignore[arg-type]
+        body = TokenIn(name=name, role=role, needs_approval=needs_approval)  # type: ignore[arg-type]
+        created = await admin.add_token(unit, body)
     return created.secret
 
 
@@ -183,20 +196,25 @@ def _serve(args: argparse.Namespace) -> int:
     if not args.request_timeout > 0:
         raise _Unusable(f"--request-timeout {args.request_timeout:g} must be a positive number of seconds")
     tune_gc()
+    public_url = _public_url(args)
     data_dir, url = _storage(args)
     asyncio.run(_with_hub(args, lambda hub: asyncio.sleep(0)))  # migrations, before serving
     hub = Hub(database=Database(make_engine(url or sqlite_url(data_dir))), files=FileStore(data_dir / "files"))
-    app = create_app(hub, close_hub=True, web_key=session_key(data_dir))
+    app = create_app(hub, close_hub=True, web_key=session_key(data_dir), public_url=public_url)
     # Litestar installs its own logging configuration when the app is built: take the process's back.
     configure_logging(args.log_level, fmt=args.log_format, secrets=_secrets(args))
-    logging.getLogger("hub_app.cli").info(
+    log = logging.getLogger("hub_app.cli")
+    log.info(
         "serving",
         extra={
             "url": f"http://{args.host}:{args.port}",
+            "public_url": public_url.url,
             "data_dir": str(data_dir.resolve()),
             "version": package_version(),
         },
     )
+    if args.public_url is None and args.host in ("0.0.0.0", "::"):
+        log.warning("public_url_not_set", extra={"public_url": public_url.url, "fix": "set --public-url"})
     # Idle keep-alive outlives the clients' 5 s pool expiry, so a client never reuses a connection the hub is
     # closing at that very moment. On SIGTERM the long polls end at once with 204 (HubServer); what else is open
     # gets a second to finish.
@@ -226,9 +244,20 @@ def _operator_message(exc: Exception, args: argparse.Namespace) -> str:
         return f"a token named {name} already exists"
     if isinstance(exc, NotFoundError):
         return f"no token named {name}"
+    if isinstance(exc, ValidationError) and getattr(args, "needs_approval", False) and args.role != "interface":
+        return f"--needs-approval is for an interface token only, not for role {args.role}"
     if isinstance(exc, ValidationError):
         return f"{name!r} cannot be a token name: give a non-empty name"
     return f"refused: {type(exc).__name__}"
+
+
+def _public_url(args: argparse.Namespace) -> PublicUrl:
+    from hub_app.public_url import PublicUrl, PublicUrlError  # noqa: PLC0415
+
+    try:
+        return PublicUrl.of(args.public_url, listen_host=args.host, listen_port=args.port)
+    except PublicUrlError as exc:
+        raise _Unusable(str(exc)) from None
 
 
 def _reason(exc: BaseException) -> str:
@@ -305,14 +334,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"sdlc-hub: {_migrate_summary(applied)}")
             return 0
         if args.token_command == "add":
-            secret = asyncio.run(_with_hub(args, lambda hub: _token_add(hub, args.name, args.role)))
-            print(f"token {args.name} ({args.role}) created; its secret, shown only now:")
+            add = functools.partial(_token_add, name=args.name, role=args.role, needs_approval=args.needs_approval)
+            secret = asyncio.run(_with_hub(args, add))
+            approval = ", approval: required" if args.needs_approval else ""
+            print(f"token {args.name} ({args.role}{approval}) created; its secret, shown only now:")
             print(secret)
             return 0
         if args.token_command == "list":
             for token in asyncio.run(_with_hub(args, _token_list)):
+                approval = "\tapproval: required" if token.needs_approval else ""
                 revoked = f" revoked {token.revoked_at}" if token.revoked_at else ""
-                print(f"{token.name}\t{token.role}\tcreated {token.created_at}{revoked}")
+                print(f"{token.name}\t{token.role}{approval}\tcreated {token.created_at}{revoked}")
             return 0
         if args.token_command == "revoke":
             token = asyncio.run(_with_hub(args, lambda hub: _token_revoke(hub, args.name)))

@@ -23,7 +23,7 @@ from hub_app.bodies import meta, page_bounds
 from hub_app.claims import agent_facts
 from hub_app.runtime import Unit
 from hub_app.views import BatchCreated, DriftItemView, DriftPage, iso
-from reconcile.approval import Door
+from reconcile.approval import Requester
 from reconcile.drift import (
     SETTING_TYPES,
     Drift,
@@ -106,9 +106,9 @@ async def list_drift(
     )
 
 
-async def reapply(unit: Unit, body: ReapplyIn, *, token_name: str) -> BatchCreated:
-    """``POST /drift/reapply``: one batch re-asserting the drifted aspects of the chosen commands, through the HTTP
-    door (``approval.http`` holds it for a person like any batch of the API or the page).
+async def reapply(unit: Unit, body: ReapplyIn, *, requester: Requester) -> BatchCreated:
+    """``POST /drift/reapply``: one batch re-asserting the drifted aspects of the chosen commands. It waits for a
+    person like any batch of its door and token, and whenever one of the chosen commands' batches waited.
 
     404 for a command that does not exist; 409 for one that shows no drift now (nothing to put back).
     """
@@ -125,11 +125,12 @@ async def reapply(unit: Unit, body: ReapplyIn, *, token_name: str) -> BatchCreat
             raise NotFoundError(f"команды {command_id} нет")
         raise ConflictError(f"команда {command_id}: Jira показывает то, что она задала, — возвращать нечего")
     chosen = [drift for command_id in wanted for drift in by_command[command_id]]
-    projects = {b.project for b in (await unit.db.queue.batches_by_id({d.batch_id for d in chosen})).values()}
+    setters = (await unit.db.queue.batches_by_id({d.batch_id for d in chosen})).values()
+    projects = {b.project for b in setters}
     batch = reapply_body(
         chosen,
-        author=token_name,
+        author=requester.token_name or "interface",
         title=f"возврат расхождений: команды {', '.join(str(c) for c in sorted(wanted))}",
         project=projects.pop() if len(projects) == 1 else None,
     )
-    return await create_batch(unit, batch, token_name=token_name, door=Door.HTTP)
+    return await create_batch(unit, batch, requester=requester, brings_back=[b.approval for b in setters])

@@ -1,7 +1,7 @@
-"""The hub's MCP endpoint (DESIGN.md section 7): the planning tools for AI assistants at ``/mcp``.
+"""The hub's MCP tools (DESIGN.md section 7): the planning tools for AI assistants, served at ``/mcp`` by
+:mod:`hub_app.mcp_endpoint`.
 
-Streamable HTTP with the official ``mcp`` SDK (2.x, low-level :class:`mcp.server.Server`), stateless and with
-JSON answers, so any hub process can serve any call. Every tool calls the same operation
+The low-level :class:`mcp.server.Server` of the official ``mcp`` SDK (2.x). Every tool calls the same operation
 (:mod:`hub_app.batches`, :mod:`hub_app.mirror`) as the HTTP API, in one :meth:`Hub.unit` (a failed call rolls
 back: nothing written);
 the core's errors come back as tool errors (``isError: true``) with the seed's Russian message as the text.
@@ -9,41 +9,24 @@ the core's errors come back as tool errors (``isError: true``) with the seed's R
 ``batch_create``'s description and input schema are :func:`reconcile.commands.batch_create_description` and
 :func:`reconcile.commands.batch_create_schema`, read at every ``tools/list``: the command catalogue is the
 single source, nothing is restated here. ``batch_plan`` takes the same input and answers the plan a person reads
-(:mod:`hub_app.plan`), writing nothing. When ``approval.mcp`` is on, a batch an assistant creates waits for a
-person: the answer says so and gives the batch's page, ``<hub>/batches/<id>``, where ``<hub>`` is the hub's
-base URL as the MCP request reached it (scheme, host and mount; behind a proxy, uvicorn's ``--proxy-headers``
-and the forwarded host make it the public one). An assistant cannot approve: approval is a person's, through
-the HTTP API or the page.
+(:mod:`hub_app.plan`), writing nothing. When a batch an assistant creates waits for a person (``approval.mcp``, a
+token added with ``--needs-approval``, a retry of a batch that waited), the answer says so and gives the batch's
+page, ``<hub>/batches/<id>``, where ``<hub>`` is the hub's public URL (:mod:`hub_app.public_url`), never the
+request's ``Host``. An assistant cannot approve: approval is a person's, through the HTTP API or the page.
 
-Auth is the hub's own: the mounted route carries ``opt={"roles": ("interface", "admin")}``, so the app's guard
-answers 401 (no token, unknown or revoked) and 403 (an ``agent`` token) in the API's error shape and leaves the
-caller in ``scope["state"]["caller"]``; the token's name becomes the batch's ``token_name``. Without that guard
-the endpoint refuses every call (401) rather than serve unauthenticated.
-
-Wiring (one line in :func:`hub_app.app.create_app`)::
-
-    Litestar(..., plugins=[McpPlugin()])
-
-The plugin mounts the route at ``/mcp`` and adds the lifespan that runs the SDK's session manager.
+The caller (the token the app's guard authenticated, the hub, its public URL) comes in the request's scope
+under :data:`CALLER_SCOPE_KEY`, put there by the endpoint; a call without it does not run.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import attrs
-from litestar import Litestar
-from litestar.config.app import AppConfig
-from litestar.connection import ASGIConnection
-from litestar.handlers import ASGIRouteHandler, asgi
-from litestar.plugins import InitPlugin
-from litestar.types import Receive, Scope, Send
 from mcp.server import Server, ServerRequestContext
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.types import (
     CallToolRequestParams,
     CallToolResult,
@@ -57,20 +40,20 @@ from mcp.types import (
 from hub_app import batches, drift, mirror, plan
 from hub_app.api.errors import INTERNAL_ERROR
 from hub_app.bodies import CancelIn, NoteIn, RefreshIn, json_schema, meta, parse
+from hub_app.public_url import PublicUrl
 from hub_app.roles import INTERFACE, Caller
 from hub_app.runtime import Hub, Unit
-from hub_app.views import to_json
+from hub_app.views import BatchCreated, to_json
 from reconcile.approval import ApprovalState, Door
 from reconcile.commands import batch_create_description, batch_create_schema
 from reconcile.errors import ReconcileError
 from reconcile.text import TooDeep, check_request_json
 
 __all__ = [
+    "CALLER_SCOPE_KEY",
     "MCP_PATH",
     "MCP_ROLES",
     "McpCaller",
-    "McpEndpoint",
-    "McpPlugin",
     "McpTool",
     "build_server",
     "tools",
@@ -93,12 +76,12 @@ SERVER_INSTRUCTIONS = (
 
 @attrs.frozen(kw_only=True)
 class McpCaller:
-    """Who calls a tool: the hub to work on, the authenticated token, and the hub's base URL as the call reached
-    it (for the links an answer gives)."""
+    """Who calls a tool: the hub to work on, the authenticated token, and the hub's public URL (for the links an
+    answer gives)."""
 
     hub: Hub
     token: Caller
-    base_url: str = ""
+    public_url: PublicUrl = attrs.field(factory=lambda: PublicUrl.of(None))
 
 
 ToolCall = Callable[[Unit, McpCaller, dict[str, Any]], Awaitable[Any]]
@@ -167,13 +150,6 @@ class IssueRef:
     key: str = attrs.field(metadata=meta("nonempty", "ключ задачи Jira (AURORA-1538)"))
 
 
-@attrs.frozen(kw_only=True)
-class NoteArgs:
-    key: str = attrs.field(metadata=meta("nonempty", "ключ задачи Jira (AURORA-1538)"))
-    text: str = attrs.field(metadata=meta("nonempty"))
-    author: str | None = attrs.field(default=None, metadata=meta("nonempty", "по умолчанию — имя токена"))
-
-
 WAITS_FOR_APPROVAL = (
     "Пакет ждёт одобрения человеком: ни одна команда не выполняется, пока его не одобрят на странице {url} "
     "(одобрить может только другой человек, не создатель). Покажите пользователю план и ссылку; статус — "
@@ -181,13 +157,17 @@ WAITS_FOR_APPROVAL = (
 )
 
 
-async def _batch_create(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
-    created = await batches.create_batch(unit, args, token_name=caller.token.name, door=Door.MCP)
+def _told(created: BatchCreated, caller: McpCaller) -> dict[str, Any]:
+    """The answer of a new batch; one that waits for a person says so, with its page on the public URL."""
     answer: dict[str, Any] = to_json(created)
     if created.approval is not None and created.approval.state == ApprovalState.PENDING:
-        url = f"{caller.base_url}/batches/{created.id}"
+        url = caller.public_url.link(f"/batches/{created.id}")
         answer.update(approval_url=url, message=WAITS_FOR_APPROVAL.format(url=url))
     return answer
+
+
+async def _batch_create(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
+    return _told(await batches.create_batch(unit, args, requester=caller.token.through(Door.MCP)), caller)
 
 
 async def _batch_plan(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
@@ -205,7 +185,7 @@ async def _batch_cancel(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
 
 async def _command_retry(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
     command_id = parse(CommandRef, args).command_id
-    return await batches.retry_command(unit, command_id, token_name=caller.token.name, door=Door.MCP)
+    return _told(await batches.retry_command(unit, command_id, requester=caller.token.through(Door.MCP)), caller)
 
 
 async def _issues_list(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
@@ -226,13 +206,13 @@ async def _issue_get(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
 
 
 async def _note_add(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
-    note = parse(NoteArgs, args)
-    body = NoteIn(key=note.key, text=note.text)
-    return await mirror.add_note(unit, body, author=note.author or caller.token.name)
+    # The note is signed with the token's name, as through every door: an ``author`` argument is refused (the
+    # schema has none) rather than believed.
+    return await mirror.add_note(unit, parse(NoteIn, args), author=caller.token.name)
 
 
 async def _refresh(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
-    return await batches.create_refresh(unit, parse(RefreshIn, args), token_name=caller.token.name, door=Door.MCP)
+    return await batches.create_refresh(unit, parse(RefreshIn, args), requester=caller.token.through(Door.MCP))
 
 
 def _text(value: str) -> Callable[[], str]:
@@ -293,7 +273,9 @@ def tools() -> tuple[McpTool, ...]:
             name="command_retry",
             description=_text(
                 "Повтор команды в статусе failed, skipped или cancelled: новый пакет из одной команды с теми же "
-                "параметрами (временные ключи заменены созданными) и хвостовым refresh, проверенный как новый."
+                "параметрами (временные ключи заменены созданными) и хвостовым refresh, проверенный как новый. "
+                "Если пакет команды ждал одобрения человеком (или его требует токен), новый пакет тоже ждёт: "
+                "ответ даёт approval_url и message, как у batch_create."
             ),
             input_schema=_schema(CommandRef),
             call=_command_retry,
@@ -337,10 +319,10 @@ def tools() -> tuple[McpTool, ...]:
         McpTool(
             name="note_add",
             description=_text(
-                "Заметка хаба к задаче Jira (в Jira не пишется). Заметки к задачам, создаваемым пакетом "
-                "(new:<n>), передавайте в notes у batch_create. author — по умолчанию имя токена."
+                "Заметка хаба к задаче Jira (в Jira не пишется); автор заметки — имя токена. Заметки к задачам, "
+                "создаваемым пакетом (new:<n>), передавайте в notes у batch_create."
             ),
-            input_schema=_schema(NoteArgs),
+            input_schema=_schema(NoteIn),
             call=_note_add,
             annotations=_WRITES,
         ),
@@ -420,76 +402,3 @@ def build_server(tool_set: tuple[McpTool, ...] | None = None) -> Server[Any]:
         on_call_tool=call_tool,
         get_tool_input_schema=input_schema,
     )
-
-
-# --- the endpoint: a mounted ASGI route plus the lifespan that runs the session manager ---------------------
-
-
-def _plain_error(status: int, detail: str) -> tuple[dict[str, Any], bytes]:
-    body = json.dumps({"status_code": status, "detail": detail}, ensure_ascii=False).encode()
-    start = {
-        "type": "http.response.start",
-        "status": status,
-        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
-    }
-    return start, body
-
-
-async def _send_error(send: Send, status: int, detail: str) -> None:
-    start, body = _plain_error(status, detail)
-    await send(start)  # type: ignore[arg-type]
-    await send({"type": "http.response.body", "body": body, "more_body": False})
-
-
-class McpEndpoint:
-    """The MCP route (:attr:`route_handler`) and its :meth:`lifespan`; both are needed, see :class:`McpPlugin`.
-
-    A new SDK session manager is made at every lifespan entry (the SDK runs one only once), so an app built
-    with this endpoint can be started more than once.
-    """
-
-    def __init__(self, *, path: str = MCP_PATH, tool_set: tuple[McpTool, ...] | None = None) -> None:
-        self.path = path
-        self.server = build_server(tool_set)
-        self._manager: StreamableHTTPSessionManager | None = None
-        self.route_handler: ASGIRouteHandler = asgi(
-            path, is_mount=True, copy_scope=True, opt={"roles": MCP_ROLES}, name="mcp"
-        )(self._handle)
-
-    @contextlib.asynccontextmanager
-    async def lifespan(self, _: Litestar | None = None) -> AsyncIterator[None]:
-        manager = StreamableHTTPSessionManager(app=self.server, json_response=True, stateless=True)
-        async with manager.run():
-            self._manager = manager
-            try:
-                yield
-            finally:
-                self._manager = None
-
-    async def _handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        token = scope.get("state", {}).get("caller")
-        app = scope.get("app")
-        hub = getattr(getattr(app, "state", None), "hub", None)
-        if not isinstance(token, Caller) or token.role not in MCP_ROLES or not isinstance(hub, Hub):
-            await _send_error(send, 401, "нужен заголовок Authorization: Bearer <токен>")
-            return
-        manager = self._manager
-        if manager is None:
-            await _send_error(send, 503, "MCP ещё не запущен: lifespan McpEndpoint не выполнен")
-            return
-        inner = dict(scope)
-        base_url = str(ASGIConnection[Any, Any, Any, Any](scope).base_url).rstrip("/")
-        inner[CALLER_SCOPE_KEY] = McpCaller(hub=hub, token=token, base_url=base_url)
-        await manager.handle_request(inner, receive, send)  # type: ignore[arg-type]
-
-
-class McpPlugin(InitPlugin):
-    """Mounts :class:`McpEndpoint` at ``/mcp`` and adds its lifespan: ``Litestar(plugins=[McpPlugin()])``."""
-
-    def __init__(self, *, path: str = MCP_PATH, tool_set: tuple[McpTool, ...] | None = None) -> None:
-        self.endpoint = McpEndpoint(path=path, tool_set=tool_set)
-
-    def on_app_init(self, app_config: AppConfig) -> AppConfig:
-        app_config.route_handlers.append(self.endpoint.route_handler)
-        app_config.lifespan.append(self.endpoint.lifespan)
-        return app_config

@@ -6,6 +6,7 @@ from hub_app.admin import NotFoundError, project
 from hub_app.bodies import NoteIn, page_bounds
 from hub_app.runtime import Unit
 from hub_app.views import IssueDetail, IssueView, Items, NoteView
+from reconcile import scope
 from reconcile.commands import is_jira_key
 from reconcile.errors import ValidationError
 from reconcile.records import HistoryEntry
@@ -54,6 +55,7 @@ async def issue_history(
 async def add_note(unit: Unit, body: NoteIn, *, author: str) -> NoteView:
     if not is_jira_key(body.key):
         raise ValidationError("key — ожидается ключ задачи Jira (AURORA-1538); new:<n> — только в пакете")
+    scope.check_keys([body.key], (await unit.db.admin.settings()).jira_project)
     note = await unit.db.notes.add(key=body.key, author=author, text=body.text, now=unit.now)
     return NoteView.of(note)
 

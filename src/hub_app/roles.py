@@ -11,6 +11,8 @@ from enum import StrEnum
 
 import attrs
 
+from reconcile.approval import Door, Requester
+
 __all__ = ["ADMIN", "AGENT", "INTERFACE", "Caller", "Role"]
 
 
@@ -30,7 +32,13 @@ AGENT: tuple[Role, ...] = (Role.AGENT,)
 
 @attrs.frozen(kw_only=True)
 class Caller:
-    """An authenticated caller: the token's ``name`` and ``role``."""
+    """An authenticated caller: the token's ``name`` and ``role``, and whether every batch it creates waits for a
+    person's approval (``token add --needs-approval``)."""
 
     name: str
     role: Role
+    needs_approval: bool = False
+
+    def through(self, door: Door) -> Requester:
+        """This token asking through ``door``."""
+        return Requester(door=door, token_name=self.name, needs_approval=self.needs_approval)

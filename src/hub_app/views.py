@@ -387,11 +387,16 @@ class TokenView:
     role: str
     created_at: str
     revoked_at: str | None
+    needs_approval: bool
 
     @classmethod
     def of(cls, token: TokenRecord) -> TokenView:
         return cls(
-            name=token.name, role=token.role, created_at=_iso(token.created_at), revoked_at=iso(token.revoked_at)
+            name=token.name,
+            role=token.role,
+            created_at=_iso(token.created_at),
+            revoked_at=iso(token.revoked_at),
+            needs_approval=token.needs_approval,
         )
 
 
@@ -402,6 +407,7 @@ class TokenCreated:
     name: str
     role: str
     secret: str
+    needs_approval: bool = False
 
 
 @attrs.frozen(kw_only=True)

@@ -1,14 +1,20 @@
 """A person's approval of what a planning tool asks (DESIGN.md sections 3 and 6).
 
-A batch comes through a **door**: ``mcp`` (an assistant) or ``http`` (a script, the web page). When the
-setting ``approval.<door>`` is on, a batch that writes to Jira is created ``pending``: stored and visible, its
-commands ``queued`` but never issued (:func:`holds`) until a person approves it. Approval takes four eyes: the
-token that created the batch may not approve it. A rejection cancels the batch's queued commands with
-:func:`rejection_error` (the moves themselves go through :mod:`reconcile.lifecycle`, ``Event.REJECT``).
+A batch comes through a **door** — ``mcp`` (an assistant) or ``http`` (a script, the web page) — with a
+**token**. It is created ``pending`` (:func:`initial_approval`) when it writes to Jira and any of these holds:
 
-A batch of ``refresh`` commands only reads Jira and never waits (``POST /refresh``, the auto refresh). A retry
-(``POST /commands/{id}/retry``, ``command_retry``) is a new batch through its door like any other, so a
-rejected command cannot come back without a person's yes.
+- the door requires approval (the setting ``approval.<door>``);
+- the token requires it (``sdlc-hub token add … --needs-approval``: an assistant's own token), whatever door
+  it uses — so cancelling over MCP and retrying over HTTP with the same token waits again;
+- it brings back (a retry, a drift reapply) a command whose batch waited for approval — pending, approved or
+  rejected — whoever asks: a rejected batch cannot come back without a person's yes.
+
+A pending batch is stored and visible, its commands ``queued`` but never issued (:func:`holds`) until a person
+approves it. Approval takes four eyes: the token that created the batch may not approve it, and a token that
+requires approval approves nothing. A rejection cancels the batch's queued commands with :func:`rejection_error`
+(the moves themselves go through :mod:`reconcile.lifecycle`, ``Event.REJECT``).
+
+A batch of ``refresh`` commands only reads Jira and never waits (``POST /refresh``, the auto refresh).
 """
 
 from __future__ import annotations
@@ -23,11 +29,14 @@ from reconcile.errors import ConflictError, ForbiddenError
 from reconcile.settings import Settings
 
 __all__ = [
+    "HUB",
     "OWN_BATCH",
     "Approval",
     "ApprovalState",
     "Door",
+    "Requester",
     "approve",
+    "approves_nothing",
     "holds",
     "initial_approval",
     "reject",
@@ -51,6 +60,20 @@ class ApprovalState(StrEnum):
 
 
 @attrs.frozen(kw_only=True)
+class Requester:
+    """Who asks: the door and the token's name (``None`` for both: the hub's own batch), and whether the token
+    requires approval of everything it creates."""
+
+    door: Door | None = None
+    token_name: str | None = None
+    needs_approval: bool = False
+
+
+#: The hub itself (its automatic refresh): no door, no token.
+HUB = Requester()
+
+
+@attrs.frozen(kw_only=True)
 class Approval:
     """A batch's approval: ``by`` is the token name of the person who approved or rejected it, ``at`` when."""
 
@@ -60,13 +83,22 @@ class Approval:
     reason: str | None = None
 
 
-def initial_approval(door: Door | None, command_types: Iterable[str], settings: Settings) -> Approval | None:
-    """``pending`` when the door requires approval and the batch writes to Jira; else ``None`` (no approval)."""
-    if door is None or not settings.approval.required(door.value):
-        return None
+def initial_approval(
+    requester: Requester,
+    command_types: Iterable[str],
+    settings: Settings,
+    *,
+    brings_back: Iterable[Approval | None] = (),
+) -> Approval | None:
+    """``pending`` when the batch writes to Jira and its door, its token or a batch it brings back (the approvals
+    of the batches whose commands a retry or reapply takes) requires a person's approval; else ``None``."""
     if all(command_type == "refresh" for command_type in command_types):
         return None
-    return Approval(state=ApprovalState.PENDING)
+    door = requester.door is not None and settings.approval.required(requester.door.value)
+    waited = any(earlier is not None for earlier in brings_back)
+    if door or requester.needs_approval or waited:
+        return Approval(state=ApprovalState.PENDING)
+    return None
 
 
 def holds(approval: Approval | None) -> bool:
@@ -84,8 +116,24 @@ def _not_waiting(batch_id: int, approval: Approval | None) -> ConflictError:
     return ConflictError(f"пакет {batch_id} не ждёт одобрения: {why}")
 
 
-def approve(approval: Approval | None, *, batch_id: int, creator: str | None, approver: str, now: datetime) -> Approval:
-    """The approval after ``approver`` said yes: 409 when the batch does not wait, 403 for the creator's token."""
+def approves_nothing(token_name: str) -> str:
+    """The 403 of a token that requires approval and tries to approve."""
+    return f"токен {token_name} сам требует одобрения своих пакетов и одобрять пакеты не может"
+
+
+def approve(
+    approval: Approval | None,
+    *,
+    batch_id: int,
+    creator: str | None,
+    approver: str,
+    now: datetime,
+    approver_needs_approval: bool = False,
+) -> Approval:
+    """The approval after ``approver`` said yes: 403 for a token that requires approval itself, 409 when the batch
+    does not wait, 403 for the creator's token."""
+    if approver_needs_approval:
+        raise ForbiddenError(approves_nothing(approver))
     if not holds(approval):
         raise _not_waiting(batch_id, approval)
     if creator is not None and approver == creator:

@@ -13,6 +13,7 @@ from typing import Any
 
 import attrs
 
+from reconcile import history, scope
 from reconcile.commands import (
     CATALOGUE,
     check_command,
@@ -221,6 +222,7 @@ class _Batch:
 
     ctx: BatchContext
     project: str | None
+    base_jql: str | None = None  # the base JQL of the context's projects: a full refresh, kept as it is
     temp_keys: dict[str, int] = attrs.Factory(dict)  # temp key -> index of its ensure_issue
     temp_labels: dict[str, list[str]] = attrs.Factory(dict)
     summaries: dict[str, int] = attrs.Factory(dict)
@@ -329,6 +331,7 @@ def _resolve_board(state: _Batch, index: int, key: str) -> int:
 
 def _check_command_rules(state: _Batch, index: int, command_type: str, params: dict[str, Any]) -> None:
     settings = state.ctx.settings
+    scope.check_keys(_key_values(command_type, params), settings.jira_project)
     _check_temp_refs(state, index, command_type, params)
     if command_type == "ensure_issue":
         _ensure_issue(state, index, params)
@@ -346,6 +349,9 @@ def _check_command_rules(state: _Batch, index: int, command_type: str, params: d
             raise ValidationError(f"ни {params['source']}, ни {params['target']} не в проекте {project}")
         return
     if command_type == "refresh":
+        if isinstance(params.get("jql"), str):
+            jql = params["jql"]
+            params["jql"] = scope.scoped_jql(index, jql, jira_project=settings.jira_project, base_jql=state.base_jql)
         return
     if project is not None:
         if command_type == "ensure_fields":
@@ -373,6 +379,7 @@ def _notes(body: dict[str, Any], state: _Batch) -> tuple[NewNote, ...]:
             raise ValidationError(f"заметка {number}: key — ожидается ключ задачи или new:<n>")
         if is_temp_key(key) and key not in state.temp_keys:
             raise ValidationError(f"заметка {number}: временный ключ {key} — в пакете нет его ensure_issue")
+        scope.check_keys([key], state.ctx.settings.jira_project, where=f"заметка {number}: ")
         if not isinstance(text, str) or not text.strip():
             raise ValidationError(f"заметка {number}: text — ожидается непустая строка")
         notes.append(NewNote(key=key, text=text))
@@ -402,7 +409,8 @@ def validate_batch(body: Any, ctx: BatchContext) -> ValidBatch:
     if not isinstance(raw_commands, list) or not raw_commands:
         raise ValidationError("commands — ожидается непустой список команд {type, params}")
 
-    state = _Batch(ctx=ctx, project=project)
+    base_jql = history.base_jql(ctx.settings.jira_project, list(ctx.projects))
+    state = _Batch(ctx=ctx, project=project, base_jql=base_jql)
     for index, command in enumerate(raw_commands, start=1):
         if isinstance(command, dict) and command.get("type") == "ensure_issue":
             params = command.get("params")

@@ -26,6 +26,7 @@ __all__ = [
     "check_command",
     "command_label",
     "is_jira_key",
+    "is_project_key",
     "is_temp_key",
     "key_params",
 ]
@@ -33,18 +34,25 @@ __all__ = [
 # Bounded so that a key always fits the hub's key columns (60 characters): a Jira project key of up to 49
 # characters and an issue number of up to 10 digits; up to 9 digits after ``new:``.
 TEMP_KEY_RE = re.compile(r"^new:[1-9][0-9]{0,8}$")
-JIRA_KEY_RE = re.compile(r"^[A-Z][A-Z0-9_]{0,48}-[1-9][0-9]{0,9}$")
+PROJECT_KEY_RE = re.compile(r"^[A-Z][A-Z0-9_]{0,48}$")
+JIRA_KEY_RE = re.compile(PROJECT_KEY_RE.pattern.removesuffix("$") + r"-[1-9][0-9]{0,9}$")
 DATE_RE = re.compile(r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$")
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 
 
 def is_temp_key(value: object) -> bool:
     """``new:<n>`` with a positive integer ``n``."""
-    return isinstance(value, str) and TEMP_KEY_RE.match(value) is not None
+    return isinstance(value, str) and TEMP_KEY_RE.fullmatch(value) is not None
 
 
 def is_jira_key(value: object) -> bool:
-    return isinstance(value, str) and JIRA_KEY_RE.match(value) is not None
+    # fullmatch: ``$`` alone would let a trailing newline through ("AURORA-1\n").
+    return isinstance(value, str) and JIRA_KEY_RE.fullmatch(value) is not None
+
+
+def is_project_key(value: object) -> bool:
+    """A Jira project key (``AURORA``): what an issue key opens with."""
+    return isinstance(value, str) and PROJECT_KEY_RE.fullmatch(value) is not None
 
 
 class Format(Enum):

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 import attrs
 
+from reconcile.commands import is_project_key
 from reconcile.errors import ValidationError
 
 __all__ = [
@@ -181,6 +182,14 @@ def _str(value: Any, key: str) -> str:
     return value
 
 
+def _project_key(value: Any) -> str:
+    """``jira_project``: a Jira project key, so that every key and JQL the hub scopes to it means that project."""
+    key = _str(value, "jira_project")
+    if not is_project_key(key):
+        raise _fail("jira_project — ключ проекта Jira: латинские заглавные буквы, цифры и _, первой — буква (AURORA)")
+    return key
+
+
 def _number(value: Any, name: str, limit: int, *, positive: bool = False) -> float:
     if isinstance(value, float) and not math.isfinite(value):
         raise ValidationError(f"недопустимое число в {name}")
@@ -269,7 +278,7 @@ def settings_from_json(data: Any) -> Settings:
     epic_name = merged["epic_name_field_id"]
     return Settings(
         approval=_approval(merged["approval"]),
-        jira_project=_str(merged["jira_project"], "jira_project"),
+        jira_project=_project_key(merged["jira_project"]),
         issue_types=_issue_types(merged["issue_types"]),
         epic_name_field_id=None if epic_name is None else _str(epic_name, "epic_name_field_id"),
         epic_link=_epic_link(merged["epic_link"]),

@@ -92,6 +92,32 @@ def test_a_new_database_in_the_unchosen_default_dir_is_warned_about(
     assert capsys.readouterr().err == ""
 
 
+def test_a_token_that_needs_approval(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """token add --needs-approval says so; token list shows «approval: required» for it only; an admin token
+    cannot need approval (exit 1, nothing added)."""
+    data = ["--data-dir", str(tmp_path)]
+    assert main(["token", "add", "claude", "--role", "interface", "--needs-approval", *data]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "token claude (interface, approval: required) created; its secret, shown only now:"
+    assert main(["token", "add", "planner", "--role", "interface", *data]) == 0
+    capsys.readouterr()
+    assert main(["token", "add", "boss", "--role", "admin", "--needs-approval", *data]) == 1
+    assert capsys.readouterr().err == "sdlc-hub: --needs-approval is for an interface token only, not for role admin\n"
+    assert main(["token", "list", *data]) == 0
+    listed = [line.split("\tcreated ")[0] for line in capsys.readouterr().out.splitlines()]
+    assert listed == ["claude\tinterface\tapproval: required", "planner\tinterface"]
+
+
+def test_a_public_url_that_is_no_url_stops_serve(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """serve --public-url (or SDLC_HUB_PUBLIC_URL) that is no http(s) URL: one line on stderr, exit 2, before
+    anything is opened."""
+    assert main(["serve", "--public-url", "ftp://hub.example", "--data-dir", str(tmp_path / "d")]) == 2
+    assert capsys.readouterr().err == (
+        "sdlc-hub: --public-url 'ftp://hub.example': expected http(s)://host[:port][/path]\n"
+    )
+    assert not (tmp_path / "d").exists()
+
+
 def test_env_chooses_the_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """SDLC_HUB_DATABASE_URL and SDLC_HUB_DATA_DIR apply when no option is given."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'elsewhere.sqlite3'}"
@@ -266,7 +292,7 @@ def test_serve_logs_one_json_line_per_event(tmp_path: Path) -> None:
         body = {
             "author": "planner",
             "title": "t",
-            "commands": [{"type": "ensure_fields", "params": {"key": "A-1", "duedate": "2026-10-23"}}],
+            "commands": [{"type": "ensure_fields", "params": {"key": "AURORA-1", "duedate": "2026-10-23"}}],
         }
         created = httpx.post(f"{base}/batches", json=body, headers={"Authorization": f"Bearer {secret}"}, timeout=10)
         assert created.status_code == 201
@@ -277,7 +303,7 @@ def test_serve_logs_one_json_line_per_event(tmp_path: Path) -> None:
     assert out == ""
     assert all({"ts", "level", "logger", "event"} <= set(line) for line in lines)
     events = {line["event"]: line for line in lines}
-    assert events["serving"]["url"] == base
+    assert events["serving"]["url"] == events["serving"]["public_url"] == base
     assert any(line["logger"] == "uvicorn.error" for line in lines)
     batch = events["batch_created"]
     assert (batch["batch_id"], batch["author"]) == (created.json()["id"], "planner")

@@ -15,6 +15,7 @@ from adapters.storage.database import Database
 from adapters.storage.engine import make_engine
 from hub_app import batches
 from hub_app.runtime import Hub
+from reconcile.approval import Door, Requester
 
 from .conftest import Api
 from .support import cmd
@@ -86,7 +87,7 @@ async def test_notify_wakes_claim_in_another_hub(api: Api, hub: Hub, other_hub: 
 
     async def create() -> None:
         async with other_hub.unit() as unit:
-            await batches.create_batch(unit, BATCH, token_name="other")
+            await batches.create_batch(unit, BATCH, requester=Requester(door=Door.HTTP, token_name="other"))
 
     response, elapsed = await _claim_while(api, hub, create)
     assert response.status_code == 200

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from mcp_support import TOKEN_NAMES, Served, hub_app_with_mcp, serving
+from mcp_support import TOKEN_NAMES, Served, serving_hub
 
 from hub_app import admin
 from hub_app.bodies import TokenIn
@@ -27,8 +27,7 @@ async def served(tmp_path: Path) -> AsyncIterator[Served]:
         async with hub.unit() as unit:
             for role, name in TOKEN_NAMES.items():
                 tokens[role] = (await admin.add_token(unit, TokenIn(name=name, role=role))).secret
-        app, endpoint = hub_app_with_mcp(hub)
-        async with serving(app, endpoint) as base_url:
+        async with serving_hub(hub) as base_url:
             yield Served(base_url=base_url, hub=hub, tokens=tokens)
     finally:
         await hub.close()

@@ -19,7 +19,9 @@ from mcp.client.streamable_http import streamable_http_client
 
 from hub_app import batches, mirror
 from hub_app.app import create_app
-from hub_app.mcp_server import MCP_PATH, McpEndpoint
+from hub_app.mcp_endpoint import McpEndpoint
+from hub_app.mcp_server import MCP_PATH
+from hub_app.public_url import PublicUrl
 from hub_app.runtime import Hub
 
 TOKEN_NAMES = {"interface": "planner", "admin": "boss", "agent": "bank-agent"}
@@ -29,25 +31,34 @@ def _mounts_mcp(app: Litestar) -> bool:
     return any(route.path == MCP_PATH for route in app.routes)
 
 
-def hub_app_with_mcp(hub: Hub) -> tuple[Litestar, McpEndpoint | None]:
+def hub_app_with_mcp(hub: Hub, public_url: str | None = None) -> tuple[Litestar, McpEndpoint | None]:
     """The hub's app with the MCP endpoint; the endpoint is returned when its lifespan is the caller's to run.
 
-    Once ``create_app`` wires :class:`~hub_app.mcp_server.McpPlugin` itself, its app is served as it is.
+    Once ``create_app`` wires :class:`~hub_app.mcp_endpoint.McpPlugin` itself, its app is served as it is.
     """
-    app = create_app(hub)
+    url = PublicUrl.of(public_url) if public_url is not None else None
+    app = create_app(hub, public_url=url)
     if _mounts_mcp(app):
         return app, None
-    endpoint = McpEndpoint()
-    return create_app(hub, extra_route_handlers=[endpoint.route_handler]), endpoint
+    endpoint = McpEndpoint(public_url=url)
+    return create_app(hub, extra_route_handlers=[endpoint.route_handler], public_url=url), endpoint
 
 
-@contextlib.asynccontextmanager
-async def serving(app: Litestar, endpoint: McpEndpoint | None = None) -> AsyncIterator[str]:
-    """Serve ``app`` with uvicorn on a free port of 127.0.0.1 (running ``endpoint``'s lifespan); its base URL."""
+def _listening() -> socket.socket:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     # Listening before uvicorn starts: early connections wait in the backlog until the app is up.
     sock.listen(16)
+    return sock
+
+
+@contextlib.asynccontextmanager
+async def serving(
+    app: Litestar, endpoint: McpEndpoint | None = None, *, sock: socket.socket | None = None
+) -> AsyncIterator[str]:
+    """Serve ``app`` with uvicorn on a free port of 127.0.0.1 (or on ``sock``), running ``endpoint``'s lifespan;
+    its base URL."""
+    sock = sock or _listening()
     port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, lifespan="on", log_level="warning"))
     try:
@@ -62,6 +73,15 @@ async def serving(app: Litestar, endpoint: McpEndpoint | None = None) -> AsyncIt
                 server.should_exit = True
     finally:
         sock.close()
+
+
+@contextlib.asynccontextmanager
+async def serving_hub(hub: Hub) -> AsyncIterator[str]:
+    """The hub's app served on a free port of 127.0.0.1 whose address is the hub's public URL; that URL."""
+    sock = _listening()
+    app, endpoint = hub_app_with_mcp(hub, f"http://127.0.0.1:{sock.getsockname()[1]}")
+    async with serving(app, endpoint, sock=sock) as base_url:
+        yield base_url
 
 
 @attrs.frozen(kw_only=True)

@@ -178,7 +178,7 @@ async def test_seed_batch_with_bug_and_attachment_is_created(served: Served) -> 
     assert created["commands"][1]["params"] == {"key": "new:1", "sprint": "Спринт 2", "board_id": 4216}
     assert created["estimate_seconds"] == 120 + 30 + 30 + 2
     assert (status["author"], status["token_name"], status["project"]) == ("claude", "planner", "AWPCA")
-    assert [(n["key"], n["text"], n["author"]) for n in status["notes"]] == [("new:1", "из сверки", "claude")]
+    assert [(n["key"], n["text"], n["author"]) for n in status["notes"]] == [("new:1", "из сверки", "planner")]
 
 
 async def test_sprint_of_a_project_issue_gets_the_board(served: Served) -> None:

@@ -17,7 +17,7 @@ from sqlalchemy import text
 
 from hub_app import admin, batches
 from hub_app.bodies import ProjectIn
-from hub_app.mcp_server import McpPlugin
+from hub_app.mcp_endpoint import McpPlugin
 from hub_app.roles import Caller, Role
 
 pytestmark = pytest.mark.anyio
@@ -214,17 +214,13 @@ async def test_issue_get_has_links_notes_and_journal(served: Served) -> None:
     async with served.mcp() as client:
         await load_mirror(served, client, ISSUES, JOURNAL)
         by_token = tool_json(await client.call_tool("note_add", {"key": "AURORA-1538", "text": "ждёт ОСВ"}))
-        by_author = tool_json(
-            await client.call_tool("note_add", {"key": "AURORA-1538", "text": "срок", "author": "claude"})
-        )
+        by_author = await client.call_tool("note_add", {"key": "AURORA-1538", "text": "срок", "author": "root"})
         issue = tool_json(await client.call_tool("issue_get", {"key": "AURORA-1538"}))
         missing = await client.call_tool("issue_get", {"key": "AURORA-9"})
     assert (issue["key"], issue["status"], issue["labels"]) == ("AURORA-1538", "Ожидание разработки", ["AWPCA"])
     assert [link["id"] for link in issue["links"]] == ["10007"]
-    assert [(n["id"], n["author"], n["text"]) for n in issue["notes"]] == [
-        (by_token["id"], "planner", "ждёт ОСВ"),
-        (by_author["id"], "claude", "срок"),
-    ]
+    assert [(n["id"], n["author"], n["text"]) for n in issue["notes"]] == [(by_token["id"], "planner", "ждёт ОСВ")]
+    assert tool_error(by_author) == "лишние поля author; ожидаются key, text"
     assert issue["journal"]["total"] == 1
     entry = issue["journal"]["items"][0]
     assert (entry["id"], entry["author"], entry["items"][0]["to_string"]) == ("5001", "ivanov", "Ожидание разработки")

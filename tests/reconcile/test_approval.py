@@ -9,9 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reconcile.approval import (
+    HUB,
     Approval,
     ApprovalState,
     Door,
+    Requester,
     approve,
     holds,
     initial_approval,
@@ -27,21 +29,64 @@ ON = Settings(approval=ApprovalDoors(mcp=True, http=True))
 TYPES = st.lists(st.sampled_from(["ensure_issue", "ensure_fields", "ensure_link", "refresh"]), min_size=1)
 
 
+def asker(door: Door | None, *, needs_approval: bool = False) -> Requester:
+    return Requester(door=door, token_name=None if door is None else "planner", needs_approval=needs_approval)
+
+
 @given(st.sampled_from([None, Door.HTTP, Door.MCP]), TYPES)
 def test_nothing_waits_with_the_defaults(door: Door | None, types: list[str]) -> None:
-    """Approval off (the default) for both doors: no batch ever waits, every seed scenario as before."""
-    assert initial_approval(door, types, Settings()) is None
+    """Approval off (the default) for both doors, a token without --needs-approval, nothing brought back: no batch
+    ever waits, every seed scenario as before."""
+    assert initial_approval(asker(door), types, Settings()) is None
+    assert initial_approval(asker(door), types, Settings(), brings_back=[None, None]) is None
 
 
 def test_a_door_that_requires_approval_makes_writing_batches_wait() -> None:
     """Each door by its own switch; a refresh-only batch and the hub's own batches (no door) never wait."""
     only_mcp = Settings(approval=ApprovalDoors(mcp=True))
-    assert initial_approval(Door.MCP, ["ensure_fields", "refresh"], only_mcp) == PENDING
-    assert initial_approval(Door.HTTP, ["ensure_fields", "refresh"], only_mcp) is None
-    assert initial_approval(Door.HTTP, ["refresh"], ON) is None
-    assert initial_approval(None, ["ensure_fields"], ON) is None
+    assert initial_approval(asker(Door.MCP), ["ensure_fields", "refresh"], only_mcp) == PENDING
+    assert initial_approval(asker(Door.HTTP), ["ensure_fields", "refresh"], only_mcp) is None
+    assert initial_approval(asker(Door.HTTP), ["refresh"], ON) is None
+    assert initial_approval(HUB, ["ensure_fields"], ON) is None
     assert holds(PENDING) and not holds(None)
     assert not holds(Approval(state=ApprovalState.APPROVED, by="b", at=NOW))
+
+
+@given(st.sampled_from([Door.HTTP, Door.MCP]), TYPES, st.booleans(), st.booleans())
+def test_a_token_that_requires_approval_waits_through_every_door(
+    door: Door, types: list[str], mcp: bool, http: bool
+) -> None:
+    """--needs-approval: every writing batch of the token waits, whatever the doors' switches say."""
+    doors = Settings(approval=ApprovalDoors(mcp=mcp, http=http))
+    writes = any(t != "refresh" for t in types)
+    assert initial_approval(asker(door, needs_approval=True), types, doors) == (PENDING if writes else None)
+
+
+@pytest.mark.parametrize(
+    "earlier",
+    [
+        PENDING,
+        Approval(state=ApprovalState.APPROVED, by="boss", at=NOW),
+        Approval(state=ApprovalState.REJECTED, by="boss", at=NOW, reason="нет"),
+    ],
+)
+def test_bringing_back_a_command_whose_batch_waited_waits_again(earlier: Approval) -> None:
+    """A retry or reapply of a command whose batch waited (pending, approved or rejected) waits again, whoever asks
+    and through whichever door, the doors' switches off; a read-only retry (a refresh) does not."""
+    for door in (Door.HTTP, Door.MCP):
+        assert initial_approval(asker(door), ["ensure_fields", "refresh"], Settings(), brings_back=[None, earlier]) == (
+            PENDING
+        )
+    assert initial_approval(asker(Door.HTTP), ["refresh"], Settings(), brings_back=[earlier]) is None
+
+
+def test_a_token_that_requires_approval_approves_nothing() -> None:
+    """403 with the token's name, before anything else is judged (even a batch that does not wait)."""
+    message = "токен claude сам требует одобрения своих пакетов и одобрять пакеты не может"
+    for approval in (PENDING, None):
+        with pytest.raises(ForbiddenError) as refused:
+            approve(approval, batch_id=7, creator="planner", approver="claude", now=NOW, approver_needs_approval=True)
+        assert refused.value.message == message
 
 
 def test_approve_takes_another_token() -> None:

@@ -23,7 +23,13 @@ _SETTINGS = table_of(SettingsRow)
 
 
 def _token(row: Row[Any]) -> TokenRecord:
-    return TokenRecord(name=row.name, role=row.role, created_at=row.created_at, revoked_at=row.revoked_at)
+    return TokenRecord(
+        name=row.name,
+        role=row.role,
+        created_at=row.created_at,
+        revoked_at=row.revoked_at,
+        needs_approval=row.needs_approval,
+    )
 
 
 def _project(row: Row[Any]) -> ProjectRecord:
@@ -61,9 +67,12 @@ class AdminRepository:
     async def tokens(self) -> list[TokenRecord]:
         return [_token(row) for row in (await self._session.execute(select(_TOKEN).order_by(_TOKEN.c.id))).all()]
 
-    async def add_token(self, name: str, *, role: str, sha256: str, now: datetime) -> TokenRecord:
-        await self._session.execute(insert(_TOKEN).values(name=name, role=role, sha256=sha256, created_at=now))
-        return TokenRecord(name=name, role=role, created_at=now)
+    async def add_token(
+        self, name: str, *, role: str, sha256: str, now: datetime, needs_approval: bool = False
+    ) -> TokenRecord:
+        values = {"name": name, "role": role, "sha256": sha256, "created_at": now, "needs_approval": needs_approval}
+        await self._session.execute(insert(_TOKEN).values(**values))
+        return TokenRecord(name=name, role=role, created_at=now, needs_approval=needs_approval)
 
     async def revoke_token(self, name: str, *, now: datetime) -> None:
         query = update(_TOKEN).where(_TOKEN.c.name == name, _TOKEN.c.revoked_at.is_(None)).values(revoked_at=now)

@@ -25,6 +25,7 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -277,6 +278,8 @@ class ApiTokenRow(Base):
     sha256: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # Every batch this token creates waits for a person's approval (``token add --needs-approval``).
+    needs_approval: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class SettingsRow(Base):

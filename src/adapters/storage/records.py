@@ -117,6 +117,7 @@ class TokenRecord:
     role: str
     created_at: datetime
     revoked_at: datetime | None = None
+    needs_approval: bool = False
 
 
 @attrs.frozen(kw_only=True)

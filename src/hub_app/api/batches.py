@@ -11,7 +11,7 @@ from litestar.params import FromPath, FromQuery, JSONBody
 
 from hub_app import batches, plan
 from hub_app.api.auth import hub_of
-from hub_app.api.routing import in_unit, route, token_name
+from hub_app.api.routing import in_unit, requester, route, token_name
 from hub_app.bodies import BatchIn, CancelIn, EmptyIn, RefreshIn, RejectIn, parse
 from hub_app.plan_views import BatchPlanView, DryRunView
 from hub_app.roles import INTERFACE
@@ -30,7 +30,7 @@ async def create_batch(
     predicted writes are answered."""
     if dry_run:
         return Response(await in_unit(request, lambda u: plan.dry_run(u, data)), status_code=200)
-    created = await in_unit(request, lambda u: batches.create_batch(u, data, token_name=token_name(request)))
+    created = await in_unit(request, lambda u: batches.create_batch(u, data, requester=requester(request)))
     return Response(created, status_code=201)
 
 
@@ -64,9 +64,10 @@ async def batch_plan(request: Request[Any, Any, Any], batch_id: FromPath[int]) -
 )
 async def approve_batch(request: Request[Any, Any, Any], batch_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
     """A batch waiting for approval is approved and its commands may be issued; only by a token other than the
-    creator's (403 «нельзя одобрить свой пакет»); a batch not waiting → 409."""
+    creator's (403 «нельзя одобрить свой пакет») that does not require approval itself (403); a batch not
+    waiting → 409."""
     parse(EmptyIn, data)
-    return await in_unit(request, lambda u: batches.approve_batch(u, batch_id, token_name=token_name(request)))
+    return await in_unit(request, lambda u: batches.approve_batch(u, batch_id, approver=requester(request)))
 
 
 @post(
@@ -108,9 +109,10 @@ async def cancel_command(request: Request[Any, Any, Any], command_id: FromPath[i
     **route(INTERFACE, body=EmptyIn, answer=BatchCreated, status=201, errors_=(404, 409, 422)),
 )
 async def retry_command(request: Request[Any, Any, Any], command_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
-    """A failed, skipped or cancelled command again: a new batch with the same params, validated as new."""
+    """A failed, skipped or cancelled command again: a new batch with the same params, validated as new; it waits
+    for approval again when the command's batch did."""
     parse(EmptyIn, data)
-    return await in_unit(request, lambda u: batches.retry_command(u, command_id, token_name=token_name(request)))
+    return await in_unit(request, lambda u: batches.retry_command(u, command_id, requester=requester(request)))
 
 
 _RUNNING = {
@@ -126,7 +128,7 @@ async def refresh(request: Request[Any, Any, Any], data: JSONBody[Any] = None) -
     refresh asked while one is queued or running answers that one's batch (200), storing nothing."""
     body = parse(RefreshIn, data)
     async with hub_of(request).unit() as unit:
-        created, new = await batches.request_refresh(unit, body, token_name=token_name(request))
+        created, new = await batches.request_refresh(unit, body, requester=requester(request))
         answer = to_json(created)
     return Response(answer, status_code=201 if new else 200)
 

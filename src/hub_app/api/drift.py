@@ -8,7 +8,7 @@ from litestar import Request, get, post
 from litestar.params import FromQuery, JSONBody
 
 from hub_app import drift
-from hub_app.api.routing import in_unit, route, token_name
+from hub_app.api.routing import in_unit, requester, route
 from hub_app.bodies import parse
 from hub_app.roles import INTERFACE
 from hub_app.views import BatchCreated, DriftPage
@@ -37,7 +37,7 @@ async def reapply(request: Request[Any, Any, Any], data: JSONBody[Any] = None) -
     """One new batch re-asserting the drifted aspects of the chosen commands (temp keys already resolved),
     validated as new, with its tail refresh; a command without drift now → 409."""
     body = parse(drift.ReapplyIn, data)
-    return await in_unit(request, lambda u: drift.reapply(u, body, token_name=token_name(request)))
+    return await in_unit(request, lambda u: drift.reapply(u, body, requester=requester(request)))
 
 
 ROUTES = [list_drift, reapply]

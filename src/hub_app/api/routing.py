@@ -19,8 +19,9 @@ from hub_app.api.openapi import BEARER, errors
 from hub_app.roles import Role
 from hub_app.runtime import Unit
 from hub_app.views import to_json
+from reconcile.approval import Door, Requester
 
-__all__ = ["in_unit", "route", "token_name"]
+__all__ = ["in_unit", "requester", "route", "token_name"]
 
 T = TypeVar("T")
 
@@ -62,3 +63,8 @@ async def in_unit(request: Request[Any, Any, Any], operation: Callable[[Unit], A
 
 def token_name(request: Request[Any, Any, Any]) -> str:
     return caller_of(request).name
+
+
+def requester(request: Request[Any, Any, Any]) -> Requester:
+    """The caller asking through the HTTP door (the API and the web page)."""
+    return caller_of(request).through(Door.HTTP)

@@ -17,10 +17,15 @@ from hub_app.api.auth import caller_of, hub_of
 from hub_app.api.json_body import decode_json
 from hub_app.bodies import parse
 from hub_app.runtime import Unit
+from hub_app.views import BatchCreated
+from reconcile.approval import ApprovalState, Door, Requester
 from reconcile.errors import ConflictError, ForbiddenError, ValidationError
 from reconcile.text import check_request_json
 
-__all__ = ["Outcome", "attempt", "author", "checked", "form_body", "read", "read_json"]
+__all__ = ["WAITS", "Outcome", "attempt", "author", "checked", "form_body", "read", "read_json", "requester", "waits"]
+
+#: What the creator is told when a batch waits (the page's door, the person's token or a batch it brings back).
+WAITS = "создан и ждёт одобрения: его команды не выдаются агенту, пока другой человек не одобрит его"
 
 T = TypeVar("T")
 
@@ -69,6 +74,17 @@ def checked(body: Outcome) -> Outcome:
     except ValidationError as exc:
         return Outcome(error=exc.message)
     return body
+
+
+def requester(request: Request[Any, Any, Any]) -> Requester:
+    """The person asking through the page (the HTTP door): their token, and whether it requires approval."""
+    return caller_of(request).through(Door.HTTP)
+
+
+def waits(created: BatchCreated) -> str:
+    """What a flash adds about a batch just created: that it waits for another person, or nothing."""
+    pending = created.approval is not None and created.approval.state == ApprovalState.PENDING
+    return f"; пакет {WAITS}" if pending else ""
 
 
 def read_json(raw: bytes) -> Outcome:

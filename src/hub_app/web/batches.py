@@ -19,7 +19,7 @@ from hub_app import batches, plan
 from hub_app.bodies import CancelIn, RejectIn
 from hub_app.runtime import Unit
 from hub_app.views import iso
-from hub_app.web.acting import attempt, author, form_body, read
+from hub_app.web.acting import attempt, author, form_body, read, requester, waits
 from hub_app.web.render import flash, form_text, fragment, is_htmx, page, safe_next
 from reconcile.approval import ApprovalState
 
@@ -55,9 +55,10 @@ async def batch_view(request: Request[Any, Any, Any], batch_id: FromPath[int]) -
 
 @post("/batches/{batch_id:int}/approve")
 async def batch_approve(request: Request[Any, Any, Any], batch_id: FromPath[int]) -> Redirect:
-    """«Одобрить»: by a token other than the creator's (the hub refuses the creator's own)."""
-    name = author(request)
-    outcome = await attempt(request, lambda u: batches.approve_batch(u, batch_id, token_name=name))
+    """«Одобрить»: by a token other than the creator's that does not require approval itself (the hub refuses
+    the others)."""
+    asking = requester(request)
+    outcome = await attempt(request, lambda u: batches.approve_batch(u, batch_id, approver=asking))
     flash(request, outcome.error or f"пакет {batch_id} одобрен", error=outcome.error is not None)
     return Redirect(f"/batches/{batch_id}", status_code=303)
 
@@ -154,11 +155,12 @@ async def command_retry_confirm(request: Request[Any, Any, Any], command_id: Fro
 
 @post("/commands/{command_id:int}/retry")
 async def command_retry(request: Request[Any, Any, Any], command_id: FromPath[int]) -> Redirect:
-    outcome = await attempt(request, lambda u: batches.retry_command(u, command_id, token_name=author(request)))
+    asking = requester(request)
+    outcome = await attempt(request, lambda u: batches.retry_command(u, command_id, requester=asking))
     if outcome.error is not None:
         flash(request, outcome.error, error=True)
         return Redirect(f"/commands/{command_id}", status_code=303)
-    flash(request, f"создан пакет {outcome.value.id}: повтор команды {command_id}")
+    flash(request, f"создан пакет {outcome.value.id}: повтор команды {command_id}" + waits(outcome.value))
     return Redirect(f"/batches/{outcome.value.id}", status_code=303)
 
 

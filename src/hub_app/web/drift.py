@@ -12,7 +12,7 @@ from litestar.response import Redirect, Template
 from hub_app import admin, drift
 from hub_app.runtime import Unit
 from hub_app.views import BatchCreated
-from hub_app.web.acting import attempt, author, form_body, read
+from hub_app.web.acting import attempt, form_body, read, requester, waits
 from hub_app.web.queue import PageNumber, pages
 from hub_app.web.render import flash, page
 from reconcile.project_names import PROJECT_NAME_MAX
@@ -55,17 +55,17 @@ async def drift_reapply(request: Request[Any, Any, Any]) -> Redirect:
     form = await request.form()
     one = form.get("one")
     chosen = [one] if isinstance(one, str) else [v for v in form.getall("selected", []) if isinstance(v, str)]
-    name = author(request)
+    asking = requester(request)
 
     async def put_back(unit: Unit) -> BatchCreated:
         body = form_body(drift.ReapplyIn, {"command_ids": [_number(v) for v in chosen]})
-        return await drift.reapply(unit, body, token_name=name)
+        return await drift.reapply(unit, body, requester=asking)
 
     outcome = await attempt(request, put_back)
     if outcome.error is not None:
         flash(request, outcome.error, error=True)
         return Redirect("/drift", status_code=303)
-    flash(request, f"создан пакет {outcome.value.id}: {outcome.value.title}")
+    flash(request, f"создан пакет {outcome.value.id}: {outcome.value.title}" + waits(outcome.value))
     return Redirect(f"/batches/{outcome.value.id}", status_code=303)
 
 

@@ -17,14 +17,11 @@ from litestar.response import Redirect, Template
 from hub_app import batches, plan
 from hub_app.runtime import Unit
 from hub_app.views import BatchCreated
-from hub_app.web.acting import Outcome, attempt, author, checked, read_json
+from hub_app.web.acting import WAITS, Outcome, attempt, author, checked, read_json, requester
 from hub_app.web.render import flash, form_text, fragment, is_htmx, page
 from reconcile.approval import ApprovalState
 
 __all__ = ["ROUTES", "WAITS"]
-
-#: What the creator is told when the page's door requires approval (setting ``approval.http``).
-WAITS = "создан и ждёт одобрения: его команды не выдаются агенту, пока другой человек не одобрит его"
 
 EXAMPLE = """{
   "title": "Сверка оборотов",
@@ -71,10 +68,10 @@ async def new_plan(request: Request[Any, Any, Any]) -> Template:
 async def new_batch(request: Request[Any, Any, Any]) -> Template | Redirect:
     """«В очередь»: the batch is created and its page opens; a refused one stays in the form with the reason."""
     who, text, body = await _submitted(request)
-    name = author(request)
+    asking = requester(request)
 
     async def create(unit: Unit) -> BatchCreated:
-        return await batches.create_batch(unit, body.value, token_name=name)
+        return await batches.create_batch(unit, body.value, requester=asking)
 
     outcome = body if body.error else await attempt(request, create)
     if outcome.error is not None:

@@ -14,7 +14,7 @@ from sqlalchemy.dialects import postgresql
 from adapters.storage.models import UTCDateTime
 
 revision = "web_sessions"
-down_revision = "natural_order"
+down_revision = "token_approval"
 branch_labels = None
 depends_on = None
 
