@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
-from agent_fakes import Fault, FlakyTransport
+from agent_fakes import LEAD, Fault, FlakyTransport, waited
 
 from adapters.clock import FakeClock
 from adapters.hub_client import ClaimConflict, HubClient
@@ -162,7 +162,10 @@ async def test_create_and_link_end_to_end(rig: HubRig) -> None:
     assert [c["body"] for c in raw["comments"]] == ["[план]\nСрок согласован"]
     notes = await rig.get("/notes", key=key)
     assert [n["text"] for n in notes["items"]] == ["заметка к новой задаче"]
-    assert rig.clock.sleeps == [120.0, 30.0, 30.0, 2.0]
+    # Each pause tells the hub every claim_wait_seconds / 2 (12.5 s) that the agent is alive, and asks whether the
+    # command may be written by the pause's end (a refresh never writes, so is never asked).
+    ahead = [12.5, 12.5, 5.0 - LEAD, LEAD]
+    assert waited(rig.clock.sleeps) == [12.5] * 9 + [7.5 - LEAD, LEAD] + ahead * 2 + [2.0]
 
 
 async def test_lost_claim_answer_is_redelivered(rig: HubRig) -> None:
