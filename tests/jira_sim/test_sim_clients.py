@@ -96,7 +96,7 @@ async def test_projects_and_issue_types(jira: httpx.AsyncClient) -> None:
     assert by_key == by_id
     assert (by_key["key"], by_key["name"], by_key["lead"]["name"]) == ("AURORA", "Аврора", "ivanov")
     assert [t["name"] for t in by_key["issueTypes"]] == ["Задача", "Эпик", "Ошибка"]
-    assert [p["key"] for p in (await jira.get("/rest/api/2/project")).json()] == ["AURORA"]
+    assert [p["key"] for p in (await jira.get("/rest/api/2/project")).json()] == ["AURORA", "HR"]
     assert [t["id"] for t in (await jira.get("/rest/api/2/issuetype")).json()] == ["3", "10000", "1"]
     missing = await jira.get("/rest/api/2/project/NOPE")
     assert (missing.status_code, missing.json()) == (
