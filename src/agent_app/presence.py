@@ -25,6 +25,7 @@ from typing import Any
 
 from adapters.clock import Clock
 from adapters.hub_client import HubClient, HubError
+from adapters.logs import redacted
 from agent_app.retry import race
 from reconcile.settings import Settings
 
@@ -127,7 +128,7 @@ class Presence:
                     agent_id=self.agent_id,
                     version=self.version,
                     instance=self.instance,
-                    last_error=self.last_error,
+                    last_error=None if self.last_error is None else redacted(self.last_error),
                     read_seconds=min(_BEAT_TIMEOUT, self.interval),
                 ),
                 self.stopping,

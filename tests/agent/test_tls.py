@@ -215,9 +215,7 @@ async def test_a_proxy_per_target_and_no_proxy(https: Https, monkeypatch: pytest
         await jira.myself()
     await jira.aclose()
     # The proxy's password never reaches a log line (nor the hub's last_error).
-    assert explain(target, caught.value).endswith(
-        f"and the proxy http://agent:***@127.0.0.1:{port} (--jira-proxy, NO_PROXY)"
-    )
+    assert explain(target, caught.value).endswith(f"and the proxy http://***@127.0.0.1:{port} (--jira-proxy, NO_PROXY)")
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
     jira = JiraHttp.connect(target, token="pat")
     name, _ = await jira.myself()
