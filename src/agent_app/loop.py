@@ -52,7 +52,7 @@ import asyncio
 import logging
 import random
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import attrs
 import httpx
@@ -72,10 +72,12 @@ from adapters.targets import shown
 from agent_app.driver import DriveOutcomeLike, JiraDriver, no_file, no_page, probe
 from agent_app.fence import Fence
 from agent_app.journal import Journal, JournalEntry
+from agent_app.outcomes import CommandLine, Crashed, JiraUnreachable
 from agent_app.presence import Presence
 from agent_app.retry import Backoff, Retrying, Stopped, race
-from agent_app.watch import CommandWatch
+from agent_app.watch import CommandWatch, WriteBudget
 from reconcile.plans.base import Delivery, ExecContext, Executor, Page, Report
+from reconcile.policy import AgentPolicy, refusal, scoped_params
 
 __all__ = ["Agent", "AgentFatal", "JiraDriver", "Stopped"]
 
@@ -87,46 +89,8 @@ _MAX_CONFLICT_WAIT = 300.0
 T = TypeVar("T")
 
 
-@attrs.frozen(kw_only=True)
-class _Crashed:
-    report: Report
-    jira_calls: int
-
-
-@attrs.frozen(kw_only=True)
-class _JiraUnreachable:
-    """Jira did not answer while executing: the outcome is unknown, the command waits for re-delivery."""
-
-    error: Exception
-
-
 class AgentFatal(Exception):
     """The agent cannot go on (the hub or Jira refused its credentials)."""
-
-
-@attrs.define(kw_only=True)
-class _CommandLine:
-    """The one ``command`` event logged for a command, with its fields and duration."""
-
-    clock: Clock
-    started: float
-    fields: dict[str, Any]
-
-    @classmethod
-    def of(cls, delivery: Delivery, clock: Clock) -> _CommandLine:
-        key = delivery.params.get("key")
-        fields = {
-            "command_id": delivery.id,
-            "type": delivery.type,
-            **({"key": key} if isinstance(key, str) else {}),
-            "deliveries": delivery.deliveries,
-        }
-        return cls(clock=clock, started=clock.monotonic(), fields=fields)
-
-    def finish(self, outcome: str, **extra: Any) -> str:
-        duration_ms = round((self.clock.monotonic() - self.started) * 1000)
-        log.info("command", extra={**self.fields, "outcome": outcome, "duration_ms": duration_ms, **extra})
-        return outcome
 
 
 class Agent:
@@ -142,6 +106,7 @@ class Agent:
         agent_id: str,
         version: str,
         claim_wait: float = 25.0,
+        policy: AgentPolicy,
         rng: random.Random | None = None,
         backoff: Backoff | None = None,
         executor_for: Callable[[Delivery, ExecContext], Executor],
@@ -155,6 +120,8 @@ class Agent:
         self.instance = journal.instance()
         self.version = version
         self.claim_wait = claim_wait
+        self.policy = policy
+        self.budget = WriteBudget(clock, policy.max_writes_per_hour)
         self.executor_for = executor_for
         self.stopping = asyncio.Event()
         self.aborting = asyncio.Event()
@@ -291,7 +258,7 @@ class Agent:
         if delivery is None:
             return ctx
         outcome = await self.execute(delivery, ctx)
-        if isinstance(outcome, _JiraUnreachable):
+        if isinstance(outcome, JiraUnreachable):
             await self.wait_for_jira(outcome.error)
         return ctx
 
@@ -307,14 +274,24 @@ class Agent:
         )
         self.presence.fine("jira")
 
-    async def execute(self, delivery: Delivery, ctx: ExecContext) -> str | _JiraUnreachable:
+    async def execute(self, delivery: Delivery, ctx: ExecContext) -> str | JiraUnreachable:
         """Pause, drive the executor, journal and send the report; returns the outcome logged (or, when Jira
-        did not answer, the error to wait out before claiming again)."""
-        line = _CommandLine.of(delivery, self.clock)
+        did not answer, the error to wait out before claiming again). A delivery outside the bank's policy is
+        reported failed with the policy's words, without a pause or a Jira call."""
+        line = CommandLine.of(delivery, self.clock, log)
         entry = JournalEntry(command_id=delivery.id, type=delivery.type, deliveries=delivery.deliveries)
         self.journal.write(entry)
-        self.presence.follow(delivery.context)
         self.fence.begin(delivery)
+        refused = refusal(self.policy, delivery.type, delivery.params, delivery.context)
+        if refused is not None:
+            return await self._settle(entry, Crashed(report=Report(status="failed", error=refused), jira_calls=0), line)
+        delivery = attrs.evolve(
+            delivery,
+            params=scoped_params(self.policy, delivery.type, delivery.params),
+            pause_seconds=self.policy.gap(delivery.type, delivery.pause_seconds),
+        )
+        ctx = attrs.evolve(ctx, allowed_projects=self.policy.allow_projects)
+        self.presence.follow(delivery.context)
         try:
             try:
                 await race(self.jira.wait_gap(delivery.pause_seconds, sleep=self._pause), self.stopping)
@@ -325,7 +302,7 @@ class Agent:
         finally:
             await self.fence.end()
             self.presence.clear("retry", "budget")
-        if isinstance(outcome, str | _JiraUnreachable):
+        if isinstance(outcome, str | JiraUnreachable):
             return outcome
         return await self._settle(entry, outcome, line)
 
@@ -334,10 +311,10 @@ class Agent:
         await self.presence.sleep(seconds, ahead=self.fence.ahead())
 
     async def _drive(
-        self, delivery: Delivery, ctx: ExecContext, line: _CommandLine
-    ) -> DriveOutcomeLike | str | _JiraUnreachable:
+        self, delivery: Delivery, ctx: ExecContext, line: CommandLine
+    ) -> DriveOutcomeLike | str | JiraUnreachable:
         """The executor driven to its report, or what ended it without one (logged)."""
-        watch = CommandWatch(presence=self.presence, fence=self.fence, command_id=delivery.id)
+        watch = CommandWatch(presence=self.presence, fence=self.fence, budget=self.budget, command_id=delivery.id)
         try:
             executor = self.executor_for(delivery, ctx)
             drive = self.jira.drive(
@@ -352,10 +329,10 @@ class Agent:
         except self._jira_auth_errors as exc:
             # Nothing was written by the refused call; the command is re-delivered once Jira takes the agent.
             line.finish("jira_refused", jira_calls=None, error=str(exc))
-            return _JiraUnreachable(error=exc)
+            return JiraUnreachable(error=exc)
         except self._jira_errors as exc:
             line.finish("jira_unreachable", jira_calls=None, error=f"{type(exc).__name__}: {exc}")
-            return _JiraUnreachable(error=exc)
+            return JiraUnreachable(error=exc)
         except HubRefused as exc:
             if exc.status_code in (401, 403):
                 raise AgentFatal(f"the hub refused the agent's token: {exc}") from exc
@@ -366,9 +343,9 @@ class Agent:
             # error for a person to read (and retry once fixed).
             log.exception("executor_error", extra={"command_id": delivery.id})
             error = f"ошибка агента: {type(exc).__name__}: {exc}"
-            return _Crashed(report=Report(status="failed", error=error), jira_calls=0)
+            return Crashed(report=Report(status="failed", error=error), jira_calls=0)
 
-    async def _settle(self, entry: JournalEntry, outcome: DriveOutcomeLike, line: _CommandLine) -> str:
+    async def _settle(self, entry: JournalEntry, outcome: DriveOutcomeLike, line: CommandLine) -> str:
         """Journal the report and send it (unless another delivery owns the command now)."""
         if self.fence.superseded:
             # Another delivery of the command (another process, or a later one) settles it, not this one.

@@ -25,6 +25,7 @@ from reconcile.notices import seconds_text
 from reconcile.settings import Settings
 
 __all__ = [
+    "ANY_TYPE",
     "BUDGET_WINDOW_SECONDS",
     "READ_ONLY_TYPES",
     "AgentPolicy",

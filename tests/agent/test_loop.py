@@ -25,8 +25,12 @@ from agent_app.loop import Agent, AgentFatal
 from agent_app.retry import Backoff, backoff_delay
 from jira_sim import Simulator
 from reconcile.plans import executor_for
+from reconcile.policy import AgentPolicy
 
 pytestmark = pytest.mark.anyio
+
+#: The policy of these agents: the sample's Jira project only (DESIGN.md 5.5).
+AURORA_ONLY = AgentPolicy(allow_projects=("AURORA",))
 
 SEED = 20261022
 
@@ -42,13 +46,15 @@ class Rig:
         jira_faults: list[Fault] | None = None,
         jira_token: str = "pat",
         clock: FakeClock | None = None,
+        policy: AgentPolicy = AURORA_ONLY,
+        jira_url: str = "http://jira",
     ) -> None:
         self.sim = Simulator()
         self.clock = clock or FakeClock(start=1000.0)
         self.hub = hub
         self.hub_transport = FlakyTransport(hub.transport())
         self.jira_transport = FlakyTransport(httpx.ASGITransport(app=self.sim.asgi), jira_faults)
-        self.jira = JiraHttp.connect("http://jira", token=jira_token, clock=self.clock, transport=self.jira_transport)
+        self.jira = JiraHttp.connect(jira_url, token=jira_token, clock=self.clock, transport=self.jira_transport)
         self.hub_client = HubClient("http://hub", "agent-secret", transport=self.hub_transport)
         self.journal = Journal(tmp_path / "journal.json")
         self.agent = Agent(
@@ -60,6 +66,7 @@ class Rig:
             version="0.1.0",
             claim_wait=0,
             rng=random.Random(SEED),
+            policy=policy,
             executor_for=executor_for,
             jira_unreachable=(httpx.TransportError, JiraError),
             jira_refused=(JiraAuthError,),

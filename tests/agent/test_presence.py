@@ -4,6 +4,7 @@ simulator and a hub speaking the agent endpoints."""
 
 from __future__ import annotations
 
+import io
 import itertools
 import logging
 from pathlib import Path
@@ -14,7 +15,7 @@ from agent_fakes import LEAD, FakeHub, Fault, command, waited
 from test_loop import Rig
 
 from adapters.clock import FakeClock
-from adapters.logs import fields_of
+from adapters.logs import configure_logging, fields_of
 from agent_app.presence import heartbeat_interval
 from reconcile.settings import Settings
 
@@ -149,3 +150,39 @@ async def test_a_refused_claim_does_not_heartbeat(tmp_path: Path) -> None:
     await rig.close()
     assert rig.clock.sleeps == [30.0]
     assert hub.requests == ["POST /agent/claim", "POST /agent/claim"]
+
+
+class StoppingClock(FakeClock):
+    """A fake clock that asks the agent to stop at its ``limit``-th sleep (the agent would back off for ever)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(start=1000.0)
+        self.limit = limit
+        self.agent: Any = None
+
+    async def sleep(self, seconds: float) -> None:
+        await super().sleep(seconds)
+        if len(self.sleeps) >= self.limit and self.agent is not None:
+            self.agent.request_stop()
+
+
+@pytest.mark.usefixtures("logging_restored")
+async def test_a_token_written_as_the_urls_user_reaches_neither_the_hub_nor_the_log(tmp_path: Path) -> None:
+    """``--jira http://PAT@jira`` while Jira cannot be reached: ``last_error`` and every log line name the URL
+    with its userinfo hidden (issue 24 item 12)."""
+    pat = "N2Y5MzE0OTk3OTg2OkRlbW9QQVQ"
+    stream = io.StringIO()
+    configure_logging("DEBUG", fmt="json", stream=stream)
+    clock = StoppingClock(limit=2)
+    hub = FakeHub()
+    rig = Rig(tmp_path, hub, clock=clock, jira_url=f"http://{pat}@jira")
+    clock.agent = rig.agent
+    rig.jira_transport.faults.append(Fault("GET", r"/myself$", "before", times=10))
+    await rig.agent.run()
+    await rig.close()
+    assert [p["last_error"] for p in hub.problems] == [
+        "cannot connect to jira at http://***@jira (ConnectError: fault injected before sending): check the host "
+        "and port in --jira and the proxy (--jira-proxy or HTTPS_PROXY/NO_PROXY)"
+    ] * 2
+    assert pat not in stream.getvalue()
+    assert "http://***@jira" in stream.getvalue()

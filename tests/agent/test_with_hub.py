@@ -24,8 +24,12 @@ from hub_app.bodies import TokenIn
 from hub_app.runtime import open_hub
 from jira_sim import Simulator
 from reconcile.plans import executor_for
+from reconcile.policy import AgentPolicy
 
 pytestmark = pytest.mark.anyio
+
+#: The policy of these agents: the sample's Jira project only (DESIGN.md 5.5).
+AURORA_ONLY = AgentPolicy(allow_projects=("AURORA",))
 
 
 class HubRig:
@@ -54,6 +58,7 @@ class HubRig:
             version="0.1.0",
             claim_wait=0,
             rng=random.Random(1),
+            policy=AURORA_ONLY,
             executor_for=executor_for,
             jira_unreachable=(httpx.TransportError, JiraError),
             jira_refused=(JiraAuthError,),
