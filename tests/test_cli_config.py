@@ -184,3 +184,27 @@ def test_hub_database_password_stays_out_of_logs_and_argv(tmp_path: Path) -> Non
     )
     assert done.returncode != 0
     assert "pa55-w0rd-xyz" not in done.stdout + done.stderr
+
+
+def test_a_bad_flag_value_is_one_line_too(capsys: pytest.CaptureFixture[str]) -> None:
+    """A flag's value is converted like the other sources': one line naming the flag, exit 2 (no usage dump)."""
+    with pytest.raises(SystemExit) as exc:
+        program().parse(["run", "--hub", "h", "--port", "x"])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err == "prog: --port: invalid value 'x' for --port\n"
+
+
+def test_a_repeated_option_from_each_source(tmp_path: Path) -> None:
+    """A ``repeat`` option: the flag given twice, the variable's comma-separated items, the file's array or table;
+    its own spelling of the variable and of its place in a table of the file."""
+    cli = CommandLine("prog", env_prefix="PROG")
+    sub = cli.parser.add_subparsers(dest="command", required=True)
+    tag = Option("tag", repeat=True, env="PROG_TAGS", key="labels.tags")
+    cli.add(sub.add_parser("run"), tag)
+    assert cli.resolve(cli.parser.parse_args(["run", "--tag", "a", "--tag", "b"]), {}).tag == ("a", "b")
+    assert cli.resolve(cli.parser.parse_args(["run"]), {"PROG_TAGS": "a, b,"}).tag == ("a", "b")
+    as_array = write(tmp_path / "array.toml", '[labels]\ntags = ["a", "b"]\n')
+    assert cli.resolve(cli.parser.parse_args(["run", "--config", str(as_array)]), {}).tag == ("a", "b")
+    as_table = write(tmp_path / "table.toml", "[labels]\ntags = {a = 1, b = 2}\n")
+    assert cli.resolve(cli.parser.parse_args(["run", "--config", str(as_table)]), {}).tag == ("a=1", "b=2")
+    assert cli.resolve(cli.parser.parse_args(["run"]), {}).tag == ()

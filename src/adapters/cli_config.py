@@ -17,6 +17,12 @@ machine): it is also read from a file named by ``<ENV>_FILE`` or ``<key>_file`` 
 a Kubernetes secret volume), and its value is collected in ``args.secrets`` for
 :func:`adapters.logs.configure_logging` to mask. A wrong value from any source, an unknown key in the file or
 a missing required option ends the program with one line naming the option and exit code 2.
+
+A ``repeat`` option is a list: its flag may be given several times, its variable holds the items separated by
+commas, its key in the file is an array (or a table, read as ``KEY=VALUE`` items: ``min_gap = {refresh = 2}``
+is ``--min-gap refresh=2``). ``env`` and ``key`` spell an option's variable and its place in the file where the
+flag's name does not (``--allow-project`` → ``SDLC_AGENT_ALLOW_PROJECTS``, ``allow_projects`` in ``[policy]``:
+``key="policy.allow_projects"``). A converter may raise :class:`BadValue` to say why a value is refused.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from typing import Any, NoReturn
 
 import attrs
 
-__all__ = ["LOG_LEVELS", "CommandLine", "ConfigError", "Option", "package_version"]
+__all__ = ["LOG_LEVELS", "BadValue", "CommandLine", "ConfigError", "Option", "package_version"]
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -42,6 +48,10 @@ _OFFERED = "_cli_config_offered"
 
 class ConfigError(Exception):
     """A setting that cannot be used, from whichever source; the message names the option and its source."""
+
+
+class BadValue(ValueError):
+    """Raised by an option's converter: the value is refused, and the message says why."""
 
 
 def package_version(distribution: str = "sdlc-hub") -> str:
@@ -56,7 +66,8 @@ def package_version(distribution: str = "sdlc-hub") -> str:
 class Option:
     """One setting: its flag without dashes (``data-dir``), how a text becomes its value, its default.
 
-    ``type=bool`` makes a switch (``--flag`` on the command line; ``true``/``false`` elsewhere).
+    ``type=bool`` makes a switch (``--flag`` on the command line; ``true``/``false`` elsewhere); ``repeat`` a list
+    of values, each converted by ``type``; ``env`` and ``key`` replace the variable's and the file key's spelling.
     """
 
     name: str
@@ -66,6 +77,10 @@ class Option:
     required: bool = attrs.field(default=False, kw_only=True)
     secret: bool = attrs.field(default=False, kw_only=True)
     choices: tuple[str, ...] | None = attrs.field(default=None, kw_only=True)
+    repeat: bool = attrs.field(default=False, kw_only=True)
+    env: str | None = attrs.field(default=None, kw_only=True)
+    key: str | None = attrs.field(default=None, kw_only=True)
+    metavar: str | None = attrs.field(default=None, kw_only=True)
 
     @property
     def dest(self) -> str:
@@ -74,6 +89,11 @@ class Option:
     @property
     def flag(self) -> str:
         return f"--{self.name}"
+
+    @property
+    def file_key(self) -> str:
+        """Where the option sits in the config file: a top-level key, or ``table.key``."""
+        return self.key or self.dest
 
 
 class CommandLine:
@@ -117,7 +137,7 @@ class CommandLine:
         return dict(self._options)
 
     def env_name(self, option: Option) -> str:
-        return f"{self.env_prefix}_{option.dest.upper()}"
+        return option.env or f"{self.env_prefix}_{option.dest.upper()}"
 
     def add(self, parser: argparse.ArgumentParser, *options: Option) -> None:
         """Offer ``options`` (and the common ``--config``/``--log-*``) on ``parser``, the root or a subcommand."""
@@ -140,9 +160,13 @@ class CommandLine:
         if option.type is bool:
             kwargs["action"] = "store_true"
             return kwargs
-        kwargs["type"] = option.type
+        # The text is converted with the other sources' (:meth:`resolve`): a refused value is one line, as there.
+        if option.repeat:
+            kwargs["action"] = "append"
         if option.choices is not None:
-            kwargs["choices"] = option.choices
+            kwargs["metavar"] = "{" + ",".join(option.choices) + "}"
+        if option.metavar is not None:
+            kwargs["metavar"] = option.metavar
         return kwargs
 
     def parse(self, argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -160,7 +184,7 @@ class CommandLine:
     def resolve(self, args: argparse.Namespace, environ: Mapping[str, str]) -> argparse.Namespace:
         """``args`` with each offered option set: flag > environment > config file > default."""
         offered: frozenset[str] = getattr(args, _OFFERED, frozenset())
-        config_path = getattr(args, "config", None) or _path_or_none(
+        config_path = _path_or_none(getattr(args, "config", None)) or _path_or_none(
             environ.get(self.env_name(self._options["config"]))
         )
         file_values = self._read_config(config_path) if config_path is not None else {}
@@ -171,7 +195,7 @@ class CommandLine:
         for dest in sorted(offered):
             option = self._options[dest]
             if dest in resolved:
-                value = resolved[dest]
+                value = self._from_flag(option, resolved[dest])
             else:
                 value = self._from_env(option, environ)
                 if value is None:
@@ -179,10 +203,12 @@ class CommandLine:
                 if value is None:
                     if option.required:
                         raise ConfigError(
-                            f"give {option.flag} (or {self.env_name(option)}, or {option.dest} in the config file)"
+                            f"give {option.flag} (or {self.env_name(option)}, or {option.file_key} in the config file)"
                         )
                     value = option.default
                     defaulted.add(dest)
+            if option.repeat:
+                value = tuple(value or ())
             resolved[dest] = value
             if option.secret and value:
                 secrets.append(str(value))
@@ -191,6 +217,13 @@ class CommandLine:
         resolved["defaulted"] = frozenset(defaulted)
         return argparse.Namespace(**resolved)
 
+    def _from_flag(self, option: Option, given: Any) -> Any:
+        if option.type is bool:
+            return given
+        if option.repeat:
+            return [_convert(option, text, option.flag) for text in given]
+        return _convert(option, given, option.flag)
+
     def _from_env(self, option: Option, environ: Mapping[str, str]) -> Any:
         name = self.env_name(option)
         if option.secret and environ.get(f"{name}_FILE"):
@@ -198,15 +231,22 @@ class CommandLine:
         text = environ.get(name)
         if text is None or (text == "" and option.type is not bool):
             return None
+        if option.repeat:
+            return [_convert(option, item.strip(), name) for item in text.split(",") if item.strip()]
         return _convert(option, text, f"{name}")
 
     def _from_file(self, option: Option, values: Mapping[str, Any], path: Path | None) -> Any:
-        if option.secret and f"{option.dest}_file" in values:
-            return _read_secret(Path(str(values[f"{option.dest}_file"])), f"{option.dest}_file in {path}")
-        if option.dest not in values:
+        if option.secret and f"{option.file_key}_file" in values:
+            return _read_secret(Path(str(values[f"{option.file_key}_file"])), f"{option.file_key}_file in {path}")
+        if option.file_key not in values:
             return None
-        value = values[option.dest]
-        where = f"{option.dest} in {path}"
+        value = values[option.file_key]
+        where = f"{option.file_key} in {path}"
+        if option.repeat:
+            return [self._file_value(option, item, where) for item in _items(value, where)]
+        return self._file_value(option, value, where)
+
+    def _file_value(self, option: Option, value: Any, where: str) -> Any:
         if option.type is bool:
             if not isinstance(value, bool):
                 raise ConfigError(f"{where}: expected true or false, got {value!r}")
@@ -227,12 +267,34 @@ class CommandLine:
             raise ConfigError(f"cannot read the config file {path}: {exc.strerror or exc}") from None
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"the config file {path} is not TOML: {exc}") from None
-        known = {dest for dest in self._options if dest != "config"}
-        known |= {f"{dest}_file" for dest, option in self._options.items() if option.secret}
-        unknown = sorted(set(values) - known)
+        known = {option.file_key for dest, option in self._options.items() if dest != "config"}
+        known |= {f"{option.file_key}_file" for option in self._options.values() if option.secret}
+        flat = _flatten(values, known)
+        unknown = sorted(set(flat) - known)
         if unknown:
             raise ConfigError(f"unknown key {unknown[0]} in the config file {path} (known: {', '.join(sorted(known))})")
-        return values
+        return flat
+
+
+def _flatten(values: Mapping[str, Any], known: set[str], prefix: str = "") -> dict[str, Any]:
+    """The file's values by ``table.key`` where a table holds known keys (``[policy]``); other values as they are."""
+    flat: dict[str, Any] = {}
+    for name, value in values.items():
+        path = f"{prefix}{name}"
+        if path not in known and isinstance(value, dict) and any(k.startswith(f"{path}.") for k in known):
+            flat.update(_flatten(value, known, f"{path}."))
+        else:
+            flat[path] = value
+    return flat
+
+
+def _items(value: Any, where: str) -> list[Any]:
+    """The items of a repeated option's value in the file: an array, or a table read as ``KEY=VALUE`` texts."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict):
+        return [f"{key}={item}" for key, item in value.items()]
+    raise ConfigError(f"{where}: expected an array, got {value!r}")
 
 
 def _convert(option: Option, text: str, where: str) -> Any:
@@ -245,6 +307,8 @@ def _convert(option: Option, text: str, where: str) -> Any:
         raise ConfigError(f"{where}: expected true or false, got {text!r}")
     try:
         value = option.type(text)
+    except BadValue as exc:
+        raise ConfigError(f"{where}: invalid value {text!r} for {option.flag}: {exc}") from None
     except (TypeError, ValueError):
         raise ConfigError(f"{where}: invalid value {text!r} for {option.flag}") from None
     if option.choices is not None and value not in option.choices:

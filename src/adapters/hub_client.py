@@ -72,10 +72,12 @@ UNKNOWN_COMMAND = "unknown"
 
 @attrs.frozen(kw_only=True)
 class CommandHeld:
-    """The hub's answer before a write: the command's status, and whether this process still holds it."""
+    """The hub's answer before a write: the command's status, whether this process still holds it, and the
+    number of its latest delivery (``None`` from a hub that does not say)."""
 
     status: str
     held: bool
+    deliveries: int | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -231,14 +233,20 @@ class HubClient:
         )
 
     async def report_problem(
-        self, *, agent_id: str, version: str, instance: str | None, last_error: str | None
+        self,
+        *,
+        agent_id: str,
+        version: str,
+        instance: str | None,
+        last_error: str | None,
+        read_seconds: float | None = None,
     ) -> None:
-        """``POST /agent/status``: what keeps the agent from claiming (``None``: nothing any more), shown by
-        ``/agent-status`` and the page while the agent cannot claim."""
+        """``POST /agent/status``: the agent is alive (a heartbeat), and what keeps it waiting (``None``: nothing),
+        shown by ``/agent-status`` and the page. ``read_seconds``: the longest this may take (else the client's)."""
         body: dict[str, Any] = {"agent_id": agent_id, "version": version, "last_error": last_error}
         if instance is not None:
             body["instance"] = instance
-        await self._request("POST", "/agent/status", json=body, refusal=_claim_refusal)
+        await self._request("POST", "/agent/status", json=body, refusal=_claim_refusal, read_seconds=read_seconds)
 
     async def check(self) -> None:
         """For ``sdlc-agent check``: the hub answers at this base URL and takes the token (raises otherwise)."""
@@ -253,7 +261,12 @@ class HubClient:
         if response.status_code == 404:
             return CommandHeld(status=UNKNOWN_COMMAND, held=False)
         data = response.json()
-        return CommandHeld(status=str(data.get("status")), held=data.get("held") is True)
+        deliveries = data.get("deliveries")
+        return CommandHeld(
+            status=str(data.get("status")),
+            held=data.get("held") is True,
+            deliveries=deliveries if isinstance(deliveries, int) and not isinstance(deliveries, bool) else None,
+        )
 
     async def post_page(self, command_id: int, page: Page) -> None:
         """``POST /agent/commands/{id}/pages``: one page of a refresh (idempotent upserts on the hub)."""

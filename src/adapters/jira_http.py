@@ -6,12 +6,16 @@ It carries out the steps an executor yields: :class:`JiraCall` over HTTP (429/50
 no log of its own: the executor checks the fetched bytes and its report lists the writes made. Connection
 errors propagate as ``httpx.TransportError`` and a 401 as :class:`JiraAuthError`: the agent decides (the
 command is then re-delivered, never failed for it).
+
+What happens around the calls is the agent's, through a :class:`Watch` (DESIGN.md 5.5, 5.6): every wait of a
+command (its pauses, the waits before a 429/503 is tried again) and the word before each write (the delivery
+check, the write budget). Without one the driver only sleeps on its clock.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 import httpx
@@ -30,7 +34,7 @@ from reconcile.plans.base import (
     Report,
 )
 
-__all__ = ["DriveOutcome", "JiraAuthError", "JiraError", "JiraHttp", "explain_jira"]
+__all__ = ["DriveOutcome", "JiraAuthError", "JiraError", "JiraHttp", "Retry", "Watch", "explain_jira"]
 
 _RETRY_STATUSES = frozenset({429, 503})
 
@@ -63,6 +67,47 @@ def explain_jira(target: Target, error: Exception) -> str:
 class DriveOutcome:
     report: Report
     jira_calls: int
+
+
+@attrs.frozen(kw_only=True)
+class Retry:
+    """Jira answered ``status`` (429 or 503) to ``call``: try ``attempt`` of ``of`` follows in ``seconds``."""
+
+    call: JiraCall
+    status: int
+    attempt: int
+    of: int
+    seconds: float
+
+
+class Watch(Protocol):
+    """What the agent does around one command's calls (DESIGN.md 5.5, 5.6)."""
+
+    async def pause(self, seconds: float) -> None:
+        """Wait out an executor's :class:`Pause`: ``seconds`` are what is left of it (``0``: already over)."""
+
+    async def retry(self, retry: Retry) -> None:
+        """Wait before trying ``retry.call`` again."""
+
+    async def before_write(self, call: JiraCall) -> str | None:
+        """Asked before every write: ``None`` lets it go, a message drops the command there."""
+
+
+class _Sleeping:
+    """The watch of a driver used alone (tests, benchmarks): its waits are sleeps on its clock."""
+
+    def __init__(self, clock: Clock) -> None:
+        self._clock = clock
+
+    async def pause(self, seconds: float) -> None:
+        if seconds > 0:
+            await self._clock.sleep(seconds)
+
+    async def retry(self, retry: Retry) -> None:
+        await self._clock.sleep(retry.seconds)
+
+    async def before_write(self, call: JiraCall) -> str | None:
+        return None
 
 
 def _retry_after(headers: Mapping[str, str], default: float) -> float:
@@ -153,14 +198,19 @@ class JiraHttp:
         """``clock.monotonic()`` when the last Jira call was answered (``None`` before any)."""
         return self._last_call_at
 
-    async def wait_gap(self, seconds: float) -> None:
-        """Sleep until ``seconds`` have passed since the last Jira call (or since construction)."""
+    def gap_left(self, seconds: float) -> float:
+        """What is left of ``seconds`` since the last Jira call (or since construction); ``0`` when over."""
         since = self._last_call_at if self._last_call_at is not None else self._started_at
-        remaining = since + seconds - self._clock.monotonic()
-        if remaining > 0:
-            await self._clock.sleep(remaining)
+        return max(since + seconds - self._clock.monotonic(), 0.0)
 
-    async def _send(self, call: JiraCall) -> tuple[JiraResponse, int]:
+    async def wait_gap(self, seconds: float, *, sleep: Callable[[float], Awaitable[None]] | None = None) -> None:
+        """Wait until ``seconds`` have passed since the last Jira call (or since construction), by ``sleep``
+        (the agent's wait, which tells the hub it is alive) or on the driver's clock."""
+        remaining = self.gap_left(seconds)
+        if remaining > 0:
+            await (sleep or self._clock.sleep)(remaining)
+
+    async def _send(self, call: JiraCall, watch: Watch | None = None) -> tuple[JiraResponse, int]:
         """One call with the 429/503 retries; returns the last answer and the number of tries."""
         headers: dict[str, str] = {}
         files: Any = None
@@ -183,7 +233,9 @@ class JiraHttp:
             if answer.status not in _RETRY_STATUSES or tries > self._max_retries:
                 return answer, tries
             # Measured from the answer, so a retry never comes earlier than Jira asked.
-            await self._clock.sleep(_retry_after(answer.headers, self._retry_default))
+            seconds = _retry_after(answer.headers, self._retry_default)
+            retry = Retry(call=call, status=answer.status, attempt=tries, of=self._max_retries, seconds=seconds)
+            await (watch or _Sleeping(self._clock)).retry(retry)
 
     async def _get(self, path: str) -> Any:
         answer, _ = await self._send(JiraCall(method="GET", path=path))
@@ -232,36 +284,33 @@ class JiraHttp:
         *,
         fetch_file: Callable[[str, int | None], Awaitable[bytes | None]],
         on_page: Callable[[Page], Awaitable[None]],
-        confirm: Callable[[], Awaitable[str | None]] | None = None,
+        watch: Watch | None = None,
     ) -> DriveOutcome:
         """Carry out the executor's steps until it returns its report (which lists the writes it made).
 
-        ``confirm`` is asked before the first write and before any write that follows a pause: ``None`` lets
-        the write go; a message drops the command there (:class:`Dropped` is thrown into the executor, which
-        reports the writes made so far).
+        ``watch`` waits the pauses and the retries and is asked before every write: a message drops the command
+        there (:class:`Dropped` is thrown into the executor, which reports the writes made so far).
         """
+        watching = watch or _Sleeping(self._clock)
         calls = 0
         value: Any = None
-        unconfirmed = confirm is not None
         try:
             step = executor.send(None)
             while True:
                 value = None
-                if isinstance(step, JiraCall) and step.is_write and unconfirmed and confirm is not None:
-                    reason = await confirm()
+                if isinstance(step, JiraCall) and step.is_write:
+                    reason = await watching.before_write(step)
                     if reason is not None:
                         step = executor.throw(Dropped(reason))
                         continue
-                    unconfirmed = False
                 if isinstance(step, JiraCall):
-                    value, tries = await self._send(step)
+                    value, tries = await self._send(step, watching)
                     calls += tries
                     if value.status == 401:
                         # Refused credentials are the agent's problem, not the command's: it must not fail.
                         raise JiraAuthError(401, _message(value.json), method=step.method, path=step.path)
                 elif isinstance(step, Pause):
-                    await self.wait_gap(step.seconds)
-                    unconfirmed = confirm is not None
+                    await watching.pause(self.gap_left(step.seconds))
                 elif isinstance(step, FetchFile):
                     value = await fetch_file(step.sha256, step.size)
                 else:

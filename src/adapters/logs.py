@@ -7,8 +7,9 @@ Code logs an event name and its fields, never a sentence with values pasted in::
 :func:`configure_logging` writes every record of the process — ours, uvicorn's, the ``mcp`` library's — in one
 format: a JSON object per line (``ts`` in UTC, ``level``, ``logger``, ``event``, then the fields), or readable
 text when the stream is a terminal. Uvicorn must be started with ``log_config=None`` so it does not install
-its own handlers over these. Secrets handed to :func:`configure_logging` and ``Bearer``/``Basic`` credentials
-are masked in every line, whatever logged them.
+its own handlers over these. Secrets handed to :func:`configure_logging`, ``Bearer``/``Basic`` credentials and
+the userinfo of every URL (``http://user:pass@…``, a token written as the user) are masked in every line,
+whatever logged them (:func:`redacted`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, Literal, TextIO
 
-__all__ = ["JsonFormatter", "TextFormatter", "configure_logging", "fields_of"]
+__all__ = ["JsonFormatter", "TextFormatter", "configure_logging", "fields_of", "redacted"]
 
 Format = Literal["auto", "json", "text"]
 
@@ -44,6 +45,14 @@ _NEVER_VERBOSE = ("sqlalchemy", "aiosqlite", "asyncpg")
 #: An ``Authorization`` value wherever it shows up (a header dump, an exception's text).
 _CREDENTIALS = re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/-]+=*|\b(Basic)\s+[A-Za-z0-9+/]{8,}=*")
 _MASK = "***"
+#: A URL's userinfo: from ``scheme://`` to the last ``@`` before the URL ends (a space, a quote). Greedy on
+#: purpose: a password with an unescaped ``/`` or ``@`` is hidden whole, at worst with some of what follows.
+_USERINFO = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://)[^\s\"'<>]*@")
+
+
+def redacted(text: str) -> str:
+    """``text`` with the whole userinfo of every URL in it replaced by ``***`` (``http://***@jira.bank``)."""
+    return _USERINFO.sub(rf"\1{_MASK}@", text)
 
 
 def fields_of(record: logging.LogRecord) -> dict[str, Any]:
@@ -78,7 +87,7 @@ class _Masking(logging.Formatter):
     def _mask(self, line: str) -> str:
         for secret in self._secrets:
             line = line.replace(secret, _MASK)
-        return _CREDENTIALS.sub(lambda m: f"{m.group(1) or m.group(2)} {_MASK}", line)
+        return redacted(_CREDENTIALS.sub(lambda m: f"{m.group(1) or m.group(2)} {_MASK}", line))
 
     def _exception(self, record: logging.LogRecord) -> str | None:
         if record.exc_info:

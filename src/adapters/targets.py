@@ -20,7 +20,9 @@ from urllib.parse import urlsplit
 import attrs
 import httpx
 
-__all__ = ["BadSetting", "Target", "explain", "explain_status", "http_client", "shown", "ssl_context"]
+from adapters.logs import redacted
+
+__all__ = ["BadSetting", "Target", "explain", "explain_status", "http_client", "redacted", "shown", "ssl_context"]
 
 
 class BadSetting(Exception):
@@ -28,11 +30,12 @@ class BadSetting(Exception):
 
 
 def shown(url: str) -> str:
-    """``url`` fit for a log line: a password in it (``http://user:pass@proxy``) replaced by ``***``."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    return parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@", 1)).geturl()
+    """``url`` fit for a message: its whole userinfo replaced by ``***`` — a user and password
+    (``http://user:pass@proxy``) or a token written as the user (``http://PAT@jira``) — also in a URL written
+    without its scheme (``PAT@jira.bank/jira``)."""
+    if "://" not in url and "@" in url:
+        return "***@" + url.rpartition("@")[2]
+    return redacted(url)
 
 
 @attrs.frozen(kw_only=True)
@@ -65,9 +68,10 @@ class Target:
         """Raise :class:`BadSetting` for a target or proxy URL the agent cannot use."""
         parts = urlsplit(self.url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
+            url = shown(self.url)
             raise BadSetting(
-                f"{self.flag()} {self.url!r} is not an http(s) URL: write it with its scheme, "
-                f"e.g. https://{self.url.split('://')[-1] or 'host'}"
+                f"{self.flag()} {url!r} is not an http(s) URL: write it with its scheme, "
+                f"e.g. https://{url.split('://')[-1] or 'host'}"
             )
         if self.client_key and not self.client_cert:
             raise BadSetting(f"{self.flag('client-key')} needs {self.flag('client-cert')}")
@@ -156,7 +160,7 @@ def explain(target: Target, error: BaseException) -> str:
             f"TLS handshake with {where} failed ({tls}): if it requires a client certificate, give "
             f"{target.flag('client-cert')} and {target.flag('client-key')}"
         )
-    detail = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    detail = redacted(f"{type(error).__name__}: {error}" if str(error) else type(error).__name__)
     secure = target.base_url.startswith("https://")
     if isinstance(error, httpx.ConnectTimeout | httpx.ConnectError):
         return (

@@ -6,8 +6,9 @@ needed on the command line: ``SDLC_AGENT_HUB_TOKEN`` or a file named by ``SDLC_A
 ``hub_token_file`` in the config file), and so on. Each target (``hub``, ``jira``) has its own CA bundle, client
 certificate and proxy (:mod:`adapters.targets`).
 
-``run`` claims and executes; ``check`` tries the hub and Jira once each and says what is wrong, for an operator
-setting the agent up (nothing is claimed or written).
+``run`` claims and executes within the bank's policy (:mod:`agent_app.policy_flags`: at least one
+``--allow-project``); ``check`` tries the hub and Jira once each, prints the policy and says what is wrong, for an
+operator setting the agent up (nothing is claimed or written).
 
 Decision where the spec is silent: the journal's default is absolute — ``$STATE_DIRECTORY`` (systemd's
 ``StateDirectory=``), else ``/var/lib/sdlc-agent`` for root, else the user's state directory
@@ -33,11 +34,13 @@ from adapters.cli_config import CommandLine, Option, package_version
 from adapters.clock import SystemClock
 from adapters.hub_client import HubClient, HubError
 from adapters.jira_http import JiraAuthError, JiraError, JiraHttp, explain_jira
-from adapters.logs import configure_logging
+from adapters.logs import configure_logging, redacted
 from adapters.targets import BadSetting, Target, shown
 from agent_app.journal import Journal, JournalBusy
 from agent_app.loop import Agent, AgentFatal
+from agent_app.policy_flags import MISSING, POLICY_OPTIONS, policy_of
 from reconcile.plans import executor_for
+from reconcile.policy import AgentPolicy
 
 __all__ = ["agent_version", "build_command_line", "default_journal", "main"]
 
@@ -64,8 +67,9 @@ def default_journal(environ: Mapping[str, str] | None = None, *, is_root: bool |
 
 
 def _target_options(name: str, what: str) -> list[Option]:
+    context = " and its context path (https://jira.bank/jira)" if name == "jira" else ""
     return [
-        Option(name, required=True, help=f"{what}'s base URL with its scheme (and Jira's context path)"),
+        Option(name, required=True, help=f"{what}'s base URL with its scheme{context}"),
         Option(
             f"{name}-ca-bundle",
             help=f"a PEM file of the CAs that may sign {what}'s certificate (default: the OS trust store)",
@@ -86,6 +90,7 @@ OPTIONS = [
     Option("jira-token", secret=True, help="a Jira personal access token (Bearer)"),
     Option("jira-user", help="a Jira user for basic auth (with the password)"),
     Option("jira-password", secret=True, help="the Jira user's password"),
+    *POLICY_OPTIONS,
 ]
 
 RUN_OPTIONS = [
@@ -126,7 +131,7 @@ def _clients(args: argparse.Namespace) -> tuple[HubClient, JiraHttp]:
     return HubClient(_target(args, "hub"), args.hub_token), jira
 
 
-async def _run(args: argparse.Namespace) -> int:
+async def _run(args: argparse.Namespace, policy: AgentPolicy) -> int:
     journal = Journal(args.journal)
     try:
         journal.path.parent.mkdir(parents=True, exist_ok=True)
@@ -138,13 +143,13 @@ async def _run(args: argparse.Namespace) -> int:
         return 2
     try:
         with journal.lock():
-            return await _run_locked(args, journal)
+            return await _run_locked(args, journal, policy)
     except JournalBusy as exc:
         log.critical("fatal", extra={"error": f"{exc}: a second agent process needs its own --journal"})
         return 2
 
 
-async def _run_locked(args: argparse.Namespace, journal: Journal) -> int:
+async def _run_locked(args: argparse.Namespace, journal: Journal, policy: AgentPolicy) -> int:
     hub, jira = _clients(args)
     agent = Agent(
         hub=hub,
@@ -154,6 +159,7 @@ async def _run_locked(args: argparse.Namespace, journal: Journal) -> int:
         agent_id=args.agent_id,
         version=agent_version(),
         claim_wait=args.claim_wait,
+        policy=policy,
         executor_for=executor_for,
         jira_unreachable=(httpx.TransportError, JiraError),
         jira_refused=(JiraAuthError,),
@@ -168,6 +174,7 @@ async def _run_locked(args: argparse.Namespace, journal: Journal) -> int:
             if getattr(target, what):
                 settings[f"{target.name}_{what}"] = shown(getattr(target, what))
     log.info("settings", extra=settings)
+    log.info("policy", extra={"policy": policy.describe()})
     try:
         await agent.run()
     except AgentFatal as exc:
@@ -179,8 +186,8 @@ async def _run_locked(args: argparse.Namespace, journal: Journal) -> int:
     return 0
 
 
-async def _check(args: argparse.Namespace) -> int:
-    """One line per target, ``ok`` or what is wrong; exit 0 when both answer as the agent needs."""
+async def _check(args: argparse.Namespace, policy: AgentPolicy | None) -> int:
+    """One line per target and one for the policy, ``ok`` or what is wrong; exit 0 when all are as ``run`` needs."""
     hub, jira = _clients(args)
     lines: list[str] = []
     try:
@@ -197,14 +204,18 @@ async def _check(args: argparse.Namespace) -> int:
     finally:
         await hub.aclose()
         await jira.aclose()
+    lines.append(f"ok: policy: {policy.describe()}" if policy is not None else f"policy: {MISSING}")
     for line in lines:
-        print(line)
+        print(redacted(line))
     return 0 if all(line.startswith("ok: ") for line in lines) else 2
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     cli = build_command_line()
     args = cli.parse(argv)
+    policy = policy_of(args)
+    if args.command == "run" and policy is None:
+        cli.fail(MISSING)
     if not args.jira_token and not (args.jira_user and args.jira_password):
         cli.fail("give the Jira token (SDLC_AGENT_JIRA_TOKEN), or --jira-user with the password")
     try:
@@ -219,9 +230,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             fix = f"every user of the machine can read it (ps): use {cli.env_name(option)}_FILE or the environment"
             log.warning("secret_on_command_line", extra={"flag": option.flag, "fix": fix})
     if args.command == "check":
-        return asyncio.run(_check(args))
+        return asyncio.run(_check(args, policy))
+    assert policy is not None
     args.journal = (args.journal or default_journal()).absolute()
-    return asyncio.run(_run(args))
+    return asyncio.run(_run(args, policy))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -20,18 +20,24 @@ Decisions where the spec is silent:
   online meanwhile; the hub clears it on the next claim, made only once Jira answers), so ``/agent-status``
   and the page tell the planners why the queue waits. Jira refusing the agent's credentials is backed off
   too (the planners see it; a person fixes the token or unlocks the user), not fatal.
+- **Never silent** (DESIGN.md 5.6, :mod:`agent_app.presence`): every wait but a claim's (the pause before a
+  command and inside it, a 429/503 retry, a backoff while the hub is asked for a page, a file or a report)
+  tells the hub the agent is alive at least every ``claim_wait_seconds / 2``. A claim's own waits do not: a
+  refused claim (another agent is active) must not keep this one looking alive.
 - **Stopping** (first SIGINT/SIGTERM): a pending claim or pacing wait is abandoned at once (nothing was
   written; the hub re-delivers a command whose claim answer was lost); a command being executed is
   finished and reported (one attempt if the hub is down: the report stays in the journal for the next
   start). A second signal abandons everything at once; the journal still names the command. A page or a
   file the hub cannot take or give while stopping abandons the command too (the hub re-delivers it).
 
-- **Before writing** (DESIGN.md 5.4): after its pause, before the command's first write and before any write
-  that follows a pause inside it, the agent asks the hub whether this process still holds the command. A
+- **Before writing** (DESIGN.md 5.4, 5.6, :mod:`agent_app.fence`): the agent asks the hub whether this delivery
+  still holds the command, before the command's first write and before any write that follows a pause inside
+  it; the question goes out so that its answer is in by the pause's end (or alongside the reads when there was
+  no pause to wait), so it costs the pacing nothing. A
   command cancelled with ``force`` meanwhile is dropped unwritten and reported ``failed`` with the writes made
-  so far (none, when the cancel came during the pause). A command the hub has re-issued to another process
-  of this ``agent_id`` (this one was away and was taken over) is dropped without a report: the other process
-  now owns its outcome.
+  so far (none, when the cancel came during the pause). A command the hub has issued again (to another
+  process of this ``agent_id``, or as a later delivery) is dropped without a report: that delivery now owns
+  its outcome.
 - **One process per journal**: the journal keeps the agent's ``instance`` sent with every claim; a second
   live instance gets 409 and asks again when the hub says the first would count as away.
 
@@ -46,28 +52,32 @@ import asyncio
 import logging
 import random
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol, TypeVar
+from typing import TypeVar
 
 import attrs
 import httpx
 
 from adapters.clock import Clock
 from adapters.hub_client import (
-    UNKNOWN_COMMAND,
     ClaimConflict,
     CommandHeld,
     HubClient,
-    HubError,
     HubRefused,
     HubUnreachable,
     ReportAck,
     report_to_wire,
 )
 from adapters.jira_http import JiraAuthError, JiraError, explain_jira
-from adapters.targets import Target, shown
+from adapters.targets import shown
+from agent_app.driver import DriveOutcomeLike, JiraDriver, no_file, no_page, probe
+from agent_app.fence import Fence
 from agent_app.journal import Journal, JournalEntry
+from agent_app.outcomes import CommandLine, Crashed, JiraUnreachable
+from agent_app.presence import Presence
 from agent_app.retry import Backoff, Retrying, Stopped, race
-from reconcile.plans.base import Delivery, ExecContext, Executor, JiraCall, Page, Report
+from agent_app.watch import CommandWatch, WriteBudget
+from reconcile.plans.base import Delivery, ExecContext, Executor, Page, Report
+from reconcile.policy import AgentPolicy, refusal, scoped_params
 
 __all__ = ["Agent", "AgentFatal", "JiraDriver", "Stopped"]
 
@@ -79,75 +89,8 @@ _MAX_CONFLICT_WAIT = 300.0
 T = TypeVar("T")
 
 
-class DriveOutcomeLike(Protocol):
-    @property
-    def report(self) -> Report: ...
-
-    @property
-    def jira_calls(self) -> int: ...
-
-
-class JiraDriver(Protocol):
-    """What the loop needs of :class:`adapters.jira_http.JiraHttp`."""
-
-    @property
-    def target(self) -> Target: ...
-
-    async def exec_context(self) -> ExecContext: ...
-
-    async def wait_gap(self, seconds: float) -> None: ...
-
-    async def drive(
-        self,
-        executor: Executor,
-        *,
-        fetch_file: Callable[[str, int | None], Awaitable[bytes | None]],
-        on_page: Callable[[Page], Awaitable[None]],
-        confirm: Callable[[], Awaitable[str | None]] | None = None,
-    ) -> DriveOutcomeLike: ...
-
-
-@attrs.frozen(kw_only=True)
-class _Crashed:
-    report: Report
-    jira_calls: int
-
-
-@attrs.frozen(kw_only=True)
-class _JiraUnreachable:
-    """Jira did not answer while executing: the outcome is unknown, the command waits for re-delivery."""
-
-    error: Exception
-
-
 class AgentFatal(Exception):
     """The agent cannot go on (the hub or Jira refused its credentials)."""
-
-
-def _probe() -> Executor:
-    """A one-call executor: ``GET /myself``, uncached, to see whether Jira takes the agent again. Anything but
-    a success is raised (a 403 of a locked-out user, a 404 of a moved context path, a 502 of a proxy in front
-    of Jira under maintenance), so the agent keeps backing off instead of claiming a command to fail."""
-    path = "/rest/api/2/myself"
-    answer = yield JiraCall(method="GET", path=path)
-    if answer.status in (401, 403):
-        raise JiraAuthError(answer.status, "", path=path)
-    if not answer.ok:
-        raise JiraError(answer.status, "", path=path)
-    return Report(status="done")
-
-
-async def _no_file(sha256: str, size: int | None) -> bytes | None:
-    return None
-
-
-async def _no_page(page: Page) -> None:
-    return None
-
-
-def _key(delivery: Delivery) -> dict[str, str]:
-    key = delivery.params.get("key")
-    return {"key": key} if isinstance(key, str) else {}
 
 
 class Agent:
@@ -163,13 +106,13 @@ class Agent:
         agent_id: str,
         version: str,
         claim_wait: float = 25.0,
+        policy: AgentPolicy,
         rng: random.Random | None = None,
         backoff: Backoff | None = None,
         executor_for: Callable[[Delivery, ExecContext], Executor],
         jira_unreachable: tuple[type[Exception], ...] = (httpx.TransportError, JiraError),
         jira_refused: tuple[type[Exception], ...] = (JiraAuthError,),
     ) -> None:
-        self.hub = hub
         self.jira = jira
         self.journal = journal
         self.clock = clock
@@ -177,15 +120,32 @@ class Agent:
         self.instance = journal.instance()
         self.version = version
         self.claim_wait = claim_wait
-        self.retrying = Retrying(clock=clock, rng=rng or random.Random(), policy=backoff or Backoff())
+        self.policy = policy
+        self.budget = WriteBudget(clock, policy.max_writes_per_hour)
         self.executor_for = executor_for
         self.stopping = asyncio.Event()
         self.aborting = asyncio.Event()
+        self.presence = Presence(
+            hub=hub, clock=clock, agent_id=agent_id, version=version, instance=self.instance, stopping=self.stopping
+        )
+        self.hub = hub
+        random_source = rng or random.Random()
+        # Every wait but a claim's tells the hub the agent is alive (the presence is the clock of those waits).
+        self.retrying = Retrying(clock=self.presence, rng=random_source, policy=backoff or Backoff())
+        self.claiming = Retrying(clock=clock, rng=random_source, policy=backoff or Backoff())
+        self.fence = Fence(self._held, clock=clock, agent_id=agent_id)
         # What the Jira driver raises when Jira did not answer (outcome unknown) or refused our credentials.
         self._jira_errors = jira_unreachable
         self._jira_auth_errors = jira_refused
-        # What stalls the agent now, by target ("hub", "jira"): the one line logged when it appeared.
-        self._problems: dict[str, str] = {}
+
+    @property
+    def hub(self) -> HubClient:
+        return self._hub
+
+    @hub.setter
+    def hub(self, hub: HubClient) -> None:
+        self._hub = hub
+        self.presence.hub = hub
 
     # --- control -------------------------------------------------------------------------------------
 
@@ -203,44 +163,16 @@ class Agent:
 
     @property
     def last_error(self) -> str | None:
-        """What keeps the agent from executing on Jira's side now (the hub is told of it; a problem reaching
-        the hub itself is only logged: once the hub hears from the agent, it is over)."""
-        return self._problems.get("jira")
+        """What the hub is told keeps the agent waiting now (:class:`agent_app.presence.Presence`)."""
+        return self.presence.last_error
 
     async def _jira_trouble(self, error: Exception) -> None:
-        await self._trouble("jira", explain_jira(self.jira.target, error))
+        await self.presence.trouble("jira", explain_jira(self.jira.target, error))
 
     async def _hub_trouble(self, error: Exception) -> None:
         where = f"{self.hub.target.name} at {shown(self.hub.target.base_url)}"
         line = getattr(error, "explained", None) or str(error)
-        await self._trouble("hub", line if where in line else f"{where}: {line}")
-
-    async def _trouble(self, target: str, line: str) -> None:
-        """Log a problem once, when it appears or changes; tell the hub at every wait (it shows the agent
-        online meanwhile: :func:`reconcile.agents.is_online`), unless the hub is the problem."""
-        if self._problems.get(target) != line:
-            self._problems[target] = line
-            log.error("unreachable", extra={"target": target, "error": line})
-        await self._tell_hub()
-
-    async def _fine(self, target: str) -> None:
-        """``target`` answered: the problem logged for it is over."""
-        if self._problems.pop(target, None) is not None:
-            log.info("reachable", extra={"target": target})
-
-    async def _tell_hub(self) -> None:
-        """Send ``last_error``; best effort (the next claim clears it on the hub anyway)."""
-        if "hub" in self._problems or self.last_error is None:
-            return
-        try:
-            await race(
-                self.hub.report_problem(
-                    agent_id=self.agent_id, version=self.version, instance=self.instance, last_error=self.last_error
-                ),
-                self.stopping,
-            )
-        except HubError as exc:
-            log.debug("last_error_not_sent", extra={"error": str(exc)})
+        await self.presence.trouble("hub", line if where in line else f"{where}: {line}")
 
     def _hub_down(self, error: Exception) -> bool:
         """The hub did not answer and the agent is not stopping (then one try is all it gets)."""
@@ -282,7 +214,7 @@ class Agent:
             interrupt=self.stopping,
             observe=self._jira_trouble,
         )
-        await self._fine("jira")
+        self.presence.fine("jira")
         return ctx
 
     async def claim(self, ctx: ExecContext) -> Delivery | None:
@@ -311,12 +243,13 @@ class Agent:
             return await race(delivery, self.stopping)
 
         try:
-            delivery = await self.retrying(
+            delivery = await self.claiming(
                 claim_once, on=transient, what="claim", interrupt=self.stopping, observe=observe
             )
         except HubRefused as exc:
             raise AgentFatal(exc.explained or f"the hub refused the claim: {exc}") from exc
-        await self._fine("hub")  # the claim cleared the hub's last_error: the agent claims only once Jira answers
+        self.presence.contact()
+        self.presence.fine("hub")  # the claim cleared the hub's last_error: the agent claims only once Jira answers
         return delivery
 
     async def step(self, ctx: ExecContext) -> ExecContext:
@@ -325,102 +258,109 @@ class Agent:
         if delivery is None:
             return ctx
         outcome = await self.execute(delivery, ctx)
-        if isinstance(outcome, _JiraUnreachable):
+        if isinstance(outcome, JiraUnreachable):
             await self.wait_for_jira(outcome.error)
         return ctx
 
     async def wait_for_jira(self, error: Exception) -> None:
         """Probe Jira with backoff until it answers, so a re-delivery is not spent on an outage."""
         await self.retrying(
-            lambda: race(self.jira.drive(_probe(), fetch_file=_no_file, on_page=_no_page), self.stopping),
+            lambda: race(self.jira.drive(probe(), fetch_file=no_file, on_page=no_page), self.stopping),
             on=self._jira_down,
             what="jira",
             interrupt=self.stopping,
             after=error,
             observe=self._jira_trouble,
         )
-        await self._fine("jira")
+        self.presence.fine("jira")
 
-    async def execute(self, delivery: Delivery, ctx: ExecContext) -> str | _JiraUnreachable:
+    async def execute(self, delivery: Delivery, ctx: ExecContext) -> str | JiraUnreachable:
         """Pause, drive the executor, journal and send the report; returns the outcome logged (or, when Jira
-        did not answer, the error to wait out before claiming again)."""
-        started = self.clock.monotonic()
+        did not answer, the error to wait out before claiming again). A delivery outside the bank's policy is
+        reported failed with the policy's words, without a pause or a Jira call."""
+        line = CommandLine.of(delivery, self.clock, log)
         entry = JournalEntry(command_id=delivery.id, type=delivery.type, deliveries=delivery.deliveries)
         self.journal.write(entry)
-        fields: dict[str, Any] = {
-            "command_id": delivery.id,
-            "type": delivery.type,
-            **_key(delivery),
-            "deliveries": delivery.deliveries,
-        }
-
-        def finish(outcome: str, **extra: Any) -> str:
-            duration_ms = round((self.clock.monotonic() - started) * 1000)
-            log.info("command", extra={**fields, "outcome": outcome, "duration_ms": duration_ms, **extra})
-            return outcome
-
+        self.fence.begin(delivery)
+        refused = refusal(self.policy, delivery.type, delivery.params, delivery.context)
+        if refused is not None:
+            return await self._settle(entry, Crashed(report=Report(status="failed", error=refused), jira_calls=0), line)
+        delivery = attrs.evolve(
+            delivery,
+            params=scoped_params(self.policy, delivery.type, delivery.params),
+            pause_seconds=self.policy.gap(delivery.type, delivery.pause_seconds),
+        )
+        ctx = attrs.evolve(ctx, allowed_projects=self.policy.allow_projects)
+        self.presence.follow(delivery.context)
         try:
-            await race(self.jira.wait_gap(delivery.pause_seconds), self.stopping)
-        except Stopped:
-            return finish("abandoned", jira_calls=0)
-        checked: list[CommandHeld] = []
+            try:
+                await race(self.jira.wait_gap(delivery.pause_seconds, sleep=self._pause), self.stopping)
+            except Stopped:
+                return line.finish("abandoned", jira_calls=0)
+            self.fence.start()  # unless the pause asked already, the delivery check goes out alongside the reads
+            outcome = await self._drive(delivery, ctx, line)
+        finally:
+            await self.fence.end()
+            self.presence.clear("retry", "budget")
+        if isinstance(outcome, str | JiraUnreachable):
+            return outcome
+        return await self._settle(entry, outcome, line)
 
-        async def confirm() -> str | None:
-            answer = await self._from_hub(lambda: self.hub.command_held(delivery.id, self.instance), "check")
-            checked.append(answer)
-            if answer.held:
-                return None
-            if answer.status == "claimed":
-                return f"команда {delivery.id} выдана другому процессу агента {self.agent_id}: запись отменена"
-            if answer.status == UNKNOWN_COMMAND:
-                return f"команды {delivery.id} нет на хабе: запись в Jira отменена"
-            return f"команда {delivery.id} уже {answer.status}: запись в Jira отменена"
+    async def _pause(self, seconds: float) -> None:
+        """The pause before a command: heartbeats, and the delivery check asked so that it is in by its end."""
+        await self.presence.sleep(seconds, ahead=self.fence.ahead())
 
+    async def _drive(
+        self, delivery: Delivery, ctx: ExecContext, line: CommandLine
+    ) -> DriveOutcomeLike | str | JiraUnreachable:
+        """The executor driven to its report, or what ended it without one (logged)."""
+        watch = CommandWatch(presence=self.presence, fence=self.fence, budget=self.budget, command_id=delivery.id)
         try:
             executor = self.executor_for(delivery, ctx)
             drive = self.jira.drive(
                 executor,
                 fetch_file=lambda sha, size: self._fetch_file(sha),
                 on_page=lambda page: self._post_page(delivery.id, page),
-                confirm=confirm,
+                watch=watch,
             )
-            outcome = await race(drive, self.aborting)
+            return await race(drive, self.aborting)
         except Stopped:
-            return finish("abandoned", jira_calls=None)
+            return line.finish("abandoned", jira_calls=None)
         except self._jira_auth_errors as exc:
             # Nothing was written by the refused call; the command is re-delivered once Jira takes the agent.
-            finish("jira_refused", jira_calls=None, error=str(exc))
-            return _JiraUnreachable(error=exc)
+            line.finish("jira_refused", jira_calls=None, error=str(exc))
+            return JiraUnreachable(error=exc)
         except self._jira_errors as exc:
-            finish("jira_unreachable", jira_calls=None, error=f"{type(exc).__name__}: {exc}")
-            return _JiraUnreachable(error=exc)
+            line.finish("jira_unreachable", jira_calls=None, error=f"{type(exc).__name__}: {exc}")
+            return JiraUnreachable(error=exc)
         except HubRefused as exc:
             if exc.status_code in (401, 403):
                 raise AgentFatal(f"the hub refused the agent's token: {exc}") from exc
-            return finish("hub_refused", jira_calls=None, error=str(exc))
+            return line.finish("hub_refused", jira_calls=None, error=str(exc))
         except Exception as exc:
             # A bug in the agent around the executor (the executor's own bugs end in its report) is
             # deterministic: re-delivery would crash the same way, so the command is reported failed with the
             # error for a person to read (and retry once fixed).
             log.exception("executor_error", extra={"command_id": delivery.id})
             error = f"ошибка агента: {type(exc).__name__}: {exc}"
-            outcome = _Crashed(report=Report(status="failed", error=error), jira_calls=0)
+            return Crashed(report=Report(status="failed", error=error), jira_calls=0)
 
-        dropped = bool(checked) and not checked[-1].held
-        if dropped and checked[-1].status == "claimed":
-            # Another process of this agent holds the command now: its report, not ours, settles it.
+    async def _settle(self, entry: JournalEntry, outcome: DriveOutcomeLike, line: CommandLine) -> str:
+        """Journal the report and send it (unless another delivery owns the command now)."""
+        if self.fence.superseded:
+            # Another delivery of the command (another process, or a later one) settles it, not this one.
             self.journal.clear()
-            return finish("taken_over", jira_calls=outcome.jira_calls, error=outcome.report.error)
+            return line.finish("taken_over", jira_calls=outcome.jira_calls, error=outcome.report.error)
         entry = self.journal.record_report(entry, report_to_wire(outcome.report, outcome.jira_calls))
-        if "key" not in fields and isinstance(outcome.report.result.get("key"), str):
-            fields["key"] = outcome.report.result["key"]
+        if "key" not in line.fields and isinstance(outcome.report.result.get("key"), str):
+            line.fields["key"] = outcome.report.result["key"]
         try:
             ack = await self.send_report(entry, self.aborting)
         except Stopped:
-            finish("report_kept", jira_calls=outcome.jira_calls, report=outcome.report.status)
+            line.finish("report_kept", jira_calls=outcome.jira_calls, report=outcome.report.status)
             raise
-        return finish(
-            "dropped" if dropped else outcome.report.status,
+        return line.finish(
+            "dropped" if self.fence.dropped else outcome.report.status,
             jira_calls=outcome.jira_calls,
             ack=None if ack is None else ack.status,
             **({"error": outcome.report.error} if outcome.report.error else {}),
@@ -455,6 +395,7 @@ class Agent:
             )
             self.journal.clear()
             return None
+        self.presence.contact()
         self.journal.clear()
         return ack
 
@@ -463,6 +404,13 @@ class Agent:
 
     async def _post_page(self, command_id: int, page: Page) -> None:
         await self._from_hub(lambda: self.hub.post_page(command_id, page), "page")
+        self.presence.contact()
+
+    async def _held(self, command_id: int) -> CommandHeld:
+        answer = await self._from_hub(lambda: self.hub.command_held(command_id, self.instance), "check")
+        if answer.held:
+            self.presence.contact()  # the hub saw its active agent
+        return answer
 
     async def _from_hub(self, call: Callable[[], Awaitable[T]], what: str) -> T:
         """A call to the hub in the middle of a command; stopping with the hub away abandons the command

@@ -85,7 +85,7 @@ async def touch_agent(unit: Unit) -> None:
 
 
 async def command_held(unit: Unit, command_id: int, *, instance: str | None) -> CommandHeld:
-    """``GET /agent/commands/{id}``: asked by the agent before it writes (DESIGN.md 5.4); the holder is seen."""
+    """``GET /agent/commands/{id}``: asked by the agent before it writes (DESIGN.md 5.4, 5.6); the holder is seen."""
     found = await command(unit, command_id)
     status = await unit.db.admin.agent_status()
     held = found.status is CommandStatus.CLAIMED and holds_claim(
@@ -93,7 +93,7 @@ async def command_held(unit: Unit, command_id: int, *, instance: str | None) -> 
     )
     if held:
         await touch_agent(unit)
-    return CommandHeld(id=found.id, status=found.status, held=held)
+    return CommandHeld(id=found.id, status=found.status, held=held, deliveries=found.deliveries)
 
 
 async def _claimant(unit: Unit, agent_id: str, instance: str | None, settings: Settings) -> AgentStatusRecord:
@@ -127,8 +127,9 @@ async def _register(unit: Unit, claim: ClaimIn, settings: Settings) -> None:
 
 
 async def record_problem(unit: Unit, body: AgentProblemIn) -> None:
-    """``POST /agent/status``: the agent is alive but something keeps it from claiming (DESIGN.md 5.4); the
-    same who-may-act rule as a claim, so a second agent cannot write over the active one's status."""
+    """``POST /agent/status``: the agent is alive — its heartbeat during a wait (DESIGN.md 5.6) — and what keeps
+    it waiting, if anything (DESIGN.md 5.4); the same who-may-act rule as a claim, so a second agent cannot write
+    over the active one's status."""
     settings = await unit.db.admin.settings()
     current = await _claimant(unit, body.agent_id, body.instance, settings)
     version = body.version if "version" in body.given else current.version

@@ -499,12 +499,14 @@ class PagesAck:
 
 @attrs.frozen(kw_only=True)
 class CommandHeld:
-    """``GET /agent/commands/{id}``: the command's status, and whether the asking agent process still holds it
-    (claimed and issued to it): only then may it write to Jira (DESIGN.md 5.4)."""
+    """``GET /agent/commands/{id}``: the command's status, whether the asking agent process still holds it
+    (claimed and issued to it), and its ``deliveries``: only a process holding the latest delivery may write to
+    Jira (DESIGN.md 5.4, 5.6: the fencing of deliveries)."""
 
     id: int
     status: str
     held: bool
+    deliveries: int
 
 
 @attrs.frozen(kw_only=True)

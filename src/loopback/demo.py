@@ -129,7 +129,9 @@ def demo(out: TextIO, *, keep: bool, work_dir: Path) -> int:
     ok = False
     try:
         out.write(f"hub {stack.hub_url}, jira-sim {stack.sim_url}\n")
-        stack.start_agent(claim_wait=2.0, detach=keep)
+        # The bank's policy, as an operator gives it: the agent may touch the hub's Jira project only.
+        stack.start_agent(claim_wait=2.0, detach=keep, allow_projects=(stack.jira_project,))
+        out.write(f"agent allowed Jira project {stack.jira_project} (--allow-project)\n")
         with stack.client("interface") as client, stack.sim() as sim:
             out.write("reading Jira into the mirror (full refresh) …\n")
             out.flush()

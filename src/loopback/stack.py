@@ -139,11 +139,15 @@ def start_agent(
     jira_url: str,
     journal: Path,
     log_dir: Path,
+    allow_projects: Sequence[str],
+    policy: Sequence[str] = (),
     agent_id: str = "demo-agent",
     name: str = "sdlc-agent",
     claim_wait: float = 2.0,
     detach: bool = False,
 ) -> Proc:
+    """``sdlc-agent run`` with the bank's policy as an operator gives it (DESIGN.md 5.5): ``--allow-project`` for
+    each of ``allow_projects``, and ``policy``'s further flags (``["--min-gap", "*=1"]``…)."""
     argv = [
         *script("sdlc-agent"),
         "run",
@@ -157,6 +161,8 @@ def start_agent(
         agent_id,
         "--claim-wait",
         str(claim_wait),
+        *(word for project in allow_projects for word in ("--allow-project", project)),
+        *policy,
     ]
     # Secrets go through the environment, not the command line (visible to every user in ``ps``).
     env = {**os.environ, "SDLC_AGENT_HUB_TOKEN": hub_token, "SDLC_AGENT_JIRA_TOKEN": "demo-jira-token"}
@@ -174,6 +180,8 @@ class Stack:
     procs: dict[str, Proc] = attrs.field(factory=dict)
     #: The hub's database: ``None`` for SQLite in ``work_dir/hub-data``.
     database_url: str | None = None
+    #: The hub's ``jira_project``: the project its agents are allowed by default.
+    jira_project: str = "AURORA"
 
     def client(self, role: str = "interface") -> httpx.Client:
         return httpx.Client(base_url=self.hub_url, headers={"Authorization": f"Bearer {self.tokens[role]}"}, timeout=30)
@@ -181,7 +189,15 @@ class Stack:
     def sim(self) -> httpx.Client:
         return httpx.Client(base_url=self.sim_url, headers={"Authorization": "Bearer demo-jira-token"}, timeout=30)
 
-    def start_agent(self, *, hub_url: str | None = None, name: str = "sdlc-agent", **kwargs: Any) -> Proc:
+    def start_agent(
+        self,
+        *,
+        hub_url: str | None = None,
+        name: str = "sdlc-agent",
+        allow_projects: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> Proc:
+        """``sdlc-agent run`` against this stack, allowed the hub's Jira project unless told otherwise."""
         proc = start_agent(
             hub_url=hub_url or self.hub_url,
             hub_token=self.tokens["agent"],
@@ -189,6 +205,7 @@ class Stack:
             journal=kwargs.pop("journal", self.work_dir / "agent" / "journal.json"),
             log_dir=self.work_dir,
             name=name,
+            allow_projects=(self.jira_project,) if allow_projects is None else allow_projects,
             **kwargs,
         )
         self.procs[name] = proc

@@ -21,9 +21,11 @@ from typing import Any
 import attrs
 
 from reconcile.commands import CATALOGUE, is_jira_key, key_params
+from reconcile.notices import seconds_text
 from reconcile.settings import Settings
 
 __all__ = [
+    "ANY_TYPE",
     "BUDGET_WINDOW_SECONDS",
     "READ_ONLY_TYPES",
     "AgentPolicy",
@@ -71,16 +73,12 @@ class AgentPolicy:
     def describe(self) -> str:
         """One line for the agent's start and ``sdlc-agent check``."""
         types = "all" if set(self.types) == set(CATALOGUE) else ", ".join(self.types) or "none"
-        gaps = ", ".join(f"{t}={_seconds(s)} s" for t, s in sorted(self.min_gap.items())) or "none"
+        gaps = ", ".join(f"{t}={seconds_text(s)} s" for t, s in sorted(self.min_gap.items())) or "none"
         budget = str(self.max_writes_per_hour) if self.max_writes_per_hour else "unlimited"
         return (
             f"projects {', '.join(self.allow_projects)}; types {types}; read-only {'yes' if self.read_only else 'no'}; "
             f"min gap {gaps}; writes per hour {budget}"
         )
-
-
-def _seconds(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else str(value)
 
 
 def key_project(key: str) -> str | None:

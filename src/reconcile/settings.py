@@ -144,9 +144,18 @@ class Settings:
         return float(self.pacing.get(command_type, DEFAULT_PACING.get(command_type, 0)))
 
     def agent_context(self) -> dict[str, Any]:
-        """What every delivery carries in ``context`` (DESIGN.md section 6)."""
+        """What every delivery carries in ``context`` (DESIGN.md section 6): the settings the executors read, and
+        ``claim_wait_seconds``, from which the agent knows how often to tell the hub it is alive (DESIGN.md 5.6)."""
         data = settings_to_json(self)
-        keys = ("jira_project", "issue_types", "epic_name_field_id", "epic_link", "fields", "link_types")
+        keys = (
+            "jira_project",
+            "issue_types",
+            "epic_name_field_id",
+            "epic_link",
+            "fields",
+            "link_types",
+            "claim_wait_seconds",
+        )
         return {k: data[k] for k in keys}
 
 

@@ -17,6 +17,15 @@ import httpx
 
 from reconcile.settings import Settings
 
+#: How long before a pause's end the agent asks the hub whether it may write (the fence's lead on a clock where
+#: the hub answers at once: :mod:`agent_app.fence`).
+LEAD = 0.05
+
+
+def waited(sleeps: list[float]) -> list[float]:
+    """The fake clock's sleeps without float noise (a pause cut at its heartbeats and at the fence's lead)."""
+    return [round(s, 9) for s in sleeps]
+
 
 def command(command_id: int, type: str, params: dict[str, Any], pause_seconds: float = 0.0) -> dict[str, Any]:
     return {
@@ -47,9 +56,14 @@ class FakeHub:
     claim_answers: list[int | Callable[[], Awaitable[None]]] = attrs.field(factory=list)
     #: The ``Retry-After`` header of a forced 409 (the hub's seconds until the active agent counts as away).
     retry_after: str | None = None
+    #: The agent's clock, when given: ``timeline`` then lists ``(time, "METHOD path")`` of every request.
+    clock: Callable[[], float] | None = None
+    timeline: list[tuple[float, str]] = attrs.field(factory=list)
 
     async def handle(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(f"{request.method} {request.url.path}")
+        if self.clock is not None:
+            self.timeline.append((self.clock(), self.requests[-1]))
         if request.headers.get("authorization") != "Bearer agent-secret":
             return httpx.Response(401, json={"status_code": 401, "detail": "нет токена"})
         path = request.url.path
@@ -88,8 +102,12 @@ class FakeHub:
             status = self.statuses.get(command_id)
             if status is None:
                 return httpx.Response(404, json={"status_code": 404, "detail": f"команды {command_id} нет"})
-            held = status == "claimed" and self.claimed is not None and self.claimed["id"] == command_id
-            return httpx.Response(200, json={"id": command_id, "status": status, "held": held})
+            mine = self.claimed is not None and self.claimed["id"] == command_id
+            held = status == "claimed" and mine
+            deliveries = self.claimed["deliveries"] if self.claimed is not None and mine else 1
+            return httpx.Response(
+                200, json={"id": command_id, "status": status, "held": held, "deliveries": deliveries}
+            )
         if match := re.fullmatch(r"/agent/commands/(\d+)/pages", path):
             self.pages.append((int(match.group(1)), json.loads(request.content)))
             return httpx.Response(200, json={"accepted": True})

@@ -10,7 +10,7 @@ import pytest
 from agent_app.cli import build_command_line, default_journal, main
 from agent_app.journal import Journal
 
-BASE = ["--hub", "http://hub", "--jira", "http://jira"]
+BASE = ["--hub", "http://hub", "--jira", "http://jira", "--allow-project", "AURORA"]
 
 
 @pytest.fixture(autouse=True)
@@ -25,6 +25,11 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
         "SDLC_AGENT_CLAIM_WAIT",
         "SDLC_AGENT_JIRA_PROXY",
         "SDLC_AGENT_JOURNAL",
+        "SDLC_AGENT_ALLOW_PROJECTS",
+        "SDLC_AGENT_ALLOW_TYPES",
+        "SDLC_AGENT_READ_ONLY",
+        "SDLC_AGENT_MIN_GAP",
+        "SDLC_AGENT_MAX_WRITES_PER_HOUR",
     ):
         monkeypatch.delenv(name, raising=False)
         monkeypatch.delenv(f"{name}_FILE", raising=False)
@@ -80,6 +85,7 @@ def test_a_wrong_setting_stops_at_start_in_one_line(
 ) -> None:
     monkeypatch.setenv("SDLC_AGENT_HUB_TOKEN", "t")
     monkeypatch.setenv("SDLC_AGENT_JIRA_TOKEN", "p")
+    monkeypatch.setenv("SDLC_AGENT_ALLOW_PROJECTS", "AURORA")
     with pytest.raises(SystemExit) as caught:
         main(["run", *argv])
     assert caught.value.code == 2
@@ -146,6 +152,7 @@ def test_a_journal_that_cannot_be_written_is_one_line(tmp_path: Path, capsys: py
     blocker.write_text("", encoding="utf-8")
     argv = ["run", "--hub", "http://127.0.0.1:9", "--hub-token", "hub-secret", "--jira", "http://127.0.0.1:9"]
     argv += ["--jira-token", "jira-secret", "--journal", str(blocker / "journal.json"), "--log-format", "text"]
+    argv += ["--allow-project", "AURORA"]
     assert main(argv) == 2
     assert f"cannot use the journal {blocker / 'journal.json'} (" in capsys.readouterr().err
 
@@ -156,6 +163,7 @@ def test_a_second_process_on_one_journal_is_refused(tmp_path: Path, capsys: pyte
     journal = tmp_path / "journal.json"
     argv = ["run", "--hub", "http://127.0.0.1:9", "--hub-token", "hub-secret", "--jira", "http://127.0.0.1:9"]
     argv += ["--jira-token", "jira-secret", "--journal", str(journal), "--log-format", "text"]
+    argv += ["--allow-project", "AURORA"]
     with Journal(journal).lock():
         assert main(argv) == 2
     err = capsys.readouterr().err

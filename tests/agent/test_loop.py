@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-from agent_fakes import FakeHub, Fault, FlakyTransport, command
+from agent_fakes import LEAD, FakeHub, Fault, FlakyTransport, command, waited
 
 from adapters.clock import FakeClock
 from adapters.hub_client import HubClient
@@ -25,8 +25,12 @@ from agent_app.loop import Agent, AgentFatal
 from agent_app.retry import Backoff, backoff_delay
 from jira_sim import Simulator
 from reconcile.plans import executor_for
+from reconcile.policy import AgentPolicy
 
 pytestmark = pytest.mark.anyio
+
+#: The policy of these agents: the sample's Jira project only (DESIGN.md 5.5).
+AURORA_ONLY = AgentPolicy(allow_projects=("AURORA",))
 
 SEED = 20261022
 
@@ -42,13 +46,15 @@ class Rig:
         jira_faults: list[Fault] | None = None,
         jira_token: str = "pat",
         clock: FakeClock | None = None,
+        policy: AgentPolicy = AURORA_ONLY,
+        jira_url: str = "http://jira",
     ) -> None:
         self.sim = Simulator()
         self.clock = clock or FakeClock(start=1000.0)
         self.hub = hub
         self.hub_transport = FlakyTransport(hub.transport())
         self.jira_transport = FlakyTransport(httpx.ASGITransport(app=self.sim.asgi), jira_faults)
-        self.jira = JiraHttp.connect("http://jira", token=jira_token, clock=self.clock, transport=self.jira_transport)
+        self.jira = JiraHttp.connect(jira_url, token=jira_token, clock=self.clock, transport=self.jira_transport)
         self.hub_client = HubClient("http://hub", "agent-secret", transport=self.hub_transport)
         self.journal = Journal(tmp_path / "journal.json")
         self.agent = Agent(
@@ -60,6 +66,7 @@ class Rig:
             version="0.1.0",
             claim_wait=0,
             rng=random.Random(SEED),
+            policy=policy,
             executor_for=executor_for,
             jira_unreachable=(httpx.TransportError, JiraError),
             jira_refused=(JiraAuthError,),
@@ -104,13 +111,21 @@ def expected_backoffs(count: int) -> list[float]:
 
 
 async def test_command_paused_executed_reported_and_journal_cleared(tmp_path: Path) -> None:
-    """A claimed ensure_fields waits its pause from the last Jira call, writes once, reports, clears the journal."""
+    """A claimed ensure_fields waits its pause from the last Jira call (telling the hub it is alive every
+    claim_wait_seconds / 2 = 12.5 s of it, and asking whether it may write by the pause's end), writes once,
+    reports, clears the journal."""
     hub = FakeHub(queue=[command(40, "ensure_fields", {"key": "AURORA-1533", "duedate": "2026-12-01"}, 120)])
     rig = Rig(tmp_path, hub)
     ctx = await rig.agent.context()
     await rig.agent.step(ctx)
     await rig.close()
-    assert rig.clock.sleeps == [120.0]
+    assert waited(rig.clock.sleeps) == [12.5] * 9 + [7.5 - LEAD, LEAD]
+    assert hub.requests == [
+        "POST /agent/claim",
+        *["POST /agent/status"] * 9,
+        "GET /agent/commands/40",
+        "POST /agent/commands/40/report",
+    ]
     assert hub.reports == [
         (
             40,
@@ -239,8 +254,9 @@ async def test_jira_outage_probed_before_claiming_again(tmp_path: Path) -> None:
     await rig.close()
     assert rig.clock.sleeps == expected_backoffs(3)
     assert rig.jira_transport.seen[-3:] == ["GET /rest/api/2/myself"] * 3
-    # What stalls the agent is told to the hub at each wait (it counts as online meanwhile), naming Jira's URL.
-    assert hub.requests == ["POST /agent/claim", *["POST /agent/status"] * 3]
+    # What stalls the agent is told to the hub at each wait (it counts as online meanwhile), naming Jira's URL;
+    # the delivery check went out alongside the read that failed.
+    assert hub.requests == ["POST /agent/claim", "GET /agent/commands/44", *["POST /agent/status"] * 3]
     assert [p["last_error"] for p in hub.problems] == [
         "cannot connect to jira at http://jira (ConnectError: fault injected before sending): check the host and "
         "port in --jira and the proxy (--jira-proxy or HTTPS_PROXY/NO_PROXY)"
@@ -262,7 +278,7 @@ async def test_pause_counts_from_last_jira_call(tmp_path: Path) -> None:
     rig.clock.advance(10)  # the hub took 10 s to answer the next claim
     await rig.agent.step(ctx)
     await rig.close()
-    assert rig.clock.sleeps == [120.0, 20.0]
+    assert waited(rig.clock.sleeps) == [12.5] * 9 + [7.5 - LEAD, LEAD] + [12.5, 7.5 - LEAD, LEAD]
     assert [c for c, _ in hub.reports] == [45, 46]
 
 
@@ -391,7 +407,13 @@ async def test_a_probe_answered_with_an_error_is_not_jira_taking_the_agent(tmp_p
     await rig.agent.step(ctx)
     await rig.close()
     assert rig.clock.sleeps == expected_backoffs(3)
-    assert hub.requests == ["POST /agent/claim", "POST /agent/status", "POST /agent/status", "POST /agent/status"]
+    assert hub.requests == [
+        "POST /agent/claim",
+        "GET /agent/commands/55",
+        "POST /agent/status",
+        "POST /agent/status",
+        "POST /agent/status",
+    ]
     assert [p["last_error"].split(": check")[0] for p in hub.problems] == [
         "cannot connect to jira at http://jira (ConnectError: fault injected before sending)",
         "jira at http://jira refused the agent's credentials on GET /rest/api/2/myself (HTTP 403)",

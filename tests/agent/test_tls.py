@@ -29,8 +29,12 @@ from hub_app.bodies import TokenIn
 from hub_app.runtime import open_hub
 from jira_sim import Simulator
 from reconcile.plans import executor_for
+from reconcile.policy import AgentPolicy
 
 pytestmark = pytest.mark.anyio
+
+#: The policy of these agents: the sample's Jira project only (DESIGN.md 5.5).
+AURORA_ONLY = AgentPolicy(allow_projects=("AURORA",))
 
 
 @attrs.frozen(kw_only=True)
@@ -109,6 +113,7 @@ def make_agent(tmp_path: Path, https: Https, jira: Target, clock: FakeClock, nam
         version="0.1.0",
         claim_wait=0,
         rng=random.Random(7),
+        policy=AURORA_ONLY,
         executor_for=executor_for,
         jira_unreachable=(httpx.TransportError, JiraError),
         jira_refused=(JiraAuthError,),
@@ -215,9 +220,7 @@ async def test_a_proxy_per_target_and_no_proxy(https: Https, monkeypatch: pytest
         await jira.myself()
     await jira.aclose()
     # The proxy's password never reaches a log line (nor the hub's last_error).
-    assert explain(target, caught.value).endswith(
-        f"and the proxy http://agent:***@127.0.0.1:{port} (--jira-proxy, NO_PROXY)"
-    )
+    assert explain(target, caught.value).endswith(f"and the proxy http://***@127.0.0.1:{port} (--jira-proxy, NO_PROXY)")
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
     jira = JiraHttp.connect(target, token="pat")
     name, _ = await jira.myself()
@@ -269,6 +272,7 @@ async def test_a_wrong_jira_context_path_says_so(tmp_path: Path, caplog: pytest.
         clock=clock,
         agent_id="a",
         version="v",
+        policy=AURORA_ONLY,
         executor_for=executor_for,
         jira_unreachable=(httpx.TransportError, JiraError),
         jira_refused=(JiraAuthError,),
@@ -296,12 +300,14 @@ def test_check_says_what_is_wrong_per_target_and_logs_no_secret(
     argv = ["check", "--hub", https.hub_url, "--hub-ca-bundle", str(pki.ca), "--hub-client-cert", str(pki.client_cert)]
     argv += ["--hub-client-key", str(pki.client_key), "--jira", https.jira_url, "--jira-ca-bundle", str(pki.ca)]
     argv += ["--log-level", "debug", "--log-format", "json"]
+    monkeypatch.setenv("SDLC_AGENT_ALLOW_PROJECTS", "AURORA")
     assert main(argv) == 2
     out, err = capsys.readouterr()
     lines = out.splitlines()
     assert lines[0] == f"ok: hub at {https.hub_url} takes the agent's token"
     assert lines[1].startswith(f"TLS verification of jira at {https.jira_url} failed (")
-    assert len(lines) == 2
+    assert lines[2] == "ok: policy: projects AURORA; types all; read-only no; min gap none; writes per hour unlimited"
+    assert len(lines) == 3
     assert [s for s in (https.tokens["agent"], "jira-secret-pat") if s in out + err + " ".join(argv)] == []
     monkeypatch.setenv("SDLC_AGENT_JIRA_CA_BUNDLE", str(https.jira_pki.ca))
     argv[argv.index("--jira-ca-bundle") : argv.index("--jira-ca-bundle") + 2] = []

@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
-from agent_fakes import Fault, FlakyTransport
+from agent_fakes import LEAD, Fault, FlakyTransport, waited
 
 from adapters.clock import FakeClock
 from adapters.hub_client import ClaimConflict, HubClient
@@ -24,8 +24,12 @@ from hub_app.bodies import TokenIn
 from hub_app.runtime import open_hub
 from jira_sim import Simulator
 from reconcile.plans import executor_for
+from reconcile.policy import AgentPolicy
 
 pytestmark = pytest.mark.anyio
+
+#: The policy of these agents: the sample's Jira project only (DESIGN.md 5.5).
+AURORA_ONLY = AgentPolicy(allow_projects=("AURORA",))
 
 
 class HubRig:
@@ -54,6 +58,7 @@ class HubRig:
             version="0.1.0",
             claim_wait=0,
             rng=random.Random(1),
+            policy=AURORA_ONLY,
             executor_for=executor_for,
             jira_unreachable=(httpx.TransportError, JiraError),
             jira_refused=(JiraAuthError,),
@@ -162,7 +167,10 @@ async def test_create_and_link_end_to_end(rig: HubRig) -> None:
     assert [c["body"] for c in raw["comments"]] == ["[план]\nСрок согласован"]
     notes = await rig.get("/notes", key=key)
     assert [n["text"] for n in notes["items"]] == ["заметка к новой задаче"]
-    assert rig.clock.sleeps == [120.0, 30.0, 30.0, 2.0]
+    # Each pause tells the hub every claim_wait_seconds / 2 (12.5 s) that the agent is alive, and asks whether the
+    # command may be written by the pause's end (a refresh never writes, so is never asked).
+    ahead = [12.5, 12.5, 5.0 - LEAD, LEAD]
+    assert waited(rig.clock.sleeps) == [12.5] * 9 + [7.5 - LEAD, LEAD] + ahead * 2 + [2.0]
 
 
 async def test_lost_claim_answer_is_redelivered(rig: HubRig) -> None:

@@ -162,6 +162,7 @@ def test_jira_unreachable_after_a_write(stack: Stack) -> None:
             jira_url=jira.url,
             journal=stack.work_dir / "agent" / "journal.json",
             log_dir=stack.work_dir,
+            allow_projects=(stack.jira_project,),
         )
         full_refresh(stack)
         mark = len(sim_calls(stack))

@@ -77,9 +77,9 @@ async def test_the_holder_is_told_it_holds_its_command(api: Api) -> None:
     path = f"/agent/commands/{delivery['id']}"
     held = await api.get(f"{path}?instance=A", role="agent")
     assert held.status_code == 200, held.text
-    assert held.json() == {"id": delivery["id"], "status": "claimed", "held": True}
+    assert held.json() == {"id": delivery["id"], "status": "claimed", "held": True, "deliveries": 1}
     other = await api.get(f"{path}?instance=B", role="agent")
-    assert other.json() == {"id": delivery["id"], "status": "claimed", "held": False}
+    assert other.json() == {"id": delivery["id"], "status": "claimed", "held": False, "deliveries": 1}
 
 
 async def test_a_cancelled_command_is_not_held(api: Api) -> None:
@@ -89,7 +89,7 @@ async def test_a_cancelled_command_is_not_held(api: Api) -> None:
     cancelled = await api.post(f"/commands/{delivery['id']}/cancel", {"force": True})
     assert cancelled.status_code == 200, cancelled.text
     answer = await api.get(f"/agent/commands/{delivery['id']}?instance=A", role="agent")
-    assert answer.json() == {"id": delivery["id"], "status": "cancelled", "held": False}
+    assert answer.json() == {"id": delivery["id"], "status": "cancelled", "held": False, "deliveries": 1}
 
 
 async def test_taken_over_process_no_longer_holds(api: Api, clock: Clock) -> None:
@@ -101,7 +101,12 @@ async def test_taken_over_process_no_longer_holds(api: Api, clock: Clock) -> Non
     assert (again["id"], again["deliveries"]) == (delivery["id"], 2)
     path = f"/agent/commands/{delivery['id']}"
     assert (await api.get(f"{path}?instance=A", role="agent")).json()["held"] is False
-    assert (await api.get(f"{path}?instance=B", role="agent")).json()["held"] is True
+    assert (await api.get(f"{path}?instance=B", role="agent")).json() == {
+        "id": delivery["id"],
+        "status": "claimed",
+        "held": True,
+        "deliveries": 2,
+    }
 
 
 async def test_unknown_command_is_404(api: Api) -> None:

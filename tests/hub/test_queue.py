@@ -37,7 +37,9 @@ async def test_delivery_shape_and_order(api: Api) -> None:
         "epic_link",
         "fields",
         "link_types",
+        "claim_wait_seconds",
     }
+    assert delivery["context"]["claim_wait_seconds"] == 25
     await done(api, delivery["id"], {"changed": []})
     tail = await claim_ok(api)
     assert tail["type"] == "refresh"

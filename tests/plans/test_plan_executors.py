@@ -8,7 +8,7 @@ from typing import Any
 from plans_support import SYMMETRIC, delivery, kinds, ok, play
 
 from reconcile.jira_model import issue_from_jira
-from reconcile.plans import ExecContext, JiraCall, Operation, Pause
+from reconcile.plans import ExecContext, JiraCall, Operation, Page, Pause
 from reconcile.plans._run import Run
 from reconcile.plans.fields import fields_diff
 
@@ -555,6 +555,33 @@ def test_refresh_pages_neighbours_boards_and_journal() -> None:
         "history": {"entries": 1},
     }
     assert report.operations == ()
+
+
+def test_refresh_reads_no_neighbour_outside_the_allowed_projects() -> None:
+    """An issue linked to HR-1 and AURORA-1538, refreshed by an agent allowed AURORA only: the neighbours' query
+    names AURORA-1538 alone, and the link to HR-1 stays on the issue's page (DESIGN.md 5.5)."""
+    to_hr = {"id": "10100", "type": {"name": "Связанные"}, "outwardIssue": {"key": "HR-1"}}
+    hit = issue("AURORA-1537", summary="Интеграция", issuelinks=[BLOCKS_1538, to_hr])
+    aurora_only = ExecContext(allowed_projects=("AURORA",))
+    report, steps = play(
+        "refresh", {"keys": ["AURORA-1537"]}, [ok(search(hit)), ok(search(issue("AURORA-1538")))], ctx=aurora_only
+    )
+    searches = [s.json["jql"] for s in steps if isinstance(s, JiraCall)]
+    assert searches == ["key in (AURORA-1537)", "key in (AURORA-1538)"]
+    first_page = steps[1]
+    assert isinstance(first_page, Page)
+    assert sorted(link.target for link in first_page.issues[0].links) == ["AURORA-1538", "HR-1"]
+    assert (report.result["issues"], report.result["neighbours"]) == (1, 1)
+
+
+def test_refresh_of_an_issue_linked_only_outside_reads_no_neighbour() -> None:
+    """Every link of the issue leads to HR: no neighbours' query at all."""
+    to_hr = {"id": "10100", "type": {"name": "Связанные"}, "outwardIssue": {"key": "HR-2"}}
+    hit = issue("AURORA-1537", summary="Интеграция", issuelinks=[to_hr])
+    aurora_only = ExecContext(allowed_projects=("AURORA",))
+    report, steps = play("refresh", {"keys": ["AURORA-1537"]}, [ok(search(hit))], ctx=aurora_only)
+    assert kinds(steps) == ["POST /rest/api/2/search", "page issues"]
+    assert report.result["neighbours"] == 0
 
 
 def test_refresh_journal_failure_keeps_the_refresh_done() -> None:

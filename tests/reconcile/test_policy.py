@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reconcile.commands import CATALOGUE
+from reconcile.notices import budget_notice, retry_notice, seconds_text
 from reconcile.policy import (
     BUDGET_WINDOW_SECONDS,
     AgentPolicy,
@@ -181,3 +182,16 @@ def test_describe() -> None:
         read_only.describe() == "projects AURORA; types refresh; read-only yes; min gap none; writes per hour unlimited"
     )
     assert set(AURORA.types) == set(CATALOGUE)
+
+
+@pytest.mark.parametrize(("seconds", "text"), [(30.0, "30"), (1.5, "1.5"), (0.25, "0.25"), (0.1 + 0.2, "0.3")])
+def test_seconds_are_written_as_people_write_them(seconds: float, text: str) -> None:
+    """No ``30.0`` and no float noise in a message or the policy's line."""
+    assert seconds_text(seconds) == text
+
+
+def test_the_waiting_notices_in_the_specs_words() -> None:
+    """What last_error says while Jira is retried and while the write budget is spent (DESIGN.md 5.5, 5.6)."""
+    assert retry_notice(503, 2, 5, 30.0) == "Jira ответила 503, повтор 2 из 5 через 30 с"
+    assert retry_notice(429, 1, 5, 1.5) == "Jira ответила 429, повтор 1 из 5 через 1.5 с"
+    assert budget_notice(40) == "лимит записей агента: 40 в час"

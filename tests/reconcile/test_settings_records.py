@@ -67,9 +67,19 @@ def test_bad_settings_are_refused(patch: object, message: str) -> None:
 
 
 def test_agent_context_carries_what_the_agent_needs() -> None:
-    """The delivery context holds the settings the executors read, not pacing."""
+    """The delivery context holds the settings the executors read and the claim wait (the agent's heartbeat
+    cadence), not pacing."""
     context = Settings().agent_context()
-    assert set(context) == {"jira_project", "issue_types", "epic_name_field_id", "epic_link", "fields", "link_types"}
+    assert set(context) == {
+        "jira_project",
+        "issue_types",
+        "epic_name_field_id",
+        "epic_link",
+        "fields",
+        "link_types",
+        "claim_wait_seconds",
+    }
+    assert context["claim_wait_seconds"] == 25
 
 
 text = st.text(max_size=10)

@@ -56,7 +56,8 @@ async def _settings(hub: Hub) -> Settings:
 
 @post("/agent/status", **route(AGENT, body=AgentProblemIn, status=204, errors_=(409, 422)))
 async def agent_problem(request: Request[Any, Any, Any], data: JSONBody[Any] = None) -> None:
-    """What keeps the agent from claiming (a TLS failure, a wrong Jira URL…): shown by ``/agent-status``."""
+    """The agent is alive (its heartbeat during a pause or a wait), and what keeps it waiting (a TLS failure, a
+    wrong Jira URL, Jira's 503…): shown by ``/agent-status``."""
     body = parse(AgentProblemIn, data)
     await in_unit(request, lambda u: claims.record_problem(u, body))
 

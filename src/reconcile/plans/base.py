@@ -142,12 +142,14 @@ class Delivery:
 @attrs.frozen(kw_only=True)
 class ExecContext:
     """What the driver knows about Jira beyond the delivery: its own user, the names of its link types (``None``:
-    not known) and which of them are symmetric."""
+    not known) and which of them are symmetric; and the Jira projects the bank's policy lets the agent read
+    (``None``: any; DESIGN.md 5.5)."""
 
     jira_user: str | None = None
     jira_time_zone: str | None = None
     symmetric_link_types: frozenset[str] = frozenset()
     link_types: frozenset[str] | None = None
+    allowed_projects: tuple[str, ...] | None = None
 
 
 Executor = Generator[Step, Any, Report]

@@ -1,5 +1,8 @@
 """``refresh``: read issues, their linked neighbours, unknown board types and the journal, page by page.
 
+Neighbours are read only in the projects the agent may read (``ExecContext.allowed_projects``); the links to
+the others are kept as they are.
+
 Pages are numbered from 1 across the whole command (issues, then neighbours, then history), so the hub can
 apply each exactly once. A journal failure leaves the refresh ``done`` with ``result.history.error``. An issue
 (or its changelog) Jira answered in a shape that cannot be read is left out of its page and listed in
@@ -20,6 +23,7 @@ from reconcile.jira_answers import answer_key
 from reconcile.jira_model import histories_from_jira, issue_from_jira, mirror_fields
 from reconcile.plans._run import Body, PlanFailed, Run, next_start, search_call
 from reconcile.plans.base import JiraCall, Page, Step
+from reconcile.policy import key_project
 from reconcile.records import HistoryEntry, MirrorIssue
 from reconcile.settings import Settings
 
@@ -162,7 +166,13 @@ def refresh(run: Run) -> Body:
         yield Page(page=pages.next(), kind="issues", issues=issues)
     run.result.update(issues=len(read), neighbours=0, boards={})
 
-    wanted = [key for key in linked if key not in read and key not in pages.unreadable]
+    # A neighbour in a project the agent may not read stays a link end only (DESIGN.md 5.5).
+    allowed = run.ctx.allowed_projects
+    wanted = [
+        key
+        for key in linked
+        if key not in read and key not in pages.unreadable and (allowed is None or key_project(key) in allowed)
+    ]
     del linked
     neighbours: set[str] = set()
     for offset in range(0, len(wanted), _PAGE):

@@ -1,0 +1,184 @@
+"""The bank's policy in the agent (DESIGN.md 5.5), whatever the hub sends: refusals with zero Jira calls, JQL
+wrapped in the allowed projects, the floor between writes, the write budget — on the fake clock, against the
+in-process simulator and a hub speaking the agent endpoints."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from agent_fakes import FakeHub, Fault, command
+from test_loop import Rig
+
+from adapters.clock import FakeClock
+from adapters.logs import fields_of
+from reconcile.policy import AgentPolicy
+
+pytestmark = pytest.mark.anyio
+
+AURORA = ("AURORA",)
+
+
+async def run_all(rig: Rig, steps: int) -> None:
+    ctx = await rig.agent.context()
+    for _ in range(steps):
+        await rig.agent.step(ctx)
+    await rig.close()
+
+
+def jira_calls_after_start(rig: Rig) -> list[str]:
+    """The Jira calls after the agent's start-up reads (``myself``, ``issueLinkType``)."""
+    return rig.jira_transport.seen[2:]
+
+
+@pytest.mark.parametrize(
+    ("command_type", "params", "policy", "error"),
+    [
+        (
+            "ensure_comment",
+            {"key": "HR-1", "marker": "[m]", "body": "b"},
+            AgentPolicy(allow_projects=AURORA),
+            "проект HR не разрешён агенту (разрешены: AURORA)",
+        ),
+        (
+            "ensure_link",
+            {"source": "AURORA-1537", "target": "HR-1", "link_type": "связанные"},
+            AgentPolicy(allow_projects=AURORA),
+            "проект HR не разрешён агенту (разрешены: AURORA)",
+        ),
+        (
+            "ensure_link",
+            {"source": "AURORA-1537", "target": "AURORA-1538", "link_type": "связанные"},
+            AgentPolicy(allow_projects=AURORA, allow_types=("refresh", "ensure_comment")),
+            "тип команды ensure_link не разрешён агенту (разрешены: ensure_comment, refresh)",
+        ),
+        (
+            "ensure_fields",
+            {"key": "AURORA-1533", "duedate": "2026-12-01"},
+            AgentPolicy(allow_projects=AURORA, read_only=True),
+            "тип команды ensure_fields не разрешён агенту (разрешены: refresh)",
+        ),
+        (
+            "refresh",
+            {"jql": "project = HR) OR (project = AURORA", "boards": []},
+            AgentPolicy(allow_projects=AURORA),
+            "JQL не принят агентом: непарная закрывающая скобка",
+        ),
+    ],
+)
+async def test_outside_the_policy_is_failed_with_zero_jira_calls(
+    tmp_path: Path, command_type: str, params: dict[str, Any], policy: AgentPolicy, error: str
+) -> None:
+    """A key of another project, a refused type, a write to a read-only agent, a JQL that cannot be wrapped:
+    reported failed with the policy's words, no Jira call, no pause, nothing asked of the hub."""
+    hub = FakeHub(queue=[command(80, command_type, params, 120)])
+    rig = Rig(tmp_path, hub, policy=policy)
+    await run_all(rig, 1)
+    assert jira_calls_after_start(rig) == []
+    assert rig.clock.sleeps == []
+    assert hub.requests == ["POST /agent/claim", "POST /agent/commands/80/report"]
+    assert hub.reports == [(80, {"status": "failed", "result": {}, "error": error, "jira_calls": 0, "operations": []})]
+    assert rig.journal.read() is None
+
+
+async def test_an_ensure_issue_into_another_project_is_refused(tmp_path: Path) -> None:
+    """The hub's context names HR as the project to create in: refused before any Jira call."""
+    params = {"temp_key": "new:1", "issue_type": "task", "summary": "Премии"}
+    delivered = command(81, "ensure_issue", params)
+    delivered["context"] = {**delivered["context"], "jira_project": "HR"}
+    hub = FakeHub(queue=[delivered])
+    rig = Rig(tmp_path, hub)
+    await run_all(rig, 1)
+    assert jira_calls_after_start(rig) == []
+    assert hub.reports[0][1]["error"] == "проект HR не разрешён агенту (разрешены: AURORA)"
+
+
+async def test_a_refresh_jql_goes_to_jira_inside_the_allowed_projects(tmp_path: Path) -> None:
+    """``project = HR`` from the hub goes to Jira as ``project in (AURORA) AND (project = HR)``: nothing found."""
+    searches: list[str] = []
+
+    def seen(request: httpx.Request) -> None:
+        searches.append(json.loads(request.content)["jql"])
+
+    hub = FakeHub(
+        queue=[command(82, "refresh", {"jql": "project = HR", "boards": [], "history": {"jql": "key = HR-1"}})]
+    )
+    rig = Rig(tmp_path, hub, jira_faults=[Fault("POST", r"/search$", "pass", times=10, hook=seen)])
+    await run_all(rig, 1)
+    assert searches == ["project in (AURORA) AND (project = HR)", "project in (AURORA) AND (key = HR-1)"]
+    report = hub.reports[0][1]
+    assert (report["status"], report["result"]["issues"], report["result"]["history"]) == ("done", 0, {"entries": 0})
+    assert [page["issues"] for _, page in hub.pages] == [[]]
+
+
+async def test_the_floor_holds_between_commands_whatever_pause_the_hub_sends(tmp_path: Path) -> None:
+    """Three writes delivered with pause_seconds 0 under a 1 s floor (``*=1``): each waits its second."""
+    clock = FakeClock(start=1000.0)
+    writes: list[float] = []
+    hub = FakeHub(
+        queue=[
+            command(83 + n, "ensure_fields", {"key": "AURORA-1533", "duedate": f"2026-12-0{n + 1}"}, 0)
+            for n in range(3)
+        ]
+    )
+    record = Fault("PUT", r"/issue/AURORA-1533$", "pass", times=3, hook=lambda _: writes.append(clock.monotonic()))
+    rig = Rig(
+        tmp_path, hub, clock=clock, jira_faults=[record], policy=AgentPolicy(allow_projects=AURORA, min_gap={"*": 1})
+    )
+    await run_all(rig, 3)
+    assert [b - a for a, b in itertools.pairwise(writes)] == [pytest.approx(1.0)] * 2
+    assert [r[1]["status"] for r in hub.reports] == ["done"] * 3
+
+
+async def test_the_floor_holds_between_the_writes_of_one_command(tmp_path: Path) -> None:
+    """A two-step status path delivered with pause_seconds 0 under a 5 s floor for its type: 5 s between the two
+    transitions."""
+    clock = FakeClock(start=1000.0)
+    writes: list[float] = []
+    params = {"key": "AURORA-1537", "target": ["Разработка", "Тестирование", "Готово"]}
+    record = Fault("POST", r"/transitions$", "pass", times=2, hook=lambda _: writes.append(clock.monotonic()))
+    policy = AgentPolicy(allow_projects=AURORA, min_gap={"ensure_status": 5})
+    rig = Rig(
+        tmp_path,
+        FakeHub(queue=[command(86, "ensure_status", params, 0)]),
+        clock=clock,
+        jira_faults=[record],
+        policy=policy,
+    )
+    await run_all(rig, 1)
+    assert len(writes) == 2
+    assert writes[1] - writes[0] == pytest.approx(5.0)
+
+
+async def test_past_the_write_budget_the_agent_waits_and_says_so(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Two writes an hour: the third waits until the first leaves the hour, heartbeating with «лимит записей
+    агента: 2 в час» as last_error; it is then written, and nothing is shown any more."""
+    caplog.set_level(logging.INFO, logger="agent_app")
+    clock = FakeClock(start=1000.0)
+    writes: list[float] = []
+    hub = FakeHub(
+        queue=[
+            command(87 + n, "ensure_comment", {"key": "AURORA-1538", "marker": f"[b{n}]", "body": "b"}, 0)
+            for n in range(3)
+        ]
+    )
+    record = Fault("POST", r"/comment$", "pass", times=3, hook=lambda _: writes.append(clock.monotonic()))
+    policy = AgentPolicy(allow_projects=AURORA, max_writes_per_hour=2)
+    rig = Rig(tmp_path, hub, clock=clock, jira_faults=[record], policy=policy)
+    await run_all(rig, 3)
+    assert writes[2] - writes[0] == pytest.approx(3600.0)
+    shown = [p["last_error"] for p in hub.problems]
+    assert set(shown) == {"лимит записей агента: 2 в час"}
+    # Told at once, then at each of the 287 heartbeats that fall inside the hour's wait (every 12.5 s).
+    assert len(shown) == 288
+    assert [r[1]["status"] for r in hub.reports] == ["done"] * 3
+    assert rig.agent.last_error is None
+    waits = [fields_of(r) for r in caplog.records if r.getMessage() == "write_budget"]
+    assert [(w["command_id"], w["max_writes_per_hour"]) for w in waits] == [(89, 2)]

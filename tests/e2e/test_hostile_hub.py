@@ -1,0 +1,214 @@
+"""The bank's guard end to end (DESIGN.md 5.5, issue 24 "How it is checked"): a hostile hub — a peer speaking the
+agent protocol over loopback HTTP, which hands out whatever it likes — against the real ``sdlc-agent run`` and a
+real ``jira-sim``. Whatever the hub sends, the simulator's call log shows no call that can touch the project HR,
+the hub receives none of HR's issues, writes keep the bank's floor, and each refusal comes back in its words."""
+
+from __future__ import annotations
+
+import itertools
+import socket
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+import uvicorn
+from e2e_support import agent_events, at, is_write, wait_until
+
+# The agent tests' hub (tests/agent/agent_fakes.py), served here over real HTTP.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agent"))
+from agent_fakes import FakeHub, command
+
+from loopback.processes import Proc
+from loopback.stack import start_agent, start_sim
+from reconcile.commands import CATALOGUE
+
+pytestmark = pytest.mark.e2e
+
+TOKEN = "agent-secret"  # the token FakeHub takes
+HR_REFUSED = "проект HR не разрешён агенту (разрешены: AURORA)"
+
+
+class Served:
+    """A :class:`FakeHub` over real HTTP (uvicorn in a thread): an empty claim is held a little, as a long poll."""
+
+    def __init__(self, hub: FakeHub) -> None:
+        self.hub = hub
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        query = scope.get("query_string", b"").decode()
+        url = f"http://hub{scope['path']}" + (f"?{query}" if query else "")
+        headers = [(k.decode(), v.decode()) for k, v in scope["headers"]]
+        answer = await self.hub.handle(httpx.Request(scope["method"], url, headers=headers, content=body))
+        if scope["path"] == "/agent/claim" and answer.status_code == 204:
+            await anyio.sleep(0.2)
+        await send(
+            {
+                "type": "http.response.start",
+                "status": answer.status_code,
+                "headers": [(k.encode(), v.encode()) for k, v in answer.headers.items()],
+            }
+        )
+        await send({"type": "http.response.body", "body": answer.content})
+
+
+@contextmanager
+def serve(hub: FakeHub) -> Iterator[str]:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    server = uvicorn.Server(uvicorn.Config(Served(hub), log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+@pytest.fixture
+def sim(tmp_path: Path) -> Iterator[tuple[Proc, str]]:
+    proc, url = start_sim(tmp_path)
+    try:
+        yield proc, url
+    finally:
+        proc.stop()
+
+
+def run_agent(tmp_path: Path, hub: FakeHub, sim_url: str, name: str, policy: list[str]) -> Proc:
+    """The real agent against the hostile hub until the hub has a report for each of its commands."""
+    expected = len(hub.queue)
+    with serve(hub) as served_at:
+        agent = start_agent(
+            hub_url=served_at,
+            hub_token=TOKEN,
+            jira_url=sim_url,
+            journal=tmp_path / name / "journal.json",
+            log_dir=tmp_path,
+            name=name,
+            allow_projects=("AURORA",),
+            policy=policy,
+            claim_wait=1.0,
+        )
+        try:
+            wait_until("the agent reports every command", lambda: len(hub.reports) >= expected, timeout=60)
+        finally:
+            agent.stop()
+    return agent
+
+
+def jira(sim_url: str) -> httpx.Client:
+    return httpx.Client(base_url=sim_url, headers={"Authorization": "Bearer bank-pat"}, timeout=30)
+
+
+def test_whatever_the_hub_sends_the_agent_keeps_the_banks_policy(tmp_path: Path, sim: tuple[Proc, str]) -> None:
+    """HR keys, a JQL refresh of HR, a link to HR, an ensure_issue into HR, a forbidden type: each refused with its
+    message and no Jira call; a refresh of an issue linked to HR reads HR nothing; three writes sent with
+    pause_seconds 0 keep the 1 s floor."""
+    _, sim_url = sim
+    with jira(sim_url) as client:
+        linked = client.post(
+            "/rest/api/2/issueLink",
+            json={
+                "type": {"name": "Связанные"},
+                "inwardIssue": {"key": "AURORA-1538"},
+                "outwardIssue": {"key": "HR-1"},
+            },
+        )
+        assert linked.status_code == 201, linked.text
+        client.delete("/_sim/calls")
+    into_hr = command(5, "ensure_issue", {"temp_key": "new:1", "issue_type": "task", "summary": "Премии"})
+    into_hr["context"] = {**into_hr["context"], "jira_project": "HR"}
+    hub = FakeHub(
+        queue=[
+            command(1, "ensure_fields", {"key": "HR-1", "summary": "Оклады: опубликовать"}),
+            command(2, "ensure_comment", {"key": "HR-2", "marker": "[x]", "body": "утечка"}),
+            command(3, "refresh", {"jql": "project = HR", "boards": [], "history": {"jql": "key in (HR-1, HR-2)"}}),
+            command(4, "ensure_link", {"source": "AURORA-1537", "target": "HR-1", "link_type": "связанные"}),
+            into_hr,
+            command(6, "ensure_sprint", {"key": "AURORA-1533", "sprint": "Спринт 2"}),
+            command(7, "refresh", {"keys": ["AURORA-1538"], "boards": []}),
+            *(
+                command(8 + n, "ensure_fields", {"key": "AURORA-1533", "duedate": f"2027-02-0{n + 1}"}, 0)
+                for n in range(3)
+            ),
+        ]
+    )
+    allowed = [word for t in CATALOGUE if t != "ensure_sprint" for word in ("--allow-type", t)]
+    agent = run_agent(tmp_path, hub, sim_url, "sdlc-agent", ["--min-gap", "*=1", *allowed])
+
+    reports = dict(hub.reports)
+    assert {i: reports[i]["error"] for i in (1, 2, 4, 5)} == dict.fromkeys((1, 2, 4, 5), HR_REFUSED)
+    assert reports[6]["error"] == (
+        "тип команды ensure_sprint не разрешён агенту (разрешены: ensure_issue, ensure_fields, ensure_comment, "
+        "ensure_status, ensure_link, ensure_attachment, refresh)"
+    )
+    assert all(reports[i]["jira_calls"] == 0 for i in (1, 2, 4, 5, 6))
+    assert [reports[i]["status"] for i in (3, 7, 8, 9, 10)] == ["done"] * 5
+    assert (reports[3]["result"]["issues"], reports[3]["result"]["history"]) == (0, {"entries": 0})
+    # AURORA-1538's neighbours: AURORA-1537 is read, HR-1 is not.
+    assert (reports[7]["result"]["issues"], reports[7]["result"]["neighbours"]) == (1, 1)
+
+    # The hub got no issue of HR, only the link from AURORA-1538 to HR-1 (AURORA-1538's own) …
+    keys = {issue["key"] for _, page in hub.pages for issue in page["issues"]}
+    assert keys == {"AURORA-1537", "AURORA-1538"}
+    links = {(link["source"], link["target"]) for _, page in hub.pages for i in page["issues"] for link in i["links"]}
+    assert ("AURORA-1538", "HR-1") in links
+    # … and Jira saw no call naming HR: the refresh of HR and its journal (wrapped in AURORA), the refresh of
+    # AURORA-1538 and its AURORA neighbour (searches all), then three reads and writes of AURORA-1533.
+    with jira(sim_url) as client:
+        calls = client.get("/_sim/calls").json()
+    calls = calls if isinstance(calls, list) else calls["items"]
+    assert [c["path"] for c in calls if "HR" in c["path"]] == []
+    assert [f"{c['method']} {c['path']}" for c in calls if not c["path"].endswith(("/myself", "/issueLinkType"))] == [
+        *["POST /rest/api/2/search"] * 4,
+        *["GET /rest/api/2/issue/AURORA-1533", "PUT /rest/api/2/issue/AURORA-1533"] * 3,
+    ]
+    writes = [at(c) for c in calls if is_write(c)]
+    assert len(writes) == 3
+    assert all(b - a >= 1.0 for a, b in itertools.pairwise(writes)), writes
+    policy_lines = [e["policy"] for e in agent_events(agent) if e["event"] == "policy"]
+    assert policy_lines == [
+        "projects AURORA; types ensure_issue, ensure_fields, ensure_comment, ensure_status, ensure_link, "
+        "ensure_attachment, refresh; read-only no; min gap *=1 s; writes per hour unlimited"
+    ]
+
+
+def test_a_read_only_agent_writes_nothing(tmp_path: Path, sim: tuple[Proc, str]) -> None:
+    """``--read-only``: a write is refused with its message and no Jira call; a refresh still runs."""
+    _, sim_url = sim
+    with jira(sim_url) as client:
+        client.delete("/_sim/calls")
+    hub = FakeHub(
+        queue=[
+            command(1, "ensure_fields", {"key": "AURORA-1533", "duedate": "2027-03-01"}, 0),
+            command(2, "refresh", {"keys": ["AURORA-1533"], "boards": []}, 0),
+        ]
+    )
+    run_agent(tmp_path, hub, sim_url, "sdlc-agent-ro", ["--read-only"])
+    reports = dict(hub.reports)
+    assert (reports[1]["status"], reports[1]["error"], reports[1]["jira_calls"]) == (
+        "failed",
+        "тип команды ensure_fields не разрешён агенту (разрешены: refresh)",
+        0,
+    )
+    assert reports[2]["status"] == "done"
+    with jira(sim_url) as client:
+        calls = client.get("/_sim/calls").json()
+    calls = calls if isinstance(calls, list) else calls["items"]
+    assert [c for c in calls if is_write(c)] == []
