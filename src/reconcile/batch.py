@@ -14,8 +14,8 @@ from typing import Any
 import attrs
 
 from reconcile import history, scope
+from reconcile.catalogue import CATALOGUE
 from reconcile.commands import (
-    CATALOGUE,
     check_command,
     command_label,
     is_jira_key,

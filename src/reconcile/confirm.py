@@ -36,7 +36,7 @@ from typing import Any
 
 import attrs
 
-from reconcile.commands import CATALOGUE
+from reconcile.catalogue import CATALOGUE
 from reconcile.records import MirrorIssue, MirrorLink
 from reconcile.tempkeys import temp_refs
 from reconcile.text import same_text

@@ -20,7 +20,8 @@ from typing import Any
 
 import attrs
 
-from reconcile.commands import CATALOGUE, is_jira_key, key_params
+from reconcile.catalogue import CATALOGUE
+from reconcile.commands import is_jira_key, key_params
 from reconcile.settings import Settings
 
 __all__ = [
