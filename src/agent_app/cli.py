@@ -37,7 +37,7 @@ from adapters.logs import configure_logging
 from adapters.targets import BadSetting, Target, shown
 from agent_app.journal import Journal, JournalBusy
 from agent_app.loop import Agent, AgentFatal
-from reconcile.plans import executor_for
+from reconcile.command_types import executor_for
 
 __all__ = ["agent_version", "build_command_line", "default_journal", "main"]
 
