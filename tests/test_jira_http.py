@@ -11,7 +11,8 @@ import pytest
 from adapters.clock import FakeClock
 from adapters.jira_http import DriveOutcome, JiraAuthError, JiraHttp
 from jira_sim.simulator import Simulator
-from reconcile.plans import Delivery, ExecContext, JiraCall, Page, executor_for
+from reconcile.command_types import executor_for
+from reconcile.plans import Delivery, ExecContext, JiraCall, Page
 from reconcile.plans._run import Body, Run, plan
 
 pytestmark = pytest.mark.anyio

@@ -39,7 +39,7 @@ from adapters.targets import BadSetting, Target, shown
 from agent_app.journal import Journal, JournalBusy
 from agent_app.loop import Agent, AgentFatal
 from agent_app.policy_flags import MISSING, POLICY_OPTIONS, policy_of
-from reconcile.plans import executor_for
+from reconcile.command_types import executor_for
 from reconcile.policy import AgentPolicy
 
 __all__ = ["agent_version", "build_command_line", "default_journal", "main"]

@@ -20,7 +20,7 @@ import math
 import re
 
 from adapters.cli_config import BadValue, Option
-from reconcile.commands import CATALOGUE
+from reconcile.catalogue import CATALOGUE
 from reconcile.policy import ANY_TYPE, AgentPolicy
 
 __all__ = ["MISSING", "POLICY_OPTIONS", "policy_of"]

@@ -19,6 +19,7 @@ from hub_app.roles import Caller, Role
 from hub_app.runtime import Unit
 from hub_app.views import FileStored, ProjectView, TokenCreated, TokenView
 from reconcile import file_store
+from reconcile.catalogue import CATALOGUE
 from reconcile.errors import ConflictError, ReconcileError, ValidationError
 from reconcile.project_names import check_project_name
 from reconcile.settings import Settings, merge_settings, settings_to_json
@@ -202,8 +203,12 @@ async def prune_files(unit: Unit) -> list[str]:
     uploaded = await unit.db.admin.files_uploaded_by(cutoff)
     if not uploaded:
         return []
-    attachments = await unit.db.queue.unfinished_of_type("ensure_attachment")
-    needed = {command.params.get("file") for command in attachments}
+    needed = {
+        command.params.get(spec.file_param)
+        for spec in CATALOGUE.values()
+        if spec.file_param is not None
+        for command in await unit.db.queue.unfinished_of_type(spec.type)
+    }
     gone = file_store.files_to_prune(uploaded, needed={sha for sha in needed if isinstance(sha, str)}, cutoff=cutoff)
     await unit.db.admin.delete_files(gone)
     for sha in gone:

@@ -21,6 +21,7 @@ from hub_app.views import AgentStatusView, CommandHeld, DeliveryView, QueueOutlo
 from reconcile import approval, delivery, history, queue, reports
 from reconcile.agents import check_claimant, check_instance, holds_claim, is_online
 from reconcile.batch import auto_refresh_body, validate_batch
+from reconcile.catalogue import CATALOGUE
 from reconcile.confirm import AgentFacts
 from reconcile.lifecycle import CommandStatus, Event, advance
 from reconcile.pacing import pause_seconds
@@ -177,9 +178,8 @@ def _moved(current: CommandRecord, action: queue.Action, unit: Unit) -> CommandR
 async def _deliver(unit: Unit, issued: CommandRecord, settings: Settings) -> DeliveryView:
     """The delivery of a command: params completed at delivery (never stored), pause and context."""
     projects = await unit.db.admin.projects()
-    file_size = None
-    if issued.type == "ensure_attachment":
-        file_size = unit.files.size(str(issued.params.get("file", "")))
+    file_param = CATALOGUE[issued.type].file_param
+    file_size = None if file_param is None else unit.files.size(str(issued.params.get(file_param, "")))
     history_param = None
     full = False
     if issued.type == "refresh":

@@ -24,6 +24,7 @@ from hub_app.runtime import Unit
 from hub_app.views import ApprovalView, iso
 from reconcile import dryrun, plan_lines
 from reconcile.batch import NewCommand, batch_keys
+from reconcile.catalogue import CATALOGUE
 from reconcile.dryrun import Prediction
 from reconcile.lifecycle import PENDING, CommandStatus
 from reconcile.records import MirrorIssue
@@ -37,7 +38,7 @@ async def _mirror(unit: Unit, commands: Sequence[NewCommand]) -> dict[str, Mirro
     """The mirror records the commands need: the issues they name and, for the duplicate search of each
     ``ensure_issue``, the issues with its summary."""
     mirror = await unit.db.mirror.issues(batch_keys(tuple(commands)))
-    summaries = [c.params.get("summary") for c in commands if c.type == "ensure_issue"]
+    summaries = [c.params.get("summary") for c in commands if CATALOGUE[c.type].creates_issue]
     mirror.update(await unit.db.mirror.issues_with_summary(*(s.strip() for s in summaries if isinstance(s, str))))
     return mirror
 

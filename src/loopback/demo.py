@@ -21,11 +21,12 @@ from typing import Any, TextIO
 import httpx
 
 from loopback.stack import DEMO_PACING, Stack, checked, start_stack, wait_batch
+from reconcile.catalogue import CATALOGUE
 from reconcile.lifecycle import RESOLVED
 
 __all__ = ["KEEP_HINT", "PACING_NOTE", "demo", "jira_state", "run", "sample_batch"]
 
-_WRITE_GAP = max(gap for command_type, gap in DEMO_PACING.items() if command_type != "refresh")
+_WRITE_GAP = max(gap for command_type, gap in DEMO_PACING.items() if CATALOGUE[command_type].writes)
 #: The demo's closing lines: its pacing is not a bank's, and how to look at the page afterwards.
 PACING_NOTE = (
     f"It ran with {_WRITE_GAP:g} s between writes instead of the real 30-120 s of the default pacing"

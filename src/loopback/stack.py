@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -17,6 +17,7 @@ import attrs
 import httpx
 
 from loopback.processes import Proc, free_port, script, spawn, wait_for
+from reconcile.catalogue import CATALOGUE, CommandSpec
 from reconcile.lifecycle import FINAL
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "Stack",
     "add_token",
     "checked",
+    "demo_pacing",
     "start_agent",
     "start_hub",
     "start_sim",
@@ -31,17 +33,13 @@ __all__ = [
     "wait_batch",
 ]
 
-#: Scaled-down pacing: 0.2 s between writes, 0.05 s before a refresh.
-DEMO_PACING: dict[str, float] = {
-    "ensure_issue": 0.2,
-    "ensure_fields": 0.2,
-    "ensure_comment": 0.2,
-    "ensure_status": 0.2,
-    "ensure_link": 0.2,
-    "ensure_sprint": 0.2,
-    "ensure_attachment": 0.2,
-    "refresh": 0.05,
-}
+
+def demo_pacing(catalogue: Mapping[str, CommandSpec]) -> dict[str, float]:
+    """Scaled-down pacing: 0.2 s between writes, 0.05 s before a command that only reads (a refresh)."""
+    return {name: 0.2 if spec.writes else 0.05 for name, spec in catalogue.items()}
+
+
+DEMO_PACING: dict[str, float] = demo_pacing(CATALOGUE)
 
 
 #: How long a process may take to become ready: a guard against a hang, not a measure (a loaded machine with

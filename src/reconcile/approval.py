@@ -14,7 +14,8 @@ approves it. Approval takes four eyes: the token that created the batch may not 
 requires approval approves nothing. A rejection cancels the batch's queued commands with :func:`rejection_error`
 (the moves themselves go through :mod:`reconcile.lifecycle`, ``Event.REJECT``).
 
-A batch of ``refresh`` commands only reads Jira and never waits (``POST /refresh``, the auto refresh).
+A batch of ``refresh`` commands (of types whose entry says they do not write) only reads Jira and never waits
+(``POST /refresh``, the auto refresh).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from enum import StrEnum
 
 import attrs
 
+from reconcile.catalogue import CATALOGUE
 from reconcile.errors import ConflictError, ForbiddenError
 from reconcile.settings import Settings
 
@@ -92,7 +94,7 @@ def initial_approval(
 ) -> Approval | None:
     """``pending`` when the batch writes to Jira and its door, its token or a batch it brings back (the approvals
     of the batches whose commands a retry or reapply takes) requires a person's approval; else ``None``."""
-    if all(command_type == "refresh" for command_type in command_types):
+    if not any(CATALOGUE[command_type].writes for command_type in command_types):
         return None
     door = requester.door is not None and settings.approval.required(requester.door.value)
     waited = any(earlier is not None for earlier in brings_back)

@@ -14,8 +14,8 @@ from typing import Any
 import attrs
 
 from reconcile import history, scope
+from reconcile.catalogue import CATALOGUE, creating_types
 from reconcile.commands import (
-    CATALOGUE,
     check_command,
     command_label,
     is_jira_key,
@@ -51,6 +51,8 @@ AUTO_REFRESH_AUTHOR = "hub"
 AUTO_REFRESH_TITLE = "автообновление"
 
 _TOP_REQUIRED = ("author", "title", "commands")
+#: The types whose commands define a temp key (they create the issue it stands for).
+_CREATING = creating_types(CATALOGUE)
 _TOP_OPTIONAL = ("project", "notes")
 
 
@@ -134,9 +136,9 @@ def referenced_keys(body: Any) -> frozenset[str]:
 def referenced_files(body: Any) -> frozenset[str]:
     """The file sha256 values a (possibly invalid) batch body names."""
     return frozenset(
-        params["file"]
+        params[name]
         for command_type, params in _raw_commands(body)
-        if command_type == "ensure_attachment" and isinstance(params.get("file"), str)
+        if (name := CATALOGUE[command_type].file_param) is not None and isinstance(params.get(name), str)
     )
 
 
@@ -333,7 +335,8 @@ def _check_command_rules(state: _Batch, index: int, command_type: str, params: d
     settings = state.ctx.settings
     scope.check_keys(_key_values(command_type, params), settings.jira_project)
     _check_temp_refs(state, index, command_type, params)
-    if command_type == "ensure_issue":
+    spec = CATALOGUE[command_type]
+    if spec.creates_issue:
         _ensure_issue(state, index, params)
         return
     project = state.project
@@ -360,8 +363,8 @@ def _check_command_rules(state: _Batch, index: int, command_type: str, params: d
             raise ValidationError(f"{params['key']} не в проекте {project}")
     if command_type == "ensure_sprint":
         params["board_id"] = _resolve_board(state, index, params["key"])
-    elif command_type == "ensure_attachment" and params["file"] not in state.ctx.files:
-        raise ValidationError(f"{command_label(index, None)}: файл {params['file']} не загружен: POST /files")
+    elif spec.file_param is not None and params[spec.file_param] not in state.ctx.files:
+        raise ValidationError(f"{command_label(index, None)}: файл {params[spec.file_param]} не загружен: POST /files")
 
 
 def _notes(body: dict[str, Any], state: _Batch) -> tuple[NewNote, ...]:
@@ -412,7 +415,7 @@ def validate_batch(body: Any, ctx: BatchContext) -> ValidBatch:
     base_jql = history.base_jql(ctx.settings.jira_project, list(ctx.projects))
     state = _Batch(ctx=ctx, project=project, base_jql=base_jql)
     for index, command in enumerate(raw_commands, start=1):
-        if isinstance(command, dict) and command.get("type") == "ensure_issue":
+        if isinstance(command, dict) and command.get("type") in _CREATING:
             params = command.get("params")
             if isinstance(params, dict) and is_temp_key(params.get("temp_key")):
                 state.all_temp_keys.setdefault(params["temp_key"], index)
@@ -421,7 +424,7 @@ def validate_batch(body: Any, ctx: BatchContext) -> ValidBatch:
     for index, raw in enumerate(raw_commands, start=1):
         command_type, params = check_command(index, raw)
         _check_command_rules(state, index, command_type, params)
-        temp_key = params["temp_key"] if command_type == "ensure_issue" else None
+        temp_key = params["temp_key"] if CATALOGUE[command_type].creates_issue else None
         commands.append(NewCommand(seq=index, type=command_type, params=params, temp_key=temp_key))
 
     if any(c.type != "refresh" for c in commands):

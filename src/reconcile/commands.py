@@ -1,29 +1,24 @@
-"""The command catalogue: every command type's parameters, defined once.
+"""Commands checked and described from the catalogue: keys, parameter validation, the MCP schema and description.
 
 Validation of a command's parameters, the JSON Schema of the MCP tool ``batch_create`` and its human
-description are all read from :data:`CATALOGUE` (seed: «Описание параметров и ошибки валидации»). Adding a
-parameter here changes the three together.
+description are all read from :data:`reconcile.catalogue.CATALOGUE` (seed: «Описание параметров и ошибки
+валидации»). Adding a parameter there changes the three together.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from enum import Enum
 from typing import Any
 
-import attrs
-
+from reconcile.catalogue import CATALOGUE, CommandSpec, Format, Param
 from reconcile.errors import ValidationError
 
 __all__ = [
-    "CATALOGUE",
-    "CommandSpec",
-    "Format",
-    "Param",
     "batch_create_description",
     "batch_create_schema",
     "check_command",
+    "check_params",
     "command_label",
     "is_jira_key",
     "is_project_key",
@@ -55,23 +50,6 @@ def is_project_key(value: object) -> bool:
     return isinstance(value, str) and PROJECT_KEY_RE.fullmatch(value) is not None
 
 
-class Format(Enum):
-    """A parameter's value format: what validation checks and what the schema and description say."""
-
-    ISSUE_KEY = "issue_key"
-    TEMP_KEY = "temp_key"
-    TEXT = "text"
-    NONEMPTY_TEXT = "nonempty_text"
-    DATE = "date"
-    STRING_LIST = "string_list"
-    KEY_LIST = "key_list"
-    BOOL = "bool"
-    STATUS_TARGET = "status_target"
-    ISSUE_TYPE = "issue_type"
-    SHA256 = "sha256"
-    FILENAME = "filename"
-
-
 # What a wrong value is told, in the words of the seed's 422s («нарушение — 422 с именем параметра»).
 _EXPECTED: dict[Format, str] = {
     Format.ISSUE_KEY: "ключ задачи Jira (AURORA-1538) или временный ключ new:<n> этого пакета",
@@ -89,171 +67,6 @@ _EXPECTED: dict[Format, str] = {
 }
 
 _ISSUE_TYPES = ("task", "epic", "bug")
-
-
-@attrs.frozen(kw_only=True)
-class Param:
-    name: str
-    format: Format
-    doc: str
-
-
-@attrs.frozen(kw_only=True)
-class CommandSpec:
-    """One command type: required and optional parameters and the condition on the set."""
-
-    type: str
-    doc: str
-    required: tuple[Param, ...]
-    optional: tuple[Param, ...] = ()
-    # Set conditions: at least one of ``at_least_one`` must be given; at most one of ``exclusive``.
-    at_least_one: tuple[str, ...] = ()
-    exclusive: tuple[str, ...] = ()
-
-    @property
-    def params(self) -> tuple[Param, ...]:
-        return self.required + self.optional
-
-    def expected_suffix(self) -> str:
-        """«ожидаются <обязательные>» and, when the type has optional ones, «необязательные <список>»."""
-        parts = []
-        if self.required:
-            parts.append("ожидаются " + ", ".join(p.name for p in self.required))
-        if self.optional:
-            parts.append("необязательные " + ", ".join(p.name for p in self.optional))
-        return "; ".join(parts)
-
-
-def _p(name: str, fmt: Format, doc: str) -> Param:  # pragma: no mutate block (runs only at import)
-    return Param(name=name, format=fmt, doc=doc)
-
-
-_KEY = _p("key", Format.ISSUE_KEY, "задача: ключ Jira или new:<n> из ensure_issue этого пакета")
-_SUMMARY = _p("summary", Format.NONEMPTY_TEXT, "тема задачи")
-_DESCRIPTION = _p("description", Format.TEXT, "описание (переводы строк \\r\\n и \\n равны)")
-_PRIORITY = _p("priority", Format.TEXT, "приоритет по имени Jira (Major, …)")
-_DUEDATE = _p("duedate", Format.DATE, "срок")
-_PLANNED_START = _p("planned_start", Format.DATE, "плановое начало")
-_PLANNED_END = _p("planned_end", Format.DATE, "плановое окончание")
-_EPIC_KEY = _p("epic_key", Format.ISSUE_KEY, "эпик задачи: ключ или new:<n>")
-_ASSIGNEE = _p("assignee", Format.TEXT, "исполнитель: имя пользователя Jira")
-
-# The fields ensure_fields may set, in the order the agent compares and reports them.
-_FIELDS = (
-    _SUMMARY,
-    _DESCRIPTION,
-    _PRIORITY,
-    _DUEDATE,
-    _PLANNED_START,
-    _PLANNED_END,
-    _p("labels_add", Format.STRING_LIST, "метки, которые должны быть"),
-    _p("labels_remove", Format.STRING_LIST, "метки, которых быть не должно"),
-    _EPIC_KEY,
-    _ASSIGNEE,
-)
-
-CATALOGUE: Mapping[str, CommandSpec] = {
-    spec.type: spec
-    for spec in (
-        CommandSpec(
-            type="ensure_issue",
-            doc=(
-                "задача существует: агент ищет нашу задачу с той же темой, созданную за 7 дней, "
-                "и создаёт её, только если не нашёл; результат — key"
-            ),
-            required=(
-                _p(
-                    "temp_key",
-                    Format.TEMP_KEY,
-                    "временный ключ new:<n>, по которому на задачу ссылаются остальные команды пакета",
-                ),
-                _SUMMARY,
-            ),
-            optional=(
-                _p("issue_type", Format.ISSUE_TYPE, "task (по умолчанию), epic или bug"),
-                _DESCRIPTION,
-                _PRIORITY,
-                _DUEDATE,
-                _PLANNED_START,
-                _PLANNED_END,
-                _p("labels", Format.STRING_LIST, "метки; в пакете проекта метка проекта дописывается"),
-                _EPIC_KEY,
-                _ASSIGNEE,
-            ),
-        ),
-        CommandSpec(
-            type="ensure_fields",
-            doc="поля задачи равны заданным: агент пишет только отличающиеся; null очищает поле",
-            required=(_KEY,),
-            optional=_FIELDS,
-            at_least_one=tuple(p.name for p in _FIELDS),
-        ),
-        CommandSpec(
-            type="ensure_comment",
-            doc=(
-                "у задачи есть комментарий, начинающийся с marker, с этим текстом: "
-                "правится найденный, иначе добавляется новый"
-            ),
-            required=(
-                _KEY,
-                _p("marker", Format.NONEMPTY_TEXT, "метка в начале комментария, по которой он находится"),
-                _p("body", Format.TEXT, "текст комментария"),
-            ),
-        ),
-        CommandSpec(
-            type="ensure_status",
-            doc="задача в статусе target: агент проходит переходы по шагам пути с паузой между ними",
-            required=(
-                _KEY,
-                _p("target", Format.STATUS_TARGET, "имя статуса или путь — список имён статусов по порядку"),
-            ),
-        ),
-        CommandSpec(
-            type="ensure_link",
-            doc=(
-                "между source и target есть связь link_type (source — inwardIssue, target — outwardIssue); "
-                "связь другого типа или обратная — конфликт: с replace она заменяется, без — failed"
-            ),
-            required=(
-                _p("source", Format.ISSUE_KEY, "задача, которая блокирует/ссылается"),
-                _p("target", Format.ISSUE_KEY, "задача, на которую ссылаются"),
-                _p("link_type", Format.NONEMPTY_TEXT, "логическое имя типа связи из настроек link_types"),
-            ),
-            optional=(_p("replace", Format.BOOL, "заменить конфликтующую связь"),),
-        ),
-        CommandSpec(
-            type="ensure_sprint",
-            doc=(
-                "задача в спринте sprint (активном или будущем) доски своего проекта или в бэклоге; "
-                "доску хаб определяет сам по метке проекта"
-            ),
-            required=(_KEY, _p("sprint", Format.NONEMPTY_TEXT, "имя спринта или backlog")),
-        ),
-        CommandSpec(
-            type="ensure_attachment",
-            doc=(
-                "у задачи есть вложение filename того же размера: иначе агент загружает файл, "
-                "предварительно загруженный в хаб (POST /files)"
-            ),
-            required=(
-                _KEY,
-                _p("file", Format.SHA256, "sha256 файла, загруженного в хаб через POST /files"),
-                _p("filename", Format.FILENAME, "имя вложения в Jira"),
-            ),
-        ),
-        CommandSpec(
-            type="refresh",
-            doc="прочитать задачи из Jira в зеркало хаба; Jira не меняется",
-            required=(),
-            optional=(
-                _p("keys", Format.KEY_LIST, "ключи задач"),
-                _p("jql", Format.NONEMPTY_TEXT, "запрос JQL"),
-            ),
-            at_least_one=("keys", "jql"),
-            exclusive=("keys", "jql"),
-        ),
-    )
-}
 
 
 # Read for every command the hub looks at; the catalogue never changes.
@@ -335,14 +148,17 @@ def check_command(index: int, command: Any) -> tuple[str, dict[str, Any]]:
         raise ValidationError(
             f"{command_label(index, None)}: неизвестный тип {command_type}; ожидаются {', '.join(CATALOGUE)}"
         )
-    spec = CATALOGUE[command_type]
-    label = command_label(index, command_type)
     params = command.get("params")
     if params is None:
         params = {}
     if not isinstance(params, dict):
-        raise ValidationError(f"{label}: params — ожидается объект")
+        raise ValidationError(f"{command_label(index, command_type)}: params — ожидается объект")
+    return command_type, check_params(index, CATALOGUE[command_type], params)
 
+
+def check_params(index: int, spec: CommandSpec, params: dict[str, Any]) -> dict[str, Any]:
+    """Check the params of the command numbered ``index`` against its type's entry; return a copy of them."""
+    label = command_label(index, spec.type)
     missing = [p.name for p in spec.required if p.name not in params]
     if missing:
         raise ValidationError(f"{label}: нет {', '.join(missing)}; {spec.expected_suffix()}")
@@ -367,7 +183,7 @@ def check_command(index: int, command: Any) -> tuple[str, dict[str, Any]]:
     both = [name for name in spec.exclusive if name in params]
     if len(both) > 1:
         raise ValidationError(f"{label}: только одно из {', '.join(spec.exclusive)}")
-    return command_type, dict(params)
+    return dict(params)
 
 
 # --- JSON Schema and description for MCP, read from the same table -------------------------------------

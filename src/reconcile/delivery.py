@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from reconcile.catalogue import CATALOGUE
 from reconcile.tempkeys import substitute
 
 __all__ = ["boards_param", "complete_params"]
@@ -42,13 +43,14 @@ def complete_params(
     """The params sent to the agent: the stored ``params`` plus the delivery-time additions.
 
     - temp keys in ``resolved_temp_keys`` substituted (:func:`reconcile.tempkeys.substitute`);
-    - ``ensure_attachment``: ``size`` = ``file_size``, always present, ``None`` when the file is gone;
+    - a command that carries a file (``ensure_attachment``): ``size`` = ``file_size``, always present, ``None``
+      when the file is gone;
     - ``refresh``: ``boards`` always (a list, maybe empty); ``history`` only when given.
 
     ``params`` is not changed.
     """
     result = substitute(command_type, params, resolved_temp_keys)
-    if command_type == "ensure_attachment":
+    if CATALOGUE[command_type].file_param is not None:
         result["size"] = file_size
     elif command_type == "refresh":
         result["boards"] = [dict(board) for board in boards]

@@ -31,6 +31,7 @@ from typing import Any
 import attrs
 
 from reconcile.batch import retry_body
+from reconcile.catalogue import CATALOGUE, AspectKind, setting_types
 from reconcile.commands import DATE_RE
 from reconcile.confirm import AgentFacts, Aspect, aspect_names, holds, narrow, subject
 from reconcile.lifecycle import CommandStatus
@@ -52,10 +53,10 @@ __all__ = [
     "reapply_body",
 ]
 
-#: The command types whose state drift follows.
-SETTING_TYPES = ("ensure_issue", "ensure_fields", "ensure_status", "ensure_link", "ensure_sprint")
+#: The command types whose state drift follows: those that set an aspect.
+SETTING_TYPES = setting_types(CATALOGUE)
 
-_EXISTENCE = "issue"
+_EXISTENCE = AspectKind.EXISTENCE.value
 _DONE = CommandStatus.DONE.value
 
 
@@ -117,7 +118,7 @@ def _slot(key: str, name: str, params: Mapping[str, Any]) -> tuple[str, ...]:
 def _setting_of(command: SetCommand, resolved: Mapping[str, str]) -> tuple[str, Mapping[str, Any], tuple[str, ...]]:
     """The command's issue, its params with temp keys substituted, and the names of its aspects."""
     params = substitute(command.type, command.params, resolved)
-    if command.type == "ensure_issue":
+    if CATALOGUE[command.type].creates_issue:
         key = result_key(command.result)
         return key or "", params, (_EXISTENCE,) if key else ()
     return subject(command.type, params) or "", params, aspect_names(command.type, params)
@@ -182,7 +183,7 @@ def _link_json(link: MirrorLink) -> dict[str, str]:
 
 
 def _ends(key: str, params: Mapping[str, Any], command_type: str) -> tuple[str, ...]:
-    target = params.get("target") if command_type == "ensure_link" else None
+    target = params.get("target") if CATALOGUE[command_type].sets is AspectKind.LINK else None
     return (key, target) if isinstance(target, str) else (key,)
 
 
@@ -204,11 +205,12 @@ def mirror_reads(settings: Iterable[Setting]) -> MirrorReads:
     for setting in settings:
         command_type, params = setting.command.type, setting.params
         keys.update(_ends(setting.key, params, command_type))
-        if command_type == "ensure_fields":
+        kind = CATALOGUE[command_type].sets
+        if kind is AspectKind.FIELDS:
             fields.update(name for name in params if name in ISSUE_TEXT_FIELDS)
-        elif command_type == "ensure_status":
+        elif kind is AspectKind.STATUS:
             fields.add("status")
-        elif command_type == "ensure_link":
+        elif kind is AspectKind.LINK:
             linked.add(setting.key)
     return MirrorReads(keys=frozenset(keys), fields=frozenset(fields), linked=frozenset(linked))
 
@@ -257,7 +259,7 @@ def find_drift(
         finished, seen = setting.command.finished_at, (read_at or {}).get(setting.key)
         if finished is not None and seen is not None and seen < finished:
             continue
-        if command_type == "ensure_issue":
+        if CATALOGUE[command_type].creates_issue:
             if setting.key in gone:
                 found.append(_drift(setting, Aspect(key=setting.key, name=_EXISTENCE, params=params), True, False))
             continue
@@ -372,7 +374,7 @@ def reapply_body(items: Sequence[Drift], *, author: str, title: str, project: st
     created = 0
     for found in by_command.values():
         params = _merged(found)
-        if found[0].type == "ensure_issue":
+        if CATALOGUE[found[0].type].creates_issue:
             created += 1
             params["temp_key"] = f"new:{created}"
         body = retry_body(command_type=found[0].type, params=params, author=author, title=title, project=project)

@@ -19,9 +19,10 @@ from urllib.parse import unquote
 import attrs
 
 from reconcile.batch import NewCommand, ValidBatch
+from reconcile.command_types import executor_for
 from reconcile.commands import is_temp_key
-from reconcile.plans import executor_for
 from reconcile.plans.base import Delivery, ExecContext, FetchFile, JiraCall, JiraResponse, Pause, Report
+from reconcile.prediction import Prediction
 from reconcile.records import MirrorIssue
 from reconcile.settings import Settings
 
@@ -39,32 +40,6 @@ _UNKNOWN_COMMENTS = "комментарии зеркалу не известны
 _UNKNOWN_TRANSITIONS = "переходы рабочего процесса зеркалу не известны: путь считается проходимым"
 _UNKNOWN_SPRINTS = "спринты доски зеркалу не известны: спринт считается существующим"
 _UNKNOWN_ATTACHMENTS = "вложения зеркалу не известны: предсказана загрузка"
-
-
-@attrs.frozen(kw_only=True)
-class Prediction:
-    """What one command would do: its writes in order, the report it would give, and what is uncertain."""
-
-    seq: int
-    type: str
-    writes: tuple[dict[str, Any], ...]
-    status: str
-    result: Mapping[str, Any]
-    error: str | None = None
-    pause_seconds: float = 0
-    unknown: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "seq": self.seq,
-            "type": self.type,
-            "writes": list(self.writes),
-            "status": self.status,
-            "result": dict(self.result),
-            "error": self.error,
-            "pause_seconds": self.pause_seconds,
-            "unknown": list(self.unknown),
-        }
 
 
 def issue_to_jira(issue: MirrorIssue, settings: Settings) -> dict[str, Any]:

@@ -20,7 +20,8 @@ from typing import Any
 
 import attrs
 
-from reconcile.commands import CATALOGUE, is_jira_key, key_params
+from reconcile.catalogue import CATALOGUE, read_only_types
+from reconcile.commands import is_jira_key, key_params
 from reconcile.notices import seconds_text
 from reconcile.settings import Settings
 
@@ -39,8 +40,8 @@ __all__ = [
 
 #: The write budget counts the writes of the last hour.
 BUDGET_WINDOW_SECONDS = 3600.0
-#: What a read-only agent may run.
-READ_ONLY_TYPES: tuple[str, ...] = ("refresh",)
+#: What a read-only agent may run: the types that only read Jira.
+READ_ONLY_TYPES: tuple[str, ...] = read_only_types(CATALOGUE)
 #: The key of ``min_gap`` that sets the floor of every type without its own.
 ANY_TYPE = "*"
 
@@ -178,7 +179,7 @@ def refusal(
             return f"ключ {key} не разрешён агенту (разрешены проекты: {', '.join(policy.allow_projects)})"
         if project not in policy.allow_projects:
             return _project_refused(project, policy)
-    if command_type == "ensure_issue":
+    if CATALOGUE[command_type].creates_issue:  # the project it creates its issue in
         project = context.get("jira_project", Settings().jira_project)
         if project not in policy.allow_projects:
             return _project_refused(str(project), policy)

@@ -15,6 +15,7 @@ from typing import Any
 
 import attrs
 
+from reconcile.catalogue import CATALOGUE
 from reconcile.queue import DELIVERY_LIMIT_ERROR
 
 _BOARD_ID = re.compile(r"[0-9]{1,10}")
@@ -53,7 +54,7 @@ class ReportDecision:
 
 def _created_key(command_type: str, status: str, result: Mapping[str, Any]) -> str | None:
     key = result.get("key")
-    if command_type == "ensure_issue" and status == "done" and isinstance(key, str) and key:
+    if CATALOGUE[command_type].creates_issue and status == "done" and isinstance(key, str) and key:
         return key
     return None
 

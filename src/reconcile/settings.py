@@ -14,11 +14,11 @@ from typing import Any, Literal
 
 import attrs
 
+from reconcile.catalogue import CATALOGUE, default_gaps
 from reconcile.commands import is_project_key
 from reconcile.errors import ValidationError
 
 __all__ = [
-    "COMMAND_TYPES",
     "DEFAULT_PACING",
     "DOORS",
     "LIMITS",
@@ -31,27 +31,8 @@ __all__ = [
     "settings_to_json",
 ]
 
-COMMAND_TYPES: tuple[str, ...] = (
-    "ensure_issue",
-    "ensure_fields",
-    "ensure_comment",
-    "ensure_status",
-    "ensure_link",
-    "ensure_sprint",
-    "ensure_attachment",
-    "refresh",
-)
-
-DEFAULT_PACING: dict[str, float] = {
-    "ensure_issue": 120,
-    "ensure_fields": 120,
-    "ensure_comment": 30,
-    "ensure_status": 30,
-    "ensure_link": 30,
-    "ensure_sprint": 30,
-    "ensure_attachment": 30,
-    "refresh": 2,
-}
+#: The seed's pacing defaults: each command type's gap (the catalogue's).
+DEFAULT_PACING: dict[str, float] = default_gaps(CATALOGUE)
 
 #: The largest value of each number setting: beyond these a value is a typo, and some (a gap of 10**300
 #: seconds) would overflow the clock arithmetic. Whole numbers, so that a message shows them as such.
@@ -267,7 +248,7 @@ def _epic_link(value: Any) -> EpicLink:
 def _pacing(value: Any) -> dict[str, float]:
     if not isinstance(value, dict):
         raise _fail("pacing — объект")
-    unknown_types = sorted(set(value) - set(COMMAND_TYPES))
+    unknown_types = sorted(set(value) - set(DEFAULT_PACING))
     if unknown_types:
         raise _fail(f"pacing: неизвестные типы {', '.join(unknown_types)}")
     pacing = dict(DEFAULT_PACING)

@@ -24,7 +24,7 @@ from agent_app.journal import Journal, JournalEntry
 from agent_app.loop import Agent, AgentFatal
 from agent_app.retry import Backoff, backoff_delay
 from jira_sim import Simulator
-from reconcile.plans import executor_for
+from reconcile.command_types import executor_for
 from reconcile.policy import AgentPolicy
 
 pytestmark = pytest.mark.anyio

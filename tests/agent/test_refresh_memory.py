@@ -15,7 +15,8 @@ from adapters.clock import FakeClock
 from adapters.jira_http import JiraHttp
 from jira_sim import Simulator
 from jira_sim.generated import generated_seed
-from reconcile.plans import Delivery, Page, executor_for
+from reconcile.command_types import executor_for
+from reconcile.plans import Delivery, Page
 from reconcile.settings import Settings
 
 pytestmark = pytest.mark.anyio

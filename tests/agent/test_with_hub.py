@@ -23,7 +23,7 @@ from hub_app.app import create_app
 from hub_app.bodies import TokenIn
 from hub_app.runtime import open_hub
 from jira_sim import Simulator
-from reconcile.plans import executor_for
+from reconcile.command_types import executor_for
 from reconcile.policy import AgentPolicy
 
 pytestmark = pytest.mark.anyio

@@ -22,8 +22,9 @@ from jira_contract import CASSETTES
 
 from adapters.clock import FakeClock
 from adapters.jira_http import DriveOutcome, JiraAuthError, JiraHttp
+from reconcile.command_types import executor_for
 from reconcile.jira_model import histories_from_jira, issue_from_jira, mirror_fields
-from reconcile.plans import Delivery, ExecContext, Operation, Page, executor_for
+from reconcile.plans import Delivery, ExecContext, Operation, Page
 from reconcile.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink, SprintRef
 from reconcile.settings import Settings, settings_to_json
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import subprocess
 
+import attrs
 import pytest
 
 from loopback.demo import KEEP_HINT, PACING_NOTE
 from loopback.processes import script
+from loopback.stack import DEMO_PACING, demo_pacing
+from reconcile.catalogue import CATALOGUE
 
 pytestmark = pytest.mark.e2e
 
@@ -21,16 +24,7 @@ def test_demo_runs_and_exits_zero() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
     assert "OK: demo finished" in out
-    for command_type in (
-        "ensure_issue",
-        "ensure_fields",
-        "ensure_comment",
-        "ensure_status",
-        "ensure_link",
-        "ensure_sprint",
-        "ensure_attachment",
-        "refresh",
-    ):
+    for command_type in CATALOGUE:  # the sample batch uses every type
         assert f"{command_type}: done" in out, out
     assert "pauses left" in out and "ETA" not in out
     assert "#" not in out  # a command reads «command 12», never «#12», which looked like «batch 2»
@@ -50,3 +44,18 @@ def test_demo_help_is_plain_text() -> None:
     assert "`" not in done.stdout
     assert "--keep" in done.stdout
     assert "0.2 s between writes" in done.stdout
+
+
+def test_demo_pacing_scales_every_type_of_the_catalogue() -> None:
+    """The demo's pacing is 0.2 s before every type that writes and 0.05 s before one that only reads, for the
+    real catalogue and for a copy with a type more."""
+    assert demo_pacing(CATALOGUE) == DEMO_PACING
+    assert DEMO_PACING["ensure_issue"] == 0.2
+    assert DEMO_PACING["refresh"] == 0.05
+    writer = attrs.evolve(CATALOGUE["ensure_fields"], type="ensure_due")
+    reader = attrs.evolve(CATALOGUE["refresh"], type="read_due")
+    assert demo_pacing({**CATALOGUE, "ensure_due": writer, "read_due": reader}) == {
+        **DEMO_PACING,
+        "ensure_due": 0.2,
+        "read_due": 0.05,
+    }

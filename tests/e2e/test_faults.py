@@ -26,6 +26,7 @@ from e2e_support import (
 )
 
 from loopback.stack import Stack, start_stack
+from reconcile.catalogue import CATALOGUE
 
 pytestmark = pytest.mark.e2e
 
@@ -126,19 +127,8 @@ def test_jira_429_retry_after_is_respected(stack: Stack) -> None:
 def test_pacing_gaps_between_writes(tmp_path: Any, hub_database: str | None) -> None:
     """With 0.3 s gaps for every write type, no two Jira writes are closer than 0.3 s (simulator call log)."""
     gap = 0.3
-    pacing = dict.fromkeys(
-        [
-            "ensure_issue",
-            "ensure_fields",
-            "ensure_comment",
-            "ensure_status",
-            "ensure_link",
-            "ensure_sprint",
-            "ensure_attachment",
-        ],
-        gap,
-    )
-    stack = start_stack(tmp_path, pacing={**pacing, "refresh": 0.05}, claim_wait_seconds=1.0, database_url=hub_database)
+    pacing = {name: gap if spec.writes else 0.05 for name, spec in CATALOGUE.items()}
+    stack = start_stack(tmp_path, pacing=pacing, claim_wait_seconds=1.0, database_url=hub_database)
     try:
         batch = submit(
             stack,

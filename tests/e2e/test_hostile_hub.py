@@ -26,7 +26,7 @@ from agent_fakes import FakeHub, command
 
 from loopback.processes import Proc
 from loopback.stack import start_agent, start_sim
-from reconcile.commands import CATALOGUE
+from reconcile.catalogue import CATALOGUE
 
 pytestmark = pytest.mark.e2e
 

@@ -33,6 +33,7 @@ from e2e_support import (
 )
 
 from loopback.stack import Stack, start_agent, start_stack
+from reconcile.catalogue import CATALOGUE
 
 pytestmark = pytest.mark.e2e
 
@@ -185,16 +186,7 @@ def test_jira_unreachable_after_a_write(stack: Stack) -> None:
 
 
 #: Scaled pacing of the wall-time test: tenths of a second.
-WALL_PACING = {
-    "ensure_issue": 0.3,
-    "ensure_fields": 0.3,
-    "ensure_comment": 0.3,
-    "ensure_status": 0.3,
-    "ensure_link": 0.3,
-    "ensure_sprint": 0.3,
-    "ensure_attachment": 0.3,
-    "refresh": 0.1,
-}
+WALL_PACING = {name: 0.3 if spec.writes else 0.1 for name, spec in CATALOGUE.items()}
 
 #: What the wall time may exceed ``1.10 × (gaps + work)`` by: the refresh boundary's report and claim (two hub
 #: transactions) when they outlast its 0.1 s gap, and the overshoot of the 6 timed sleeps. Measured: 0.002 to

@@ -11,8 +11,8 @@ from mcp_support import Served, claim, load_mirror, tool_error, tool_json, uploa
 
 from hub_app import admin
 from hub_app.bodies import ProjectIn, parse
-from reconcile import commands
-from reconcile.commands import Format, Param, batch_create_description, batch_create_schema
+from reconcile.catalogue import CATALOGUE, Editor, Format, Param
+from reconcile.commands import batch_create_description, batch_create_schema
 
 pytestmark = pytest.mark.anyio
 
@@ -168,12 +168,7 @@ async def test_seed_batch_with_bug_and_attachment_is_created(served: Served) -> 
     async with served.mcp() as client:
         created = tool_json(await client.call_tool("batch_create", body))
         status = tool_json(await client.call_tool("batch_status", {"batch_id": created["id"]}))
-    assert [c["type"] for c in created["commands"]] == [
-        "ensure_issue",
-        "ensure_sprint",
-        "ensure_attachment",
-        "refresh",
-    ]
+    assert [c["type"] for c in created["commands"]] == [*(c["type"] for c in body["commands"]), "refresh"]
     assert created["commands"][0]["params"]["labels"] == ["AWPCA"]
     assert created["commands"][1]["params"] == {"key": "new:1", "sprint": "Спринт 2", "board_id": 4216}
     assert created["estimate_seconds"] == 120 + 30 + 30 + 2
@@ -332,9 +327,11 @@ async def test_catalogue_is_the_single_source(served: Served, monkeypatch: pytes
         refused = await client.call_tool("batch_create", body)
         assert tool_error(refused) == "команда 1 (ensure_status): лишние параметры comment; ожидаются key, target"
 
-        spec = commands.CATALOGUE["ensure_status"]
-        comment = Param(name="comment", format=Format.TEXT, doc="пояснение к переходу")
-        monkeypatch.setitem(commands.CATALOGUE, "ensure_status", attrs.evolve(spec, optional=(comment,)))  # type: ignore[arg-type]
+        spec = CATALOGUE["ensure_status"]
+        comment = Param(
+            name="comment", format=Format.TEXT, label="Пояснение", editor=Editor.TEXT, doc="пояснение к переходу"
+        )
+        monkeypatch.setitem(CATALOGUE, "ensure_status", attrs.evolve(spec, optional=(comment,)))  # type: ignore[arg-type]
 
         listing = {tool.name: tool for tool in (await client.list_tools()).tools}
         created = tool_json(await client.call_tool("batch_create", body))

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from reconcile.plans import Delivery, ExecContext, FetchFile, JiraCall, JiraResponse, Page, Report, executor_for
+from reconcile.command_types import executor_for
+from reconcile.plans import Delivery, ExecContext, FetchFile, JiraCall, JiraResponse, Page, Report
 from reconcile.plans.base import Step
 
 SYMMETRIC = ExecContext(

@@ -12,7 +12,8 @@ import httpx
 from adapters.clock import FakeClock
 from adapters.jira_http import DriveOutcome, JiraHttp
 from jira_sim import simulator
-from reconcile.plans import Delivery, Page, executor_for
+from reconcile.command_types import executor_for
+from reconcile.plans import Delivery, Page
 
 REFERENCE_NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 WRITES = frozenset({"POST", "PUT", "DELETE"})

@@ -15,7 +15,8 @@ from vcr.request import Request as VcrRequest
 
 from adapters.clock import FakeClock
 from adapters.jira_http import DriveOutcome, JiraAuthError, JiraHttp
-from reconcile.plans import Delivery, ExecContext, Page, executor_for
+from reconcile.command_types import executor_for
+from reconcile.plans import Delivery, ExecContext, Page
 
 pytestmark = pytest.mark.anyio
 

@@ -25,9 +25,10 @@ from adapters.clock import FakeClock
 from adapters.hub_client import page_to_wire, report_to_wire
 from adapters.jira_http import JiraError, JiraHttp
 from hub_app.bodies import PagesIn, ReportIn, parse
+from reconcile.command_types import executor_for
 from reconcile.errors import JiraAnswerError
 from reconcile.jira_model import histories_from_jira, issue_from_jira
-from reconcile.plans import Delivery, ExecContext, Page, executor_for
+from reconcile.plans import Delivery, ExecContext, Page
 from reconcile.settings import Settings
 from reconcile.text import check_request_json
 

@@ -20,13 +20,14 @@ from reconcile.approval import (
     reject,
     rejection_error,
 )
+from reconcile.catalogue import CATALOGUE
 from reconcile.errors import ConflictError, ForbiddenError, ValidationError
 from reconcile.settings import ApprovalDoors, Settings, merge_settings, settings_from_json, settings_to_json
 
 NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 PENDING = Approval(state=ApprovalState.PENDING)
 ON = Settings(approval=ApprovalDoors(mcp=True, http=True))
-TYPES = st.lists(st.sampled_from(["ensure_issue", "ensure_fields", "ensure_link", "refresh"]), min_size=1)
+TYPES = st.lists(st.sampled_from(list(CATALOGUE)), min_size=1)
 
 
 def asker(door: Door | None, *, needs_approval: bool = False) -> Requester:

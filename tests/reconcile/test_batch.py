@@ -21,7 +21,8 @@ from reconcile.batch import (
     retry_body,
     validate_batch,
 )
-from reconcile.commands import batch_create_schema
+from reconcile.catalogue import CATALOGUE
+from reconcile.commands import batch_create_schema, key_params
 from reconcile.errors import ValidationError
 from reconcile.settings import DEFAULT_PACING, LIMITS, IssueTypeRef, Settings
 
@@ -525,18 +526,22 @@ def test_arbitrary_json_never_raises_anything_but_validation_error(value: Any) -
 
 
 PACED_TYPES = tuple(DEFAULT_PACING)
-command_types = st.sampled_from(["ensure_fields", "ensure_comment", "ensure_status", "ensure_link", "refresh"])
+#: Every type but the one creating an issue (whose temp keys and summaries the tests below place themselves).
+command_types = st.sampled_from([name for name, spec in CATALOGUE.items() if not spec.creates_issue])
+#: Issues of the project AWPCA (its scrum board takes sprints), for the commands of :func:`_valid_command`.
+PROJECT_ISSUES = {f"AURORA-{n}": ("AWPCA",) for n in (*range(1, 13), 1538)}
 
 
 def _valid_command(command_type: str, n: int) -> dict[str, Any]:
-    key = f"AURORA-{n}"
-    return {
-        "ensure_fields": cmd("ensure_fields", key=key, duedate="2026-10-23"),
-        "ensure_comment": cmd("ensure_comment", key=key, marker="m", body="b"),
-        "ensure_status": cmd("ensure_status", key=key, target="Готово"),
-        "ensure_link": cmd("ensure_link", source=key, target="AURORA-99999", link_type="связанные"),
-        "refresh": cmd("refresh", keys=[key]),
-    }[command_type]
+    """The type's example from the catalogue, on the issue AURORA-<n> (a key list: that one key)."""
+    spec = CATALOGUE[command_type]
+    params = dict(spec.example)
+    for name in key_params(command_type):
+        if name == spec.subject:
+            params[name] = f"AURORA-{n}"
+        elif isinstance(params.get(name), list):
+            params[name] = [f"AURORA-{n}"]
+    return cmd(command_type, **params)
 
 
 gap_values = st.floats(min_value=0, max_value=LIMITS["pacing"], allow_nan=False, allow_infinity=False)
@@ -547,7 +552,8 @@ def test_estimate_equals_sum_of_gaps(types: list[str], pacing: dict[str, float])
     """For any types and any non-negative pacing, estimate_seconds is the sum of the gaps of all stored commands
     (tail refresh included) to the millisecond, with at most three decimals."""
     batch = validate_batch(
-        body(*[_valid_command(t, n + 1) for n, t in enumerate(types)]), ctx(settings=Settings(pacing=pacing))
+        body(*[_valid_command(t, n + 1) for n, t in enumerate(types)]),
+        ctx(settings=Settings(pacing=pacing), mirror_labels=PROJECT_ISSUES),
     )
     gaps = math.fsum(pacing[c.type] for c in batch.commands)
     assert abs(batch.estimate_seconds - gaps) <= 0.0005
@@ -568,7 +574,7 @@ def test_duplicate_summaries_are_never_accepted(types: list[str], position: int,
     commands.insert(position, cmd("ensure_issue", temp_key="new:1", summary=summary))
     commands.append(cmd("ensure_issue", temp_key="new:2", summary=f"  {summary.strip()} "))
     with pytest.raises(ValidationError, match="уже создаётся в пакете"):
-        validate_batch(body(*commands), ctx())
+        validate_batch(body(*commands), ctx(mirror_labels=PROJECT_ISSUES))
 
 
 @given(st.lists(command_types, max_size=6), st.integers(min_value=1, max_value=50))
@@ -577,7 +583,7 @@ def test_dangling_temp_keys_are_never_accepted(types: list[str], n: int) -> None
     commands = [_valid_command(t, i + 1) for i, t in enumerate(types)]
     commands.append(cmd("ensure_comment", key=f"new:{n}", marker="m", body="b"))
     with pytest.raises(ValidationError, match=f"new:{n}"):
-        validate_batch(body(*commands), ctx())
+        validate_batch(body(*commands), ctx(mirror_labels=PROJECT_ISSUES))
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,8 @@ from typing import Any
 import jsonschema
 import pytest
 
+from reconcile.catalogue import CATALOGUE, Editor, Format, Param
 from reconcile.commands import (
-    CATALOGUE,
-    Format,
     batch_create_description,
     batch_create_schema,
     check_command,
@@ -217,7 +216,9 @@ def test_single_source_a_new_parameter_changes_validation_schema_and_description
     from reconcile import commands
 
     spec = commands.CATALOGUE["ensure_comment"]
-    extra = commands.Param(name="visibility", format=commands.Format.TEXT, doc="кому виден комментарий")
+    extra = Param(
+        name="visibility", format=Format.TEXT, label="Видимость", editor=Editor.TEXT, doc="кому виден комментарий"
+    )
     patched = dict(commands.CATALOGUE)
     patched["ensure_comment"] = attrs.evolve(spec, optional=(*spec.optional, extra))
     command = {"type": "ensure_comment", "params": {"key": "X-1", "marker": "m", "body": "b", "visibility": "all"}}

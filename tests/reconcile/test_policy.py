@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.commands import CATALOGUE
+from reconcile.catalogue import CATALOGUE
 from reconcile.notices import budget_notice, retry_notice, seconds_text
 from reconcile.policy import (
     BUDGET_WINDOW_SECONDS,

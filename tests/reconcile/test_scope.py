@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from reconcile import delivery, history
 from reconcile.batch import BatchContext, ProjectInfo, ValidBatch, validate_batch
+from reconcile.catalogue import CATALOGUE, Format
 from reconcile.errors import ValidationError
 from reconcile.policy import AgentPolicy, jql_problem, refusal
 from reconcile.scope import outside, scoped_jql, wrap_prefix
@@ -170,17 +171,6 @@ def test_scoping_is_idempotent_and_always_inside(jql: str, jira_project: str) ->
 
 # --- the law: what the hub accepts, the agent's policy for the hub's project lets through -------------------
 
-_TYPES = (
-    "ensure_issue",
-    "ensure_fields",
-    "ensure_comment",
-    "ensure_status",
-    "ensure_link",
-    "ensure_sprint",
-    "ensure_attachment",
-    "refresh",
-)
-
 
 @st.composite
 def _key(draw: st.DrawFn, temp_keys: int) -> str:
@@ -198,23 +188,23 @@ def _batch(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[str]]:
     """Commands and notes' keys; ``{own}`` stands for the hub's project (filled in by the test)."""
     commands: list[dict[str, Any]] = []
     created = 0
-    for kind in draw(st.lists(st.sampled_from(_TYPES), min_size=1, max_size=5)):
-        key = draw(_key(created))
-        params: dict[str, Any] = {
-            "ensure_issue": {"temp_key": f"new:{created + 1}", "summary": f"Задача {created + 1}"},
-            "ensure_fields": {"key": key, "duedate": "2026-10-23"},
-            "ensure_comment": {"key": key, "marker": "m", "body": "b"},
-            "ensure_status": {"key": key, "target": "Готово"},
-            "ensure_link": {"source": key, "target": draw(_key(created)), "link_type": "связанные"},
-            "ensure_sprint": {"key": key, "sprint": "Спринт 1"},
-            "ensure_attachment": {"key": key, "file": SHA, "filename": "a.txt"},
-            "refresh": {"keys": draw(st.lists(_key(created), min_size=1, max_size=3))},
-        }[kind]
-        if kind in ("ensure_issue", "ensure_fields") and draw(st.booleans()):
-            params["epic_key"] = draw(_key(created))
+    for kind in draw(st.lists(st.sampled_from(list(CATALOGUE)), min_size=1, max_size=5)):
+        spec = CATALOGUE[kind]
+        params = dict(spec.example)  # the catalogue's example (its file is SHA), with every key drawn
+        for param in spec.params:
+            if param.format not in (Format.ISSUE_KEY, Format.KEY_LIST) or not (
+                param.name in params or draw(st.booleans())
+            ):
+                continue  # a key parameter the example leaves out is given sometimes
+            if param.format is Format.KEY_LIST:
+                params[param.name] = draw(st.lists(_key(created), min_size=1, max_size=3))
+            else:
+                params[param.name] = draw(_key(created))
+        if spec.creates_issue:
+            created += 1
+            params.update(temp_key=f"new:{created}", summary=f"Задача {created}")
         if kind == "refresh" and draw(st.booleans()):
             params = {"jql": draw(JQLS | st.just(BASE))}
-        created += kind == "ensure_issue"
         commands.append(cmd(kind, **params))
     return commands, draw(st.lists(_key(created), max_size=2))
 

@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from reconcile.catalogue import CATALOGUE
 from reconcile.errors import ValidationError
-from reconcile.settings import COMMAND_TYPES, DEFAULT_PACING, Settings, merge_settings, settings_to_json
+from reconcile.settings import DEFAULT_PACING, Settings, merge_settings, settings_to_json
 
 _NAME = st.text(st.characters(min_codepoint=0x430, max_codepoint=0x44F), min_size=1, max_size=6)
 _GAP = st.integers(0, 600) | st.floats(0, 600, allow_nan=False)
@@ -29,7 +30,7 @@ VALID_CHANGES = st.fixed_dictionaries(
         "epic_link": st.sampled_from([{"mode": "parent"}, {"field_id": "customfield_7"}, {}]),
         "fields": st.dictionaries(st.sampled_from(["sprint", "planned_start"]), st.just("customfield_9"), max_size=2),
         "link_types": st.dictionaries(_NAME, _NAME, max_size=3),
-        "pacing": st.dictionaries(st.sampled_from(COMMAND_TYPES), _GAP, max_size=4),
+        "pacing": st.dictionaries(st.sampled_from(list(CATALOGUE)), _GAP, max_size=4),
         "auto_refresh_minutes": st.none() | _GAP,
         "claim_wait_seconds": st.none() | st.integers(1, 60),
         "max_file_bytes": st.none() | st.integers(1, 10**9),

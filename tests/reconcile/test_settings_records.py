@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from reconcile.catalogue import CATALOGUE
 from reconcile.errors import ValidationError
 from reconcile.records import (
     HistoryEntry,
@@ -23,16 +24,8 @@ from reconcile.settings import IssueTypeRef, Settings, settings_from_json, setti
 def test_defaults_are_the_design_settings() -> None:
     """The defaults are DESIGN.md section 3, pacing the seed's gaps."""
     data = settings_to_json(Settings())
-    assert data["pacing"] == {
-        "ensure_issue": 120,
-        "ensure_fields": 120,
-        "ensure_comment": 30,
-        "ensure_status": 30,
-        "ensure_link": 30,
-        "ensure_sprint": 30,
-        "ensure_attachment": 30,
-        "refresh": 2,
-    }
+    # The seed: ensure_issue and ensure_fields 120, the other ensure_* 30, refresh 2.
+    assert data["pacing"] == {**dict.fromkeys(CATALOGUE, 30), "ensure_issue": 120, "ensure_fields": 120, "refresh": 2}
     assert data["issue_types"]["bug"] == {"name": "Ошибка"}
     assert data["epic_link"] == {"mode": "field", "field_id": "customfield_10100"}
     assert settings_from_json(data) == Settings()

@@ -7,6 +7,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from reconcile.catalogue import CATALOGUE, Format
 from reconcile.tempkeys import (
     NO_KEYS_TO_REFRESH,
     Ready,
@@ -178,16 +179,17 @@ resolved_maps = st.dictionaries(temp_keys, real_keys, max_size=10)
 
 @st.composite
 def commands(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
-    kind = draw(st.sampled_from(["ensure_link", "ensure_fields", "ensure_issue", "refresh", "ensure_comment"]))
-    if kind == "ensure_link":
-        return kind, {"source": draw(any_key), "target": draw(any_key), "link_type": "связанные"}
-    if kind == "ensure_fields":
-        return kind, {"key": draw(any_key), "epic_key": draw(st.none() | any_key), "summary": "s"}
-    if kind == "ensure_issue":
-        return kind, {"temp_key": draw(temp_keys), "summary": "s", "epic_key": draw(any_key)}
-    if kind == "refresh":
-        return kind, {"keys": draw(st.lists(any_key, max_size=8))}
-    return kind, {"key": draw(any_key), "marker": "m", "body": "b"}
+    """A command of any type: the catalogue's example with every key drawn (an optional one maybe null)."""
+    kind = draw(st.sampled_from(list(CATALOGUE)))
+    params = dict(CATALOGUE[kind].example)
+    for param in CATALOGUE[kind].params:
+        if param.format is Format.ISSUE_KEY:
+            params[param.name] = draw(any_key if param.name in params else st.none() | any_key)
+        elif param.format is Format.KEY_LIST:
+            params[param.name] = draw(st.lists(any_key, max_size=8))
+        elif param.format is Format.TEMP_KEY:
+            params[param.name] = draw(temp_keys)
+    return kind, params
 
 
 @given(commands(), resolved_maps)

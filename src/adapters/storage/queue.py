@@ -17,6 +17,7 @@ from adapters.storage.models import BatchRow, CommandRow, SyncRunRow, storable_i
 from adapters.storage.records import BatchRecord, CommandRecord, SyncRunRecord
 from reconcile.approval import Approval, ApprovalState
 from reconcile.batch import ValidBatch
+from reconcile.catalogue import CATALOGUE, creating_types
 from reconcile.drift import SetCommand
 from reconcile.history import SyncRunMark
 from reconcile.lifecycle import RESOLVED, CommandStatus
@@ -28,6 +29,8 @@ __all__ = ["QueueRepository"]
 _BATCH = table_of(BatchRow)
 _COMMAND = table_of(CommandRow)
 _RUN = table_of(SyncRunRow)
+#: The command types whose result names the issue they created.
+_CREATING = creating_types(CATALOGUE)
 
 
 def _approval(row: Row[Any]) -> Approval | None:
@@ -274,8 +277,8 @@ class QueueRepository:
                 _COMMAND.c.params,
                 _COMMAND.c.temp_key,
                 _COMMAND.c.finished_at,
-                # Only an ensure_issue's result is read (its key): the others' are not decoded at all.
-                case((_COMMAND.c.type == "ensure_issue", _COMMAND.c.result), else_=null()).label("result"),
+                # Only the result of a command that creates an issue is read (its key): the others' are not decoded.
+                case((_COMMAND.c.type.in_(_CREATING), _COMMAND.c.result), else_=null()).label("result"),
             )
             .where(
                 _COMMAND.c.status.in_(sorted(status.value for status in RESOLVED)),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reconcile.commands import CATALOGUE
+from reconcile.catalogue import CATALOGUE
 from reconcile.jira_model import issue_from_jira, mirror_fields
 from reconcile.plans._run import Body, PlanFailed, Run, issue_path
 from reconcile.plans.base import JiraCall

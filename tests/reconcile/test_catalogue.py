@@ -1,0 +1,204 @@
+"""A command type is one entry: the catalogue and its binding are whole, what a type lacks is named, and every
+table derived from the catalogue sees a type added to a copy of it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import pytest
+
+from reconcile.catalogue import (
+    CATALOGUE,
+    AspectKind,
+    CommandSpec,
+    Editor,
+    Format,
+    Param,
+    creating_types,
+    default_gaps,
+    read_only_types,
+    setting_types,
+)
+from reconcile.command_types import (
+    ENTRIES,
+    TYPES,
+    CommandType,
+    IncompleteCatalogueError,
+    bind,
+    missing_parts,
+)
+from reconcile.drift import SETTING_TYPES
+from reconcile.plan_line_rules import fields_lines, read_lines, refresh_subject
+from reconcile.plans._run import Body, Run
+from reconcile.policy import READ_ONLY_TYPES
+from reconcile.settings import DEFAULT_PACING
+from reconcile.state_checks import LooksAt, LooksFor, NotConfirmed, created_issue, fields_match
+
+#: A throwaway type: ``ensure_due`` sets an issue's due date.
+DUE = CommandSpec(
+    type="ensure_due",
+    label="Срок задачи",
+    doc="у задачи этот срок",
+    required=(
+        Param(name="key", format=Format.ISSUE_KEY, label="Задача", doc="задача", editor=Editor.ISSUE_KEY),
+        Param(name="duedate", format=Format.DATE, label="Срок", doc="срок", editor=Editor.DATE),
+    ),
+    gap=45,
+    writes=True,
+    sets=AspectKind.FIELDS,
+    subject="key",
+    example={"key": "AURORA-1", "duedate": "2026-10-23"},
+)
+
+
+def _set_due(run: Run) -> Body:
+    return run.done(changed=[])
+    yield  # pragma: no cover - makes this a generator
+
+
+DUE_ENTRY = CommandType(spec=DUE, executor=_set_due, plan_lines=fields_lines, confirmation=LooksAt(match=fields_match))
+
+
+def with_due(spec: CommandSpec = DUE, **binding: Any) -> tuple[dict[str, CommandSpec], tuple[CommandType, ...]]:
+    """A copy of the catalogue with ``spec`` added, and the entries with its binding (changed by ``binding``)."""
+    return {**CATALOGUE, spec.type: spec}, (*ENTRIES, attrs.evolve(DUE_ENTRY, spec=spec, **binding))
+
+
+def test_every_type_of_the_catalogue_is_whole() -> None:
+    """Every type has its labels, help, gap, example and subject, and an executor, plan lines and state check."""
+    assert missing_parts(CATALOGUE, ENTRIES) == []
+    assert list(TYPES) == list(CATALOGUE)
+    assert all(TYPES[name].spec is spec for name, spec in CATALOGUE.items())
+
+
+def test_a_type_added_to_a_copy_reaches_every_derived_table() -> None:
+    """A throwaway type in a copy of the catalogue is in the pacing defaults (and so among the types settings
+    accept), the setting types of drift, the bound types (executor, plan lines, state check), and is whole; the
+    module-level tables are the same functions of the real catalogue."""
+    catalogue, entries = with_due()
+    assert missing_parts(catalogue, entries) == []
+    assert default_gaps(catalogue) == {**DEFAULT_PACING, "ensure_due": 45}
+    assert setting_types(catalogue) == (*SETTING_TYPES, "ensure_due")
+    assert read_only_types(catalogue) == READ_ONLY_TYPES
+    assert creating_types(catalogue) == creating_types(CATALOGUE)
+    types = bind(catalogue, entries)
+    assert list(types) == [*CATALOGUE, "ensure_due"]
+    assert (types["ensure_due"].executor, types["ensure_due"].plan_lines) == (_set_due, fields_lines)
+    assert types["ensure_due"].confirmation == LooksAt(match=fields_match)
+
+    reader = attrs.evolve(DUE, type="read_due", writes=False, sets=None)
+    catalogue, entries = with_due(reader, confirmation=NotConfirmed(why="it only reads"))
+    assert missing_parts(catalogue, entries) == []
+    assert read_only_types(catalogue) == (*READ_ONLY_TYPES, "read_due")
+    assert setting_types(catalogue) == SETTING_TYPES
+
+    assert default_gaps(CATALOGUE) == DEFAULT_PACING
+    assert setting_types(CATALOGUE) == SETTING_TYPES
+    assert read_only_types(CATALOGUE) == READ_ONLY_TYPES
+    assert bind(CATALOGUE, ENTRIES) == TYPES
+
+
+def _label(text: str) -> CommandSpec:
+    return attrs.evolve(DUE, required=(DUE.required[0], attrs.evolve(DUE.required[1], label=text)))
+
+
+@pytest.mark.parametrize(
+    ("spec", "binding", "missing"),
+    [
+        (attrs.evolve(DUE, label=" "), {}, ["ensure_due: no label"]),
+        (attrs.evolve(DUE, doc=""), {}, ["ensure_due: no help (doc)"]),
+        (attrs.evolve(DUE, gap=0), {}, ["ensure_due: no default gap (a positive number of seconds)"]),
+        (attrs.evolve(DUE, gap=float("inf")), {}, ["ensure_due: no default gap (a positive number of seconds)"]),
+        (_label(""), {}, ["ensure_due.duedate: no label"]),
+        (
+            attrs.evolve(DUE, required=(attrs.evolve(DUE.required[0], doc=""), DUE.required[1])),
+            {},
+            ["ensure_due.key: no help (doc)"],
+        ),
+        (attrs.evolve(DUE, subject="issue"), {}, ["ensure_due: its subject issue is none of its parameters"]),
+        (
+            attrs.evolve(DUE, example={"key": "AURORA-1"}),
+            {},
+            [
+                "ensure_due: its example is no valid command: "
+                "команда 1 (ensure_due): нет duedate; ожидаются key, duedate"
+            ],
+        ),
+        (
+            DUE,
+            {"confirmation": NotConfirmed(why="no")},
+            ["ensure_due: sets an aspect, so its state check must look at its subject (LooksAt)"],
+        ),
+        (
+            attrs.evolve(DUE, sets=None),
+            {},
+            ["ensure_due: sets no aspect, so it must say it is not confirmed by state (NotConfirmed)"],
+        ),
+        (
+            attrs.evolve(DUE, sets=None),
+            {"confirmation": NotConfirmed(why=" ")},
+            ["ensure_due: not confirmed by state, without saying why"],
+        ),
+        (
+            attrs.evolve(DUE, sets=AspectKind.EXISTENCE),
+            {},
+            ["ensure_due: makes an issue exist, so its state check must look for it (LooksFor)"],
+        ),
+        (
+            attrs.evolve(DUE, sets=AspectKind.STATUS),
+            {"confirmation": LooksFor(find=created_issue)},
+            ["ensure_due: sets an aspect, so its state check must look at its subject (LooksAt)"],
+        ),
+        (
+            attrs.evolve(DUE, subject=None),
+            {},
+            [
+                "ensure_due: no plan subject (and no subject parameter to show)",
+                "ensure_due: looks at its subject, but names no subject parameter",
+            ],
+        ),
+    ],
+)
+def test_what_a_type_lacks_is_named(spec: CommandSpec, binding: dict[str, Any], missing: list[str]) -> None:
+    """Each part a type's entry lacks is named on a line of its own, and the binding refuses the catalogue."""
+    catalogue, entries = with_due(spec, **binding)
+    assert missing_parts(catalogue, entries) == missing
+    with pytest.raises(IncompleteCatalogueError) as refused:
+        bind(catalogue, entries)
+    assert str(refused.value) == "; ".join(missing)
+
+
+def test_a_type_without_a_binding_is_named() -> None:
+    """A catalogue entry nobody bound lacks its executor, plan lines and state check; a binding of no catalogue
+    entry, or a second binding, is named too."""
+    catalogue, entries = with_due()
+    assert missing_parts(catalogue, ENTRIES) == [
+        "ensure_due: no executor, plan lines or state check (no entry in reconcile.command_types)"
+    ]
+    assert missing_parts(CATALOGUE, entries) == ["ensure_due: bound, but not in the catalogue"]
+    assert missing_parts(catalogue, (*entries, DUE_ENTRY)) == ["ensure_due: bound twice"]
+
+
+def test_a_subject_rule_stands_in_for_a_subject_parameter() -> None:
+    """A type whose catalogue names no subject parameter is whole with a plan subject of its own (as refresh)."""
+    reader = attrs.evolve(DUE, writes=False, sets=None, subject=None)
+    catalogue, entries = with_due(
+        reader, confirmation=NotConfirmed(why="it only reads"), plan_lines=read_lines, plan_subject=refresh_subject
+    )
+    assert missing_parts(catalogue, entries) == []
+
+
+def test_a_type_cannot_be_made_without_its_gap() -> None:
+    """The gap has no default: an entry that forgets it is refused when it is made, never a pause of 0."""
+    with pytest.raises(TypeError, match="gap"):
+        CommandSpec(  # type: ignore[call-arg]
+            type="ensure_due",
+            label="Срок задачи",
+            doc="у задачи этот срок",
+            required=DUE.required,
+            writes=True,
+            sets=AspectKind.FIELDS,
+            subject="key",
+            example=DUE.example,
+        )
