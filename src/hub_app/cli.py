@@ -236,8 +236,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _operator_message(exc: Exception, args: argparse.Namespace) -> str:
     """A token command's refusal in the CLI's language (English): the API words it in Russian, for planners."""
-    from hub_app.admin import NotFoundError  # noqa: PLC0415
-    from reconcile.errors import ConflictError, ValidationError  # noqa: PLC0415
+    from reconcile.errors import ConflictError, NotFoundError, ValidationError  # noqa: PLC0415
 
     name = getattr(args, "name", "")
     if isinstance(exc, ConflictError):

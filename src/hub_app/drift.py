@@ -17,10 +17,9 @@ from typing import Any
 import attrs
 
 from adapters.storage.models import DB_INT_MAX
-from hub_app.admin import NotFoundError, project
 from hub_app.batches import create_batch
 from hub_app.bodies import meta, page_bounds
-from hub_app.claims import agent_facts
+from hub_app.lookups import agent_facts, project
 from hub_app.runtime import Unit
 from hub_app.views import BatchCreated, DriftItemView, DriftPage, iso
 from reconcile.approval import Requester
@@ -34,7 +33,7 @@ from reconcile.drift import (
     mirror_reads,
     reapply_body,
 )
-from reconcile.errors import ConflictError, ValidationError
+from reconcile.errors import ConflictError, NotFoundError, ValidationError
 
 __all__ = ["ReapplyIn", "list_drift", "reapply"]
 

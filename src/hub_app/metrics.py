@@ -26,13 +26,11 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 
-from adapters.storage.gauges import Gauges, read_gauges
+from adapters.storage.gauges import Gauges
 from hub_app.bodies import ReportIn
-from hub_app.claims import agent_status
-from hub_app.runtime import Unit
 from reconcile.lifecycle import CommandStatus
 
-__all__ = ["CONTENT_TYPE_LATEST", "HubMetrics", "QueueReadings", "http_metrics_middleware", "read_queue"]
+__all__ = ["CONTENT_TYPE_LATEST", "HubMetrics", "QueueReadings", "http_metrics_middleware"]
 
 
 @attrs.frozen(kw_only=True)
@@ -83,19 +81,6 @@ class QueueReadings:
                 "Seconds since the last full refresh finished",
                 value=max(0.0, (self.now - finished).total_seconds()),
             )
-
-
-async def read_queue(unit: Unit) -> QueueReadings:
-    """This scrape's gauges, in one transaction."""
-    agent = await agent_status(unit)
-    return QueueReadings(
-        gauges=await read_gauges(unit.db.session),
-        depth=agent.queue.depth,
-        awaiting_approval=agent.queue.awaiting_approval,
-        agent_online=agent.online,
-        agent_last_seen=datetime.fromisoformat(agent.last_seen_at) if agent.last_seen_at else None,
-        now=unit.now,
-    )
 
 
 class _Readings:

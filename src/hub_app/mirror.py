@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from hub_app.admin import NotFoundError, project
 from hub_app.bodies import NoteIn, page_bounds
+from hub_app.lookups import project
 from hub_app.runtime import Unit
 from hub_app.views import IssueDetail, IssueView, Items, NoteView
 from reconcile import scope
 from reconcile.commands import is_jira_key
-from reconcile.errors import ValidationError
+from reconcile.errors import NotFoundError, ValidationError
 from reconcile.records import HistoryEntry
 
 __all__ = ["add_note", "get_issue", "issue_history", "list_issues", "list_notes", "slice_statuses"]

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from hub_app.batches import batch, validate
+from hub_app.batches import validate
+from hub_app.lookups import batch
 from hub_app.plan_views import (
     BatchPlanView,
     CommandPlanView,

@@ -10,12 +10,12 @@ from litestar.params import FromPath, FromQuery, JSONBody
 
 from adapters.storage.engine import head_revision, schema_revision
 from adapters.storage.outage import OUTAGE_TYPES, RETRY_AFTER_SECONDS
-from hub_app import admin, claims
+from hub_app import admin, claims, overview
 from hub_app.api.auth import hub_of
 from hub_app.api.errors import DATABASE_UNAVAILABLE, error_response
 from hub_app.api.routing import in_unit, route
 from hub_app.bodies import ProjectIn, ProjectPatchIn, SettingsIn, TokenIn, parse
-from hub_app.metrics import CONTENT_TYPE_LATEST, read_queue
+from hub_app.metrics import CONTENT_TYPE_LATEST
 from hub_app.roles import ADMIN, INTERFACE
 from hub_app.runtime import Hub
 from hub_app.views import AgentStatusView, FileStored, HealthView, Items, ProjectView, TokenCreated, TokenView
@@ -148,7 +148,7 @@ async def metrics(request: Request[Any, Any, Any]) -> Response[bytes]:
     at the proxy. Left out of the OpenAPI document on purpose: it is not JSON, and its format is Prometheus's."""
     hub = hub_of(request)
     async with hub.unit() as unit:
-        readings = await read_queue(unit)
+        readings = await overview.read_queue(unit)
     # Given as the header: Litestar would append a second «; charset=utf-8» to the media type's own.
     return Response(hub.metrics.render(readings), headers={"Content-Type": CONTENT_TYPE_LATEST})
 

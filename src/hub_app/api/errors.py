@@ -2,7 +2,7 @@
 
 The core's :class:`~reconcile.errors.ValidationError` → 422, :class:`~reconcile.errors.ConflictError` → 409,
 :class:`~reconcile.errors.ForbiddenError` → 403,
-:class:`~hub_app.admin.NotFoundError` → 404, a file over ``max_file_bytes`` or a full file store
+:class:`~reconcile.errors.NotFoundError` → 404, a file over ``max_file_bytes`` or a full file store
 (:class:`~reconcile.errors.TooLargeError`) → 413; Litestar's own 400/401/403/404/405/413 keep their codes; a
 database that cannot be reached now (:mod:`adapters.storage.outage`) → 503 with ``Retry-After`` and a warning
 without traceback; anything else is logged and answers 500 without details.
@@ -19,9 +19,8 @@ from litestar.exceptions import ValidationException as LitestarValidationError
 
 from adapters.files import FileTooLargeError
 from adapters.storage.outage import OUTAGE_TYPES, RETRY_AFTER_SECONDS, is_outage, outage_reason
-from hub_app.admin import NotFoundError
 from reconcile.agents import AgentConflict
-from reconcile.errors import ConflictError, ForbiddenError, TooLargeError, ValidationError
+from reconcile.errors import ConflictError, ForbiddenError, NotFoundError, TooLargeError, ValidationError
 
 __all__ = ["DATABASE_UNAVAILABLE", "INTERNAL_ERROR", "database_unavailable", "error_response", "exception_handlers"]
 

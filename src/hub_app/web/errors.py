@@ -12,12 +12,11 @@ from typing import Any
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, NotFoundException, PermissionDeniedException
 
-from hub_app.admin import NotFoundError
 from hub_app.api.errors import INTERNAL_ERROR
 from hub_app.web.cookies import CSRF_REFUSED
 from hub_app.web.render import page
 from hub_app.web.session import LoginRequired, PageRefused, login_redirect
-from reconcile.errors import ConflictError, ForbiddenError, ValidationError
+from reconcile.errors import ConflictError, ForbiddenError, NotFoundError, ValidationError
 
 __all__ = ["CSRF_REFUSED", "NO_SUCH_PAGE", "page_exception_handlers"]
 

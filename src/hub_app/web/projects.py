@@ -12,7 +12,7 @@ from litestar import Request, get, post
 from litestar.params import FromPath, QueryParameter
 from litestar.response import Redirect, Template
 
-from hub_app import admin, mirror
+from hub_app import admin, lookups, mirror
 from hub_app.bodies import ProjectIn, ProjectPatchIn
 from hub_app.roles import ADMIN
 from hub_app.runtime import Unit
@@ -97,7 +97,7 @@ async def project_slice(
             offset=(number - 1) * ISSUES_PER_PAGE,
         )
         return {
-            "project": await admin.project(unit, name),
+            "project": await lookups.project(unit, name),
             "statuses": await mirror.slice_statuses(unit, name),
             "issues": listed.items,
             "total": listed.total,
