@@ -4,7 +4,8 @@
 The low-level :class:`mcp.server.Server` of the official ``mcp`` SDK (2.x). Every tool calls the same operation
 (:mod:`hub_app.batches`, :mod:`hub_app.mirror`) as the HTTP API, in one :meth:`Hub.unit` (a failed call rolls
 back: nothing written);
-the core's errors come back as tool errors (``isError: true``) with the seed's Russian message as the text.
+a refusal (:mod:`hub_app.refusals`) comes back as a tool error (``isError: true``) with the seed's Russian message
+as the text.
 
 ``batch_create``'s description and input schema are :func:`reconcile.commands.batch_create_description` and
 :func:`reconcile.commands.batch_create_schema`, read at every ``tools/list``: the command catalogue is the
@@ -38,15 +39,14 @@ from mcp.types import (
 )
 
 from hub_app import batches, drift, mirror, plan
-from hub_app.api.errors import INTERNAL_ERROR
 from hub_app.bodies import CancelIn, NoteIn, RefreshIn, json_schema, meta, parse
 from hub_app.public_url import PublicUrl
+from hub_app.refusals import INTERNAL_ERROR, refusal
 from hub_app.roles import INTERFACE, Caller
 from hub_app.runtime import Hub, Unit
 from hub_app.views import BatchCreated, to_json
 from reconcile.approval import ApprovalState, Door
 from reconcile.commands import batch_create_description, batch_create_schema
-from reconcile.errors import ReconcileError
 from reconcile.text import TooDeep, check_request_json
 
 __all__ = [
@@ -380,11 +380,12 @@ def build_server(tool_set: tuple[McpTool, ...] | None = None) -> Server[Any]:
             check_request_json(arguments)
             async with caller.hub.unit() as unit:
                 value = await tool.call(unit, caller, arguments)
-        except ReconcileError as exc:
-            return _refusal(exc.message)
         except TooDeep as exc:
             return _refusal(str(exc))
-        except Exception:
+        except Exception as exc:
+            refused = refusal(exc)
+            if refused is not None:
+                return _refusal(refused.message)
             # As the HTTP API's 500: logged here, and the assistant is told no more than that it failed.
             log.exception("MCP tool %s failed", tool.name)
             return _refusal(INTERNAL_ERROR)

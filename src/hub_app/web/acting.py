@@ -1,7 +1,8 @@
 """Running the hub's operations for a view: a read in one transaction, or an action whose refusal is shown.
 
 The views call the same operations as the API (:mod:`hub_app.batches`, :mod:`hub_app.mirror`, …); a refused
-action (the core's 422, 409 or 403) rolls its transaction back and hands the message to the view to show inline.
+action (a refusal of :mod:`hub_app.refusals`: a 422, 409, 403 or 413) rolls its transaction back and hands the
+message to the view to show inline; a 404 (what the action names does not exist) is the page's error page.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from litestar.exceptions import ClientException
 from hub_app.api.auth import caller_of, hub_of
 from hub_app.api.json_body import decode_json
 from hub_app.bodies import parse
+from hub_app.refusals import refusal
 from hub_app.runtime import Unit
 from hub_app.views import BatchCreated
 from reconcile.approval import ApprovalState, Door, Requester
-from reconcile.errors import ConflictError, ForbiddenError, ValidationError
+from reconcile.errors import ValidationError
 from reconcile.text import check_request_json
 
 __all__ = ["WAITS", "Outcome", "attempt", "author", "checked", "form_body", "read", "read_json", "requester", "waits"]
@@ -28,6 +30,9 @@ __all__ = ["WAITS", "Outcome", "attempt", "author", "checked", "form_body", "rea
 WAITS = "создан и ждёт одобрения: его команды не выдаются агенту, пока другой человек не одобрит его"
 
 T = TypeVar("T")
+
+#: The refusal an action does not show beside its form: what it names does not exist (the page's error page).
+_NOT_FOUND = 404
 
 
 async def read(request: Request[Any, Any, Any], operation: Callable[[Unit], Awaitable[T]]) -> T:
@@ -45,12 +50,14 @@ class Outcome:
 
 
 async def attempt(request: Request[Any, Any, Any], operation: Callable[[Unit], Awaitable[Any]]) -> Outcome:
-    """An action in one transaction; a 422, 409 or 403 of the core rolls it back and becomes
-    :attr:`Outcome.error`."""
+    """An action in one transaction; a refusal other than a 404 rolls it back and becomes :attr:`Outcome.error`."""
     try:
         return Outcome(value=await read(request, operation))
-    except (ValidationError, ConflictError, ForbiddenError) as exc:
-        return Outcome(error=exc.message)
+    except Exception as exc:
+        refused = refusal(exc)
+        if refused is None or refused.status == _NOT_FOUND:
+            raise
+        return Outcome(error=refused.message)
 
 
 def author(request: Request[Any, Any, Any]) -> str:
