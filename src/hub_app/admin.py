@@ -15,10 +15,10 @@ from typing import Any
 from adapters.files import StagedFile, is_sha256
 from adapters.storage.records import FileRecord, ProjectRecord
 from hub_app import lookups
-from hub_app.bodies import ProjectIn, ProjectPatchIn, TokenIn
+from hub_app.answers.admin import FileStored, ProjectView, TokenCreated, TokenView
+from hub_app.bodies.admin import ProjectIn, ProjectPatchIn, TokenIn
 from hub_app.roles import Caller, Role
 from hub_app.runtime import Unit
-from hub_app.views import FileStored, ProjectView, TokenCreated, TokenView
 from reconcile import file_store
 from reconcile.errors import ConflictError, NotFoundError, ValidationError
 from reconcile.project_names import check_project_name

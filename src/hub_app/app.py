@@ -15,7 +15,7 @@ from hub_app.api.auth import guard
 from hub_app.api.errors import exception_handlers
 from hub_app.api.openapi import CommandSchemaPlugin, DocumentedAttrsPlugin, openapi_config
 from hub_app.api.request_text import check_path_and_query
-from hub_app.mcp_endpoint import McpPlugin
+from hub_app.mcp.endpoint import McpPlugin
 from hub_app.metrics import http_metrics_middleware
 from hub_app.public_url import PublicUrl
 from hub_app.runtime import Hub

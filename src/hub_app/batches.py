@@ -15,10 +15,13 @@ from typing import Any
 import attrs
 
 from adapters.storage.records import BatchRecord, CommandRecord
-from hub_app.bodies import CancelIn, RefreshIn, RejectIn, page_bounds
+from hub_app.answers.batches import BatchCreated, BatchDetail, BatchView, CommandView
+from hub_app.answers.mirror import NoteView
+from hub_app.answers.wire import Items
+from hub_app.bodies.batches import CancelIn, RefreshIn, RejectIn
+from hub_app.bodies.parsing import page_bounds
 from hub_app.lookups import base_jql, batch, batch_context, command, held_batches, resolved_in_batch
 from hub_app.runtime import Unit
-from hub_app.views import BatchCreated, BatchDetail, BatchView, CommandView, Items, NoteView
 from reconcile import approval, delivery, history, reports
 from reconcile.approval import Requester
 from reconcile.batch import ValidBatch, batch_needs, refresh_body, retry_body, validate_batch

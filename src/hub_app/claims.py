@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from adapters.storage.records import AgentStatusRecord, CommandRecord
+from hub_app.answers.agent import AgentStatusView, CommandHeld, DeliveryView, QueueOutlook
 from hub_app.batches import store_batch
-from hub_app.bodies import AgentProblemIn, ClaimIn
+from hub_app.bodies.agent import AgentProblemIn, ClaimIn
 from hub_app.lookups import base_jql, batch_context, command, held_batches, resolved_in_batch
 from hub_app.runtime import Unit
-from hub_app.views import AgentStatusView, CommandHeld, DeliveryView, QueueOutlook
 from reconcile import approval, delivery, history, queue, reports
 from reconcile.agents import check_claimant, check_instance, holds_claim, is_online
 from reconcile.batch import auto_refresh_body, batch_needs, validate_batch

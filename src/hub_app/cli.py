@@ -24,9 +24,9 @@ from adapters.logs import configure_logging
 from hub_app.roles import Role
 
 if TYPE_CHECKING:
+    from hub_app.answers.admin import TokenView
     from hub_app.public_url import PublicUrl
     from hub_app.runtime import Hub
-    from hub_app.views import TokenView
 
 # Each subcommand imports what it needs when it runs: `token add` must start in well under a second, without
 # the web framework, the server, the MCP library (bench/bench_cli.py measures it).
@@ -158,7 +158,7 @@ def _warn_if_new_default_database(args: argparse.Namespace) -> None:
 
 async def _token_add(hub: Hub, name: str, role: str, *, needs_approval: bool) -> str:
     from hub_app import admin  # noqa: PLC0415
-    from hub_app.bodies import TokenIn  # noqa: PLC0415
+    from hub_app.bodies.admin import TokenIn  # noqa: PLC0415
 
     async with hub.unit() as unit:
         body = TokenIn(name=name, role=role, needs_approval=needs_approval)  # type: ignore[arg-type]

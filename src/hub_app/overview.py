@@ -9,31 +9,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import attrs
-
 from adapters.storage.gauges import read_gauges
+from hub_app.answers.batches import CommandView
+from hub_app.answers.queue import InFlight, QueueOverview, QueueReadings
 from hub_app.claims import agent_status
-from hub_app.metrics import QueueReadings
 from hub_app.runtime import Unit
-from hub_app.views import AgentStatusView, CommandView
 from reconcile.lifecycle import CommandStatus
 from reconcile.pacing import pause_seconds
 
-__all__ = ["InFlight", "QueueOverview", "queue_overview", "read_queue"]
-
-
-@attrs.frozen(kw_only=True)
-class InFlight:
-    """A command the agent holds and the pause its delivery keeps before the first write."""
-
-    command: CommandView
-    pause_seconds: float
-
-
-@attrs.frozen(kw_only=True)
-class QueueOverview:
-    agent: AgentStatusView
-    in_flight: list[InFlight]
+__all__ = ["queue_overview", "read_queue"]
 
 
 async def queue_overview(unit: Unit) -> QueueOverview:

@@ -2,7 +2,7 @@
 
 The API answers the status with ``{status_code, detail}`` (:mod:`hub_app.api.errors`); the page shows its error
 page with the status, or an action's message next to its form (:mod:`hub_app.web.errors`,
-:mod:`hub_app.web.acting`); MCP answers a tool error with the message (:mod:`hub_app.mcp_server`). An error is
+:mod:`hub_app.web.acting`); MCP answers a tool error with the message (:mod:`hub_app.mcp.server`). An error is
 looked up along its class hierarchy, so a subclass (:class:`~reconcile.lifecycle.IllegalTransition`,
 :class:`~reconcile.agents.AgentConflict`, :class:`~adapters.files.FileTooLargeError`) gets its parent's status at
 every door. An error the table does not name is the hub's own fault: logged, and answered «внутренняя ошибка хаба»

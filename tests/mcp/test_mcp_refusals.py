@@ -13,9 +13,9 @@ from mcp_support import TOKEN_NAMES, Served, serving, tool_error
 
 from hub_app import admin
 from hub_app.app import create_app
-from hub_app.bodies import TokenIn
-from hub_app.mcp_endpoint import McpEndpoint
-from hub_app.mcp_server import McpCaller, McpTool
+from hub_app.bodies.admin import TokenIn
+from hub_app.mcp.endpoint import McpEndpoint
+from hub_app.mcp.tools import McpCaller, McpTool
 from hub_app.refusals import INTERNAL_ERROR, STATUS_BY_ERROR
 from hub_app.runtime import Unit, open_hub
 from reconcile.errors import ReconcileError

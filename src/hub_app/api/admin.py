@@ -11,14 +11,17 @@ from litestar.params import FromPath, FromQuery, JSONBody
 from adapters.storage.engine import head_revision, schema_revision
 from adapters.storage.outage import OUTAGE_TYPES, RETRY_AFTER_SECONDS
 from hub_app import admin, claims, overview
+from hub_app.answers.admin import FileStored, HealthView, ProjectView, TokenCreated, TokenView
+from hub_app.answers.agent import AgentStatusView
+from hub_app.answers.wire import Items
 from hub_app.api.auth import hub_of
 from hub_app.api.errors import DATABASE_UNAVAILABLE, error_response
 from hub_app.api.routing import in_unit, route
-from hub_app.bodies import ProjectIn, ProjectPatchIn, SettingsIn, TokenIn, parse
+from hub_app.bodies.admin import ProjectIn, ProjectPatchIn, SettingsIn, TokenIn
+from hub_app.bodies.parsing import parse
 from hub_app.metrics import CONTENT_TYPE_LATEST
 from hub_app.roles import ADMIN, INTERFACE
 from hub_app.runtime import Hub
-from hub_app.views import AgentStatusView, FileStored, HealthView, Items, ProjectView, TokenCreated, TokenView
 from reconcile.settings import Settings
 
 __all__ = ["ROUTES"]

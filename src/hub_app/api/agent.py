@@ -12,12 +12,13 @@ from litestar.response import File
 from litestar.status_codes import HTTP_204_NO_CONTENT
 
 from hub_app import admin, claims, reports
+from hub_app.answers.agent import CommandHeld, DeliveryView, PagesAck, ReportAck
 from hub_app.api.auth import hub_of
 from hub_app.api.routing import in_unit, route
-from hub_app.bodies import AgentProblemIn, ClaimIn, PagesIn, ReportIn, parse
+from hub_app.bodies.agent import AgentProblemIn, ClaimIn, PagesIn, ReportIn
+from hub_app.bodies.parsing import parse
 from hub_app.roles import AGENT
 from hub_app.runtime import Hub
-from hub_app.views import CommandHeld, DeliveryView, PagesAck, ReportAck
 from reconcile.settings import Settings
 
 __all__ = ["ROUTES"]

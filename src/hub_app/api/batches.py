@@ -10,12 +10,14 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, FromQuery, JSONBody
 
 from hub_app import batches, plan
+from hub_app.answers.batches import BatchCreated, BatchDetail, BatchView, CommandView
+from hub_app.answers.plans import BatchPlanView, DryRunView
+from hub_app.answers.wire import Items, to_json
 from hub_app.api.auth import hub_of
 from hub_app.api.routing import in_unit, requester, route, token_name
-from hub_app.bodies import BatchIn, CancelIn, EmptyIn, RefreshIn, RejectIn, parse
-from hub_app.plan_views import BatchPlanView, DryRunView
+from hub_app.bodies.batches import BatchIn, CancelIn, EmptyIn, RefreshIn, RejectIn
+from hub_app.bodies.parsing import parse
 from hub_app.roles import INTERFACE
-from hub_app.views import BatchCreated, BatchDetail, BatchView, CommandView, Items, to_json
 
 __all__ = ["ROUTES"]
 

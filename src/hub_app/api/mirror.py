@@ -8,10 +8,12 @@ from litestar import Request, get, post
 from litestar.params import FromPath, FromQuery, JSONBody
 
 from hub_app import mirror
+from hub_app.answers.mirror import IssueDetail, IssueView, NoteView
+from hub_app.answers.wire import Items
 from hub_app.api.routing import in_unit, route, token_name
-from hub_app.bodies import NoteIn, parse
+from hub_app.bodies.mirror import NoteIn
+from hub_app.bodies.parsing import parse
 from hub_app.roles import INTERFACE
-from hub_app.views import IssueDetail, IssueView, Items, NoteView
 from reconcile.records import HistoryEntry
 
 __all__ = ["ROUTES"]

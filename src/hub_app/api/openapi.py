@@ -17,8 +17,9 @@ from litestar.plugins import OpenAPISchemaPlugin
 from litestar.plugins.attrs import AttrsSchemaPlugin
 from litestar.typing import FieldDefinition
 
-from hub_app.bodies import CommandIn, documented
-from hub_app.views import ErrorView
+from hub_app.answers.wire import ErrorView
+from hub_app.bodies.batches import CommandIn
+from hub_app.bodies.parsing import documented
 from hub_app.web.schema_page import OperationsPage
 from reconcile.commands import batch_create_schema
 

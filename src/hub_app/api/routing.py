@@ -13,12 +13,12 @@ from typing import Any, TypeVar
 from litestar import Request
 from litestar.openapi.datastructures import ResponseSpec
 
+from hub_app.answers.wire import to_json
 from hub_app.api.auth import caller_of, hub_of
 from hub_app.api.json_body import CoreJson
 from hub_app.api.openapi import BEARER, errors
 from hub_app.roles import Role
 from hub_app.runtime import Unit
-from hub_app.views import to_json
 from reconcile.approval import Door, Requester
 
 __all__ = ["in_unit", "requester", "route", "token_name"]

@@ -14,12 +14,12 @@ import attrs
 from litestar import Request
 from litestar.exceptions import ClientException
 
+from hub_app.answers.batches import BatchCreated
 from hub_app.api.auth import caller_of, hub_of
 from hub_app.api.json_body import decode_json
-from hub_app.bodies import parse
+from hub_app.bodies.parsing import parse
 from hub_app.refusals import refusal
 from hub_app.runtime import Unit
-from hub_app.views import BatchCreated
 from reconcile.approval import ApprovalState, Door, Requester
 from reconcile.errors import ValidationError
 from reconcile.text import check_request_json

@@ -16,9 +16,9 @@ from litestar.params import FromPath
 from litestar.response import Redirect, Template
 
 from hub_app import batches, plan
-from hub_app.bodies import CancelIn, RejectIn
+from hub_app.answers.wire import iso
+from hub_app.bodies.batches import CancelIn, RejectIn
 from hub_app.runtime import Unit
-from hub_app.views import iso
 from hub_app.web.acting import attempt, author, form_body, read, requester, waits
 from hub_app.web.render import flash, form_text, fragment, is_htmx, page, safe_next
 from reconcile.approval import ApprovalState

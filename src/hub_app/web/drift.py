@@ -10,8 +10,9 @@ from litestar.params import QueryParameter
 from litestar.response import Redirect, Template
 
 from hub_app import admin, drift
+from hub_app.answers.batches import BatchCreated
+from hub_app.bodies.drift import ReapplyIn
 from hub_app.runtime import Unit
-from hub_app.views import BatchCreated
 from hub_app.web.acting import attempt, form_body, read, requester, waits
 from hub_app.web.queue import PageNumber, pages
 from hub_app.web.render import flash, page
@@ -58,7 +59,7 @@ async def drift_reapply(request: Request[Any, Any, Any]) -> Redirect:
     asking = requester(request)
 
     async def put_back(unit: Unit) -> BatchCreated:
-        body = form_body(drift.ReapplyIn, {"command_ids": [_number(v) for v in chosen]})
+        body = form_body(ReapplyIn, {"command_ids": [_number(v) for v in chosen]})
         return await drift.reapply(unit, body, requester=asking)
 
     outcome = await attempt(request, put_back)

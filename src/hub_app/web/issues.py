@@ -10,7 +10,7 @@ from litestar.params import FromPath
 from litestar.response import Redirect, Template
 
 from hub_app import mirror
-from hub_app.bodies import NoteIn
+from hub_app.bodies.mirror import NoteIn
 from hub_app.runtime import Unit
 from hub_app.web.acting import attempt, author, form_body, read
 from hub_app.web.queue import PageNumber, pages

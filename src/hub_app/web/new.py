@@ -15,8 +15,8 @@ from litestar.datastructures import UploadFile
 from litestar.response import Redirect, Template
 
 from hub_app import batches, plan
+from hub_app.answers.batches import BatchCreated
 from hub_app.runtime import Unit
-from hub_app.views import BatchCreated
 from hub_app.web.acting import WAITS, Outcome, attempt, author, checked, read_json, requester
 from hub_app.web.render import flash, form_text, fragment, is_htmx, page
 from reconcile.approval import ApprovalState

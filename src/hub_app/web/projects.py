@@ -13,7 +13,7 @@ from litestar.params import FromPath, QueryParameter
 from litestar.response import Redirect, Template
 
 from hub_app import admin, lookups, mirror
-from hub_app.bodies import ProjectIn, ProjectPatchIn
+from hub_app.bodies.admin import ProjectIn, ProjectPatchIn
 from hub_app.roles import ADMIN
 from hub_app.runtime import Unit
 from hub_app.web.acting import attempt, form_body, read
