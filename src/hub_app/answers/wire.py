@@ -48,18 +48,12 @@ class Items(Generic[T]):
 
 
 _converter = cattrs.Converter()
-
-
 for _record in (HistoryEntry, SprintRef, MirrorLink):
     _converter.register_unstructure_hook(_record, records_converter.unstructure)
-
-
 #: A view's ``dict[str, Any]`` (a command's parameters, a report's result, a predicted write) holds JSON already:
 #: decoded from a request or the database, or built as JSON by the core. cattrs would walk every value of it
 #: looking for something to convert (a fifth of a large dry run's answer); it is passed as it is.
 _JSON_ALREADY = (dict[str, Any], list[dict[str, Any]])
-
-
 _converter.register_unstructure_hook_func(lambda kind: kind in _JSON_ALREADY, lambda value: value)
 
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from litestar import Request, Response
+from litestar import Response
 from litestar.exceptions import HTTPException
 from litestar.exceptions import ValidationException as LitestarValidationError
 
 from adapters.storage.outage import OUTAGE_TYPES, RETRY_AFTER_SECONDS, is_outage, outage_reason
+from hub_app.connection import HubRequest
 from hub_app.refusals import INTERNAL_ERROR, STATUS_BY_ERROR, refusal
 from reconcile.agents import AgentConflict
 
@@ -30,7 +31,7 @@ def error_response(status: int, detail: str, headers: dict[str, str] | None = No
     return Response({"status_code": status, "detail": detail}, status_code=status, headers=headers)
 
 
-def _refused(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+def _refused(request: HubRequest, exc: Exception) -> Response[Any]:
     refused = refusal(exc)
     if refused is None:
         return _internal_error(request, exc)
@@ -39,7 +40,7 @@ def _refused(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     return error_response(refused.status, refused.message, headers)
 
 
-def _http_error(_: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+def _http_error(_: HubRequest, exc: Exception) -> Response[Any]:
     assert isinstance(exc, HTTPException)
     detail = exc.detail
     if isinstance(exc, LitestarValidationError) and exc.extra:
@@ -60,7 +61,7 @@ def database_unavailable() -> Response[Any]:
     return error_response(503, DATABASE_UNAVAILABLE, {"Retry-After": str(RETRY_AFTER_SECONDS)})
 
 
-def _maybe_outage(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+def _maybe_outage(request: HubRequest, exc: Exception) -> Response[Any]:
     if not is_outage(exc):
         return _internal_error(request, exc)
     log.warning(
@@ -70,7 +71,7 @@ def _maybe_outage(request: Request[Any, Any, Any], exc: Exception) -> Response[A
     return database_unavailable()
 
 
-def _internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+def _internal_error(request: HubRequest, exc: Exception) -> Response[Any]:
     log.error("unhandled error", exc_info=exc, extra={"path": request.url.path, "method": request.method})
     return error_response(500, INTERNAL_ERROR)
 

@@ -70,11 +70,7 @@ class McpTool:
 
 # Hints for an assistant: reading tools change nothing; cancelling cannot be undone.
 _READS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-
-
 _WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=True)
-
-
 _CANCELS = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True)
 
 

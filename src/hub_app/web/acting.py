@@ -11,14 +11,13 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import attrs
-from litestar import Request
 from litestar.exceptions import ClientException
 
 from hub_app.answers.batches import BatchCreated
-from hub_app.api.auth import caller_of, hub_of
-from hub_app.api.json_body import decode_json
 from hub_app.bodies.parsing import parse
+from hub_app.connection import HubRequest, caller_of, hub_of
 from hub_app.refusals import refusal
+from hub_app.request_text import decode_json
 from hub_app.runtime import Unit
 from reconcile.approval import ApprovalState, Door, Requester
 from reconcile.errors import ValidationError
@@ -35,7 +34,7 @@ T = TypeVar("T")
 _NOT_FOUND = 404
 
 
-async def read(request: Request[Any, Any, Any], operation: Callable[[Unit], Awaitable[T]]) -> T:
+async def read(request: HubRequest, operation: Callable[[Unit], Awaitable[T]]) -> T:
     """One operation in one transaction (its errors go to the page's error handlers)."""
     async with hub_of(request).unit() as unit:
         return await operation(unit)
@@ -49,7 +48,7 @@ class Outcome:
     error: str | None = None
 
 
-async def attempt(request: Request[Any, Any, Any], operation: Callable[[Unit], Awaitable[Any]]) -> Outcome:
+async def attempt(request: HubRequest, operation: Callable[[Unit], Awaitable[Any]]) -> Outcome:
     """An action in one transaction; a refusal other than a 404 rolls it back and becomes :attr:`Outcome.error`."""
     try:
         return Outcome(value=await read(request, operation))
@@ -60,7 +59,7 @@ async def attempt(request: Request[Any, Any, Any], operation: Callable[[Unit], A
         return Outcome(error=refused.message)
 
 
-def author(request: Request[Any, Any, Any]) -> str:
+def author(request: HubRequest) -> str:
     """The name of the token the person logged in with (batches' ``token_name``, notes' author)."""
     return caller_of(request).name
 
@@ -83,7 +82,7 @@ def checked(body: Outcome) -> Outcome:
     return body
 
 
-def requester(request: Request[Any, Any, Any]) -> Requester:
+def requester(request: HubRequest) -> Requester:
     """The person asking through the page (the HTTP door): their token, and whether it requires approval."""
     return caller_of(request).through(Door.HTTP)
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from litestar import Request, Response
+from litestar import Response
 from litestar.exceptions import HTTPException, NotFoundException, PermissionDeniedException
 
+from hub_app.connection import HubRequest
 from hub_app.refusals import INTERNAL_ERROR, STATUS_BY_ERROR, refusal
 from hub_app.web.cookies import CSRF_REFUSED
 from hub_app.web.render import page
@@ -24,21 +25,21 @@ log = logging.getLogger("hub_app")
 NO_SUCH_PAGE = "такой страницы нет"
 
 
-def error_page(request: Request[Any, Any, Any], status: int, message: str) -> Response[Any]:
+def error_page(request: HubRequest, status: int, message: str) -> Response[Any]:
     return page(request, "error.html", status_code=status, status=status, message=message)
 
 
-def _login(request: Request[Any, Any, Any], _: Exception) -> Response[Any]:
+def _login(request: HubRequest, _: Exception) -> Response[Any]:
     return login_redirect(request)
 
 
-def _permission(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+def _permission(request: HubRequest, exc: Exception) -> Response[Any]:
     if isinstance(exc, PageRefused):
         return error_page(request, 403, str(exc.detail))
     return error_page(request, 403, CSRF_REFUSED)  # the only other refusal here is the CSRF check's
 
 
-def _refused(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+def _refused(request: HubRequest, exc: Exception) -> Response[Any]:
     """A refusal of the core, with the status of :mod:`hub_app.refusals`."""
     found = refusal(exc)
     if found is None:
@@ -46,14 +47,14 @@ def _refused(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     return error_page(request, found.status, found.message)
 
 
-def _http(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+def _http(request: HubRequest, exc: Exception) -> Response[Any]:
     assert isinstance(exc, HTTPException)
     if isinstance(exc, NotFoundException):
         return error_page(request, 404, NO_SUCH_PAGE)
     return error_page(request, exc.status_code, str(exc.detail))
 
 
-def _internal(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+def _internal(request: HubRequest, exc: Exception) -> Response[Any]:
     log.error("unhandled error", exc_info=exc, extra={"path": request.url.path, "method": request.method})
     return error_page(request, 500, INTERNAL_ERROR)
 
