@@ -26,7 +26,7 @@ from adapters.hub_client import HubClient
 from adapters.targets import Target, ssl_context
 from hub_app import admin
 from hub_app.app import create_app
-from hub_app.bodies import TokenIn
+from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import open_hub
 
 

@@ -32,7 +32,7 @@ from adapters.storage.engine import make_engine, migrate
 from adapters.storage.models import CommandRow, table_of
 from hub_app import admin
 from hub_app.app import create_app
-from hub_app.bodies import ProjectIn, TokenIn
+from hub_app.bodies.admin import ProjectIn, TokenIn
 from hub_app.runtime import Hub
 from reconcile.batch import NewCommand, ValidBatch
 from reconcile.confirm import AgentFacts

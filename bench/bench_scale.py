@@ -44,7 +44,7 @@ from bench.bench_sim import drive_refresh
 from bench.bench_web import _database, _issues
 from hub_app import admin
 from hub_app.app import create_app
-from hub_app.bodies import ProjectIn, TokenIn
+from hub_app.bodies.admin import ProjectIn, TokenIn
 from hub_app.runtime import Hub, open_hub, tune_gc
 from jira_sim import Simulator
 from jira_sim.generated import generated_seed

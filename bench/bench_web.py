@@ -27,7 +27,7 @@ from sqlalchemy.engine import make_url
 
 from hub_app import admin
 from hub_app.app import create_app
-from hub_app.bodies import ProjectIn, TokenIn
+from hub_app.bodies.admin import ProjectIn, TokenIn
 from hub_app.runtime import Hub, open_hub
 from reconcile.records import MirrorIssue, MirrorLink, SprintRef
 

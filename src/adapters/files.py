@@ -16,6 +16,8 @@ from pathlib import Path
 
 import attrs
 
+from reconcile.errors import TooLargeError
+
 __all__ = ["FileStore", "FileTooLargeError", "StagedFile", "StoredFile", "is_sha256"]
 
 _SHA = re.compile(r"[0-9a-f]{64}")
@@ -26,11 +28,11 @@ def is_sha256(value: str) -> bool:
     return bool(_SHA.fullmatch(value))
 
 
-class FileTooLargeError(Exception):
-    """The upload passed ``max_file_bytes``; nothing was kept."""
+class FileTooLargeError(TooLargeError):
+    """The upload passed ``max_file_bytes``; nothing was kept (HTTP 413)."""
 
     def __init__(self, limit: int) -> None:
-        super().__init__(f"файл больше {limit} байт")
+        super().__init__(f"файл больше max_file_bytes = {limit} байт")
         self.limit = limit
 
 

@@ -1,7 +1,7 @@
 """Administration: API tokens, settings, projects and uploaded files.
 
 Errors: :class:`~reconcile.errors.ValidationError` (422, nothing written), :class:`~reconcile.errors.ConflictError`
-(409), :class:`NotFoundError` (404).
+(409), :class:`~reconcile.errors.NotFoundError` (404).
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ from typing import Any
 
 from adapters.files import StagedFile, is_sha256
 from adapters.storage.records import FileRecord, ProjectRecord
-from hub_app.bodies import ProjectIn, ProjectPatchIn, TokenIn
+from hub_app import lookups
+from hub_app.answers.admin import FileStored, ProjectView, TokenCreated, TokenView
+from hub_app.bodies.admin import ProjectIn, ProjectPatchIn, TokenIn
 from hub_app.roles import Caller, Role
 from hub_app.runtime import Unit
-from hub_app.views import FileStored, ProjectView, TokenCreated, TokenView
 from reconcile import file_store
 from reconcile.catalogue import CATALOGUE
-from reconcile.errors import ConflictError, ReconcileError, ValidationError
+from reconcile.errors import ConflictError, NotFoundError, ValidationError
 from reconcile.project_names import check_project_name
 from reconcile.settings import Settings, merge_settings, settings_to_json
 
@@ -28,7 +29,6 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "NEEDS_APPROVAL_ROLE",
-    "NotFoundError",
     "add_token",
     "agent_file_path",
     "authenticate",
@@ -40,21 +40,15 @@ __all__ = [
     "list_tokens",
     "patch_project",
     "patch_settings",
-    "project",
     "prune_files",
     "revoke_token",
     "store_file",
-    "stored_files",
     "token_digest",
 ]
 
 
 #: Approval by token is for planning tools: an admin could lift it (settings, a new token), an agent creates no batch.
 NEEDS_APPROVAL_ROLE = "needs_approval — только для токена роли interface"
-
-
-class NotFoundError(ReconcileError):
-    """The named object does not exist: HTTP 404."""
 
 
 # --- tokens -----------------------------------------------------------------------------------------------
@@ -135,13 +129,6 @@ async def list_projects(unit: Unit) -> list[ProjectView]:
     return [ProjectView.of(p) for p in await unit.db.admin.projects()]
 
 
-async def project(unit: Unit, name: str) -> ProjectRecord:
-    found = await unit.db.admin.project(name)
-    if found is None:
-        raise NotFoundError(f"нет проекта {name}")
-    return found
-
-
 async def create_project(unit: Unit, body: ProjectIn) -> ProjectView:
     name = body.name
     check_project_name(name)
@@ -155,7 +142,7 @@ async def create_project(unit: Unit, body: ProjectIn) -> ProjectView:
 
 
 async def patch_project(unit: Unit, name: str, body: ProjectPatchIn) -> ProjectView:
-    current = await project(unit, name)
+    current = await lookups.project(unit, name)
     _check_board_type(body.board_type)
     board_id, board_type = current.board_id, current.board_type
     if "board_id" in body.given and body.board_id != board_id:
@@ -169,7 +156,7 @@ async def patch_project(unit: Unit, name: str, body: ProjectPatchIn) -> ProjectV
 
 
 async def delete_project(unit: Unit, name: str) -> None:
-    await project(unit, name)
+    await lookups.project(unit, name)
     await unit.db.admin.delete_project(name)
 
 
@@ -216,16 +203,6 @@ async def prune_files(unit: Unit) -> list[str]:
     if gone:
         unit.db.after_commit.append(lambda: log.info("files_pruned", extra={"files": len(gone)}))
     return gone
-
-
-async def stored_files(unit: Unit, shas: set[str] | frozenset[str]) -> dict[str, int]:
-    """The recorded files among ``shas`` whose bytes the store still has: sha256 → size."""
-    found: dict[str, int] = {}
-    for sha in await unit.db.admin.recorded_files(s for s in shas if is_sha256(s)):
-        size = unit.files.size(sha)
-        if size is not None:
-            found[sha] = size
-    return found
 
 
 async def agent_file_path(unit: Unit, sha256: str) -> Path:

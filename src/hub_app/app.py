@@ -14,12 +14,13 @@ from hub_app.api import admin, agent, batches, drift, mirror
 from hub_app.api.auth import guard
 from hub_app.api.errors import exception_handlers
 from hub_app.api.openapi import CommandSchemaPlugin, DocumentedAttrsPlugin, openapi_config
-from hub_app.api.request_text import check_path_and_query
-from hub_app.mcp_endpoint import McpPlugin
+from hub_app.mcp.endpoint import McpPlugin
 from hub_app.metrics import http_metrics_middleware
 from hub_app.public_url import PublicUrl
+from hub_app.request_text import check_path_and_query
 from hub_app.runtime import Hub
 from hub_app.web import WebPage
+from hub_app.web.schema_page import OperationsPage
 
 __all__ = ["MAX_JSON_BODY", "ROUTES", "create_app", "hub_version"]
 
@@ -72,7 +73,7 @@ def create_app(
         guards=[guard],
         before_request=check_path_and_query,
         exception_handlers=exception_handlers(),
-        openapi_config=openapi_config(version=hub_version()),
+        openapi_config=openapi_config(version=hub_version(), page=OperationsPage()),
         lifespan=[lifespan],
         request_max_body_size=MAX_JSON_BODY,
         plugins=plugins,

@@ -15,46 +15,33 @@ from typing import Any
 import attrs
 
 from adapters.storage.records import BatchRecord, CommandRecord
-from hub_app.admin import NotFoundError, stored_files
-from hub_app.bodies import CancelIn, RefreshIn, RejectIn, page_bounds
+from hub_app.answers.batches import BatchCreated, BatchDetail, BatchView, CommandView
+from hub_app.answers.mirror import NoteView
+from hub_app.answers.wire import Items
+from hub_app.bodies.batches import CancelIn, RefreshIn, RejectIn
+from hub_app.bodies.parsing import page_bounds
+from hub_app.lookups import base_jql, batch, batch_context, command, held_batches, resolved_in_batch
 from hub_app.runtime import Unit
-from hub_app.views import BatchCreated, BatchDetail, BatchView, CommandView, Items, NoteView
 from reconcile import approval, delivery, history, reports
 from reconcile.approval import Requester
-from reconcile.batch import (
-    BatchContext,
-    ProjectInfo,
-    ValidBatch,
-    check_batch_size,
-    referenced_files,
-    referenced_keys,
-    refresh_body,
-    retry_body,
-    validate_batch,
-)
+from reconcile.batch import ValidBatch, batch_needs, refresh_body, retry_body, validate_batch
 from reconcile.errors import ConflictError
 from reconcile.lifecycle import PENDING, RETRYABLE, CommandStatus, Event, advance, can
 from reconcile.settings import Settings
-from reconcile.tempkeys import resolved_keys
 
 log = logging.getLogger(__name__)
 
 __all__ = [
     "approve_batch",
-    "base_jql",
-    "batch_context",
     "cancel_batch",
     "cancel_command",
-    "command",
     "create_batch",
     "create_refresh",
     "get_batch",
     "get_command",
-    "held_batches",
     "list_batches",
     "reject_batch",
     "request_refresh",
-    "resolved_in_batch",
     "retry_batch",
     "retry_command",
     "store_batch",
@@ -62,33 +49,10 @@ __all__ = [
 ]
 
 
-async def held_batches(unit: Unit) -> frozenset[int]:
-    """The batches whose commands must not be issued: they wait for a person's approval."""
-    return frozenset(b.id for b in await unit.db.queue.awaiting_approval() if approval.holds(b.approval))
-
-
-async def batch_context(unit: Unit, body: Any, settings: Settings) -> BatchContext:
-    """What validation needs to know of the hub's state, fetched for the keys and files the body names."""
-    projects = {
-        p.name: ProjectInfo(name=p.name, board_id=p.board_id, board_type=p.board_type)
-        for p in await unit.db.admin.projects()
-    }
-    files = referenced_files(body)
-    if files:
-        await unit.db.lock_files()  # a file found stored here is not pruned before this batch commits
-    return BatchContext(
-        settings=settings,
-        projects=projects,
-        mirror_labels=await unit.db.mirror.labels(referenced_keys(body)),
-        files=await stored_files(unit, files),
-    )
-
-
 async def validate(unit: Unit, body: Any) -> tuple[ValidBatch, Settings]:
     """A batch body checked by the core against the hub's state (422 on the first violation)."""
     settings = await unit.db.admin.settings()
-    check_batch_size(body, settings)  # before the context is fetched for every key the body names
-    context = await batch_context(unit, body, settings)
+    context = await batch_context(unit, batch_needs(body, settings), settings)
     with unit.metrics().timed_validation():
         return validate_batch(body, context), settings
 
@@ -138,10 +102,6 @@ async def create_batch(
     return BatchCreated.of(*stored)
 
 
-async def base_jql(unit: Unit, settings: Settings) -> str | None:
-    return history.base_jql(settings.jira_project, [p.name for p in await unit.db.admin.projects()])
-
-
 async def request_refresh(unit: Unit, body: RefreshIn, *, requester: Requester) -> tuple[BatchCreated, bool]:
     """``POST /refresh``: ``{keys}``, ``{jql}`` or ``{}`` (a full refresh by the base JQL) as a batch; and whether
     it is new. A full refresh asked while one is queued or running (the hub's automatic one, another person's)
@@ -178,13 +138,6 @@ async def list_batches(unit: Unit, *, limit: int | None = None, offset: int | No
     return Items(items=[BatchView.of(b, commands[b.id], settings=settings, now=unit.now) for b in batches], total=total)
 
 
-async def batch(unit: Unit, batch_id: int) -> BatchRecord:
-    found = await unit.db.queue.batch(batch_id)
-    if found is None:
-        raise NotFoundError(f"пакета {batch_id} нет")
-    return found
-
-
 async def get_batch(unit: Unit, batch_id: int) -> BatchDetail:
     found = await batch(unit, batch_id)
     commands = (await unit.db.queue.commands_of([found.id]))[found.id]
@@ -195,13 +148,6 @@ async def get_batch(unit: Unit, batch_id: int) -> BatchDetail:
         ),
         notes=notes,
     )
-
-
-async def command(unit: Unit, command_id: int) -> CommandRecord:
-    found = await unit.db.queue.command(command_id)
-    if found is None:
-        raise NotFoundError(f"команды {command_id} нет")
-    return found
 
 
 async def get_command(unit: Unit, command_id: int) -> CommandView:
@@ -234,12 +180,6 @@ async def cancel_batch(unit: Unit, batch_id: int, body: CancelIn) -> BatchView:
             await unit.db.queue.save(after)
         commands.append(after)
     return BatchView.of(found, commands, settings=await unit.db.admin.settings(), now=unit.now)
-
-
-async def resolved_in_batch(unit: Unit, batch_id: int) -> dict[str, str]:
-    """The batch's temp keys whose issues exist: ``new:<n>`` → the real key."""
-    outcomes = await unit.db.queue.temp_key_outcomes([batch_id])
-    return resolved_keys(outcomes[batch_id])
 
 
 async def _retry(unit: Unit, command_id: int) -> tuple[dict[str, Any], BatchRecord]:

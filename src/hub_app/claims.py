@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from adapters.storage.records import AgentStatusRecord, CommandRecord
-from hub_app.batches import base_jql, batch_context, command, held_batches, resolved_in_batch, store_batch
-from hub_app.bodies import AgentProblemIn, ClaimIn
+from hub_app.answers.agent import AgentStatusView, CommandHeld, DeliveryView, QueueOutlook
+from hub_app.batches import store_batch
+from hub_app.bodies.agent import AgentProblemIn, ClaimIn
+from hub_app.lookups import base_jql, batch_context, command, held_batches, resolved_in_batch
 from hub_app.runtime import Unit
-from hub_app.views import AgentStatusView, CommandHeld, DeliveryView, QueueOutlook
 from reconcile import approval, delivery, history, queue, reports
 from reconcile.agents import check_claimant, check_instance, holds_claim, is_online
-from reconcile.batch import auto_refresh_body, validate_batch
+from reconcile.batch import auto_refresh_body, batch_needs, validate_batch
 from reconcile.catalogue import CATALOGUE
-from reconcile.confirm import AgentFacts
 from reconcile.lifecycle import CommandStatus, Event, advance
 from reconcile.pacing import pause_seconds
 from reconcile.settings import Settings
@@ -34,7 +34,6 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "QUEUED_HEAD",
-    "agent_facts",
     "agent_status",
     "claim_once",
     "command_held",
@@ -68,14 +67,6 @@ async def agent_status(unit: Unit) -> AgentStatusView:
         stalled=status.last_error is not None,
     )
     return AgentStatusView.of(status, online=online, queue=await queue_outlook(unit, settings))
-
-
-async def agent_facts(unit: Unit) -> AgentFacts:
-    """What the agent told the hub about Jira, as the confirmation rules read it."""
-    agent = await unit.db.admin.agent_status()
-    if agent is None:
-        return AgentFacts()
-    return AgentFacts(jira_user=agent.jira_user, symmetric_link_types=frozenset(agent.symmetric_link_types))
 
 
 async def touch_agent(unit: Unit) -> None:
@@ -225,7 +216,7 @@ async def _auto_refresh(unit: Unit, settings: Settings, held: frozenset[int]) ->
     assert base is not None
     body = auto_refresh_body(base)
     # With the projects, so that its base JQL is known as the base JQL and stored as it is (a full refresh).
-    valid = validate_batch(body, await batch_context(unit, body, settings))
+    valid = validate_batch(body, await batch_context(unit, batch_needs(body, settings), settings))
     await store_batch(unit, valid, settings, requester=approval.HUB)
     return True
 

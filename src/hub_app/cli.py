@@ -24,9 +24,9 @@ from adapters.logs import configure_logging
 from hub_app.roles import Role
 
 if TYPE_CHECKING:
+    from hub_app.answers.admin import TokenView
     from hub_app.public_url import PublicUrl
     from hub_app.runtime import Hub
-    from hub_app.views import TokenView
 
 # Each subcommand imports what it needs when it runs: `token add` must start in well under a second, without
 # the web framework, the server, the MCP library (bench/bench_cli.py measures it).
@@ -158,7 +158,7 @@ def _warn_if_new_default_database(args: argparse.Namespace) -> None:
 
 async def _token_add(hub: Hub, name: str, role: str, *, needs_approval: bool) -> str:
     from hub_app import admin  # noqa: PLC0415
-    from hub_app.bodies import TokenIn  # noqa: PLC0415
+    from hub_app.bodies.admin import TokenIn  # noqa: PLC0415
 
     async with hub.unit() as unit:
         body = TokenIn(name=name, role=role, needs_approval=needs_approval)  # type: ignore[arg-type]
@@ -236,8 +236,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _operator_message(exc: Exception, args: argparse.Namespace) -> str:
     """A token command's refusal in the CLI's language (English): the API words it in Russian, for planners."""
-    from hub_app.admin import NotFoundError  # noqa: PLC0415
-    from reconcile.errors import ConflictError, ValidationError  # noqa: PLC0415
+    from reconcile.errors import ConflictError, NotFoundError, ValidationError  # noqa: PLC0415
 
     name = getattr(args, "name", "")
     if isinstance(exc, ConflictError):

@@ -12,17 +12,15 @@ from __future__ import annotations
 import contextlib
 import gc
 from collections.abc import Iterator
-from typing import Any
 
-import attrs
-
-from adapters.storage.models import DB_INT_MAX
-from hub_app.admin import NotFoundError, project
+from hub_app.answers.batches import BatchCreated
+from hub_app.answers.drift import DriftItemView, DriftPage
+from hub_app.answers.wire import iso
 from hub_app.batches import create_batch
-from hub_app.bodies import meta, page_bounds
-from hub_app.claims import agent_facts
+from hub_app.bodies.drift import ReapplyIn
+from hub_app.bodies.parsing import page_bounds
+from hub_app.lookups import agent_facts, project
 from hub_app.runtime import Unit
-from hub_app.views import BatchCreated, DriftItemView, DriftPage, iso
 from reconcile.approval import Requester
 from reconcile.drift import (
     SETTING_TYPES,
@@ -34,24 +32,9 @@ from reconcile.drift import (
     mirror_reads,
     reapply_body,
 )
-from reconcile.errors import ConflictError, ValidationError
+from reconcile.errors import ConflictError, NotFoundError, ValidationError
 
-__all__ = ["ReapplyIn", "list_drift", "reapply"]
-
-
-def _command_id(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= DB_INT_MAX:
-        raise ValidationError(f"{what} — ожидается номер команды")
-    return value
-
-
-@attrs.frozen(kw_only=True)
-class ReapplyIn:
-    """``POST /drift/reapply``: the commands (``command_id`` of ``GET /drift`` items) whose drift to put back."""
-
-    command_ids: list[int] = attrs.field(
-        metadata=meta("list", "команды из GET /drift, чьи расхождения вернуть", item=_command_id, minItems=1)
-    )
+__all__ = ["list_drift", "reapply"]
 
 
 @contextlib.contextmanager

@@ -17,85 +17,58 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from datetime import datetime
 
-import attrs
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 
-from adapters.storage.gauges import Gauges, read_gauges
-from hub_app.bodies import ReportIn
-from hub_app.claims import agent_status
-from hub_app.runtime import Unit
+from hub_app.answers.queue import QueueReadings
+from hub_app.bodies.agent import ReportIn
 from reconcile.lifecycle import CommandStatus
 
-__all__ = ["CONTENT_TYPE_LATEST", "HubMetrics", "QueueReadings", "http_metrics_middleware", "read_queue"]
+__all__ = ["CONTENT_TYPE_LATEST", "HubMetrics", "http_metrics_middleware"]
 
 
-@attrs.frozen(kw_only=True)
-class QueueReadings:
-    """The gauges of one scrape: the database's counts plus the agent's outlook, read in one transaction."""
-
-    gauges: Gauges
-    depth: int
-    awaiting_approval: int
-    agent_online: bool
-    agent_last_seen: datetime | None
-    now: datetime
-
-    def families(self) -> Iterable[Metric]:
-        by_status = GaugeMetricFamily("sdlc_hub_commands", "Commands in the database by status", labels=["status"])
-        for status in CommandStatus:
-            by_status.add_metric([status.value], self.gauges.commands_by_status.get(status.value, 0))
-        yield by_status
-        yield GaugeMetricFamily("sdlc_hub_batches", "Batches in the database", value=self.gauges.batches)
-        yield GaugeMetricFamily(
-            "sdlc_hub_queue_depth",
-            "Commands the agent can be issued now (batches awaiting approval apart)",
-            value=self.depth,
-        )
-        yield GaugeMetricFamily(
-            "sdlc_hub_batches_awaiting_approval",
-            "Batches held until a person approves them",
-            value=self.awaiting_approval,
-        )
-        yield GaugeMetricFamily(
-            "sdlc_hub_agent_online",
-            "1 when the agent was seen within 2 × claim_wait_seconds",
-            value=int(self.agent_online),
-        )
-        if self.agent_last_seen is not None:
-            yield GaugeMetricFamily(
-                "sdlc_hub_agent_last_seen_timestamp_seconds",
-                "When the hub last heard from the agent (Unix time)",
-                value=self.agent_last_seen.timestamp(),
-            )
-        yield GaugeMetricFamily(
-            "sdlc_hub_mirror_issues", "Issues in the mirror (vanished ones apart)", value=self.gauges.mirror_issues
-        )
-        finished = self.gauges.last_full_refresh_finished
-        if finished is not None:
-            yield GaugeMetricFamily(
-                "sdlc_hub_last_full_refresh_age_seconds",
-                "Seconds since the last full refresh finished",
-                value=max(0.0, (self.now - finished).total_seconds()),
-            )
-
-
-async def read_queue(unit: Unit) -> QueueReadings:
-    """This scrape's gauges, in one transaction."""
-    agent = await agent_status(unit)
-    return QueueReadings(
-        gauges=await read_gauges(unit.db.session),
-        depth=agent.queue.depth,
-        awaiting_approval=agent.queue.awaiting_approval,
-        agent_online=agent.online,
-        agent_last_seen=datetime.fromisoformat(agent.last_seen_at) if agent.last_seen_at else None,
-        now=unit.now,
+def _families(readings: QueueReadings) -> Iterable[Metric]:
+    """The gauges of one scrape as Prometheus families."""
+    by_status = GaugeMetricFamily("sdlc_hub_commands", "Commands in the database by status", labels=["status"])
+    for status in CommandStatus:
+        by_status.add_metric([status.value], readings.gauges.commands_by_status.get(status.value, 0))
+    yield by_status
+    yield GaugeMetricFamily("sdlc_hub_batches", "Batches in the database", value=readings.gauges.batches)
+    yield GaugeMetricFamily(
+        "sdlc_hub_queue_depth",
+        "Commands the agent can be issued now (batches awaiting approval apart)",
+        value=readings.depth,
     )
+    yield GaugeMetricFamily(
+        "sdlc_hub_batches_awaiting_approval",
+        "Batches held until a person approves them",
+        value=readings.awaiting_approval,
+    )
+    yield GaugeMetricFamily(
+        "sdlc_hub_agent_online",
+        "1 when the agent was seen within 2 × claim_wait_seconds",
+        value=int(readings.agent_online),
+    )
+    if readings.agent_last_seen is not None:
+        yield GaugeMetricFamily(
+            "sdlc_hub_agent_last_seen_timestamp_seconds",
+            "When the hub last heard from the agent (Unix time)",
+            value=readings.agent_last_seen.timestamp(),
+        )
+    yield GaugeMetricFamily(
+        "sdlc_hub_mirror_issues", "Issues in the mirror (vanished ones apart)", value=readings.gauges.mirror_issues
+    )
+    finished = readings.gauges.last_full_refresh_finished
+    if finished is not None:
+        yield GaugeMetricFamily(
+            "sdlc_hub_last_full_refresh_age_seconds",
+            "Seconds since the last full refresh finished",
+            value=max(0.0, (readings.now - finished).total_seconds()),
+        )
 
 
 class _Readings:
@@ -105,7 +78,7 @@ class _Readings:
         self._readings = readings
 
     def collect(self) -> Iterable[Metric]:
-        return self._readings.families()
+        return _families(self._readings)
 
 
 class HubMetrics:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from hub_app.admin import NotFoundError, project
-from hub_app.bodies import NoteIn, page_bounds
+from hub_app.answers.mirror import IssueDetail, IssueView, NoteView
+from hub_app.answers.wire import Items
+from hub_app.bodies.mirror import NoteIn
+from hub_app.bodies.parsing import page_bounds
+from hub_app.lookups import project
 from hub_app.runtime import Unit
-from hub_app.views import IssueDetail, IssueView, Items, NoteView
 from reconcile import scope
 from reconcile.commands import is_jira_key
-from reconcile.errors import ValidationError
+from reconcile.errors import NotFoundError, ValidationError
 from reconcile.records import HistoryEntry
 
 __all__ = ["add_note", "get_issue", "issue_history", "list_issues", "list_notes", "slice_statuses"]

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from hub_app.batches import batch, validate
-from hub_app.plan_views import (
+from hub_app.answers.batches import ApprovalView
+from hub_app.answers.plans import (
     BatchPlanView,
     CommandPlanView,
     DryRunView,
@@ -20,8 +20,10 @@ from hub_app.plan_views import (
     PlannedNote,
     PredictionView,
 )
+from hub_app.answers.wire import iso
+from hub_app.batches import validate
+from hub_app.lookups import batch
 from hub_app.runtime import Unit
-from hub_app.views import ApprovalView, iso
 from reconcile import dryrun, plan_lines
 from reconcile.batch import NewCommand, batch_keys
 from reconcile.catalogue import CATALOGUE

@@ -16,11 +16,11 @@ import attrs
 
 from adapters.storage.models import DB_INT_MAX
 from adapters.storage.records import CommandRecord
-from hub_app.batches import command, resolved_in_batch
-from hub_app.bodies import PagesIn, ReportIn
-from hub_app.claims import agent_facts, touch_agent
+from hub_app.answers.agent import PagesAck, ReportAck
+from hub_app.bodies.agent import PagesIn, ReportIn
+from hub_app.claims import touch_agent
+from hub_app.lookups import agent_facts, command, resolved_in_batch
 from hub_app.runtime import Unit
-from hub_app.views import PagesAck, ReportAck
 from reconcile import confirm as confirm_rules
 from reconcile import delivery, history, reports
 from reconcile.errors import ConflictError, ValidationError

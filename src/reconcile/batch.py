@@ -3,7 +3,9 @@
 A batch is valid as a whole or rejected with the first violation in command order: :func:`validate_batch`
 returns the normalised batch to store, or raises :class:`~reconcile.errors.ValidationError` with the
 seed's message. The caller passes in everything a rule needs (settings, projects, the mirror labels of the
-keys the batch names, the stored files); nothing here reads a database.
+keys the batch names, the stored files); nothing here reads a database. What to look up for a body is the core's
+answer too: :func:`batch_needs` says it (or refuses a body too large to look at), the caller fetches it once into
+a :class:`BatchContext`, and :func:`validate_batch` decides.
 """
 
 from __future__ import annotations
@@ -31,15 +33,15 @@ __all__ = [
     "AUTO_REFRESH_TITLE",
     "NO_PROJECTS_FOR_FULL_REFRESH",
     "BatchContext",
+    "BatchNeeds",
     "NewCommand",
     "NewNote",
     "ProjectInfo",
     "ValidBatch",
     "auto_refresh_body",
     "batch_keys",
+    "batch_needs",
     "check_batch_size",
-    "referenced_files",
-    "referenced_keys",
     "refresh_body",
     "retry_body",
     "validate_batch",
@@ -64,12 +66,20 @@ class ProjectInfo:
 
 
 @attrs.frozen(kw_only=True)
+class BatchNeeds:
+    """What to look up for a batch body: the mirror labels of the Jira ``keys``, which ``files`` (sha256) are stored."""
+
+    keys: frozenset[str] = frozenset()
+    files: frozenset[str] = frozenset()
+
+
+@attrs.frozen(kw_only=True)
 class BatchContext:
     """What validation needs to know about the hub's state.
 
-    ``projects`` in creation order; ``mirror_labels`` holds the labels of the mirror issues among
-    :func:`referenced_keys` (a key absent from it is not in the mirror); ``files`` maps the sha256 of stored
-    files to their size.
+    ``projects`` in creation order; ``mirror_labels`` holds the labels of the mirror issues among the keys of
+    :func:`batch_needs` (a key absent from it is not in the mirror); ``files`` maps the sha256 of stored files to
+    their size.
     """
 
     settings: Settings
@@ -123,22 +133,25 @@ def _key_values(command_type: str, params: Mapping[str, Any]) -> Iterator[str]:
         yield from (v for v in values if isinstance(v, str))
 
 
-def referenced_keys(body: Any) -> frozenset[str]:
-    """The real Jira keys a (possibly invalid) batch body names: fetch their mirror labels for the context."""
-    return frozenset(
-        key
-        for command_type, params in _raw_commands(body)
-        for key in _key_values(command_type, params)
-        if is_jira_key(key)
-    )
+def check_batch_size(body: Any, settings: Settings) -> None:
+    """At most ``max_batch_commands`` commands (DESIGN.md 3): checked first, before anything is looked up."""
+    commands = body.get("commands") if isinstance(body, dict) else None
+    if isinstance(commands, list) and len(commands) > settings.max_batch_commands:
+        raise ValidationError(f"в пакете {len(commands)} команд; не больше {settings.max_batch_commands}")
 
 
-def referenced_files(body: Any) -> frozenset[str]:
-    """The file sha256 values a (possibly invalid) batch body names."""
-    return frozenset(
-        params[name]
-        for command_type, params in _raw_commands(body)
-        if (name := CATALOGUE[command_type].file_param) is not None and isinstance(params.get(name), str)
+def batch_needs(body: Any, settings: Settings) -> BatchNeeds:
+    """What a (possibly invalid) batch body needs looked up before :func:`validate_batch` decides: the real Jira
+    keys it names and the files of its attachments; 422 first when it is too large (nothing is looked up then)."""
+    check_batch_size(body, settings)
+    commands = list(_raw_commands(body))
+    return BatchNeeds(
+        keys=frozenset(key for kind, params in commands for key in _key_values(kind, params) if is_jira_key(key)),
+        files=frozenset(
+            params[name]
+            for kind, params in commands
+            if (name := CATALOGUE[kind].file_param) is not None and isinstance(params.get(name), str)
+        ),
     )
 
 
@@ -198,13 +211,6 @@ def auto_refresh_body(base_jql: str) -> dict[str, Any]:
 
 
 # --- validation -------------------------------------------------------------------------------------------
-
-
-def check_batch_size(body: Any, settings: Settings) -> None:
-    """At most ``max_batch_commands`` commands (DESIGN.md 3): checked first, before anything is looked up."""
-    commands = body.get("commands") if isinstance(body, dict) else None
-    if isinstance(commands, list) and len(commands) > settings.max_batch_commands:
-        raise ValidationError(f"в пакете {len(commands)} команд; не больше {settings.max_batch_commands}")
 
 
 def _text_field(body: dict[str, Any], name: str) -> str:

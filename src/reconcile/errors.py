@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-__all__ = ["ConflictError", "ForbiddenError", "JiraAnswerError", "ReconcileError", "TooLargeError", "ValidationError"]
+__all__ = [
+    "ConflictError",
+    "ForbiddenError",
+    "JiraAnswerError",
+    "NotFoundError",
+    "ReconcileError",
+    "TooLargeError",
+    "ValidationError",
+]
 
 
 class ReconcileError(Exception):
@@ -29,6 +37,10 @@ class JiraAnswerError(ReconcileError):
         super().__init__(f"ответ Jira по {key}: {field} — {problem}")
         self.key = key
         self.field = field
+
+
+class NotFoundError(ReconcileError):
+    """The named object (a batch, a command, a project, an issue of the mirror, a file) does not exist: HTTP 404."""
 
 
 class ForbiddenError(ReconcileError):

@@ -14,7 +14,7 @@ from test_with_hub import HubRig
 
 from hub_app import admin
 from hub_app.app import create_app
-from hub_app.bodies import ProjectIn, TokenIn
+from hub_app.bodies.admin import ProjectIn, TokenIn
 from hub_app.runtime import open_hub
 
 pytestmark = pytest.mark.anyio

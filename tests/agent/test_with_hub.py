@@ -20,7 +20,7 @@ from agent_app.journal import Journal
 from agent_app.loop import Agent
 from hub_app import admin
 from hub_app.app import create_app
-from hub_app.bodies import TokenIn
+from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import open_hub
 from jira_sim import Simulator
 from reconcile.command_types import executor_for

@@ -24,7 +24,7 @@ import httpx
 from sqlalchemy.engine import make_url
 
 from hub_app import admin
-from hub_app.bodies import TokenIn
+from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import open_hub
 from loopback.processes import free_port, script, spawn, wait_for
 

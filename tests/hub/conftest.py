@@ -16,7 +16,7 @@ from adapters.storage.database import Database
 from adapters.storage.engine import make_engine, truncate_all
 from hub_app import admin
 from hub_app.app import create_app
-from hub_app.bodies import TokenIn
+from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import Hub
 
 T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)

@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 
 from adapters.storage.models import ApiTokenRow, BatchRow, CommandRow
 from hub_app import admin
-from hub_app.bodies import TokenIn
+from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import Hub
 from reconcile.errors import ConflictError
 

@@ -20,7 +20,7 @@ from adapters.storage.database import Database
 from adapters.storage.engine import make_engine, migrate
 from hub_app import admin
 from hub_app.app import create_app
-from hub_app.bodies import TokenIn
+from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import Hub
 from pg_cluster import Cluster, private_cluster
 

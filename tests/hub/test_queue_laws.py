@@ -12,7 +12,7 @@ from sqlalchemy import select
 from adapters.storage.engine import truncate_all
 from adapters.storage.models import BatchRow, CommandRow
 from hub_app import admin
-from hub_app.bodies import TokenIn
+from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import Hub
 
 from .conftest import Api, Clock

@@ -15,7 +15,7 @@ import pytest
 from mcp_support import TOKEN_NAMES, Served, serving_hub
 
 from hub_app import admin
-from hub_app.bodies import TokenIn
+from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import open_hub
 
 

@@ -19,8 +19,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from hub_app import batches, mirror
 from hub_app.app import create_app
-from hub_app.mcp_endpoint import McpEndpoint
-from hub_app.mcp_server import MCP_PATH
+from hub_app.mcp.endpoint import MCP_PATH, McpEndpoint
 from hub_app.public_url import PublicUrl
 from hub_app.runtime import Hub
 
@@ -34,7 +33,7 @@ def _mounts_mcp(app: Litestar) -> bool:
 def hub_app_with_mcp(hub: Hub, public_url: str | None = None) -> tuple[Litestar, McpEndpoint | None]:
     """The hub's app with the MCP endpoint; the endpoint is returned when its lifespan is the caller's to run.
 
-    Once ``create_app`` wires :class:`~hub_app.mcp_endpoint.McpPlugin` itself, its app is served as it is.
+    Once ``create_app`` wires :class:`~hub_app.mcp.endpoint.McpPlugin` itself, its app is served as it is.
     """
     url = PublicUrl.of(public_url) if public_url is not None else None
     app = create_app(hub, public_url=url)

@@ -8,7 +8,7 @@ import pytest
 from mcp_support import Served, claim, load_mirror, tool_error, tool_json
 
 from hub_app import admin
-from hub_app.bodies import ProjectIn
+from hub_app.bodies.admin import ProjectIn
 
 pytestmark = pytest.mark.anyio
 

@@ -15,7 +15,7 @@ from adapters.files import FileStore
 from adapters.storage.database import Database
 from adapters.storage.engine import make_engine, truncate_all
 from hub_app import admin
-from hub_app.bodies import TokenIn
+from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import Hub
 
 pytestmark = pytest.mark.anyio

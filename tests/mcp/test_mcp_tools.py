@@ -16,8 +16,8 @@ from mcp_support import Served, claim, load_mirror, serving, tool_error, tool_js
 from sqlalchemy import text
 
 from hub_app import admin, batches
-from hub_app.bodies import ProjectIn
-from hub_app.mcp_endpoint import McpPlugin
+from hub_app.bodies.admin import ProjectIn
+from hub_app.mcp.endpoint import McpPlugin
 from hub_app.roles import Caller, Role
 
 pytestmark = pytest.mark.anyio
@@ -292,4 +292,4 @@ async def test_a_failure_of_the_hub_is_a_tool_error(served: Served, caplog: pyte
     async with served.mcp() as client:
         result = await client.call_tool("issue_get", {"key": "AURORA-1"})
     assert tool_error(result) == "внутренняя ошибка хаба"
-    assert [r.getMessage() for r in caplog.records if r.name == "hub_app.mcp_server"] == ["MCP tool issue_get failed"]
+    assert [r.getMessage() for r in caplog.records if r.name == "hub_app.mcp.server"] == ["MCP tool issue_get failed"]

@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 from adapters.clock import FakeClock
 from adapters.hub_client import page_to_wire, report_to_wire
 from adapters.jira_http import JiraError, JiraHttp
-from hub_app.bodies import PagesIn, ReportIn, parse
+from hub_app.bodies.agent import PagesIn, ReportIn
+from hub_app.bodies.parsing import parse
 from reconcile.command_types import executor_for
 from reconcile.errors import JiraAnswerError
 from reconcile.jira_model import histories_from_jira, issue_from_jira

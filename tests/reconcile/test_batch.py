@@ -16,8 +16,7 @@ from reconcile.batch import (
     NewCommand,
     NewNote,
     ProjectInfo,
-    referenced_files,
-    referenced_keys,
+    batch_needs,
     retry_body,
     validate_batch,
 )
@@ -487,11 +486,19 @@ def test_schema_and_validation_agree_on_the_top_of_a_batch(field: str) -> None:
 
 def test_referenced_keys_and_files_tolerate_garbage() -> None:
     """The prefetch walks take any JSON and return the real keys and files named."""
-    assert referenced_keys(None) == frozenset()
-    assert referenced_keys({"commands": [1, {"type": "x"}, cmd("ensure_link", source="A-1", target="new:1")]}) == {
-        "A-1"
-    }
-    assert referenced_files(body(cmd("ensure_attachment", key="A-1", file=SHA, filename="f"))) == {SHA}
+    assert batch_needs(None, Settings()).keys == frozenset()
+    garbage = {"commands": [1, {"type": "x"}, cmd("ensure_link", source="A-1", target="new:1")]}
+    assert batch_needs(garbage, Settings()).keys == {"A-1"}
+    assert batch_needs(body(cmd("ensure_attachment", key="A-1", file=SHA, filename="f")), Settings()).files == {SHA}
+
+
+def test_batch_needs_refuses_an_oversized_body_before_naming_anything_to_look_up() -> None:
+    """What a body needs is asked first: one over ``max_batch_commands`` is refused for its size, in the seed's
+    words, and the hub looks nothing up for it."""
+    two = body(cmd("ensure_fields", key="A-1"), cmd("ensure_fields", key="A-2"))
+    with pytest.raises(ValidationError) as info:
+        batch_needs(two, Settings(max_batch_commands=1))
+    assert info.value.message == "в пакете 2 команд; не больше 1"
 
 
 def test_retry_body_drops_board_id_and_validates_again() -> None:

@@ -11,9 +11,8 @@ from reconcile.batch import (
     BatchContext,
     NewCommand,
     ProjectInfo,
+    batch_needs,
     check_batch_size,
-    referenced_files,
-    referenced_keys,
     validate_batch,
 )
 from reconcile.commands import batch_create_schema
@@ -57,14 +56,14 @@ def refused(batch: Any, context: BatchContext | None = None) -> str:
 def test_referenced_keys_skip_commands_of_unknown_types_and_read_key_lists() -> None:
     """A command of no catalogue type names no key, whatever its params; refresh ``keys`` is a list of keys."""
     garbage = {"commands": [{"type": "x", "params": {"key": "A-2"}}, {"type": 7, "params": {"key": "A-3"}}]}
-    assert referenced_keys(garbage) == frozenset()
-    assert referenced_keys(body(cmd("refresh", keys=["A-1", "new:1", "A-2"]))) == {"A-1", "A-2"}
+    assert batch_needs(garbage, Settings()).keys == frozenset()
+    assert batch_needs(body(cmd("refresh", keys=["A-1", "new:1", "A-2"])), Settings()).keys == {"A-1", "A-2"}
 
 
 def test_referenced_files_are_the_text_file_params_of_attachments_only() -> None:
     """Only an ensure_attachment's ``file`` names a stored file, and only when it is text."""
-    assert referenced_files(body(cmd("ensure_attachment", key="A-1", file=5, filename="f"))) == frozenset()
-    assert referenced_files(body(cmd("ensure_fields", key="A-1", file=SHA))) == frozenset()
+    assert batch_needs(body(cmd("ensure_attachment", key="A-1", file=5, filename="f")), Settings()).files == frozenset()
+    assert batch_needs(body(cmd("ensure_fields", key="A-1", file=SHA)), Settings()).files == frozenset()
 
 
 # --- the batch size ----------------------------------------------------------------------------------------

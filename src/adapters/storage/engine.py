@@ -3,7 +3,8 @@
 SQLite: every transaction starts with ``BEGIN IMMEDIATE`` (the driver's own implicit transactions are turned
 off), so a transaction holds the single writer lock from its first statement. Read-then-write sequences such
 as the claim can then never interleave with another writer, in this process or another; WAL keeps readers
-of committed data unblocked. PostgreSQL relies on explicit locks where it matters (see ``hub_app.services``).
+of committed data unblocked. PostgreSQL relies on explicit locks where it matters
+(:meth:`~adapters.storage.database.UnitOfWork.lock_queue` and ``lock_files``).
 """
 
 from __future__ import annotations

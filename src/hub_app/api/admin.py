@@ -5,27 +5,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import Request, Response, delete, get, head, patch, post
+from litestar import Response, delete, get, head, patch, post
 from litestar.params import FromPath, FromQuery, JSONBody
 
 from adapters.storage.engine import head_revision, schema_revision
 from adapters.storage.outage import OUTAGE_TYPES, RETRY_AFTER_SECONDS
-from hub_app import admin, claims
-from hub_app.api.auth import hub_of
+from hub_app import admin, claims, overview
+from hub_app.answers.admin import FileStored, HealthView, ProjectView, TokenCreated, TokenView
+from hub_app.answers.agent import AgentStatusView
+from hub_app.answers.wire import Items
 from hub_app.api.errors import DATABASE_UNAVAILABLE, error_response
 from hub_app.api.routing import in_unit, route
-from hub_app.bodies import ProjectIn, ProjectPatchIn, SettingsIn, TokenIn, parse
-from hub_app.metrics import CONTENT_TYPE_LATEST, read_queue
+from hub_app.bodies.admin import ProjectIn, ProjectPatchIn, SettingsIn, TokenIn
+from hub_app.bodies.parsing import parse
+from hub_app.connection import HubRequest, hub_of
+from hub_app.metrics import CONTENT_TYPE_LATEST
 from hub_app.roles import ADMIN, INTERFACE
 from hub_app.runtime import Hub
-from hub_app.views import AgentStatusView, FileStored, HealthView, Items, ProjectView, TokenCreated, TokenView
 from reconcile.settings import Settings
 
 __all__ = ["ROUTES"]
 
 
 @post("/files", request_max_body_size=None, **route(INTERFACE, answer=FileStored, status=201, errors_=(400, 413, 422)))
-async def upload_file(request: Request[Any, Any, Any], filename: FromQuery[str | None] = None) -> Any:
+async def upload_file(request: HubRequest, filename: FromQuery[str | None] = None) -> Any:
     """The raw body is stored by its sha256 (over ``max_file_bytes``, or past the store's ``max_store_bytes`` →
     413, nothing kept); ``ensure_attachment`` names it. Files past ``file_retention_hours`` that no queued or
     claimed command names are pruned first."""
@@ -41,61 +44,61 @@ async def upload_file(request: Request[Any, Any, Any], filename: FromQuery[str |
 
 
 @get("/projects", **route(INTERFACE, answer=Items[ProjectView]))
-async def list_projects(request: Request[Any, Any, Any]) -> Any:
+async def list_projects(request: HubRequest) -> Any:
     """Projects (Jira labels of the hub's Jira project) with their boards, in creation order."""
     items = await in_unit(request, admin.list_projects)
     return {"items": items, "total": len(items)}
 
 
 @post("/projects", **route(ADMIN, body=ProjectIn, answer=ProjectView, status=201, errors_=(409, 422)))
-async def create_project(request: Request[Any, Any, Any], data: JSONBody[Any] = None) -> Any:
+async def create_project(request: HubRequest, data: JSONBody[Any] = None) -> Any:
     body = parse(ProjectIn, data)
     return await in_unit(request, lambda u: admin.create_project(u, body))
 
 
 @patch("/projects/{name:str}", **route(ADMIN, body=ProjectPatchIn, answer=ProjectView, errors_=(404, 422)))
-async def patch_project(request: Request[Any, Any, Any], name: FromPath[str], data: JSONBody[Any] = None) -> Any:
+async def patch_project(request: HubRequest, name: FromPath[str], data: JSONBody[Any] = None) -> Any:
     """Another board forgets its type until a refresh reads it (unless the type is given too)."""
     body = parse(ProjectPatchIn, data)
     return await in_unit(request, lambda u: admin.patch_project(u, name, body))
 
 
 @delete("/projects/{name:str}", **route(ADMIN, status=204, errors_=(404,)))
-async def delete_project(request: Request[Any, Any, Any], name: FromPath[str]) -> None:
+async def delete_project(request: HubRequest, name: FromPath[str]) -> None:
     await in_unit(request, lambda u: admin.delete_project(u, name))
 
 
 @get("/settings", **route(INTERFACE, answer=Settings))
-async def get_settings(request: Request[Any, Any, Any]) -> Any:
+async def get_settings(request: HubRequest) -> Any:
     return await in_unit(request, admin.get_settings)
 
 
 @patch("/settings", **route(ADMIN, body=SettingsIn, answer=Settings, errors_=(422,)))
-async def patch_settings(request: Request[Any, Any, Any], data: JSONBody[Any] = None) -> Any:
+async def patch_settings(request: HubRequest, data: JSONBody[Any] = None) -> Any:
     """Any subset of the settings, validated as a whole: on any error nothing changes (422)."""
     return await in_unit(request, lambda u: admin.patch_settings(u, data))
 
 
 @get("/tokens", **route(ADMIN, answer=Items[TokenView]))
-async def list_tokens(request: Request[Any, Any, Any]) -> Any:
+async def list_tokens(request: HubRequest) -> Any:
     items = await in_unit(request, admin.list_tokens)
     return {"items": items, "total": len(items)}
 
 
 @post("/tokens", **route(ADMIN, body=TokenIn, answer=TokenCreated, status=201, errors_=(409, 422)))
-async def add_token(request: Request[Any, Any, Any], data: JSONBody[Any] = None) -> Any:
+async def add_token(request: HubRequest, data: JSONBody[Any] = None) -> Any:
     """``{name, role}`` → the token with its secret, shown only in this answer."""
     body = parse(TokenIn, data)
     return await in_unit(request, lambda u: admin.add_token(u, body))
 
 
 @delete("/tokens/{name:str}", **route(ADMIN, answer=TokenView, status=200, errors_=(404,)))
-async def revoke_token(request: Request[Any, Any, Any], name: FromPath[str]) -> Any:
+async def revoke_token(request: HubRequest, name: FromPath[str]) -> Any:
     return await in_unit(request, lambda u: admin.revoke_token(u, name))
 
 
 @get("/agent-status", **route(INTERFACE, answer=AgentStatusView))
-async def agent_status(request: Request[Any, Any, Any]) -> Any:
+async def agent_status(request: HubRequest) -> Any:
     """The agent as the hub last saw it, and whether it is online (seen within 2 × claim wait)."""
     return await in_unit(request, claims.agent_status)
 
@@ -126,7 +129,7 @@ async def _not_ready(hub: Hub) -> str | None:
 
 
 @get("/readyz", **route(None, answer=HealthView, errors_=(503,)))
-async def readyz(request: Request[Any, Any, Any]) -> Response[Any]:
+async def readyz(request: HubRequest) -> Response[Any]:
     """Readiness: 200 when the database answers and its schema is the code's, else 503 with the reason."""
     problem = await _not_ready(hub_of(request))
     if problem is not None:
@@ -135,7 +138,7 @@ async def readyz(request: Request[Any, Any, Any]) -> Response[Any]:
 
 
 @head("/readyz", include_in_schema=False)
-async def readyz_head(request: Request[Any, Any, Any]) -> Response[None]:
+async def readyz_head(request: HubRequest) -> Response[None]:
     """``HEAD /readyz``: GET's status and ``Retry-After``, without the body."""
     if await _not_ready(hub_of(request)) is not None:
         return Response(None, status_code=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
@@ -143,12 +146,12 @@ async def readyz_head(request: Request[Any, Any, Any]) -> Response[None]:
 
 
 @get("/metrics", include_in_schema=False)
-async def metrics(request: Request[Any, Any, Any]) -> Response[bytes]:
+async def metrics(request: HubRequest) -> Response[bytes]:
     """Prometheus text, without a token (DESIGN.md 6): bind the hub to an internal interface, or filter the path
     at the proxy. Left out of the OpenAPI document on purpose: it is not JSON, and its format is Prometheus's."""
     hub = hub_of(request)
     async with hub.unit() as unit:
-        readings = await read_queue(unit)
+        readings = await overview.read_queue(unit)
     # Given as the header: Litestar would append a second «; charset=utf-8» to the media type's own.
     return Response(hub.metrics.render(readings), headers={"Content-Type": CONTENT_TYPE_LATEST})
 

@@ -5,19 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
-from litestar import Request, Response, get, post
+from litestar import Response, get, post
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, FromQuery, JSONBody
 from litestar.response import File
 from litestar.status_codes import HTTP_204_NO_CONTENT
 
 from hub_app import admin, claims, reports
-from hub_app.api.auth import hub_of
+from hub_app.answers.agent import CommandHeld, DeliveryView, PagesAck, ReportAck
 from hub_app.api.routing import in_unit, route
-from hub_app.bodies import AgentProblemIn, ClaimIn, PagesIn, ReportIn, parse
+from hub_app.bodies.agent import AgentProblemIn, ClaimIn, PagesIn, ReportIn
+from hub_app.bodies.parsing import parse
+from hub_app.connection import HubRequest, hub_of
 from hub_app.roles import AGENT
 from hub_app.runtime import Hub
-from hub_app.views import CommandHeld, DeliveryView, PagesAck, ReportAck
 from reconcile.settings import Settings
 
 __all__ = ["ROUTES"]
@@ -26,7 +27,7 @@ _NOTHING = {204: ResponseSpec(data_container=None, description="нечего в�
 
 
 @post("/agent/claim", **route(AGENT, body=ClaimIn, answer=DeliveryView, errors_=(409, 422), more=_NOTHING))
-async def agent_claim(request: Request[Any, Any, Any], data: JSONBody[Any] = None) -> Response[Any]:
+async def agent_claim(request: HubRequest, data: JSONBody[Any] = None) -> Response[Any]:
     """Long poll: a delivery at once, or after a wake-up, or 204 after ``wait`` seconds with nothing to issue (or
     when a newer poll of the same agent instance, or the hub's shutdown, ends it: :mod:`hub_app.longpoll`)."""
     body = parse(ClaimIn, data)
@@ -55,7 +56,7 @@ async def _settings(hub: Hub) -> Settings:
 
 
 @post("/agent/status", **route(AGENT, body=AgentProblemIn, status=204, errors_=(409, 422)))
-async def agent_problem(request: Request[Any, Any, Any], data: JSONBody[Any] = None) -> None:
+async def agent_problem(request: HubRequest, data: JSONBody[Any] = None) -> None:
     """The agent is alive (its heartbeat during a pause or a wait), and what keeps it waiting (a TLS failure, a
     wrong Jira URL, Jira's 503…): shown by ``/agent-status``."""
     body = parse(AgentProblemIn, data)
@@ -63,9 +64,7 @@ async def agent_problem(request: Request[Any, Any, Any], data: JSONBody[Any] = N
 
 
 @get("/agent/commands/{command_id:int}", **route(AGENT, answer=CommandHeld, errors_=(404, 422)))
-async def agent_command(
-    request: Request[Any, Any, Any], command_id: FromPath[int], instance: FromQuery[str | None] = None
-) -> Any:
+async def agent_command(request: HubRequest, command_id: FromPath[int], instance: FromQuery[str | None] = None) -> Any:
     """Asked before the first write (and after every pause): a command no longer held is dropped unwritten."""
     return await in_unit(request, lambda u: claims.command_held(u, command_id, instance=instance))
 
@@ -74,7 +73,7 @@ async def agent_command(
     "/agent/commands/{command_id:int}/pages",
     **route(AGENT, body=PagesIn, answer=PagesAck, errors_=(404, 409, 422)),
 )
-async def agent_pages(request: Request[Any, Any, Any], command_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
+async def agent_pages(request: HubRequest, command_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
     """One page of a refresh: idempotent upserts into the mirror."""
     body = parse(PagesIn, data)
     return await in_unit(request, lambda u: reports.submit_pages(u, command_id, body))
@@ -84,14 +83,14 @@ async def agent_pages(request: Request[Any, Any, Any], command_id: FromPath[int]
     "/agent/commands/{command_id:int}/report",
     **route(AGENT, body=ReportIn, answer=ReportAck, errors_=(404, 409, 422)),
 )
-async def agent_report(request: Request[Any, Any, Any], command_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
+async def agent_report(request: HubRequest, command_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
     """The outcome of a delivery (idempotent); a late one records only what the seed allows."""
     body = parse(ReportIn, data)
     return await in_unit(request, lambda u: reports.report(u, command_id, body))
 
 
 @get("/agent/files/{sha256:str}", **route(AGENT, errors_=(404,)), media_type="application/octet-stream")
-async def agent_file(request: Request[Any, Any, Any], sha256: FromPath[str]) -> File:
+async def agent_file(request: HubRequest, sha256: FromPath[str]) -> File:
     """The bytes, streamed from the file store; the agent checks sha256 and size before uploading to Jira."""
     async with hub_of(request).unit() as unit:
         path = await admin.agent_file_path(unit, sha256)

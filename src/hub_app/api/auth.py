@@ -7,32 +7,20 @@ No token, or an unknown or revoked one → 401; a role the route does not admit 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from litestar.connection import ASGIConnection
 from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
 from litestar.handlers.base import BaseRouteHandler
 
 from hub_app import admin
-from hub_app.roles import Caller, Role
-from hub_app.runtime import Hub
+from hub_app.connection import HubConnection, hub_of
+from hub_app.roles import Role
 
-__all__ = ["NO_TOKEN", "caller_of", "guard", "hub_of"]
+__all__ = ["NO_TOKEN", "guard"]
 
 NO_TOKEN = "нужен заголовок Authorization: Bearer <токен>"
 
 
-def hub_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Hub:
-    hub: Hub = connection.app.state.hub
-    return hub
-
-
-def caller_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller:
-    caller: Caller = connection.state.caller
-    return caller
-
-
-async def guard(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
+async def guard(connection: HubConnection, handler: BaseRouteHandler) -> None:
     roles: Sequence[Role] | None = handler.opt.get("roles")
     if roles is None:
         return

@@ -5,17 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import Request, Response, get, post
+from litestar import Response, get, post
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, FromQuery, JSONBody
 
 from hub_app import batches, plan
-from hub_app.api.auth import hub_of
+from hub_app.answers.batches import BatchCreated, BatchDetail, BatchView, CommandView
+from hub_app.answers.plans import BatchPlanView, DryRunView
+from hub_app.answers.wire import Items, to_json
 from hub_app.api.routing import in_unit, requester, route, token_name
-from hub_app.bodies import BatchIn, CancelIn, EmptyIn, RefreshIn, RejectIn, parse
-from hub_app.plan_views import BatchPlanView, DryRunView
+from hub_app.bodies.batches import BatchIn, CancelIn, EmptyIn, RefreshIn, RejectIn
+from hub_app.bodies.parsing import parse
+from hub_app.connection import HubRequest, hub_of
 from hub_app.roles import INTERFACE
-from hub_app.views import BatchCreated, BatchDetail, BatchView, CommandView, Items, to_json
 
 __all__ = ["ROUTES"]
 
@@ -24,7 +26,7 @@ _PLANNED = {200: ResponseSpec(data_container=DryRunView, description="dry_run=tr
 
 @post("/batches", **route(INTERFACE, body=BatchIn, answer=BatchCreated, status=201, errors_=(422,), more=_PLANNED))
 async def create_batch(
-    request: Request[Any, Any, Any], dry_run: FromQuery[bool] = False, data: JSONBody[Any] = None
+    request: HubRequest, dry_run: FromQuery[bool] = False, data: JSONBody[Any] = None
 ) -> Response[Any]:
     """A batch of commands, validated as a whole; with ``dry_run=true`` nothing is written and each command's
     predicted writes are answered."""
@@ -36,7 +38,7 @@ async def create_batch(
 
 @get("/batches", **route(INTERFACE, answer=Items[BatchView], errors_=(400, 422)))
 async def list_batches(
-    request: Request[Any, Any, Any],
+    request: HubRequest,
     limit: FromQuery[int | None] = None,
     offset: FromQuery[int | None] = None,
 ) -> Any:
@@ -45,13 +47,13 @@ async def list_batches(
 
 
 @get("/batches/{batch_id:int}", **route(INTERFACE, answer=BatchDetail, errors_=(400, 404)))
-async def get_batch(request: Request[Any, Any, Any], batch_id: FromPath[int]) -> Any:
+async def get_batch(request: HubRequest, batch_id: FromPath[int]) -> Any:
     """One batch with its commands, statuses, results, errors, progress and notes."""
     return await in_unit(request, lambda u: batches.get_batch(u, batch_id))
 
 
 @get("/batches/{batch_id:int}/plan", **route(INTERFACE, answer=BatchPlanView, errors_=(400, 404)))
-async def batch_plan(request: Request[Any, Any, Any], batch_id: FromPath[int]) -> Any:
+async def batch_plan(request: HubRequest, batch_id: FromPath[int]) -> Any:
     """What its unfinished commands would write in Jira, computed now from the mirror: per command lines ``+``
     create, ``~`` change ``old → new``, ``-`` delete, ``=`` no changes, ``!`` fails; ``unknown`` marks what the
     plan cannot know yet."""
@@ -62,7 +64,7 @@ async def batch_plan(request: Request[Any, Any, Any], batch_id: FromPath[int]) -
     "/batches/{batch_id:int}/approve",
     **route(INTERFACE, body=EmptyIn, answer=BatchView, errors_=(404, 409, 422)),
 )
-async def approve_batch(request: Request[Any, Any, Any], batch_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
+async def approve_batch(request: HubRequest, batch_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
     """A batch waiting for approval is approved and its commands may be issued; only by a token other than the
     creator's (403 «нельзя одобрить свой пакет») that does not require approval itself (403); a batch not
     waiting → 409."""
@@ -74,7 +76,7 @@ async def approve_batch(request: Request[Any, Any, Any], batch_id: FromPath[int]
     "/batches/{batch_id:int}/reject",
     **route(INTERFACE, body=RejectIn, answer=BatchView, errors_=(404, 409, 422)),
 )
-async def reject_batch(request: Request[Any, Any, Any], batch_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
+async def reject_batch(request: HubRequest, batch_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
     """A batch waiting for approval is rejected: its commands are cancelled with «пакет отклонён: <reason>»; a
     batch not waiting → 409."""
     body = parse(RejectIn, data)
@@ -82,14 +84,14 @@ async def reject_batch(request: Request[Any, Any, Any], batch_id: FromPath[int],
 
 
 @post("/batches/{batch_id:int}/cancel", **route(INTERFACE, body=CancelIn, answer=BatchView, errors_=(404, 422)))
-async def cancel_batch(request: Request[Any, Any, Any], batch_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
+async def cancel_batch(request: HubRequest, batch_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
     """Its queued commands are cancelled; the claimed one too only with ``force``."""
     body = parse(CancelIn, data)
     return await in_unit(request, lambda u: batches.cancel_batch(u, batch_id, body))
 
 
 @get("/commands/{command_id:int}", **route(INTERFACE, answer=CommandView, errors_=(400, 404)))
-async def get_command(request: Request[Any, Any, Any], command_id: FromPath[int]) -> Any:
+async def get_command(request: HubRequest, command_id: FromPath[int]) -> Any:
     """One command with its deliveries, times, result, error, Jira calls and operations."""
     return await in_unit(request, lambda u: batches.get_command(u, command_id))
 
@@ -98,7 +100,7 @@ async def get_command(request: Request[Any, Any, Any], command_id: FromPath[int]
     "/commands/{command_id:int}/cancel",
     **route(INTERFACE, body=CancelIn, answer=CommandView, errors_=(404, 409, 422)),
 )
-async def cancel_command(request: Request[Any, Any, Any], command_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
+async def cancel_command(request: HubRequest, command_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
     """A queued command is cancelled; a claimed one only with ``force`` (409 without)."""
     body = parse(CancelIn, data)
     return await in_unit(request, lambda u: batches.cancel_command(u, command_id, body))
@@ -108,7 +110,7 @@ async def cancel_command(request: Request[Any, Any, Any], command_id: FromPath[i
     "/commands/{command_id:int}/retry",
     **route(INTERFACE, body=EmptyIn, answer=BatchCreated, status=201, errors_=(404, 409, 422)),
 )
-async def retry_command(request: Request[Any, Any, Any], command_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
+async def retry_command(request: HubRequest, command_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
     """A failed, skipped or cancelled command again: a new batch with the same params, validated as new; it waits
     for approval again when the command's batch did."""
     parse(EmptyIn, data)
@@ -123,7 +125,7 @@ _RUNNING = {
 
 
 @post("/refresh", **route(INTERFACE, body=RefreshIn, answer=BatchCreated, status=201, errors_=(422,), more=_RUNNING))
-async def refresh(request: Request[Any, Any, Any], data: JSONBody[Any] = None) -> Response[Any]:
+async def refresh(request: HubRequest, data: JSONBody[Any] = None) -> Response[Any]:
     """``{keys}``, ``{jql}`` or ``{}`` (a full refresh by the projects' base JQL) as a refresh-only batch; a full
     refresh asked while one is queued or running answers that one's batch (200), storing nothing."""
     body = parse(RefreshIn, data)

@@ -4,21 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import Request, get, post
+from litestar import get, post
 from litestar.params import FromQuery, JSONBody
 
 from hub_app import drift
+from hub_app.answers.batches import BatchCreated
+from hub_app.answers.drift import DriftPage
 from hub_app.api.routing import in_unit, requester, route
-from hub_app.bodies import parse
+from hub_app.bodies.drift import ReapplyIn
+from hub_app.bodies.parsing import parse
+from hub_app.connection import HubRequest
 from hub_app.roles import INTERFACE
-from hub_app.views import BatchCreated, DriftPage
 
 __all__ = ["ROUTES"]
 
 
 @get("/drift", **route(INTERFACE, answer=DriftPage, errors_=(400, 404, 422)))
 async def list_drift(
-    request: Request[Any, Any, Any],
+    request: HubRequest,
     project: FromQuery[str | None] = None,
     limit: FromQuery[int | None] = None,
     offset: FromQuery[int | None] = None,
@@ -31,12 +34,12 @@ async def list_drift(
 
 @post(
     "/drift/reapply",
-    **route(INTERFACE, body=drift.ReapplyIn, answer=BatchCreated, status=201, errors_=(404, 409, 422)),
+    **route(INTERFACE, body=ReapplyIn, answer=BatchCreated, status=201, errors_=(404, 409, 422)),
 )
-async def reapply(request: Request[Any, Any, Any], data: JSONBody[Any] = None) -> Any:
+async def reapply(request: HubRequest, data: JSONBody[Any] = None) -> Any:
     """One new batch re-asserting the drifted aspects of the chosen commands (temp keys already resolved),
     validated as new, with its tail refresh; a command without drift now → 409."""
-    body = parse(drift.ReapplyIn, data)
+    body = parse(ReapplyIn, data)
     return await in_unit(request, lambda u: drift.reapply(u, body, requester=requester(request)))
 
 

@@ -1,11 +1,9 @@
-"""One place that maps errors to HTTP answers, all shaped ``{"status_code": N, "detail": "<message>"}``.
+"""The API's answers to errors, all shaped ``{"status_code": N, "detail": "<message>"}``.
 
-The core's :class:`~reconcile.errors.ValidationError` → 422, :class:`~reconcile.errors.ConflictError` → 409,
-:class:`~reconcile.errors.ForbiddenError` → 403,
-:class:`~hub_app.admin.NotFoundError` → 404, a file over ``max_file_bytes`` or a full file store
-(:class:`~reconcile.errors.TooLargeError`) → 413; Litestar's own 400/401/403/404/405/413 keep their codes; a
-database that cannot be reached now (:mod:`adapters.storage.outage`) → 503 with ``Retry-After`` and a warning
-without traceback; anything else is logged and answers 500 without details.
+A refusal of the core gets the status of :mod:`hub_app.refusals` (422, 409, 403, 404, 413; a second agent's 409
+adds ``Retry-After``); Litestar's own 400/401/403/404/405/413 keep their codes; a database that cannot be reached
+now (:mod:`adapters.storage.outage`) → 503 with ``Retry-After`` and a warning without traceback; anything else is
+logged and answers 500 without details.
 """
 
 from __future__ import annotations
@@ -13,21 +11,19 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from litestar import Request, Response
+from litestar import Response
 from litestar.exceptions import HTTPException
 from litestar.exceptions import ValidationException as LitestarValidationError
 
-from adapters.files import FileTooLargeError
 from adapters.storage.outage import OUTAGE_TYPES, RETRY_AFTER_SECONDS, is_outage, outage_reason
-from hub_app.admin import NotFoundError
+from hub_app.connection import HubRequest
+from hub_app.refusals import INTERNAL_ERROR, STATUS_BY_ERROR, refusal
 from reconcile.agents import AgentConflict
-from reconcile.errors import ConflictError, ForbiddenError, TooLargeError, ValidationError
 
-__all__ = ["DATABASE_UNAVAILABLE", "INTERNAL_ERROR", "database_unavailable", "error_response", "exception_handlers"]
+__all__ = ["DATABASE_UNAVAILABLE", "database_unavailable", "error_response", "exception_handlers"]
 
 log = logging.getLogger("hub_app")
 
-INTERNAL_ERROR = "внутренняя ошибка хаба"
 DATABASE_UNAVAILABLE = "база данных не отвечает"
 
 
@@ -35,26 +31,16 @@ def error_response(status: int, detail: str, headers: dict[str, str] | None = No
     return Response({"status_code": status, "detail": detail}, status_code=status, headers=headers)
 
 
-def _core_error(_: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
-    if isinstance(exc, ValidationError):
-        return error_response(422, exc.message)
-    if isinstance(exc, AgentConflict):
-        # When the active agent would count as away: a restarted agent asks again then, not a poll later.
-        return error_response(409, exc.message, {"Retry-After": str(exc.retry_after)})
-    if isinstance(exc, ConflictError):
-        return error_response(409, exc.message)
-    if isinstance(exc, ForbiddenError):
-        return error_response(403, exc.message)
-    if isinstance(exc, NotFoundError):
-        return error_response(404, exc.message)
-    if isinstance(exc, FileTooLargeError):
-        return error_response(413, f"файл больше max_file_bytes = {exc.limit} байт")
-    if isinstance(exc, TooLargeError):
-        return error_response(413, exc.message)
-    return _internal_error(_, exc)
+def _refused(request: HubRequest, exc: Exception) -> Response[Any]:
+    refused = refusal(exc)
+    if refused is None:
+        return _internal_error(request, exc)
+    # A second agent is told when the active one would count as away: it asks again then, not a poll later.
+    headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, AgentConflict) else None
+    return error_response(refused.status, refused.message, headers)
 
 
-def _http_error(_: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+def _http_error(_: HubRequest, exc: Exception) -> Response[Any]:
     assert isinstance(exc, HTTPException)
     detail = exc.detail
     if isinstance(exc, LitestarValidationError) and exc.extra:
@@ -75,7 +61,7 @@ def database_unavailable() -> Response[Any]:
     return error_response(503, DATABASE_UNAVAILABLE, {"Retry-After": str(RETRY_AFTER_SECONDS)})
 
 
-def _maybe_outage(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+def _maybe_outage(request: HubRequest, exc: Exception) -> Response[Any]:
     if not is_outage(exc):
         return _internal_error(request, exc)
     log.warning(
@@ -85,19 +71,14 @@ def _maybe_outage(request: Request[Any, Any, Any], exc: Exception) -> Response[A
     return database_unavailable()
 
 
-def _internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+def _internal_error(request: HubRequest, exc: Exception) -> Response[Any]:
     log.error("unhandled error", exc_info=exc, extra={"path": request.url.path, "method": request.method})
     return error_response(500, INTERNAL_ERROR)
 
 
 def exception_handlers() -> dict[int | type[Exception], Any]:
     return {
-        NotFoundError: _core_error,
-        ValidationError: _core_error,
-        ConflictError: _core_error,
-        ForbiddenError: _core_error,
-        FileTooLargeError: _core_error,
-        TooLargeError: _core_error,
+        **dict.fromkeys(STATUS_BY_ERROR, _refused),
         HTTPException: _http_error,
         **dict.fromkeys(OUTAGE_TYPES, _maybe_outage),
         Exception: _internal_error,

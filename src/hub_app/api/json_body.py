@@ -3,43 +3,24 @@
 :class:`CoreJson` is a Litestar DTO that hands the handler the parsed JSON value itself (``data: Any``) while
 the OpenAPI document describes the body by the type it is narrowed with (``CoreJson[BatchIn]``). The core then
 checks the value and words every refusal (the seed's 422s), where Litestar's own validation would answer 400
-in its own words. Parsing is strict about what the database and Jira cannot hold: invalid text or a NUL
-(422 naming where), a non-finite number (422), nesting beyond reason (400).
+in its own words. The bytes are read by :func:`hub_app.request_text.decode_json`, strict about what the database
+and Jira cannot hold.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Generator
 from typing import Any, Generic, TypeVar
 
 from litestar.dto import AbstractDTO, DTOConfig
 from litestar.dto.data_structures import DTOFieldDefinition
-from litestar.exceptions import ClientException
 from litestar.typing import FieldDefinition
 
-from reconcile.text import MAX_JSON_DEPTH, TooDeep, check_request_json
+from hub_app.request_text import decode_json
 
-__all__ = ["CoreJson", "decode_json"]
+__all__ = ["CoreJson"]
 
 T = TypeVar("T")
-
-
-def decode_json(raw: bytes) -> Any:
-    """The body as JSON (``None`` when empty); 400 when it is not JSON; 422 when its text or numbers are bad."""
-    if not raw.strip():
-        return None
-    try:
-        value = json.loads(raw)
-    except RecursionError:
-        raise ClientException(f"тело запроса — не JSON: вложенность JSON глубже {MAX_JSON_DEPTH}") from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ClientException(f"тело запроса — не JSON: {exc}") from None
-    try:
-        check_request_json(value)
-    except TooDeep as exc:
-        raise ClientException(f"тело запроса — не JSON: {exc}") from None
-    return value
 
 
 class CoreJson(AbstractDTO[T], Generic[T]):

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import Request, get, post
+from litestar import get, post
 from litestar.params import FromPath, FromQuery, JSONBody
 
 from hub_app import mirror
+from hub_app.answers.mirror import IssueDetail, IssueView, NoteView
+from hub_app.answers.wire import Items
 from hub_app.api.routing import in_unit, route, token_name
-from hub_app.bodies import NoteIn, parse
+from hub_app.bodies.mirror import NoteIn
+from hub_app.bodies.parsing import parse
+from hub_app.connection import HubRequest
 from hub_app.roles import INTERFACE
-from hub_app.views import IssueDetail, IssueView, Items, NoteView
 from reconcile.records import HistoryEntry
 
 __all__ = ["ROUTES"]
@@ -19,7 +22,7 @@ __all__ = ["ROUTES"]
 
 @get("/issues", **route(INTERFACE, answer=Items[IssueView], errors_=(400, 404, 422)))
 async def list_issues(
-    request: Request[Any, Any, Any],
+    request: HubRequest,
     project: FromQuery[str | None] = None,
     limit: FromQuery[int | None] = None,
     offset: FromQuery[int | None] = None,
@@ -29,14 +32,14 @@ async def list_issues(
 
 
 @get("/issues/{key:str}", **route(INTERFACE, answer=IssueDetail, errors_=(404,)))
-async def get_issue(request: Request[Any, Any, Any], key: FromPath[str]) -> Any:
+async def get_issue(request: HubRequest, key: FromPath[str]) -> Any:
     """One mirror issue with its links and notes."""
     return await in_unit(request, lambda u: mirror.get_issue(u, key))
 
 
 @get("/issues/{key:str}/history", **route(INTERFACE, answer=Items[HistoryEntry], errors_=(400, 422)))
 async def issue_history(
-    request: Request[Any, Any, Any],
+    request: HubRequest,
     key: FromPath[str],
     limit: FromQuery[int | None] = None,
     offset: FromQuery[int | None] = None,
@@ -47,7 +50,7 @@ async def issue_history(
 
 @get("/notes", **route(INTERFACE, answer=Items[NoteView], errors_=(400, 422)))
 async def list_notes(
-    request: Request[Any, Any, Any],
+    request: HubRequest,
     key: FromQuery[str | None] = None,
     limit: FromQuery[int | None] = None,
     offset: FromQuery[int | None] = None,
@@ -57,7 +60,7 @@ async def list_notes(
 
 
 @post("/notes", **route(INTERFACE, body=NoteIn, answer=NoteView, status=201, errors_=(422,)))
-async def add_note(request: Request[Any, Any, Any], data: JSONBody[Any] = None) -> Any:
+async def add_note(request: HubRequest, data: JSONBody[Any] = None) -> Any:
     """A note of the hub on a Jira issue (never written to Jira)."""
     body = parse(NoteIn, data)
     return await in_unit(request, lambda u: mirror.add_note(u, body, author=token_name(request)))

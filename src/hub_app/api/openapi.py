@@ -1,7 +1,7 @@
 """The OpenAPI document at ``/schema/openapi.json``: every body, answer and error, the bearer scheme, and the
 command parameters' JSON Schema taken from the command catalogue (the same one the MCP tool ``batch_create``
-shows). ``/schema`` itself is the hub's own page of the operations (:mod:`hub_app.web.schema_page`): no viewer
-from a CDN, nothing that leaves the hub's origin.
+shows). ``/schema`` itself is the page's (:mod:`hub_app.web.schema_page`, wired by :func:`hub_app.app.create_app`):
+no viewer from a CDN, nothing that leaves the hub's origin.
 """
 
 from __future__ import annotations
@@ -12,14 +12,15 @@ from typing import Any
 import attrs
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.plugins import OpenAPIRenderPlugin
 from litestar.openapi.spec import Components, OpenAPIType, Schema, SecurityScheme
 from litestar.plugins import OpenAPISchemaPlugin
 from litestar.plugins.attrs import AttrsSchemaPlugin
 from litestar.typing import FieldDefinition
 
-from hub_app.bodies import CommandIn, documented
-from hub_app.views import ErrorView
-from hub_app.web.schema_page import OperationsPage
+from hub_app.answers.wire import ErrorView
+from hub_app.bodies.batches import CommandIn
+from hub_app.bodies.parsing import documented
 from reconcile.commands import batch_create_schema
 
 __all__ = ["BEARER", "CommandSchemaPlugin", "DocumentedAttrsPlugin", "errors", "openapi_config"]
@@ -103,7 +104,8 @@ class DocumentedAttrsPlugin(AttrsSchemaPlugin):
         return schema
 
 
-def openapi_config(*, version: str) -> OpenAPIConfig:
+def openapi_config(*, version: str, page: OpenAPIRenderPlugin) -> OpenAPIConfig:
+    """The document's settings; ``page`` renders ``/schema`` itself."""
     return OpenAPIConfig(
         title="sdlc-hub",
         version=version,
@@ -118,5 +120,5 @@ def openapi_config(*, version: str) -> OpenAPIConfig:
             }
         ),
         use_handler_docstrings=True,
-        render_plugins=[OperationsPage()],
+        render_plugins=[page],
     )

@@ -10,15 +10,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
-from litestar import Request
 from litestar.openapi.datastructures import ResponseSpec
 
-from hub_app.api.auth import caller_of, hub_of
+from hub_app.answers.wire import to_json
 from hub_app.api.json_body import CoreJson
 from hub_app.api.openapi import BEARER, errors
+from hub_app.connection import HubRequest, caller_of, hub_of
 from hub_app.roles import Role
 from hub_app.runtime import Unit
-from hub_app.views import to_json
 from reconcile.approval import Door, Requester
 
 __all__ = ["in_unit", "requester", "route", "token_name"]
@@ -55,16 +54,16 @@ def route(
     return kwargs
 
 
-async def in_unit(request: Request[Any, Any, Any], operation: Callable[[Unit], Awaitable[Any]]) -> Any:
+async def in_unit(request: HubRequest, operation: Callable[[Unit], Awaitable[Any]]) -> Any:
     """Run one operation in one transaction of the hub and answer its view as JSON."""
     async with hub_of(request).unit() as unit:
         return to_json(await operation(unit))
 
 
-def token_name(request: Request[Any, Any, Any]) -> str:
+def token_name(request: HubRequest) -> str:
     return caller_of(request).name
 
 
-def requester(request: Request[Any, Any, Any]) -> Requester:
+def requester(request: HubRequest) -> Requester:
     """The caller asking through the HTTP door (the API and the web page)."""
     return caller_of(request).through(Door.HTTP)

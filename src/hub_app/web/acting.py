@@ -1,7 +1,8 @@
 """Running the hub's operations for a view: a read in one transaction, or an action whose refusal is shown.
 
 The views call the same operations as the API (:mod:`hub_app.batches`, :mod:`hub_app.mirror`, …); a refused
-action (the core's 422, 409 or 403) rolls its transaction back and hands the message to the view to show inline.
+action (a refusal of :mod:`hub_app.refusals`: a 422, 409, 403 or 413) rolls its transaction back and hands the
+message to the view to show inline; a 404 (what the action names does not exist) is the page's error page.
 """
 
 from __future__ import annotations
@@ -10,16 +11,16 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import attrs
-from litestar import Request
 from litestar.exceptions import ClientException
 
-from hub_app.api.auth import caller_of, hub_of
-from hub_app.api.json_body import decode_json
-from hub_app.bodies import parse
+from hub_app.answers.batches import BatchCreated
+from hub_app.bodies.parsing import parse
+from hub_app.connection import HubRequest, caller_of, hub_of
+from hub_app.refusals import refusal
+from hub_app.request_text import decode_json
 from hub_app.runtime import Unit
-from hub_app.views import BatchCreated
 from reconcile.approval import ApprovalState, Door, Requester
-from reconcile.errors import ConflictError, ForbiddenError, ValidationError
+from reconcile.errors import ValidationError
 from reconcile.text import check_request_json
 
 __all__ = ["WAITS", "Outcome", "attempt", "author", "checked", "form_body", "read", "read_json", "requester", "waits"]
@@ -29,8 +30,11 @@ WAITS = "создан и ждёт одобрения: его команды не
 
 T = TypeVar("T")
 
+#: The refusal an action does not show beside its form: what it names does not exist (the page's error page).
+_NOT_FOUND = 404
 
-async def read(request: Request[Any, Any, Any], operation: Callable[[Unit], Awaitable[T]]) -> T:
+
+async def read(request: HubRequest, operation: Callable[[Unit], Awaitable[T]]) -> T:
     """One operation in one transaction (its errors go to the page's error handlers)."""
     async with hub_of(request).unit() as unit:
         return await operation(unit)
@@ -44,16 +48,18 @@ class Outcome:
     error: str | None = None
 
 
-async def attempt(request: Request[Any, Any, Any], operation: Callable[[Unit], Awaitable[Any]]) -> Outcome:
-    """An action in one transaction; a 422, 409 or 403 of the core rolls it back and becomes
-    :attr:`Outcome.error`."""
+async def attempt(request: HubRequest, operation: Callable[[Unit], Awaitable[Any]]) -> Outcome:
+    """An action in one transaction; a refusal other than a 404 rolls it back and becomes :attr:`Outcome.error`."""
     try:
         return Outcome(value=await read(request, operation))
-    except (ValidationError, ConflictError, ForbiddenError) as exc:
-        return Outcome(error=exc.message)
+    except Exception as exc:
+        refused = refusal(exc)
+        if refused is None or refused.status == _NOT_FOUND:
+            raise
+        return Outcome(error=refused.message)
 
 
-def author(request: Request[Any, Any, Any]) -> str:
+def author(request: HubRequest) -> str:
     """The name of the token the person logged in with (batches' ``token_name``, notes' author)."""
     return caller_of(request).name
 
@@ -76,7 +82,7 @@ def checked(body: Outcome) -> Outcome:
     return body
 
 
-def requester(request: Request[Any, Any, Any]) -> Requester:
+def requester(request: HubRequest) -> Requester:
     """The person asking through the page (the HTTP door): their token, and whether it requires approval."""
     return caller_of(request).through(Door.HTTP)
 

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import Request, get, post
+from litestar import get, post
 from litestar.params import FromPath
 from litestar.response import Redirect, Template
 
 from hub_app import batches, plan
-from hub_app.bodies import CancelIn, RejectIn
+from hub_app.answers.wire import iso
+from hub_app.bodies.batches import CancelIn, RejectIn
+from hub_app.connection import HubRequest
 from hub_app.runtime import Unit
-from hub_app.views import iso
 from hub_app.web.acting import attempt, author, form_body, read, requester, waits
 from hub_app.web.render import flash, form_text, fragment, is_htmx, page, safe_next
 from reconcile.approval import ApprovalState
@@ -40,7 +41,7 @@ async def batches_list() -> Redirect:
 
 
 @get("/batches/{batch_id:int}")
-async def batch_view(request: Request[Any, Any, Any], batch_id: FromPath[int]) -> Template:
+async def batch_view(request: HubRequest, batch_id: FromPath[int]) -> Template:
     """The batch; one waiting for approval shows its plan with «Одобрить» and «Отклонить»."""
     if is_htmx(request):
         return fragment(request, "_batch.html", batch=await read(request, lambda u: batches.get_batch(u, batch_id)))
@@ -54,7 +55,7 @@ async def batch_view(request: Request[Any, Any, Any], batch_id: FromPath[int]) -
 
 
 @post("/batches/{batch_id:int}/approve")
-async def batch_approve(request: Request[Any, Any, Any], batch_id: FromPath[int]) -> Redirect:
+async def batch_approve(request: HubRequest, batch_id: FromPath[int]) -> Redirect:
     """«Одобрить»: by a token other than the creator's that does not require approval itself (the hub refuses
     the others)."""
     asking = requester(request)
@@ -64,7 +65,7 @@ async def batch_approve(request: Request[Any, Any, Any], batch_id: FromPath[int]
 
 
 @post("/batches/{batch_id:int}/reject")
-async def batch_reject(request: Request[Any, Any, Any], batch_id: FromPath[int]) -> Redirect:
+async def batch_reject(request: HubRequest, batch_id: FromPath[int]) -> Redirect:
     """«Отклонить» with a reason: the batch's queued commands are cancelled with it."""
     reason, name = form_text(await request.form(), "reason"), author(request)
 
@@ -77,7 +78,7 @@ async def batch_reject(request: Request[Any, Any, Any], batch_id: FromPath[int])
 
 
 @get("/batches/{batch_id:int}/cancel")
-async def batch_cancel_confirm(request: Request[Any, Any, Any], batch_id: FromPath[int]) -> Template:
+async def batch_cancel_confirm(request: HubRequest, batch_id: FromPath[int]) -> Template:
     """The confirmation of «Отменить принудительно» for the whole batch."""
     detail = await read(request, lambda u: batches.get_batch(u, batch_id))
     claimed = [c for c in detail.commands if c.status == "claimed"]
@@ -93,7 +94,7 @@ async def batch_cancel_confirm(request: Request[Any, Any, Any], batch_id: FromPa
 
 
 @post("/batches/{batch_id:int}/cancel")
-async def batch_cancel(request: Request[Any, Any, Any], batch_id: FromPath[int]) -> Redirect:
+async def batch_cancel(request: HubRequest, batch_id: FromPath[int]) -> Redirect:
     force = form_text(await request.form(), "force") == "true"
 
     async def cancel(unit: Unit) -> str:
@@ -111,13 +112,13 @@ async def batch_cancel(request: Request[Any, Any, Any], batch_id: FromPath[int])
 
 
 @get("/commands/{command_id:int}")
-async def command_view(request: Request[Any, Any, Any], command_id: FromPath[int]) -> Template:
+async def command_view(request: HubRequest, command_id: FromPath[int]) -> Template:
     command = await read(request, lambda u: batches.get_command(u, command_id))
     return page(request, "command.html", command=command)
 
 
 @get("/commands/{command_id:int}/cancel")
-async def command_cancel_confirm(request: Request[Any, Any, Any], command_id: FromPath[int]) -> Template:
+async def command_cancel_confirm(request: HubRequest, command_id: FromPath[int]) -> Template:
     """The confirmation of «Отменить принудительно» for one command."""
     command = await read(request, lambda u: batches.get_command(u, command_id))
     return page(
@@ -132,7 +133,7 @@ async def command_cancel_confirm(request: Request[Any, Any, Any], command_id: Fr
 
 
 @post("/commands/{command_id:int}/cancel")
-async def command_cancel(request: Request[Any, Any, Any], command_id: FromPath[int]) -> Redirect:
+async def command_cancel(request: HubRequest, command_id: FromPath[int]) -> Redirect:
     form = await request.form()
     force = form_text(form, "force") == "true"
     outcome = await attempt(request, lambda u: batches.cancel_command(u, command_id, CancelIn(force=force)))
@@ -141,7 +142,7 @@ async def command_cancel(request: Request[Any, Any, Any], command_id: FromPath[i
 
 
 @get("/commands/{command_id:int}/retry")
-async def command_retry_confirm(request: Request[Any, Any, Any], command_id: FromPath[int]) -> Template:
+async def command_retry_confirm(request: HubRequest, command_id: FromPath[int]) -> Template:
     """«Повторить» shows the batch it will create (its parameters) before the person confirms."""
 
     async def look(unit: Unit) -> dict[str, Any]:
@@ -154,7 +155,7 @@ async def command_retry_confirm(request: Request[Any, Any, Any], command_id: Fro
 
 
 @post("/commands/{command_id:int}/retry")
-async def command_retry(request: Request[Any, Any, Any], command_id: FromPath[int]) -> Redirect:
+async def command_retry(request: HubRequest, command_id: FromPath[int]) -> Redirect:
     asking = requester(request)
     outcome = await attempt(request, lambda u: batches.retry_command(u, command_id, requester=asking))
     if outcome.error is not None:

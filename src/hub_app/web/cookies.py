@@ -24,8 +24,6 @@ from datetime import timedelta
 from typing import Any
 
 import attrs
-from litestar import Request
-from litestar.connection import ASGIConnection
 from litestar.datastructures import Cookie, FormMultiDict, MutableScopeHeaders
 from litestar.enums import RequestEncodingType, ScopeType
 from litestar.exceptions import PermissionDeniedException
@@ -34,8 +32,8 @@ from litestar.utils.scope.state import ScopeState
 
 from adapters.storage.records import WebSessionRecord
 from hub_app import admin
-from hub_app.api.auth import hub_of
-from hub_app.api.request_text import check_form_encoding
+from hub_app.connection import HubConnection, HubRequest, hub_of
+from hub_app.request_text import check_form_encoding
 from hub_app.roles import Caller, Role
 from hub_app.runtime import Unit
 from reconcile.errors import ValidationError
@@ -89,7 +87,7 @@ class PageSession:
         return self.record is not None and self.caller is not None
 
 
-def page_session(connection: ASGIConnection[Any, Any, Any, Any]) -> PageSession | None:
+def page_session(connection: HubConnection) -> PageSession | None:
     """The request's session as the middleware loaded it (``None`` off the page's views)."""
     found = connection.scope.get("state", {}).get(_STATE)
     return found if isinstance(found, PageSession) else None
@@ -144,7 +142,7 @@ async def end_session(unit: Unit, session: PageSession) -> None:
     session.record, session.caller, session.ended = None, None, True
 
 
-async def _load(request: Request[Any, Any, Any], key: bytes) -> PageSession:
+async def _load(request: HubRequest, key: bytes) -> PageSession:
     session = PageSession()
     cookie = request.cookies.get(SESSION_COOKIE)
     if cookie and _SESSION_ID.fullmatch(cookie):
@@ -163,7 +161,7 @@ async def _load(request: Request[Any, Any, Any], key: bytes) -> PageSession:
     return session
 
 
-async def _form(request: Request[Any, Any, Any]) -> FormMultiDict:
+async def _form(request: HubRequest) -> FormMultiDict:
     """The posted form, its fields decoded strictly (422 on what is not UTF-8, never a 500 or a U+FFFD)."""
     content_type, _ = request.content_type
     if content_type == RequestEncodingType.URL_ENCODED:
@@ -174,7 +172,7 @@ async def _form(request: Request[Any, Any, Any]) -> FormMultiDict:
         raise ValidationError("недопустимый символ в теле запроса") from None
 
 
-async def _check_csrf(request: Request[Any, Any, Any], session: PageSession, key: bytes) -> None:
+async def _check_csrf(request: HubRequest, session: PageSession, key: bytes) -> None:
     if request.headers.get("sec-fetch-site", "same-origin") not in _OWN_SITE:
         raise PermissionDeniedException(CSRF_REFUSED)
     sent = (await _form(request)).get(_CSRF_FIELD)
@@ -205,7 +203,7 @@ def _cookies(session: PageSession) -> list[str]:
     return []
 
 
-async def _keep_flash(request: Request[Any, Any, Any], session: PageSession) -> None:
+async def _keep_flash(request: HubRequest, session: PageSession) -> None:
     """The messages left for (or shown by) this page, kept with the session for its next page."""
     if session.flash_changed and session.record is not None and not session.ended:
         flash = readable(session.flash)
@@ -224,7 +222,7 @@ def page_session_middleware(app: ASGIApp, key: bytes) -> ASGIApp:
         if scope["type"] != ScopeType.HTTP:
             await app(scope, receive, send)
             return
-        request: Request[Any, Any, Any] = scope["litestar_app"].request_class(scope=scope, receive=receive)
+        request: HubRequest = scope["litestar_app"].request_class(scope=scope, receive=receive)
         session = await _load(request, csrf_key)
         scope.setdefault("state", {})[_STATE] = session
         ScopeState.from_scope(scope).csrf_token = session.csrf_token

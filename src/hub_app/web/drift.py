@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from litestar import Request, get, post
+from litestar import get, post
 from litestar.params import QueryParameter
 from litestar.response import Redirect, Template
 
 from hub_app import admin, drift
+from hub_app.answers.batches import BatchCreated
+from hub_app.bodies.drift import ReapplyIn
+from hub_app.connection import HubRequest
 from hub_app.runtime import Unit
-from hub_app.views import BatchCreated
 from hub_app.web.acting import attempt, form_body, read, requester, waits
 from hub_app.web.queue import PageNumber, pages
 from hub_app.web.render import flash, page
@@ -29,7 +31,7 @@ def _number(value: str) -> Any:
 
 @get("/drift")
 async def drift_view(
-    request: Request[Any, Any, Any],
+    request: HubRequest,
     number: PageNumber = 1,
     project: Annotated[str, QueryParameter(name="project", max_length=PROJECT_NAME_MAX)] = "",
 ) -> Template:
@@ -50,7 +52,7 @@ async def drift_view(
 
 
 @post("/drift/reapply")
-async def drift_reapply(request: Request[Any, Any, Any]) -> Redirect:
+async def drift_reapply(request: HubRequest) -> Redirect:
     """«Вернуть»: one item's command (the button's ``one``) or the checked ones (``selected``)."""
     form = await request.form()
     one = form.get("one")
@@ -58,7 +60,7 @@ async def drift_reapply(request: Request[Any, Any, Any]) -> Redirect:
     asking = requester(request)
 
     async def put_back(unit: Unit) -> BatchCreated:
-        body = form_body(drift.ReapplyIn, {"command_ids": [_number(v) for v in chosen]})
+        body = form_body(ReapplyIn, {"command_ids": [_number(v) for v in chosen]})
         return await drift.reapply(unit, body, requester=asking)
 
     outcome = await attempt(request, put_back)

@@ -9,15 +9,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from litestar import Request, Response
+from litestar import Response
 from litestar.exceptions import HTTPException, NotFoundException, PermissionDeniedException
 
-from hub_app.admin import NotFoundError
-from hub_app.api.errors import INTERNAL_ERROR
+from hub_app.connection import HubRequest
+from hub_app.refusals import INTERNAL_ERROR, STATUS_BY_ERROR, refusal
 from hub_app.web.cookies import CSRF_REFUSED
 from hub_app.web.render import page
 from hub_app.web.session import LoginRequired, PageRefused, login_redirect
-from reconcile.errors import ConflictError, ForbiddenError, ValidationError
 
 __all__ = ["CSRF_REFUSED", "NO_SUCH_PAGE", "page_exception_handlers"]
 
@@ -26,41 +25,36 @@ log = logging.getLogger("hub_app")
 NO_SUCH_PAGE = "такой страницы нет"
 
 
-def error_page(request: Request[Any, Any, Any], status: int, message: str) -> Response[Any]:
+def error_page(request: HubRequest, status: int, message: str) -> Response[Any]:
     return page(request, "error.html", status_code=status, status=status, message=message)
 
 
-def _login(request: Request[Any, Any, Any], _: Exception) -> Response[Any]:
+def _login(request: HubRequest, _: Exception) -> Response[Any]:
     return login_redirect(request)
 
 
-def _refused(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+def _permission(request: HubRequest, exc: Exception) -> Response[Any]:
     if isinstance(exc, PageRefused):
         return error_page(request, 403, str(exc.detail))
     return error_page(request, 403, CSRF_REFUSED)  # the only other refusal here is the CSRF check's
 
 
-_CORE_STATUS: dict[type[Exception], int] = {
-    NotFoundError: 404,
-    ValidationError: 422,
-    ConflictError: 409,
-    ForbiddenError: 403,
-}
+def _refused(request: HubRequest, exc: Exception) -> Response[Any]:
+    """A refusal of the core, with the status of :mod:`hub_app.refusals`."""
+    found = refusal(exc)
+    if found is None:
+        return _internal(request, exc)
+    return error_page(request, found.status, found.message)
 
 
-def _core(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
-    assert isinstance(exc, NotFoundError | ValidationError | ConflictError | ForbiddenError)
-    return error_page(request, _CORE_STATUS[type(exc)], exc.message)
-
-
-def _http(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+def _http(request: HubRequest, exc: Exception) -> Response[Any]:
     assert isinstance(exc, HTTPException)
     if isinstance(exc, NotFoundException):
         return error_page(request, 404, NO_SUCH_PAGE)
     return error_page(request, exc.status_code, str(exc.detail))
 
 
-def _internal(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+def _internal(request: HubRequest, exc: Exception) -> Response[Any]:
     log.error("unhandled error", exc_info=exc, extra={"path": request.url.path, "method": request.method})
     return error_page(request, 500, INTERNAL_ERROR)
 
@@ -68,11 +62,8 @@ def _internal(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
 def page_exception_handlers() -> dict[int | type[Exception], Any]:
     return {
         LoginRequired: _login,
-        PermissionDeniedException: _refused,
-        NotFoundError: _core,
-        ValidationError: _core,
-        ConflictError: _core,
-        ForbiddenError: _core,
+        PermissionDeniedException: _permission,
+        **dict.fromkeys(STATUS_BY_ERROR, _refused),
         HTTPException: _http,
         Exception: _internal,
     }

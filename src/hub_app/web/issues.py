@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import Request, get, post
+from litestar import get, post
 from litestar.params import FromPath
 from litestar.response import Redirect, Template
 
 from hub_app import mirror
-from hub_app.bodies import NoteIn
+from hub_app.bodies.mirror import NoteIn
+from hub_app.connection import HubRequest
 from hub_app.runtime import Unit
 from hub_app.web.acting import attempt, author, form_body, read
 from hub_app.web.queue import PageNumber, pages
@@ -22,7 +23,7 @@ HISTORY_PER_PAGE = 50
 
 
 async def _issue_page(
-    request: Request[Any, Any, Any], key: str, number: int, *, status_code: int = 200, **context: Any
+    request: HubRequest, key: str, number: int, *, status_code: int = 200, **context: Any
 ) -> Template:
     async def look(unit: Unit) -> dict[str, Any]:
         journal = await mirror.issue_history(unit, key, limit=HISTORY_PER_PAGE, offset=(number - 1) * HISTORY_PER_PAGE)
@@ -38,12 +39,12 @@ async def _issue_page(
 
 
 @get("/issues/{key:str}")
-async def issue_view(request: Request[Any, Any, Any], key: FromPath[str], number: PageNumber = 1) -> Template:
+async def issue_view(request: HubRequest, key: FromPath[str], number: PageNumber = 1) -> Template:
     return await _issue_page(request, key, number, note="", error=None)
 
 
 @post("/issues/{key:str}/notes")
-async def note_add(request: Request[Any, Any, Any], key: FromPath[str]) -> Template | Redirect:
+async def note_add(request: HubRequest, key: FromPath[str]) -> Template | Redirect:
     """«Добавить заметку»: a note of the hub on this issue (never written to Jira)."""
     text = form_text(await request.form(), "text")
     name = author(request)

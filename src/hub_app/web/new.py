@@ -8,15 +8,14 @@ written) and shows the plan — each command's writes Terraform-style (``+`` cre
 
 from __future__ import annotations
 
-from typing import Any
-
-from litestar import Request, get, post
+from litestar import get, post
 from litestar.datastructures import UploadFile
 from litestar.response import Redirect, Template
 
 from hub_app import batches, plan
+from hub_app.answers.batches import BatchCreated
+from hub_app.connection import HubRequest
 from hub_app.runtime import Unit
-from hub_app.views import BatchCreated
 from hub_app.web.acting import WAITS, Outcome, attempt, author, checked, read_json, requester
 from hub_app.web.render import flash, form_text, fragment, is_htmx, page
 from reconcile.approval import ApprovalState
@@ -32,7 +31,7 @@ EXAMPLE = """{
 }"""
 
 
-async def _submitted(request: Request[Any, Any, Any]) -> tuple[str, str, Outcome]:
+async def _submitted(request: HubRequest) -> tuple[str, str, Outcome]:
     """The form's author and text (an uploaded file replaces the text) and the batch body, or why it is none."""
     form = await request.form()
     text, who = form_text(form, "batch"), form_text(form, "author").strip()
@@ -49,12 +48,12 @@ async def _submitted(request: Request[Any, Any, Any]) -> tuple[str, str, Outcome
 
 
 @get("/new")
-async def new_form(request: Request[Any, Any, Any]) -> Template:
+async def new_form(request: HubRequest) -> Template:
     return page(request, "new.html", author=author(request), text=EXAMPLE, plan=None, error=None)
 
 
 @post("/new/plan")
-async def new_plan(request: Request[Any, Any, Any]) -> Template:
+async def new_plan(request: HubRequest) -> Template:
     """«Проверить»: the dry run's plan, or the refusal; nothing is written."""
     who, text, body = await _submitted(request)
     outcome = body if body.error else await attempt(request, lambda u: plan.body_plan(u, body.value))
@@ -65,7 +64,7 @@ async def new_plan(request: Request[Any, Any, Any]) -> Template:
 
 
 @post("/new")
-async def new_batch(request: Request[Any, Any, Any]) -> Template | Redirect:
+async def new_batch(request: HubRequest) -> Template | Redirect:
     """«В очередь»: the batch is created and its page opens; a refused one stays in the form with the reason."""
     who, text, body = await _submitted(request)
     asking = requester(request)

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from litestar import Litestar, Request, Response, Router
+from litestar import Litestar, Response, Router
 from litestar.config.app import AppConfig
 from litestar.datastructures import CacheControlHeader
 from litestar.enums import ScopeType
@@ -24,6 +24,7 @@ from litestar.plugins import InitPlugin
 from litestar.static_files import create_static_files_router
 from litestar.types import ASGIApp, ExceptionHandler, Message, Receive, Scope, Send
 
+from hub_app.connection import HubRequest
 from hub_app.web import batches, drift, issues, new, projects, queue, session, settings
 from hub_app.web.errors import NO_SUCH_PAGE, error_page, page_exception_handlers
 from hub_app.web.render import PAGE_PREFIX, template_config
@@ -99,7 +100,7 @@ def _not_found(handlers: Mapping[Any, ExceptionHandler[Any]]) -> ExceptionHandle
     """A path of the page that no view has is a page too (routing finds no view, so no view's handler runs)."""
     api = handlers.get(NotFoundException) or handlers.get(HTTPException)
 
-    def not_found(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    def not_found(request: HubRequest, exc: Exception) -> Response[Any]:
         if request.url.path.startswith(PAGE_PREFIX) or api is None:
             return error_page(request, 404, NO_SUCH_PAGE)
         return api(request, exc)

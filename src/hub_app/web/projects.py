@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from litestar import Request, get, post
+from litestar import get, post
 from litestar.params import FromPath, QueryParameter
 from litestar.response import Redirect, Template
 
-from hub_app import admin, mirror
-from hub_app.bodies import ProjectIn, ProjectPatchIn
+from hub_app import admin, lookups, mirror
+from hub_app.bodies.admin import ProjectIn, ProjectPatchIn
+from hub_app.connection import HubRequest
 from hub_app.roles import ADMIN
 from hub_app.runtime import Unit
 from hub_app.web.acting import attempt, form_body, read
@@ -43,12 +44,12 @@ def _board_fields(form: Any) -> dict[str, Any]:
 
 
 @get("/projects")
-async def projects_view(request: Request[Any, Any, Any]) -> Template:
+async def projects_view(request: HubRequest) -> Template:
     return page(request, "projects.html", projects=await read(request, admin.list_projects))
 
 
 @post("/projects", opt=_ADMIN)
-async def project_add(request: Request[Any, Any, Any]) -> Redirect:
+async def project_add(request: HubRequest) -> Redirect:
     form = await request.form()
     name = form_text(form, "name").strip()
 
@@ -61,7 +62,7 @@ async def project_add(request: Request[Any, Any, Any]) -> Redirect:
 
 
 @post("/projects/{name:str}/edit", opt=_ADMIN)
-async def project_change(request: Request[Any, Any, Any], name: FromPath[str]) -> Redirect:
+async def project_change(request: HubRequest, name: FromPath[str]) -> Redirect:
     form = await request.form()
 
     async def change(unit: Unit) -> Any:
@@ -73,7 +74,7 @@ async def project_change(request: Request[Any, Any, Any], name: FromPath[str]) -
 
 
 @post("/projects/{name:str}/delete", opt=_ADMIN)
-async def project_delete(request: Request[Any, Any, Any], name: FromPath[str]) -> Redirect:
+async def project_delete(request: HubRequest, name: FromPath[str]) -> Redirect:
     outcome = await attempt(request, lambda u: admin.delete_project(u, name))
     flash(request, outcome.error or f"проект {name} удалён", error=outcome.error is not None)
     return Redirect("/projects", status_code=303)
@@ -81,7 +82,7 @@ async def project_delete(request: Request[Any, Any, Any], name: FromPath[str]) -
 
 @get("/projects/{name:str}")
 async def project_slice(
-    request: Request[Any, Any, Any],
+    request: HubRequest,
     name: FromPath[str],
     number: PageNumber = 1,
     text: Annotated[str, QueryParameter(name="q", max_length=200)] = "",
@@ -97,7 +98,7 @@ async def project_slice(
             offset=(number - 1) * ISSUES_PER_PAGE,
         )
         return {
-            "project": await admin.project(unit, name),
+            "project": await lookups.project(unit, name),
             "statuses": await mirror.slice_statuses(unit, name),
             "issues": listed.items,
             "total": listed.total,

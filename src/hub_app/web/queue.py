@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from litestar import Request, get
+from litestar import get
 from litestar.params import QueryParameter
 from litestar.response import Template
 
 from hub_app import batches, overview
+from hub_app.connection import HubRequest
 from hub_app.runtime import Unit
 from hub_app.web.acting import read
 from hub_app.web.render import fragment, is_htmx, page
@@ -31,7 +32,7 @@ def pages(total: int, size: int) -> int:
 
 
 @get("/")
-async def queue_view(request: Request[Any, Any, Any], number: PageNumber = 1) -> Template:
+async def queue_view(request: HubRequest, number: PageNumber = 1) -> Template:
     async def look(unit: Unit) -> dict[str, Any]:
         listed = await batches.list_batches(unit, limit=BATCHES_PER_PAGE, offset=(number - 1) * BATCHES_PER_PAGE)
         return {

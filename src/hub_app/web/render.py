@@ -14,12 +14,12 @@ from typing import Any
 from urllib.parse import quote
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
-from litestar import Request
 from litestar.datastructures import FormMultiDict
 from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.response import Template
 from litestar.template import TemplateConfig
 
+from hub_app.connection import HubRequest
 from hub_app.web.cookies import page_session
 from hub_app.web.labels import APPROVAL_LABELS, STATUS_LABELS, duration, pretty_json, status_label, when
 from reconcile.text import bad_place
@@ -74,11 +74,11 @@ def template_config() -> TemplateConfig[JinjaTemplateEngine]:
     return TemplateConfig(instance=JinjaTemplateEngine.from_environment(environment()))
 
 
-def is_htmx(request: Request[Any, Any, Any]) -> bool:
+def is_htmx(request: HubRequest) -> bool:
     return request.headers.get("hx-request") == "true"
 
 
-def public_path(request: Request[Any, Any, Any], *, with_query: bool = False) -> str:
+def public_path(request: HubRequest, *, with_query: bool = False) -> str:
     """The path the browser asked for (the app routes it under :data:`PAGE_PREFIX`)."""
     path = request.url.path
     if path.startswith(PAGE_PREFIX):
@@ -104,7 +104,7 @@ def form_text(form: FormMultiDict, name: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def flash(request: Request[Any, Any, Any], text: str, *, error: bool = False) -> None:
+def flash(request: HubRequest, text: str, *, error: bool = False) -> None:
     """A message for the next full page (after a redirect): what an action did, or why it was refused."""
     session = page_session(request)
     if session is not None:
@@ -112,7 +112,7 @@ def flash(request: Request[Any, Any, Any], text: str, *, error: bool = False) ->
         session.flash_changed = True
 
 
-def _context(request: Request[Any, Any, Any], context: dict[str, Any]) -> dict[str, Any]:
+def _context(request: HubRequest, context: dict[str, Any]) -> dict[str, Any]:
     caller = request.state.get("caller")
     return {
         "caller": caller,
@@ -122,7 +122,7 @@ def _context(request: Request[Any, Any, Any], context: dict[str, Any]) -> dict[s
     }
 
 
-def page(request: Request[Any, Any, Any], template: str, *, status_code: int = 200, **context: Any) -> Template:
+def page(request: HubRequest, template: str, *, status_code: int = 200, **context: Any) -> Template:
     """A full page; it shows (and so clears) the messages left by the previous action."""
     messages: list[dict[str, Any]] = []
     session = page_session(request)
@@ -131,6 +131,6 @@ def page(request: Request[Any, Any, Any], template: str, *, status_code: int = 2
     return Template(template, context={**_context(request, context), "messages": messages}, status_code=status_code)
 
 
-def fragment(request: Request[Any, Any, Any], template: str, *, status_code: int = 200, **context: Any) -> Template:
+def fragment(request: HubRequest, template: str, *, status_code: int = 200, **context: Any) -> Template:
     """The part of a page htmx swaps in (messages stay for the next full page)."""
     return Template(template, context=_context(request, context), status_code=status_code)

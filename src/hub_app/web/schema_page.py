@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import Request
 from litestar.openapi.plugins import OpenAPIRenderPlugin
 
+from hub_app.connection import HubRequest
 from hub_app.web.render import environment
 
 __all__ = ["JSON_PATH", "OperationsPage", "operations"]
@@ -40,7 +40,7 @@ class OperationsPage(OpenAPIRenderPlugin):
     def __init__(self) -> None:
         super().__init__(path="/")
 
-    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+    def render(self, request: HubRequest, openapi_schema: dict[str, Any]) -> bytes:
         page = (
             environment()
             .get_template("schema.html")

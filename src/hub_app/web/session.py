@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote
 
-from litestar import Request, Response, get, post
-from litestar.connection import ASGIConnection
+from litestar import Response, get, post
 from litestar.exceptions import PermissionDeniedException
 from litestar.handlers.base import BaseRouteHandler
 from litestar.middleware import DefineMiddleware
@@ -25,7 +24,7 @@ from litestar.response import Redirect, Template
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from hub_app import admin
-from hub_app.api.auth import hub_of
+from hub_app.connection import HubConnection, HubRequest, hub_of
 from hub_app.roles import INTERFACE, Role
 from hub_app.web.cookies import CSRF_BEFORE_LOGIN, end_session, page_session, page_session_middleware, start_session
 from hub_app.web.render import form_text, page, public_path, safe_next
@@ -117,7 +116,7 @@ def _secure_cookies_over_https(app: ASGIApp) -> ASGIApp:
     return middleware
 
 
-async def page_guard(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
+async def page_guard(connection: HubConnection, handler: BaseRouteHandler) -> None:
     """Every view but the login needs a session of an interface or admin token; some need admin."""
     if handler.opt.get("page_public"):
         return
@@ -132,13 +131,13 @@ async def page_guard(connection: ASGIConnection[Any, Any, Any, Any], handler: Ba
 
 @get("/login", opt={"page_public": True})
 async def login_form(
-    request: Request[Any, Any, Any], target: Annotated[str, QueryParameter(name="next", max_length=2000)] = "/"
+    request: HubRequest, target: Annotated[str, QueryParameter(name="next", max_length=2000)] = "/"
 ) -> Template:
     return page(request, "login.html", next=safe_next(target))
 
 
 @post("/login", opt={"page_public": True, CSRF_BEFORE_LOGIN: True})
-async def login(request: Request[Any, Any, Any]) -> Response[Any]:
+async def login(request: HubRequest) -> Response[Any]:
     """«Войти»: a known interface or admin token opens a new session (the one this browser had ends)."""
     form = await request.form()
     secret, target = form_text(form, "token").strip(), safe_next(form_text(form, "next"))
@@ -156,7 +155,7 @@ async def login(request: Request[Any, Any, Any]) -> Response[Any]:
 
 
 @post("/logout", opt={"page_public": True})
-async def logout(request: Request[Any, Any, Any]) -> Redirect:
+async def logout(request: HubRequest) -> Redirect:
     """«Выйти»: the session ends on the server, so its cookie opens nothing more, wherever it was copied."""
     session = page_session(request)
     assert session is not None
@@ -165,7 +164,7 @@ async def logout(request: Request[Any, Any, Any]) -> Redirect:
     return Redirect("/login", status_code=303)
 
 
-def login_redirect(request: Request[Any, Any, Any]) -> Response[Any]:
+def login_redirect(request: HubRequest) -> Response[Any]:
     """Where a request without a session goes: ``/login?next=<here>`` (htmx: a full navigation)."""
     target = "/login"
     here = public_path(request, with_query=True)

@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from litestar import Request, get, post
+from litestar import get, post
 from litestar.response import Redirect, Template
 
 from hub_app import admin
+from hub_app.connection import HubRequest
 from hub_app.roles import ADMIN
 from hub_app.web.acting import attempt, read, read_json
 from hub_app.web.labels import pretty_json
@@ -18,13 +17,13 @@ __all__ = ["ROUTES"]
 
 
 @get("/settings")
-async def settings_view(request: Request[Any, Any, Any]) -> Template:
+async def settings_view(request: HubRequest) -> Template:
     current = await read(request, admin.get_settings)
     return page(request, "settings.html", text=pretty_json(current), error=None)
 
 
 @post("/settings", opt={"page_roles": ADMIN})
-async def settings_change(request: Request[Any, Any, Any]) -> Template | Redirect:
+async def settings_change(request: HubRequest) -> Template | Redirect:
     text = form_text(await request.form(), "settings")
     outcome = read_json(text.encode())
     if outcome.error is None:

@@ -1,4 +1,4 @@
-"""Response bodies of plans: the dry run's raw predictions and the plan a person reads (:mod:`hub_app.plan`)."""
+"""Answers of plans: the dry run's raw predictions and the plan a person reads (:mod:`hub_app.plan`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import attrs
 
-from hub_app.views import ApprovalView
+from hub_app.answers.batches import ApprovalView
 from reconcile.plan_lines import CommandPlan
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""The MCP endpoint (DESIGN.md section 7): streamable HTTP at ``/mcp`` over the tools of :mod:`hub_app.mcp_server`.
+"""The MCP endpoint (DESIGN.md section 7): streamable HTTP at ``/mcp`` over the server of :mod:`hub_app.mcp.server`.
 
 Stateless and with JSON answers, so any hub process can serve any call. Before anything else (the token too) a
 request's ``Origin`` and ``Host`` are held to the hub's public URL (:mod:`hub_app.public_url`): 403 otherwise,
@@ -33,14 +33,19 @@ from litestar.plugins import InitPlugin
 from litestar.types import ASGIApp, Receive, Scope, Send
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-from hub_app.mcp_server import CALLER_SCOPE_KEY, MCP_PATH, MCP_ROLES, McpCaller, McpTool, build_server
+from hub_app.mcp.server import CALLER_SCOPE_KEY, build_server
+from hub_app.mcp.tools import McpCaller, McpTool
 from hub_app.public_url import PublicUrl
-from hub_app.roles import Caller
+from hub_app.roles import INTERFACE, Caller
 from hub_app.runtime import Hub
 
-__all__ = ["McpEndpoint", "McpPlugin"]
+__all__ = ["MCP_PATH", "MCP_ROLES", "McpEndpoint", "McpPlugin"]
 
 log = logging.getLogger(__name__)
+
+MCP_PATH = "/mcp"
+#: Roles whose tokens may use the MCP tools (DESIGN.md: «behind an interface token»; admin may do all).
+MCP_ROLES = INTERFACE
 
 
 def _plain_error(status: int, detail: str) -> tuple[dict[str, Any], bytes]:

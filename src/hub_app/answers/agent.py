@@ -1,0 +1,111 @@
+"""Answers to the agent and about it: a delivery, the acknowledgements of pages and reports, whether it still
+holds a command, and its status with the queue it sees."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from adapters.storage.records import AgentStatusRecord
+from hub_app.answers.wire import iso
+
+__all__ = ["AgentStatusView", "CommandHeld", "DeliveryView", "PagesAck", "QueueOutlook", "ReportAck"]
+
+
+@attrs.frozen(kw_only=True)
+class QueueOutlook:
+    """The queue as the agent sees it: ``depth`` commands it can be given (queued outside batches waiting for
+    approval, and the one in flight) and their ETA by the pacing policy; ``awaiting_approval`` batches (with
+    ``awaiting_commands`` commands) wait for a person and count in neither."""
+
+    depth: int
+    eta_seconds: float
+    awaiting_approval: int
+    awaiting_commands: int
+
+
+@attrs.frozen(kw_only=True)
+class AgentStatusView:
+    agent_id: str | None
+    instance: str | None
+    version: str | None
+    jira_user: str | None
+    jira_time_zone: str | None
+    symmetric_link_types: list[str]
+    last_seen_at: str | None
+    last_claim_at: str | None
+    online: bool
+    #: What keeps the agent from working, as it reported it (a TLS failure, a wrong Jira URL…); cleared by
+    #: its next claim.
+    last_error: str | None
+    queue: QueueOutlook
+
+    @classmethod
+    def of(cls, status: AgentStatusRecord | None, *, online: bool, queue: QueueOutlook) -> AgentStatusView:
+        if status is None:
+            return cls(
+                agent_id=None,
+                instance=None,
+                version=None,
+                jira_user=None,
+                jira_time_zone=None,
+                symmetric_link_types=[],
+                last_seen_at=None,
+                last_claim_at=None,
+                online=False,
+                last_error=None,
+                queue=queue,
+            )
+        return cls(
+            agent_id=status.agent_id,
+            instance=status.instance,
+            version=status.version,
+            jira_user=status.jira_user,
+            jira_time_zone=status.jira_time_zone,
+            symmetric_link_types=list(status.symmetric_link_types),
+            last_seen_at=iso(status.last_seen_at),
+            last_claim_at=iso(status.last_claim_at),
+            online=online,
+            last_error=status.last_error,
+            queue=queue,
+        )
+
+
+@attrs.frozen(kw_only=True)
+class DeliveryView:
+    """A command handed to the agent: params completed at delivery, the pause to keep, the settings it needs."""
+
+    id: int
+    type: str
+    params: dict[str, Any]
+    pause_seconds: float
+    deliveries: int
+    context: dict[str, Any]
+
+
+@attrs.frozen(kw_only=True)
+class PagesAck:
+    accepted: bool
+    issues: int
+    history: int
+
+
+@attrs.frozen(kw_only=True)
+class CommandHeld:
+    """``GET /agent/commands/{id}``: the command's status, whether the asking agent process still holds it
+    (claimed and issued to it), and its ``deliveries``: only a process holding the latest delivery may write to
+    Jira (DESIGN.md 5.4, 5.6: the fencing of deliveries)."""
+
+    id: int
+    status: str
+    held: bool
+    deliveries: int
+
+
+@attrs.frozen(kw_only=True)
+class ReportAck:
+    """Whether the report changed the command, and the command's status now."""
+
+    accepted: bool
+    status: str

@@ -1,0 +1,179 @@
+"""Answers about batches and their commands: a new batch, a batch with its progress and notes, a command."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import attrs
+
+from adapters.storage.records import BatchRecord, CommandRecord
+from hub_app.answers.mirror import NoteView
+from hub_app.answers.wire import iso
+from reconcile import pacing
+from reconcile.approval import Approval
+from reconcile.lifecycle import FINAL
+from reconcile.settings import Settings
+
+__all__ = ["ApprovalView", "BatchCreated", "BatchDetail", "BatchView", "CommandBrief", "CommandView", "Progress"]
+
+
+@attrs.frozen(kw_only=True)
+class CommandBrief:
+    id: int
+    batch_id: int
+    seq: int
+    type: str
+    params: dict[str, Any]
+    status: str
+
+    @classmethod
+    def of(cls, command: CommandRecord) -> CommandBrief:
+        return cls(
+            id=command.id,
+            batch_id=command.batch_id,
+            seq=command.seq,
+            type=command.type,
+            params=command.params,
+            status=command.status.value,
+        )
+
+
+@attrs.frozen(kw_only=True)
+class CommandView(CommandBrief):
+    temp_key: str | None
+    deliveries: int
+    claimed_at: str | None
+    finished_at: str | None
+    result: dict[str, Any] | None
+    error: str | None
+    jira_calls: int | None
+    operations: list[Any] | None
+    retry_of: int | None
+
+    @classmethod
+    def of(cls, command: CommandRecord) -> CommandView:
+        return cls(
+            **attrs.asdict(CommandBrief.of(command), recurse=False),
+            temp_key=command.temp_key,
+            deliveries=command.deliveries,
+            claimed_at=iso(command.claimed_at),
+            finished_at=iso(command.finished_at),
+            result=command.result,
+            error=command.error,
+            jira_calls=command.jira_calls,
+            operations=command.operations,
+            retry_of=command.retry_of,
+        )
+
+
+@attrs.frozen(kw_only=True)
+class Progress:
+    """How far a batch is: counts by status, and the live figures of :mod:`reconcile.pacing` (DESIGN 6)."""
+
+    total: int
+    finished: int
+    by_status: dict[str, int]
+    remaining_seconds: float
+    elapsed_seconds: float
+
+    @classmethod
+    def of(
+        cls, batch: BatchRecord, commands: Sequence[CommandRecord], *, settings: Settings, now: datetime
+    ) -> Progress:
+        counts: dict[str, int] = {}
+        for command in commands:
+            counts[command.status.value] = counts.get(command.status.value, 0) + 1
+        finished = sum(1 for command in commands if command.status in FINAL)
+        return cls(
+            total=len(commands),
+            finished=finished,
+            by_status=counts,
+            remaining_seconds=pacing.remaining_seconds(commands, settings, now),
+            elapsed_seconds=pacing.elapsed_seconds(batch.created_at, commands, now),
+        )
+
+
+@attrs.frozen(kw_only=True)
+class ApprovalView:
+    """A batch's approval by a person: ``pending`` (its commands wait), ``approved`` or ``rejected``."""
+
+    state: str
+    by: str | None
+    at: str | None
+    reason: str | None
+
+    @classmethod
+    def of(cls, approval: Approval | None) -> ApprovalView | None:
+        if approval is None:
+            return None
+        return cls(state=approval.state.value, by=approval.by, at=iso(approval.at), reason=approval.reason)
+
+
+@attrs.frozen(kw_only=True)
+class BatchCreated:
+    """The answer to a new batch: its commands as stored (params normalised, tail refresh added)."""
+
+    id: int
+    author: str
+    title: str
+    project: str | None
+    created_at: str
+    estimate_seconds: float
+    commands: list[CommandBrief]
+    approval: ApprovalView | None
+
+    @classmethod
+    def of(cls, batch: BatchRecord, commands: Sequence[CommandRecord]) -> BatchCreated:
+        return cls(
+            id=batch.id,
+            author=batch.author,
+            title=batch.title,
+            project=batch.project,
+            created_at=iso(batch.created_at),
+            estimate_seconds=batch.estimate_seconds,
+            commands=[CommandBrief.of(c) for c in commands],
+            approval=ApprovalView.of(batch.approval),
+        )
+
+
+@attrs.frozen(kw_only=True)
+class BatchView:
+    id: int
+    author: str
+    title: str
+    project: str | None
+    token_name: str | None
+    created_at: str
+    estimate_seconds: float
+    progress: Progress
+    commands: list[CommandView]
+    door: str | None
+    approval: ApprovalView | None
+
+    @classmethod
+    def of(
+        cls, batch: BatchRecord, commands: Sequence[CommandRecord], *, settings: Settings, now: datetime
+    ) -> BatchView:
+        """The batch as it stands at ``now`` (its live progress figures read the current pacing)."""
+        return cls(
+            id=batch.id,
+            author=batch.author,
+            title=batch.title,
+            project=batch.project,
+            token_name=batch.token_name,
+            created_at=iso(batch.created_at),
+            estimate_seconds=batch.estimate_seconds,
+            progress=Progress.of(batch, commands, settings=settings, now=now),
+            commands=[CommandView.of(c) for c in commands],
+            door=batch.door,
+            approval=ApprovalView.of(batch.approval),
+        )
+
+
+@attrs.frozen(kw_only=True)
+class BatchDetail(BatchView):
+    """One batch with its commands, progress and notes."""
+
+    notes: list[NoteView]

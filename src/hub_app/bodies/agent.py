@@ -1,0 +1,81 @@
+"""Bodies the agent sends: its claim, what keeps it from claiming, a refresh's pages, a delivery's report."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import attrs
+
+from hub_app.bodies.parsing import HIDDEN, is_db_int, meta
+from reconcile.errors import ValidationError
+from reconcile.records import HistoryEntry, MirrorIssue, wire_history, wire_issue
+
+__all__ = ["AgentProblemIn", "ClaimIn", "OperationIn", "PagesIn", "ReportIn"]
+
+
+@attrs.frozen(kw_only=True)
+class ClaimIn:
+    agent_id: str = attrs.field(metadata=meta("nonempty"))
+    version: str | None = attrs.field(default=None, metadata=meta("str?"))
+    jira_user: str | None = attrs.field(default=None, metadata=meta("str?"))
+    jira_time_zone: str | None = attrs.field(default=None, metadata=meta("str?"))
+    symmetric_link_types: list[str] | None = attrs.field(default=None, metadata=meta("list[str]"))
+    wait: float | None = attrs.field(default=None, metadata=meta("number", "секунды долгого запроса"))
+    instance: str | None = attrs.field(
+        default=None,
+        metadata=meta("str?", "процесс агента (из его журнала): второй процесс с тем же agent_id получает 409"),
+    )
+    given: frozenset[str] = attrs.field(default=frozenset(), metadata=HIDDEN)
+
+
+@attrs.frozen(kw_only=True)
+class AgentProblemIn:
+    """What keeps the agent from claiming (``POST /agent/status``): one line naming the URL and the fix."""
+
+    agent_id: str = attrs.field(metadata=meta("nonempty"))
+    version: str | None = attrs.field(default=None, metadata=meta("str?"))
+    instance: str | None = attrs.field(default=None, metadata=meta("str?", "процесс агента (из его журнала)"))
+    last_error: str | None = attrs.field(
+        metadata=meta("str?", "почему агент не может работать; null — больше ничего не мешает")
+    )
+    given: frozenset[str] = attrs.field(default=frozenset(), metadata=HIDDEN)
+
+
+@attrs.frozen(kw_only=True)
+class PagesIn:
+    """One page of a refresh; the records are checked strictly by :func:`reconcile.records.wire_issue`."""
+
+    page: int = attrs.field(metadata=meta("int"))
+    kind: Literal["issues", "neighbours", "history"] | None = attrs.field(default=None, metadata=meta("str"))
+    issues: list[MirrorIssue] | None = attrs.field(default=None, metadata=meta("list", item=wire_issue))
+    history: list[HistoryEntry] | None = attrs.field(default=None, metadata=meta("list", item=wire_history))
+
+
+@attrs.frozen(kw_only=True)
+class OperationIn:
+    """A write the agent made in Jira."""
+
+    method: str
+    path: str
+    status: int
+
+
+def _operation(value: Any, what: str) -> OperationIn:
+    if not (
+        isinstance(value, dict)
+        and set(value) == {"method", "path", "status"}
+        and isinstance(value["method"], str)
+        and isinstance(value["path"], str)
+        and is_db_int(value["status"])
+    ):
+        raise ValidationError(f"{what}: ожидается объект {{method, path, status}}")
+    return OperationIn(method=value["method"], path=value["path"], status=value["status"])
+
+
+@attrs.frozen(kw_only=True)
+class ReportIn:
+    status: Literal["done", "failed"] = attrs.field(metadata=meta("str"))
+    result: dict[str, Any] | None = attrs.field(default=None, metadata=meta("dict?"))
+    error: str | None = attrs.field(default=None, metadata=meta("str?"))
+    jira_calls: int | None = attrs.field(default=None, metadata=meta("int?"))
+    operations: list[OperationIn] | None = attrs.field(default=None, metadata=meta("list", item=_operation))

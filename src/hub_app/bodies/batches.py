@@ -1,0 +1,91 @@
+"""Bodies about batches and their commands: ``POST /batches`` (documented here, checked as a whole by
+:func:`reconcile.batch.validate_batch`), cancel, reject, refresh, and the MCP tools' arguments naming a batch or a
+command."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from hub_app.bodies.parsing import HIDDEN, meta
+
+__all__ = [
+    "BatchCancel",
+    "BatchIn",
+    "BatchNoteIn",
+    "BatchRef",
+    "CancelIn",
+    "CommandIn",
+    "CommandRef",
+    "EmptyIn",
+    "RefreshIn",
+    "RejectIn",
+]
+
+
+@attrs.frozen(kw_only=True)
+class CommandIn:
+    """One command of a batch: its parameters are described by the command catalogue (one source)."""
+
+    type: str
+    params: dict[str, Any]
+
+
+@attrs.frozen(kw_only=True)
+class BatchNoteIn:
+    key: str
+    text: str
+
+
+@attrs.frozen(kw_only=True)
+class BatchIn:
+    """``POST /batches`` (validated as a whole by the core: the first violation answers 422)."""
+
+    author: str
+    title: str
+    commands: list[CommandIn]
+    project: str | None = None
+    notes: list[BatchNoteIn] | None = None
+
+
+@attrs.frozen(kw_only=True)
+class EmptyIn:
+    """A request without fields (``{}`` or an empty body)."""
+
+
+@attrs.frozen(kw_only=True)
+class CancelIn:
+    force: bool = attrs.field(
+        default=False, metadata=meta("bool", "и команду, уже выданную агенту (она, возможно, уже пишется в Jira)")
+    )
+
+
+@attrs.frozen(kw_only=True)
+class RejectIn:
+    reason: str = attrs.field(metadata=meta("nonempty", "почему пакет отклонён (попадёт в error его команд)"))
+
+
+@attrs.frozen(kw_only=True)
+class RefreshIn:
+    """``{keys}``, ``{jql}`` or ``{}`` (a full refresh by the base JQL)."""
+
+    keys: list[str] | None = attrs.field(default=None, metadata=meta("list[str]"))
+    jql: str | None = attrs.field(default=None, metadata=meta("nonempty"))
+    given: frozenset[str] = attrs.field(default=frozenset(), metadata=HIDDEN)
+
+
+@attrs.frozen(kw_only=True)
+class BatchRef:
+    batch_id: int = attrs.field(metadata=meta("int", minimum=1))
+
+
+@attrs.frozen(kw_only=True)
+class BatchCancel:
+    batch_id: int = attrs.field(metadata=meta("int", minimum=1))
+    force: bool = attrs.field(default=False, metadata=meta("bool"))
+
+
+@attrs.frozen(kw_only=True)
+class CommandRef:
+    command_id: int = attrs.field(metadata=meta("int", minimum=1))

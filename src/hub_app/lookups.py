@@ -1,0 +1,102 @@
+"""What the hub's operations look up before they decide, in the unit they run in; nothing here writes.
+
+An object named by a request (a batch, a command, a project): the record, or
+:class:`~reconcile.errors.NotFoundError` (404). The queue's facts a claim, a report and a plan read again and
+again: the batches waiting for a person, a batch's temp keys already created, the base JQL, the stored files, what
+the agent told of Jira. And the hub's state a batch body is validated against (:func:`batch_context`).
+"""
+
+from __future__ import annotations
+
+from adapters.files import is_sha256
+from adapters.storage.records import BatchRecord, CommandRecord, ProjectRecord
+from hub_app.runtime import Unit
+from reconcile import approval, history
+from reconcile.batch import BatchContext, BatchNeeds, ProjectInfo
+from reconcile.confirm import AgentFacts
+from reconcile.errors import NotFoundError
+from reconcile.settings import Settings
+from reconcile.tempkeys import resolved_keys
+
+__all__ = [
+    "agent_facts",
+    "base_jql",
+    "batch",
+    "batch_context",
+    "command",
+    "held_batches",
+    "project",
+    "resolved_in_batch",
+    "stored_files",
+]
+
+
+async def batch(unit: Unit, batch_id: int) -> BatchRecord:
+    found = await unit.db.queue.batch(batch_id)
+    if found is None:
+        raise NotFoundError(f"пакета {batch_id} нет")
+    return found
+
+
+async def command(unit: Unit, command_id: int) -> CommandRecord:
+    found = await unit.db.queue.command(command_id)
+    if found is None:
+        raise NotFoundError(f"команды {command_id} нет")
+    return found
+
+
+async def project(unit: Unit, name: str) -> ProjectRecord:
+    found = await unit.db.admin.project(name)
+    if found is None:
+        raise NotFoundError(f"нет проекта {name}")
+    return found
+
+
+async def held_batches(unit: Unit) -> frozenset[int]:
+    """The batches whose commands must not be issued: they wait for a person's approval."""
+    return frozenset(b.id for b in await unit.db.queue.awaiting_approval() if approval.holds(b.approval))
+
+
+async def resolved_in_batch(unit: Unit, batch_id: int) -> dict[str, str]:
+    """The batch's temp keys whose issues exist: ``new:<n>`` → the real key."""
+    outcomes = await unit.db.queue.temp_key_outcomes([batch_id])
+    return resolved_keys(outcomes[batch_id])
+
+
+async def base_jql(unit: Unit, settings: Settings) -> str | None:
+    return history.base_jql(settings.jira_project, [p.name for p in await unit.db.admin.projects()])
+
+
+async def stored_files(unit: Unit, shas: set[str] | frozenset[str]) -> dict[str, int]:
+    """The recorded files among ``shas`` whose bytes the store still has: sha256 → size."""
+    found: dict[str, int] = {}
+    for sha in await unit.db.admin.recorded_files(s for s in shas if is_sha256(s)):
+        size = unit.files.size(sha)
+        if size is not None:
+            found[sha] = size
+    return found
+
+
+async def agent_facts(unit: Unit) -> AgentFacts:
+    """What the agent told the hub about Jira, as the confirmation rules read it."""
+    agent = await unit.db.admin.agent_status()
+    if agent is None:
+        return AgentFacts()
+    return AgentFacts(jira_user=agent.jira_user, symmetric_link_types=frozenset(agent.symmetric_link_types))
+
+
+async def batch_context(unit: Unit, needs: BatchNeeds, settings: Settings) -> BatchContext:
+    """The hub's state a batch body is validated against: the projects, and what :func:`reconcile.batch.batch_needs`
+    said the body needs (the mirror labels of its keys, its stored files)."""
+    projects = {
+        p.name: ProjectInfo(name=p.name, board_id=p.board_id, board_type=p.board_type)
+        for p in await unit.db.admin.projects()
+    }
+    if needs.files:
+        await unit.db.lock_files()  # a file found stored here is not pruned before this batch commits
+    return BatchContext(
+        settings=settings,
+        projects=projects,
+        mirror_labels=await unit.db.mirror.labels(needs.keys),
+        files=await stored_files(unit, needs.files),
+    )
