@@ -12,22 +12,17 @@ from plans_support import delivery, kinds, ok, play
 from reconcile.errors import JiraAnswerError
 from reconcile.plans import Dropped, ExecContext, JiraCall, JiraResponse, Operation, Report
 from reconcile.plans._run import Body, Run, http_error, next_start, plan, search_call
+from reconcile.plans.drive import drive
 
 SHA_ABC = hashlib.sha256(b"abc").hexdigest()
 ATTACHMENT = {"key": "X-1", "file": SHA_ABC, "filename": "a.txt", "size": 3}
 NO_ATTACHMENTS = [ok({"fields": {"attachment": []}})]
 
 
-def drive(body: Body, answers: list[int]) -> Report:
+def statuses(body: Body, answers: list[int]) -> Report:
     """Feed ``body`` one answer (a status) per Jira call until it returns its report."""
     pending = list(answers)
-    try:
-        step = body.send(None)
-        while True:
-            step = body.send(ok(status=pending.pop(0)) if isinstance(step, JiraCall) else None)
-    except StopIteration as stop:
-        report: Report = stop.value
-    return report
+    return drive(body, lambda step: ok(status=pending.pop(0)) if isinstance(step, JiraCall) else None)
 
 
 def test_a_bug_inside_a_body_fails_the_command_with_the_writes_so_far() -> None:
@@ -38,7 +33,7 @@ def test_a_bug_inside_a_body_fails_the_command_with_the_writes_so_far() -> None:
         run.result["comment_id"] = "10"
         raise KeyError("key")
 
-    report = drive(plan(broken, delivery("ensure_comment", {}), ExecContext()), [201])
+    report = statuses(plan(broken, delivery("ensure_comment", {}), ExecContext()), [201])
     assert report == Report(
         status="failed",
         result={"comment_id": "10"},
@@ -80,7 +75,7 @@ def test_a_bug_before_any_call_fails_with_no_operations() -> None:
         raise ZeroDivisionError("division by zero")
         yield  # pragma: no cover - makes this a generator
 
-    report = drive(plan(broken, delivery("ensure_fields", {}), ExecContext()), [])
+    report = statuses(plan(broken, delivery("ensure_fields", {}), ExecContext()), [])
     assert (report.status, report.error, report.operations) == (
         "failed",
         "внутренняя ошибка агента: ZeroDivisionError: division by zero",
