@@ -12,7 +12,7 @@ from plans_support import delivery, kinds, ok, play
 from reconcile.errors import JiraAnswerError
 from reconcile.plans import Dropped, ExecContext, JiraCall, JiraResponse, Operation, Report
 from reconcile.plans._run import Body, Run, http_error, next_start, plan, search_call
-from reconcile.plans.drive import drive
+from reconcile.plans.drive import Ended, drive
 
 SHA_ABC = hashlib.sha256(b"abc").hexdigest()
 ATTACHMENT = {"key": "X-1", "file": SHA_ABC, "filename": "a.txt", "size": 3}
@@ -66,6 +66,26 @@ def test_a_write_dropped_by_the_driver_fails_with_its_message_and_the_writes_so_
         error="команда отменена принудительно",
         operations=(Operation(method="PUT", path="/rest/api/2/issue/X-1", status=204),),
     )
+
+
+def test_an_answer_can_end_the_drive_with_its_own_report_and_the_executor_is_closed_there() -> None:
+    """The synchronous driver returns the report an answer ends it with (:class:`Ended`, the dry run's predicted
+    upload) and closes the executor at that step: nothing after it runs."""
+    reached: list[str] = []
+
+    def two_calls(run: Run) -> Body:
+        try:
+            yield from run.call(JiraCall(method="GET", path="/rest/api/2/issue/X-1"))
+            reached.append("after the first call")
+            return run.done()
+        finally:
+            reached.append("closed")
+
+    def answer(step: object) -> JiraResponse:
+        raise Ended(Report(status="done", result={"predicted": True}))
+
+    report = drive(plan(two_calls, delivery("ensure_fields", {}), ExecContext()), answer)
+    assert (report, reached) == (Report(status="done", result={"predicted": True}), ["closed"])
 
 
 def test_a_bug_before_any_call_fails_with_no_operations() -> None:
