@@ -8,9 +8,10 @@ generated seed (``jira_sim.generated``) and answers the refresh's query (``proje
 - ``http``: over loopback HTTP (uvicorn in a thread) with an httpx client, as the agent reads it;
 - ``jira package``: the ``jira`` package's ``search_issues(maxResults=False)`` reading the same issues over the
   same server, a third-party floor;
-- ``agent's refresh``: the agent's own refresh of the same query (the refresh executor driven by ``JiraHttp``,
-  in process, pages handed to a callback that keeps nothing), and its ratio to the in-process walk: what our
-  code adds on top of the simulator. It reads the neighbours of linked issues outside the query too (counted).
+- ``agent's refresh``: the agent's own refresh of the same query (the refresh executor driven by
+  :func:`agent_app.drive.drive` over ``JiraHttp``, in process, pages handed to a callback that keeps nothing),
+  and its ratio to the in-process walk: what our code adds on top of the simulator. It reads the neighbours of
+  linked issues outside the query too (counted).
 
 Prints the median of ``--runs`` walks per case (each walk on a fresh store version, so its first page evaluates
 the query). Measurements, not tests.
@@ -31,6 +32,7 @@ from jira import JIRA
 
 from adapters.clock import FakeClock
 from adapters.jira_http import JiraHttp
+from agent_app.drive import Alone, drive
 from jira_sim import Simulator
 from jira_sim.generated import generated_seed
 from jira_sim.serving import serve_in_thread
@@ -81,20 +83,16 @@ def _walk_http(client: httpx.Client) -> int:
 
 
 async def drive_refresh(sim: Simulator, jql: str, on_page: Callable[[Page], Awaitable[None]]) -> None:
-    """The agent's refresh of ``jql`` against ``sim`` in process: the refresh executor driven by ``JiraHttp``,
-    each page handed to ``on_page``."""
+    """The agent's refresh of ``jql`` against ``sim`` in process: the refresh executor driven by the agent's driver
+    over ``JiraHttp``, each page handed to ``on_page``."""
     jira = JiraHttp.connect(
         "http://jira.test", token="bench", clock=FakeClock(), transport=httpx.ASGITransport(app=sim.asgi)
     )
     delivery = Delivery(id=1, type="refresh", params={"jql": jql}, pause_seconds=0, context=Settings().agent_context())
 
-    async def no_file(sha256: str, size: int | None) -> bytes | None:
-        return None
-
     try:
-        outcome = await jira.drive(
-            executor_for(delivery, await jira.exec_context()), fetch_file=no_file, on_page=on_page
-        )
+        executor = executor_for(delivery, await jira.exec_context())
+        outcome = await drive(executor, jira, Alone(jira=jira, on_page=on_page))
     finally:
         await jira.aclose()
     if outcome.report.status != "done":

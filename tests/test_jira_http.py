@@ -1,4 +1,5 @@
-"""The httpx Jira driver: pacing from the last call, retries after Retry-After, call counting, files."""
+"""The httpx Jira client and the agent's driver over it: pacing from the last call, retries after Retry-After,
+call counting, refused credentials, a bug inside an executor."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ import httpx
 import pytest
 
 from adapters.clock import FakeClock
-from adapters.jira_http import DriveOutcome, JiraAuthError, JiraHttp
+from adapters.jira_http import JiraAuthError, JiraHttp
+from agent_app.drive import DriveOutcome, drive
 from jira_sim.simulator import Simulator
 from reconcile.command_types import executor_for
-from reconcile.plans import Delivery, ExecContext, JiraCall, Page
+from reconcile.plans import Delivery, ExecContext, JiraCall
 from reconcile.plans._run import Body, Run, plan
 
 pytestmark = pytest.mark.anyio
@@ -27,7 +29,7 @@ async def test_fake_clock_moves_only_by_sleeping() -> None:
 
 
 async def test_wait_gap_before_any_call_counts_from_construction() -> None:
-    """With no Jira call yet, the gap runs from the driver's start (DESIGN 5.4: after a restart, since it)."""
+    """With no Jira call yet, the gap runs from the client's start (DESIGN 5.4: after a restart, since it)."""
     clock = FakeClock()
     jira = JiraHttp(httpx.AsyncClient(), clock=clock)
     clock.advance(10)
@@ -58,15 +60,9 @@ def _connected(max_retries: int = 5, **auth: str | None) -> tuple[Simulator, Fak
 
 
 async def _drive(jira: JiraHttp, type_: str, params: dict[str, Any], pause: float = 30) -> DriveOutcome:
-    async def no_file(sha256: str, size: int | None) -> bytes | None:
-        return None
-
-    async def no_page(page: Page) -> None:
-        return None
-
     delivery = Delivery(id=1, type=type_, params=params, pause_seconds=pause)
     ctx = await jira.exec_context()
-    return await jira.drive(executor_for(delivery, ctx), fetch_file=no_file, on_page=no_page)
+    return await drive(executor_for(delivery, ctx), jira)
 
 
 async def test_myself_and_link_types_are_read_once() -> None:
@@ -194,14 +190,8 @@ async def test_a_bug_inside_an_executor_fails_the_command_not_the_agent() -> Non
         yield from run.call(JiraCall(method="POST", path="/rest/api/2/issue/AURORA-1538/comment", json={"body": "x"}))
         raise KeyError("key")
 
-    async def no_file(sha256: str, size: int | None) -> bytes | None:
-        return None
-
-    async def no_page(page: Page) -> None:
-        return None
-
     executor = plan(broken, Delivery(id=1, type="ensure_comment", params={}, pause_seconds=0), ExecContext())
-    outcome = await jira.drive(executor, fetch_file=no_file, on_page=no_page)
+    outcome = await drive(executor, jira)
     assert outcome.report.status == "failed"
     assert outcome.report.error == "внутренняя ошибка агента: KeyError: 'key'"
     assert [op.to_json() for op in outcome.report.operations] == [
@@ -217,12 +207,6 @@ async def test_refused_credentials_inside_a_command_raise_instead_of_failing_it(
     _, _, jira = _connected(token=None)
     delivery = Delivery(id=1, type="ensure_fields", params={"key": "AURORA-1533", "summary": "x"}, pause_seconds=1)
 
-    async def no_file(sha256: str, size: int | None) -> bytes | None:
-        return None
-
-    async def no_page(page: Page) -> None:
-        return None
-
     with pytest.raises(JiraAuthError):
-        await jira.drive(executor_for(delivery, ExecContext()), fetch_file=no_file, on_page=no_page)
+        await drive(executor_for(delivery, ExecContext()), jira)
     await jira.aclose()

@@ -1,46 +1,33 @@
-"""The httpx Jira client that drives the sans-I/O executors (DESIGN.md 5.1, 5.2).
+"""The httpx Jira client of the agent (DESIGN.md 5.2, 5.6): it sends, waits and counts.
 
-It carries out the steps an executor yields: :class:`JiraCall` over HTTP (429/503 retried after
-``Retry-After``, every try counted in ``jira_calls``), :class:`Pause` measured from the last Jira call,
-:class:`FetchFile` through the agent's hub client, :class:`Page` through the agent's page sender. It keeps
-no log of its own: the executor checks the fetched bytes and its report lists the writes made. Connection
-errors propagate as ``httpx.TransportError`` and a 401 as :class:`JiraAuthError`: the agent decides (the
-command is then re-delivered, never failed for it).
-
-What happens around the calls is the agent's, through a :class:`Watch` (DESIGN.md 5.5, 5.6): every wait of a
-command (its pauses, the waits before a 429/503 is tried again) and the word before each write (the delivery
-check, the write budget). Without one the driver only sleeps on its clock.
+:meth:`JiraHttp.send` sends one :class:`JiraCall` and tries it again after a 429/503 (after ``Retry-After``, by
+the wait it is given: the agent's heartbeats, or a sleep on its clock), counting every try; :meth:`gap_left` and
+:meth:`wait_gap` measure a pause from the last Jira call; ``myself`` and ``issueLinkType`` are read once. It knows
+nothing of executors, pages, files or the hub: the agent drives the executors (:mod:`agent_app.drive`) and asks
+it only to send. Connection errors propagate as ``httpx.TransportError``, refused credentials of its own reads as
+:class:`JiraAuthError`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Protocol
+from typing import Any, Self
 
 import attrs
 import httpx
 
 from adapters.clock import Clock, SystemClock
 from adapters.targets import Target, explain, explain_status, http_client, shown
-from reconcile.plans.base import (
-    Dropped,
-    ExecContext,
-    Executor,
-    FetchFile,
-    JiraCall,
-    JiraResponse,
-    Page,
-    Pause,
-    Report,
-)
+from reconcile.plans.base import ExecContext, JiraCall, JiraResponse
 
-__all__ = ["DriveOutcome", "JiraAuthError", "JiraError", "JiraHttp", "Retry", "Watch", "explain_jira"]
+__all__ = ["JiraAuthError", "JiraError", "JiraHttp", "Retry", "Sent", "explain_jira"]
 
 _RETRY_STATUSES = frozenset({429, 503})
 
 
 class JiraError(Exception):
-    """Jira answered a call outside any command (``myself``, ``issueLinkType``) with an error."""
+    """Jira answered with an error that is the agent's to handle, not a command's failure (its own reads
+    ``myself`` and ``issueLinkType``, a probe, refused credentials)."""
 
     def __init__(self, status: int, message: str, *, method: str = "GET", path: str = "") -> None:
         super().__init__(f"HTTP {status}: {message}" if message else f"HTTP {status}")
@@ -48,6 +35,11 @@ class JiraError(Exception):
         self.message = message
         self.method = method
         self.path = path
+
+    @classmethod
+    def answered(cls, call: JiraCall, answer: JiraResponse) -> Self:
+        """The error of Jira's ``answer`` to ``call``, with Jira's words."""
+        return cls(answer.status, _message(answer.json), method=call.method, path=call.path)
 
 
 class JiraAuthError(JiraError):
@@ -64,9 +56,11 @@ def explain_jira(target: Target, error: Exception) -> str:
 
 
 @attrs.frozen(kw_only=True)
-class DriveOutcome:
-    report: Report
-    jira_calls: int
+class Sent:
+    """Jira's last answer to a call and how many tries it took (each one counts in ``jira_calls``)."""
+
+    answer: JiraResponse
+    tries: int
 
 
 @attrs.frozen(kw_only=True)
@@ -78,36 +72,6 @@ class Retry:
     attempt: int
     of: int
     seconds: float
-
-
-class Watch(Protocol):
-    """What the agent does around one command's calls (DESIGN.md 5.5, 5.6)."""
-
-    async def pause(self, seconds: float) -> None:
-        """Wait out an executor's :class:`Pause`: ``seconds`` are what is left of it (``0``: already over)."""
-
-    async def retry(self, retry: Retry) -> None:
-        """Wait before trying ``retry.call`` again."""
-
-    async def before_write(self, call: JiraCall) -> str | None:
-        """Asked before every write: ``None`` lets it go, a message drops the command there."""
-
-
-class _Sleeping:
-    """The watch of a driver used alone (tests, benchmarks): its waits are sleeps on its clock."""
-
-    def __init__(self, clock: Clock) -> None:
-        self._clock = clock
-
-    async def pause(self, seconds: float) -> None:
-        if seconds > 0:
-            await self._clock.sleep(seconds)
-
-    async def retry(self, retry: Retry) -> None:
-        await self._clock.sleep(retry.seconds)
-
-    async def before_write(self, call: JiraCall) -> str | None:
-        return None
 
 
 def _retry_after(headers: Mapping[str, str], default: float) -> float:
@@ -142,6 +106,8 @@ def _message(body: Any) -> str:
 
 
 class JiraHttp:
+    """The agent's Jira: one httpx client, its auth, the retries of a 429/503, the time of the last call."""
+
     def __init__(
         self,
         client: httpx.AsyncClient,
@@ -153,7 +119,7 @@ class JiraHttp:
     ) -> None:
         self._client = client
         self.target = target or Target(name="jira", url=str(client.base_url))
-        self._clock = clock
+        self.clock = clock
         self._retry_default = retry_default_seconds
         self._max_retries = max_retries
         self._started_at = clock.monotonic()
@@ -201,17 +167,18 @@ class JiraHttp:
     def gap_left(self, seconds: float) -> float:
         """What is left of ``seconds`` since the last Jira call (or since construction); ``0`` when over."""
         since = self._last_call_at if self._last_call_at is not None else self._started_at
-        return max(since + seconds - self._clock.monotonic(), 0.0)
+        return max(since + seconds - self.clock.monotonic(), 0.0)
 
     async def wait_gap(self, seconds: float, *, sleep: Callable[[float], Awaitable[None]] | None = None) -> None:
         """Wait until ``seconds`` have passed since the last Jira call (or since construction), by ``sleep``
-        (the agent's wait, which tells the hub it is alive) or on the driver's clock."""
+        (the agent's wait, which tells the hub it is alive) or on the client's clock."""
         remaining = self.gap_left(seconds)
         if remaining > 0:
-            await (sleep or self._clock.sleep)(remaining)
+            await (sleep or self.clock.sleep)(remaining)
 
-    async def _send(self, call: JiraCall, watch: Watch | None = None) -> tuple[JiraResponse, int]:
-        """One call with the 429/503 retries; returns the last answer and the number of tries."""
+    async def send(self, call: JiraCall, *, wait: Callable[[Retry], Awaitable[None]] | None = None) -> Sent:
+        """One call with the 429/503 retries, each waited by ``wait`` (the agent's, which tells the hub it is alive
+        and why it waits) or slept on the client's clock; returns the last answer and the number of tries."""
         headers: dict[str, str] = {}
         files: Any = None
         if call.upload is not None:
@@ -228,21 +195,25 @@ class JiraHttp:
                 headers=headers,
             )
             tries += 1
-            self._last_call_at = self._clock.monotonic()
+            self._last_call_at = self.clock.monotonic()
             answer = JiraResponse(status=response.status_code, json=_body(response), headers=dict(response.headers))
             if answer.status not in _RETRY_STATUSES or tries > self._max_retries:
-                return answer, tries
+                return Sent(answer=answer, tries=tries)
             # Measured from the answer, so a retry never comes earlier than Jira asked.
             seconds = _retry_after(answer.headers, self._retry_default)
             retry = Retry(call=call, status=answer.status, attempt=tries, of=self._max_retries, seconds=seconds)
-            await (watch or _Sleeping(self._clock)).retry(retry)
+            await (wait or self._sleep_out)(retry)
+
+    async def _sleep_out(self, retry: Retry) -> None:
+        await self.clock.sleep(retry.seconds)
 
     async def _get(self, path: str) -> Any:
-        answer, _ = await self._send(JiraCall(method="GET", path=path))
+        call = JiraCall(method="GET", path=path)
+        answer = (await self.send(call)).answer
         if answer.status in (401, 403):
-            raise JiraAuthError(answer.status, _message(answer.json), path=path)
+            raise JiraAuthError.answered(call, answer)
         if not answer.ok:
-            raise JiraError(answer.status, _message(answer.json), path=path)
+            raise JiraError.answered(call, answer)
         return answer.json
 
     async def myself(self) -> tuple[str, str | None]:
@@ -277,50 +248,6 @@ class JiraHttp:
         return ExecContext(
             jira_user=name or None, jira_time_zone=zone, symmetric_link_types=symmetric, link_types=names
         )
-
-    async def drive(
-        self,
-        executor: Executor,
-        *,
-        fetch_file: Callable[[str, int | None], Awaitable[bytes | None]],
-        on_page: Callable[[Page], Awaitable[None]],
-        watch: Watch | None = None,
-    ) -> DriveOutcome:
-        """Carry out the executor's steps until it returns its report (which lists the writes it made).
-
-        ``watch`` waits the pauses and the retries and is asked before every write: a message drops the command
-        there (:class:`Dropped` is thrown into the executor, which reports the writes made so far).
-        """
-        watching = watch or _Sleeping(self._clock)
-        calls = 0
-        value: Any = None
-        try:
-            step = executor.send(None)
-            while True:
-                value = None
-                if isinstance(step, JiraCall) and step.is_write:
-                    reason = await watching.before_write(step)
-                    if reason is not None:
-                        step = executor.throw(Dropped(reason))
-                        continue
-                if isinstance(step, JiraCall):
-                    value, tries = await self._send(step, watching)
-                    calls += tries
-                    if value.status == 401:
-                        # Refused credentials are the agent's problem, not the command's: it must not fail.
-                        raise JiraAuthError(401, _message(value.json), method=step.method, path=step.path)
-                elif isinstance(step, Pause):
-                    await watching.pause(self.gap_left(step.seconds))
-                elif isinstance(step, FetchFile):
-                    value = await fetch_file(step.sha256, step.size)
-                else:
-                    await on_page(step)
-                step = executor.send(value)
-        except StopIteration as stop:
-            report: Report = stop.value
-            return DriveOutcome(report=report, jira_calls=calls)
-        finally:
-            executor.close()
 
     async def aclose(self) -> None:
         await self._client.aclose()

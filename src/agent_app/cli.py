@@ -33,7 +33,7 @@ import httpx
 from adapters.cli_config import CommandLine, Option, package_version
 from adapters.clock import SystemClock
 from adapters.hub_client import HubClient, HubError
-from adapters.jira_http import JiraAuthError, JiraError, JiraHttp, explain_jira
+from adapters.jira_http import JiraError, JiraHttp, explain_jira
 from adapters.logs import configure_logging, redacted
 from adapters.targets import BadSetting, Target, shown
 from agent_app.journal import Journal, JournalBusy
@@ -161,8 +161,6 @@ async def _run_locked(args: argparse.Namespace, journal: Journal, policy: AgentP
         claim_wait=args.claim_wait,
         policy=policy,
         executor_for=executor_for,
-        jira_unreachable=(httpx.TransportError, JiraError),
-        jira_refused=(JiraAuthError,),
     )
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):

@@ -51,46 +51,40 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from collections.abc import Callable
 
 import attrs
 import httpx
 
 from adapters.clock import Clock
-from adapters.hub_client import (
-    ClaimConflict,
-    CommandHeld,
-    HubClient,
-    HubRefused,
-    HubUnreachable,
-    ReportAck,
-    report_to_wire,
-)
-from adapters.jira_http import JiraAuthError, JiraError, explain_jira
+from adapters.hub_client import ClaimConflict, HubClient, HubRefused, HubUnreachable, ReportAck, report_to_wire
+from adapters.jira_http import JiraError, JiraHttp, explain_jira
 from adapters.targets import shown
-from agent_app.driver import DriveOutcomeLike, JiraDriver, no_file, no_page, probe
+from agent_app.drive import DriveOutcome, drive, probe
 from agent_app.fence import Fence
+from agent_app.hub_calls import HubCalls
 from agent_app.journal import Journal, JournalEntry
-from agent_app.outcomes import CommandLine, Crashed, JiraUnreachable
+from agent_app.outcomes import (
+    AgentFatal,
+    CommandLine,
+    Ending,
+    JiraUnreachable,
+    agent_report,
+    ended,
+    token_refused,
+)
 from agent_app.presence import Presence
 from agent_app.retry import Backoff, Retrying, Stopped, race
 from agent_app.watch import CommandWatch, WriteBudget
-from reconcile.plans.base import Delivery, ExecContext, Executor, Page, Report
+from reconcile.plans.base import Delivery, ExecContext, Executor
 from reconcile.policy import AgentPolicy, refusal, scoped_params
 
-__all__ = ["Agent", "AgentFatal", "JiraDriver", "Stopped"]
+__all__ = ["Agent", "AgentFatal", "Stopped"]
 
 log = logging.getLogger(__name__)
 
 #: The longest wait after a 409 on claim, whatever ``Retry-After`` the hub sent.
 _MAX_CONFLICT_WAIT = 300.0
-
-T = TypeVar("T")
-
-
-class AgentFatal(Exception):
-    """The agent cannot go on (the hub or Jira refused its credentials)."""
 
 
 class Agent:
@@ -100,7 +94,7 @@ class Agent:
         self,
         *,
         hub: HubClient,
-        jira: JiraDriver,
+        jira: JiraHttp,
         journal: Journal,
         clock: Clock,
         agent_id: str,
@@ -110,8 +104,6 @@ class Agent:
         rng: random.Random | None = None,
         backoff: Backoff | None = None,
         executor_for: Callable[[Delivery, ExecContext], Executor],
-        jira_unreachable: tuple[type[Exception], ...] = (httpx.TransportError, JiraError),
-        jira_refused: tuple[type[Exception], ...] = (JiraAuthError,),
     ) -> None:
         self.jira = jira
         self.journal = journal
@@ -128,15 +120,15 @@ class Agent:
         self.presence = Presence(
             hub=hub, clock=clock, agent_id=agent_id, version=version, instance=self.instance, stopping=self.stopping
         )
-        self.hub = hub
         random_source = rng or random.Random()
         # Every wait but a claim's tells the hub the agent is alive (the presence is the clock of those waits).
         self.retrying = Retrying(clock=self.presence, rng=random_source, policy=backoff or Backoff())
         self.claiming = Retrying(clock=clock, rng=random_source, policy=backoff or Backoff())
-        self.fence = Fence(self._held, clock=clock, agent_id=agent_id)
-        # What the Jira driver raises when Jira did not answer (outcome unknown) or refused our credentials.
-        self._jira_errors = jira_unreachable
-        self._jira_auth_errors = jira_refused
+        self.hub_calls = HubCalls(
+            hub=hub, presence=self.presence, retrying=self.retrying, stopping=self.stopping, instance=self.instance
+        )
+        self.hub = hub
+        self.fence = Fence(self.hub_calls.held, clock=clock, agent_id=agent_id)
 
     @property
     def hub(self) -> HubClient:
@@ -146,6 +138,7 @@ class Agent:
     def hub(self, hub: HubClient) -> None:
         self._hub = hub
         self.presence.hub = hub
+        self.hub_calls.hub = hub
 
     # --- control -------------------------------------------------------------------------------------
 
@@ -157,7 +150,7 @@ class Agent:
 
     def _jira_down(self, error: Exception) -> bool:
         """Jira did not answer or refused the agent (a person must act): worth another try after a while."""
-        return isinstance(error, self._jira_errors + self._jira_auth_errors)
+        return isinstance(error, httpx.TransportError | JiraError)
 
     # --- what stalls the agent -----------------------------------------------------------------------
 
@@ -173,10 +166,6 @@ class Agent:
         where = f"{self.hub.target.name} at {shown(self.hub.target.base_url)}"
         line = getattr(error, "explained", None) or str(error)
         await self.presence.trouble("hub", line if where in line else f"{where}: {line}")
-
-    def _hub_down(self, error: Exception) -> bool:
-        """The hub did not answer and the agent is not stopping (then one try is all it gets)."""
-        return isinstance(error, HubUnreachable) and not self.stopping.is_set()
 
     # --- the loop ------------------------------------------------------------------------------------
 
@@ -206,7 +195,7 @@ class Agent:
             log.info("journal_report_sent", extra={**fields, "ack": ack.status})
 
     async def context(self) -> ExecContext:
-        """Jira's user, time zone and symmetric link types (read once by the driver, then cached)."""
+        """Jira's user, time zone and symmetric link types (read once by the Jira client, then cached)."""
         ctx = await self.retrying(
             lambda: race(self.jira.exec_context(), self.stopping),
             on=self._jira_down,
@@ -265,7 +254,7 @@ class Agent:
     async def wait_for_jira(self, error: Exception) -> None:
         """Probe Jira with backoff until it answers, so a re-delivery is not spent on an outage."""
         await self.retrying(
-            lambda: race(self.jira.drive(probe(), fetch_file=no_file, on_page=no_page), self.stopping),
+            lambda: race(drive(probe(), self.jira), self.stopping),
             on=self._jira_down,
             what="jira",
             interrupt=self.stopping,
@@ -283,8 +272,14 @@ class Agent:
         self.journal.write(entry)
         self.fence.begin(delivery)
         refused = refusal(self.policy, delivery.type, delivery.params, delivery.context)
-        if refused is not None:
-            return await self._settle(entry, Crashed(report=Report(status="failed", error=refused), jira_calls=0), line)
+        outcome = agent_report(refused) if refused is not None else await self._paced(delivery, ctx, line)
+        if isinstance(outcome, DriveOutcome):
+            return await self._settle(entry, outcome, line)
+        return outcome
+
+    async def _paced(self, delivery: Delivery, ctx: ExecContext, line: CommandLine) -> Ending:
+        """The delivery under the bank's policy (its keys scoped, its gaps floored): the pause before it, then the
+        executor driven to its report."""
         delivery = attrs.evolve(
             delivery,
             params=scoped_params(self.policy, delivery.type, delivery.params),
@@ -298,54 +293,26 @@ class Agent:
             except Stopped:
                 return line.finish("abandoned", jira_calls=0)
             self.fence.start()  # unless the pause asked already, the delivery check goes out alongside the reads
-            outcome = await self._drive(delivery, ctx, line)
+            return await self._drive(delivery, ctx, line)
         finally:
             await self.fence.end()
             self.presence.clear("retry", "budget")
-        if isinstance(outcome, str | JiraUnreachable):
-            return outcome
-        return await self._settle(entry, outcome, line)
 
     async def _pause(self, seconds: float) -> None:
         """The pause before a command: heartbeats, and the delivery check asked so that it is in by its end."""
         await self.presence.sleep(seconds, ahead=self.fence.ahead())
 
-    async def _drive(
-        self, delivery: Delivery, ctx: ExecContext, line: CommandLine
-    ) -> DriveOutcomeLike | str | JiraUnreachable:
-        """The executor driven to its report, or what ended it without one (logged)."""
-        watch = CommandWatch(presence=self.presence, fence=self.fence, budget=self.budget, command_id=delivery.id)
+    async def _drive(self, delivery: Delivery, ctx: ExecContext, line: CommandLine) -> Ending:
+        """The executor driven to its report, or what ended it without one (:func:`agent_app.outcomes.ended`)."""
+        watch = CommandWatch(
+            presence=self.presence, fence=self.fence, budget=self.budget, hub=self.hub_calls, command_id=delivery.id
+        )
         try:
-            executor = self.executor_for(delivery, ctx)
-            drive = self.jira.drive(
-                executor,
-                fetch_file=lambda sha, size: self._fetch_file(sha),
-                on_page=lambda page: self._post_page(delivery.id, page),
-                watch=watch,
-            )
-            return await race(drive, self.aborting)
-        except Stopped:
-            return line.finish("abandoned", jira_calls=None)
-        except self._jira_auth_errors as exc:
-            # Nothing was written by the refused call; the command is re-delivered once Jira takes the agent.
-            line.finish("jira_refused", jira_calls=None, error=str(exc))
-            return JiraUnreachable(error=exc)
-        except self._jira_errors as exc:
-            line.finish("jira_unreachable", jira_calls=None, error=f"{type(exc).__name__}: {exc}")
-            return JiraUnreachable(error=exc)
-        except HubRefused as exc:
-            if exc.status_code in (401, 403):
-                raise AgentFatal(f"the hub refused the agent's token: {exc}") from exc
-            return line.finish("hub_refused", jira_calls=None, error=str(exc))
-        except Exception as exc:
-            # A bug in the agent around the executor (the executor's own bugs end in its report) is
-            # deterministic: re-delivery would crash the same way, so the command is reported failed with the
-            # error for a person to read (and retry once fixed).
-            log.exception("executor_error", extra={"command_id": delivery.id})
-            error = f"ошибка агента: {type(exc).__name__}: {exc}"
-            return Crashed(report=Report(status="failed", error=error), jira_calls=0)
+            return await race(drive(self.executor_for(delivery, ctx), self.jira, watch), self.aborting)
+        except Exception as error:
+            return ended(error, line)
 
-    async def _settle(self, entry: JournalEntry, outcome: DriveOutcomeLike, line: CommandLine) -> str:
+    async def _settle(self, entry: JournalEntry, outcome: DriveOutcome, line: CommandLine) -> str:
         """Journal the report and send it (unless another delivery owns the command now)."""
         if self.fence.superseded:
             # Another delivery of the command (another process, or a later one) settles it, not this one.
@@ -376,7 +343,7 @@ class Agent:
         try:
             ack = await self.retrying(
                 lambda: race(self.hub.report_wire(entry.command_id, report), interrupt),
-                on=self._hub_down,
+                on=self.hub_calls.hub_down,
                 what="report",
                 interrupt=interrupt,
             )
@@ -387,8 +354,8 @@ class Agent:
             log.info("report_kept", extra={"command_id": entry.command_id, "error": "stopped while the hub was away"})
             raise
         except HubRefused as exc:
-            if exc.status_code in (401, 403):
-                raise AgentFatal(f"the hub refused the agent's token: {exc}") from exc
+            if (fatal := token_refused(exc)) is not None:
+                raise fatal from exc
             log.warning(
                 "report_refused",
                 extra={"command_id": entry.command_id, "status_code": exc.status_code, "detail": exc.detail},
@@ -398,24 +365,3 @@ class Agent:
         self.presence.contact()
         self.journal.clear()
         return ack
-
-    async def _fetch_file(self, sha256: str) -> bytes | None:
-        return await self._from_hub(lambda: self.hub.fetch_file(sha256), "file")
-
-    async def _post_page(self, command_id: int, page: Page) -> None:
-        await self._from_hub(lambda: self.hub.post_page(command_id, page), "page")
-        self.presence.contact()
-
-    async def _held(self, command_id: int) -> CommandHeld:
-        answer = await self._from_hub(lambda: self.hub.command_held(command_id, self.instance), "check")
-        if answer.held:
-            self.presence.contact()  # the hub saw its active agent
-        return answer
-
-    async def _from_hub(self, call: Callable[[], Awaitable[T]], what: str) -> T:
-        """A call to the hub in the middle of a command; stopping with the hub away abandons the command
-        (the journal keeps its id and the hub re-delivers it)."""
-        try:
-            return await self.retrying(call, on=self._hub_down, what=what, interrupt=self.stopping)
-        except HubUnreachable as exc:
-            raise Stopped from exc

@@ -1,13 +1,15 @@
-"""What the agent does around one command's Jira calls (:class:`adapters.jira_http.Watch`; DESIGN.md 5.6).
+"""What the agent does for one command's steps besides sending its calls (:class:`agent_app.drive.Watch`;
+DESIGN.md 5.5, 5.6).
 
 - A pause inside the command is waited with heartbeats, and the delivery check for the next write is asked so
   that its answer is in by the pause's end (:mod:`agent_app.fence`).
-- A 429/503 that the driver tries again is logged (one English line a try: what Jira answered, which try, when
+- A 429/503 that the Jira client tries again is logged (one English line a try: what Jira answered, which try, when
   the next) and shown as ``last_error`` («Jira ответила 503, повтор 2 из 5 через 30 с») until the call is
   answered otherwise or the command ends; the wait heartbeats too.
 - Before every write: the bank's write budget (DESIGN.md 5.5: past ``max_writes_per_hour`` the agent waits,
   heartbeating, and shows «лимит записей агента: N в час» until the next write fits), then the delivery
   check's answer.
+- A file the executor asks for and each page of a refresh go through the hub (:mod:`agent_app.hub_calls`).
 
 The budget counts the writes of this process on its clock: a restart starts an empty hour (the bank's floor
 between writes still holds).
@@ -21,9 +23,10 @@ from collections import deque
 from adapters.clock import Clock
 from adapters.jira_http import Retry
 from agent_app.fence import Fence
+from agent_app.hub_calls import HubCalls
 from agent_app.presence import Presence
 from reconcile.notices import budget_notice, retry_notice
-from reconcile.plans.base import JiraCall
+from reconcile.plans.base import FetchFile, JiraCall, Page
 from reconcile.policy import BUDGET_WINDOW_SECONDS, budget_wait
 
 __all__ = ["CommandWatch", "WriteBudget"]
@@ -55,10 +58,13 @@ class WriteBudget:
 class CommandWatch:
     """The watch of one command."""
 
-    def __init__(self, *, presence: Presence, fence: Fence, budget: WriteBudget, command_id: int) -> None:
+    def __init__(
+        self, *, presence: Presence, fence: Fence, budget: WriteBudget, hub: HubCalls, command_id: int
+    ) -> None:
         self.presence = presence
         self.fence = fence
         self.budget = budget
+        self.hub = hub
         self.command_id = command_id
 
     async def pause(self, seconds: float) -> None:
@@ -98,3 +104,9 @@ class CommandWatch:
         if verdict is None:
             self.budget.spend()
         return verdict
+
+    async def fetch_file(self, file: FetchFile) -> bytes | None:
+        return await self.hub.fetch_file(file.sha256)
+
+    async def post_page(self, page: Page) -> None:
+        await self.hub.post_page(self.command_id, page)

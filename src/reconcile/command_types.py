@@ -46,6 +46,7 @@ from reconcile.plans.link import ensure_link
 from reconcile.plans.refresh import refresh
 from reconcile.plans.sprint import ensure_sprint
 from reconcile.plans.status import ensure_status
+from reconcile.settings import Settings
 from reconcile.state_checks import (
     LooksAt,
     LooksFor,
@@ -228,9 +229,10 @@ def _unknown(delivery: Delivery) -> Executor:
     yield  # pragma: no cover - makes this a generator
 
 
-def executor_for(delivery: Delivery, ctx: ExecContext) -> Executor:
-    """The executor of the delivered command; drive it with ``send`` until it returns its :class:`Report`."""
+def executor_for(delivery: Delivery, ctx: ExecContext, settings: Settings | None = None) -> Executor:
+    """The executor of the delivered command; drive it with ``send`` until it returns its :class:`Report`.
+    ``settings``: those of the delivery's context, when already read (a dry run reads them once a batch)."""
     entry = TYPES.get(delivery.type)
     if entry is None:
         return _unknown(delivery)
-    return plan(entry.executor, delivery, ctx)
+    return plan(entry.executor, delivery, ctx, settings)

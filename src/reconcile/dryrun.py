@@ -21,7 +21,10 @@ import attrs
 from reconcile.batch import NewCommand, ValidBatch
 from reconcile.command_types import executor_for
 from reconcile.commands import is_temp_key
-from reconcile.plans.base import Delivery, ExecContext, FetchFile, JiraCall, JiraResponse, Pause, Report
+from reconcile.errors import ValidationError
+from reconcile.plans._run import context_settings
+from reconcile.plans.base import Delivery, ExecContext, FetchFile, JiraCall, JiraResponse, Pause, Report, Step
+from reconcile.plans.drive import Ended, drive
 from reconcile.prediction import Prediction
 from reconcile.records import MirrorIssue
 from reconcile.settings import Settings
@@ -125,7 +128,7 @@ def _searchable(
 
 @attrs.define
 class _MirrorJira:
-    """Answers an executor's Jira calls from mirror records; records what it had to assume.
+    """Answers an executor's steps from mirror records; records the writes, the pauses and what it had to assume.
 
     An answer holds only what the executors read: a list without paging fields is one complete page."""
 
@@ -134,10 +137,32 @@ class _MirrorJira:
     params: Mapping[str, Any]
     searchable: Mapping[str, Sequence[MirrorIssue]]
     unknown: list[str] = attrs.Factory(list)
+    writes: list[dict[str, Any]] = attrs.Factory(list)
+    pauses: float = 0.0
 
     def _assume(self, note: str) -> None:
         if note not in self.unknown:
             self.unknown.append(note)
+
+    def step(self, step: Step) -> Any:
+        """The answer to one step of the executor (:func:`reconcile.plans.drive.drive`)."""
+        if isinstance(step, JiraCall):
+            reply = self.answer(step)
+            if step.is_write:
+                write: dict[str, Any] = {"method": step.method, "path": unquote(step.path)}
+                if step.json is not None:
+                    write["json"] = step.json
+                self.writes.append(write)
+            return reply
+        if isinstance(step, FetchFile):
+            # A plan never reads the hub's bytes, so the executor's check of them cannot run here: the upload
+            # that follows a good file is the prediction.
+            self.writes.append({"method": "POST", "path": f"{_ISSUE_PREFIX}{self.params.get('key')}/attachments"})
+            raise Ended(Report(status="done", result={"attachment_id": None, "uploaded": True}))
+        if isinstance(step, Pause):
+            self.pauses += step.seconds
+        # A Page (only a refresh reads pages, and it is predicted without its executor) needs no answer.
+        return None
 
     def answer(self, call: JiraCall) -> JiraResponse:
         path = call.path
@@ -213,10 +238,11 @@ def predict_command(
     now: datetime,
     searchable: Mapping[str, Sequence[MirrorIssue]] | None = None,
     context: Mapping[str, Any] | None = None,
+    context_read: Settings | None = None,
 ) -> Prediction:
     """Run one command's executor against mirror records; ``issues`` may hold temp keys to be created;
-    ``searchable`` (:func:`_searchable` of them) and ``context`` (``settings.agent_context()``) when the caller
-    predicts many commands."""
+    ``searchable`` (:func:`_searchable` of them), ``context`` (``settings.agent_context()``) and ``context_read``
+    (the settings the executor reads from that context) when the caller predicts many commands."""
     if command_type == "refresh":
         return Prediction(seq=seq, type=command_type, writes=(), status="done", result={})
     if searchable is None:
@@ -230,41 +256,15 @@ def predict_command(
         context=settings.agent_context() if context is None else context,
     )
     ctx = ExecContext(jira_user=jira_user, symmetric_link_types=symmetric_link_types)
-    executor = executor_for(delivery, ctx)
-    writes: list[dict[str, Any]] = []
-    pauses = 0.0
-    reply: Any = None
-    try:
-        while True:
-            step = executor.send(reply)
-            reply = None
-            if isinstance(step, JiraCall):
-                reply = jira.answer(step)
-                if step.is_write:
-                    write: dict[str, Any] = {"method": step.method, "path": unquote(step.path)}
-                    if step.json is not None:
-                        write["json"] = step.json
-                    writes.append(write)
-            elif isinstance(step, FetchFile):
-                # A plan never reads the hub's bytes, so the executor's check of them cannot run here: the
-                # upload that follows a good file is the prediction.
-                executor.close()
-                writes.append({"method": "POST", "path": f"{_ISSUE_PREFIX}{params.get('key')}/attachments"})
-                report: Report = Report(status="done", result={"attachment_id": None, "uploaded": True})
-                break
-            elif isinstance(step, Pause):
-                pauses += step.seconds
-            # A Page (only a refresh reads pages, and it is predicted without its executor) needs no answer.
-    except StopIteration as stop:
-        report = stop.value
+    report = drive(executor_for(delivery, ctx, context_read), jira.step)
     return Prediction(
         seq=seq,
         type=command_type,
-        writes=tuple(writes),
+        writes=tuple(jira.writes),
         status=report.status,
         result=dict(report.result),
         error=report.error,
-        pause_seconds=settings.gap(command_type) + pauses,
+        pause_seconds=settings.gap(command_type) + jira.pauses,
         unknown=tuple(jira.unknown),
     )
 
@@ -315,6 +315,10 @@ def predict_commands(
     issues = with_issues_to_be_created(commands, mirror, jira_user=jira_user, now=now)
     searchable = _searchable(issues, jira_user=jira_user, now=now)
     context = settings.agent_context()
+    try:
+        context_read: Settings | None = context_settings(context)
+    except ValidationError:
+        context_read = None  # then each executor fails with the message, as the agent's would
     predictions = []
     for command in commands:
         params = dict(command.params)
@@ -330,6 +334,7 @@ def predict_commands(
                 now=now,
                 searchable=searchable,
                 context=context,
+                context_read=context_read,
             )
         )
     return tuple(predictions)

@@ -18,7 +18,7 @@ from agent_fakes import LEAD, FakeHub, Fault, FlakyTransport, command, waited
 
 from adapters.clock import FakeClock
 from adapters.hub_client import HubClient
-from adapters.jira_http import JiraAuthError, JiraError, JiraHttp
+from adapters.jira_http import JiraHttp
 from adapters.logs import configure_logging, fields_of
 from agent_app.journal import Journal, JournalEntry
 from agent_app.loop import Agent, AgentFatal
@@ -68,8 +68,6 @@ class Rig:
             rng=random.Random(SEED),
             policy=policy,
             executor_for=executor_for,
-            jira_unreachable=(httpx.TransportError, JiraError),
-            jira_refused=(JiraAuthError,),
         )
 
     def jira_writes(self) -> list[str]:

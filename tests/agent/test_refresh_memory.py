@@ -13,6 +13,7 @@ import pytest
 
 from adapters.clock import FakeClock
 from adapters.jira_http import JiraHttp
+from agent_app.drive import Alone, drive
 from jira_sim import Simulator
 from jira_sim.generated import generated_seed
 from reconcile.command_types import executor_for
@@ -48,13 +49,10 @@ async def _held_at_last_issue_page(count: int) -> int:
             snapshot = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(True, "*/reconcile/*")])
             held.append(sum(stat.size for stat in snapshot.statistics("filename")))
 
-    async def no_file(sha256: str, size: int | None) -> bytes | None:
-        return None
-
     ctx = await jira.exec_context()
     tracemalloc.start(1)  # the allocating frame only: several times cheaper than whole tracebacks
     try:
-        outcome = await jira.drive(executor_for(delivery, ctx), fetch_file=no_file, on_page=on_page)
+        outcome = await drive(executor_for(delivery, ctx), jira, Alone(jira=jira, on_page=on_page))
     finally:
         tracemalloc.stop()
     assert outcome.report.status == "done", outcome.report.error

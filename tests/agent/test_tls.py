@@ -18,7 +18,7 @@ from tls_servers import Pki, make_pki, serve_https
 
 from adapters.clock import FakeClock
 from adapters.hub_client import HubClient, HubUnreachable
-from adapters.jira_http import JiraAuthError, JiraError, JiraHttp
+from adapters.jira_http import JiraHttp
 from adapters.targets import BadSetting, Target, explain, ssl_context
 from agent_app.cli import main
 from agent_app.journal import Journal
@@ -115,8 +115,6 @@ def make_agent(tmp_path: Path, https: Https, jira: Target, clock: FakeClock, nam
         rng=random.Random(7),
         policy=AURORA_ONLY,
         executor_for=executor_for,
-        jira_unreachable=(httpx.TransportError, JiraError),
-        jira_refused=(JiraAuthError,),
     )
     if isinstance(clock, StopAfter):
         clock.agent = agent
@@ -125,7 +123,7 @@ def make_agent(tmp_path: Path, https: Https, jira: Target, clock: FakeClock, nam
 
 async def close(agent: Agent) -> None:
     await agent.hub.aclose()
-    await agent.jira.aclose()  # type: ignore[attr-defined]
+    await agent.jira.aclose()
 
 
 async def test_mutual_tls_takes_the_agent_with_its_certificate_and_refuses_it_without(https: Https) -> None:
@@ -274,8 +272,6 @@ async def test_a_wrong_jira_context_path_says_so(tmp_path: Path, caplog: pytest.
         version="v",
         policy=AURORA_ONLY,
         executor_for=executor_for,
-        jira_unreachable=(httpx.TransportError, JiraError),
-        jira_refused=(JiraAuthError,),
     )
     clock.agent = agent
     await agent.run()

@@ -15,7 +15,7 @@ from agent_fakes import LEAD, Fault, FlakyTransport, waited
 
 from adapters.clock import FakeClock
 from adapters.hub_client import ClaimConflict, HubClient
-from adapters.jira_http import JiraAuthError, JiraError, JiraHttp
+from adapters.jira_http import JiraHttp
 from agent_app.journal import Journal
 from agent_app.loop import Agent
 from hub_app import admin
@@ -60,8 +60,6 @@ class HubRig:
             rng=random.Random(1),
             policy=AURORA_ONLY,
             executor_for=executor_for,
-            jira_unreachable=(httpx.TransportError, JiraError),
-            jira_refused=(JiraAuthError,),
         )
         self.agents.append(agent)
         return agent
@@ -99,7 +97,7 @@ class HubRig:
         await self.interface.aclose()
         for agent in self.agents:
             await agent.hub.aclose()
-            await agent.jira.aclose()  # type: ignore[attr-defined]
+            await agent.jira.aclose()
 
 
 #: The hub's wall clock at the agent's monotonic zero: the hub's time moves only when the agent's clock does.

@@ -21,10 +21,11 @@ import vcr
 from jira_contract import CASSETTES
 
 from adapters.clock import FakeClock
-from adapters.jira_http import DriveOutcome, JiraAuthError, JiraHttp
+from adapters.jira_http import JiraAuthError, JiraHttp
+from agent_app.drive import Alone, DriveOutcome, drive
 from reconcile.command_types import executor_for
 from reconcile.jira_model import histories_from_jira, issue_from_jira, mirror_fields
-from reconcile.plans import Delivery, ExecContext, Operation, Page
+from reconcile.plans import Delivery, ExecContext, FetchFile, Operation, Page
 from reconcile.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink, SprintRef
 from reconcile.settings import Settings, settings_to_json
 
@@ -104,16 +105,17 @@ async def run(
     pages: list[Page] = []
     fetched: list[str] = []
 
-    async def fetch_file(sha256: str, size: int | None) -> bytes | None:
-        fetched.append(sha256)
-        return (files or {}).get(sha256)
+    async def fetch_file(file: FetchFile) -> bytes | None:
+        fetched.append(file.sha256)
+        return (files or {}).get(file.sha256)
 
     async def on_page(page: Page) -> None:
         pages.append(page)
 
     delivery = Delivery(id=7, type=type_, params=params, pause_seconds=pause, context=settings_to_json(SETTINGS))
     async with connected(cassette, clock) as (jira, recorded):
-        outcome = await jira.drive(executor_for(delivery, CTX), fetch_file=fetch_file, on_page=on_page)
+        watch = Alone(jira=jira, on_file=fetch_file, on_page=on_page)
+        outcome = await drive(executor_for(delivery, CTX), jira, watch)
         return Played(outcome=outcome, clock=clock, pages=pages, fetched=fetched, all_played=recorded.all_played)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from reconcile.command_types import executor_for
 from reconcile.plans import Delivery, ExecContext, FetchFile, JiraCall, JiraResponse, Page, Report
 from reconcile.plans.base import Step
+from reconcile.plans.drive import drive
 
 SYMMETRIC = ExecContext(
     jira_user="bridge-user", jira_time_zone="Europe/Moscow", symmetric_link_types=frozenset({"Связанные"})
@@ -35,24 +36,19 @@ def play(
     context: Mapping[str, Any] | None = None,
 ) -> tuple[Report, list[Step]]:
     """Run the executor; each ``JiraCall`` gets the next answer in order. Returns the report and every step."""
-    executor = executor_for(delivery(type_, params, pause=pause, context=context), ctx)
     pending = list(answers)
     steps: list[Step] = []
-    try:
-        step = executor.send(None)
-        while True:
-            steps.append(step)
-            value: Any = None
-            if isinstance(step, JiraCall):
-                assert pending, f"no answer left for {step.method} {step.path}"
-                value = pending.pop(0)
-            elif isinstance(step, FetchFile):
-                value = (files or {}).get(step.sha256)
-            elif isinstance(step, Page):
-                value = None
-            step = executor.send(value)
-    except StopIteration as stop:
-        report: Report = stop.value
+
+    def answer(step: Step) -> Any:
+        steps.append(step)
+        if isinstance(step, JiraCall):
+            assert pending, f"no answer left for {step.method} {step.path}"
+            return pending.pop(0)
+        if isinstance(step, FetchFile):
+            return (files or {}).get(step.sha256)
+        return None
+
+    report = drive(executor_for(delivery(type_, params, pause=pause, context=context), ctx), answer)
     assert not pending, f"answers left unused: {pending}"
     return report, steps
 

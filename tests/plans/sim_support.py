@@ -1,4 +1,4 @@
-"""The executors driven by the real httpx driver against the in-process simulator, on a fake clock."""
+"""The executors driven by the agent's driver (real httpx) against the in-process simulator, on a fake clock."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ import attrs
 import httpx
 
 from adapters.clock import FakeClock
-from adapters.jira_http import DriveOutcome, JiraHttp
+from adapters.jira_http import JiraHttp
+from agent_app.drive import Alone, DriveOutcome, drive
 from jira_sim import simulator
 from reconcile.command_types import executor_for
-from reconcile.plans import Delivery, Page
+from reconcile.plans import Delivery, FetchFile, Page
 
 REFERENCE_NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 WRITES = frozenset({"POST", "PUT", "DELETE"})
@@ -43,14 +44,15 @@ class Bench:
         self.pages.clear()
         delivery = Delivery(id=1, type=type_, params=params, pause_seconds=pause, context=context or {})
 
-        async def fetch_file(sha256: str, size: int | None) -> bytes | None:
-            self.fetched.append(sha256)
-            return (files or {}).get(sha256)
+        async def fetch_file(file: FetchFile) -> bytes | None:
+            self.fetched.append(file.sha256)
+            return (files or {}).get(file.sha256)
 
         async def on_page(page: Page) -> None:
             self.pages.append(page)
 
-        return await self.jira.drive(executor_for(delivery, ctx), fetch_file=fetch_file, on_page=on_page)
+        watch = Alone(jira=self.jira, on_file=fetch_file, on_page=on_page)
+        return await drive(executor_for(delivery, ctx), self.jira, watch)
 
     def writes(self) -> list[tuple[str, str, int]]:
         return [

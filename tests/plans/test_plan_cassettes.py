@@ -1,4 +1,5 @@
-"""The executors driven by the httpx driver against Jira DC cassettes: the calls, bodies and results match."""
+"""The executors driven by the agent's driver over httpx against Jira DC cassettes: the calls, bodies and results
+match."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ import vcr
 from vcr.request import Request as VcrRequest
 
 from adapters.clock import FakeClock
-from adapters.jira_http import DriveOutcome, JiraAuthError, JiraHttp
+from adapters.jira_http import JiraAuthError, JiraHttp
+from agent_app.drive import Alone, DriveOutcome, drive
 from reconcile.command_types import executor_for
-from reconcile.plans import Delivery, ExecContext, Page
+from reconcile.plans import Delivery, ExecContext, FetchFile, Page
 
 pytestmark = pytest.mark.anyio
 
@@ -61,15 +63,16 @@ class Replay:
     async def run(
         self, type_: str, params: Mapping[str, Any], *, files: Mapping[str, bytes] | None = None
     ) -> DriveOutcome:
-        async def fetch_file(sha256: str, size: int | None) -> bytes | None:
-            self.fetched.append((sha256, size))
-            return (files or {}).get(sha256)
+        async def fetch_file(file: FetchFile) -> bytes | None:
+            self.fetched.append((file.sha256, file.size))
+            return (files or {}).get(file.sha256)
 
         async def on_page(page: Page) -> None:
             self.pages.append(page)
 
         delivery = Delivery(id=1, type=type_, params=params, pause_seconds=30)
-        return await self.jira.drive(executor_for(delivery, CTX), fetch_file=fetch_file, on_page=on_page)
+        watch = Alone(jira=self.jira, on_file=fetch_file, on_page=on_page)
+        return await drive(executor_for(delivery, CTX), self.jira, watch)
 
 
 async def _replay(name: str, type_: str, params: Mapping[str, Any], **kw: Any) -> tuple[DriveOutcome, Replay]:

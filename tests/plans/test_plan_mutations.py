@@ -24,12 +24,13 @@ from hypothesis import strategies as st
 from adapters.clock import FakeClock
 from adapters.hub_client import page_to_wire, report_to_wire
 from adapters.jira_http import JiraError, JiraHttp
+from agent_app.drive import Alone, drive
 from hub_app.bodies.agent import PagesIn, ReportIn
 from hub_app.bodies.parsing import parse
 from reconcile.command_types import executor_for
 from reconcile.errors import JiraAnswerError
 from reconcile.jira_model import histories_from_jira, issue_from_jira
-from reconcile.plans import Delivery, ExecContext, Page
+from reconcile.plans import Delivery, ExecContext, FetchFile, Page
 from reconcile.settings import Settings
 from reconcile.text import check_request_json
 
@@ -179,14 +180,15 @@ async def _drive(name: str, answers: list[tuple[int, dict[str, str], Any]]) -> N
         command_type, params = case
         pages: list[Page] = []
 
-        async def fetch_file(sha256: str, size: int | None) -> bytes | None:
+        async def fetch_file(file: FetchFile) -> bytes | None:
             return CONTENT
 
         async def on_page(page: Page) -> None:
             pages.append(page)
 
         delivery = Delivery(id=1, type=command_type, params=params, pause_seconds=30)
-        outcome = await jira.drive(executor_for(delivery, CTX), fetch_file=fetch_file, on_page=on_page)
+        watch = Alone(jira=jira, on_file=fetch_file, on_page=on_page)
+        outcome = await drive(executor_for(delivery, CTX), jira, watch)
         report = outcome.report
         assert not (report.error or "").startswith("внутренняя ошибка агента"), report.error
         wire = json.loads(json.dumps(report_to_wire(report, outcome.jira_calls)))

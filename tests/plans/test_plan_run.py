@@ -12,22 +12,17 @@ from plans_support import delivery, kinds, ok, play
 from reconcile.errors import JiraAnswerError
 from reconcile.plans import Dropped, ExecContext, JiraCall, JiraResponse, Operation, Report
 from reconcile.plans._run import Body, Run, http_error, next_start, plan, search_call
+from reconcile.plans.drive import Ended, drive
 
 SHA_ABC = hashlib.sha256(b"abc").hexdigest()
 ATTACHMENT = {"key": "X-1", "file": SHA_ABC, "filename": "a.txt", "size": 3}
 NO_ATTACHMENTS = [ok({"fields": {"attachment": []}})]
 
 
-def drive(body: Body, answers: list[int]) -> Report:
+def statuses(body: Body, answers: list[int]) -> Report:
     """Feed ``body`` one answer (a status) per Jira call until it returns its report."""
     pending = list(answers)
-    try:
-        step = body.send(None)
-        while True:
-            step = body.send(ok(status=pending.pop(0)) if isinstance(step, JiraCall) else None)
-    except StopIteration as stop:
-        report: Report = stop.value
-    return report
+    return drive(body, lambda step: ok(status=pending.pop(0)) if isinstance(step, JiraCall) else None)
 
 
 def test_a_bug_inside_a_body_fails_the_command_with_the_writes_so_far() -> None:
@@ -38,7 +33,7 @@ def test_a_bug_inside_a_body_fails_the_command_with_the_writes_so_far() -> None:
         run.result["comment_id"] = "10"
         raise KeyError("key")
 
-    report = drive(plan(broken, delivery("ensure_comment", {}), ExecContext()), [201])
+    report = statuses(plan(broken, delivery("ensure_comment", {}), ExecContext()), [201])
     assert report == Report(
         status="failed",
         result={"comment_id": "10"},
@@ -73,6 +68,26 @@ def test_a_write_dropped_by_the_driver_fails_with_its_message_and_the_writes_so_
     )
 
 
+def test_an_answer_can_end_the_drive_with_its_own_report_and_the_executor_is_closed_there() -> None:
+    """The synchronous driver returns the report an answer ends it with (:class:`Ended`, the dry run's predicted
+    upload) and closes the executor at that step: nothing after it runs."""
+    reached: list[str] = []
+
+    def two_calls(run: Run) -> Body:
+        try:
+            yield from run.call(JiraCall(method="GET", path="/rest/api/2/issue/X-1"))
+            reached.append("after the first call")
+            return run.done()
+        finally:
+            reached.append("closed")
+
+    def answer(step: object) -> JiraResponse:
+        raise Ended(Report(status="done", result={"predicted": True}))
+
+    report = drive(plan(two_calls, delivery("ensure_fields", {}), ExecContext()), answer)
+    assert (report, reached) == (Report(status="done", result={"predicted": True}), ["closed"])
+
+
 def test_a_bug_before_any_call_fails_with_no_operations() -> None:
     """A body that crashes at once reports failed with no operations and no result."""
 
@@ -80,7 +95,7 @@ def test_a_bug_before_any_call_fails_with_no_operations() -> None:
         raise ZeroDivisionError("division by zero")
         yield  # pragma: no cover - makes this a generator
 
-    report = drive(plan(broken, delivery("ensure_fields", {}), ExecContext()), [])
+    report = statuses(plan(broken, delivery("ensure_fields", {}), ExecContext()), [])
     assert (report.status, report.error, report.operations) == (
         "failed",
         "внутренняя ошибка агента: ZeroDivisionError: division by zero",

@@ -8,8 +8,7 @@ import pytest
 from plans_support import SYMMETRIC, delivery, play
 
 from reconcile.jira_model import issue_from_jira
-from reconcile.plans import _run
-from reconcile.plans._run import PlanFailed, Run
+from reconcile.plans._run import PlanFailed, Run, context_settings
 from reconcile.plans.fields import fields_diff
 
 
@@ -44,7 +43,17 @@ def test_a_required_text_parameter_missing_or_empty_fails_naming_it() -> None:
 def test_the_first_run_of_a_process_reads_its_settings() -> None:
     """With nothing read before (a fresh agent), a run reads the settings of its delivery's context, and the
     next run with another context reads that one."""
-    _run._LAST.clear()
     first = Run(delivery("ensure_fields", {"key": "X-1"}, context={"jira_project": "ONE"}), SYMMETRIC)
     second = Run(delivery("ensure_fields", {"key": "X-1"}, context={"jira_project": "TWO"}), SYMMETRIC)
     assert (first.settings.jira_project, second.settings.jira_project) == ("ONE", "TWO")
+
+
+def test_a_run_given_its_settings_does_not_read_the_context_again() -> None:
+    """Settings read once for a batch (the dry run) are the run's settings: the context is not read again, so
+    even a context that would fail the command does not."""
+    read = context_settings({"jira_project": "ONE", "unknown_key": 1})
+    run = Run(delivery("ensure_fields", {"key": "X-1"}, context={"jira_project": 5}), SYMMETRIC, read)
+    assert (run.settings.jira_project, run.settings) == ("ONE", read)
+    with pytest.raises(PlanFailed) as caught:
+        Run(delivery("ensure_fields", {"key": "X-1"}, context={"jira_project": 5}), SYMMETRIC)
+    assert caught.value.message == "настройки: jira_project — непустая строка"

@@ -9,7 +9,6 @@ with those writes, «внутренняя ошибка агента: <Type>: <me
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Container, Generator, Mapping
 from typing import Any, TypeGuard
 from urllib.parse import quote
@@ -34,6 +33,7 @@ from reconcile.text import readable
 __all__ = [
     "PlanFailed",
     "Run",
+    "context_settings",
     "http_error",
     "internal_error",
     "issue_path",
@@ -80,33 +80,27 @@ def issue_path(key: str, suffix: str = "") -> str:
 _KNOWN = frozenset(settings_to_json(Settings()))
 
 
-_LAST: list[tuple[dict[str, Any], Settings]] = []
-
-
-def _settings(context: dict[str, Any]) -> Settings:
-    """The settings of a delivery's context, parsed once for equal contexts in a row (a dry run of 5 000 commands
-    has one; comparing is far cheaper than parsing)."""
-    last = _LAST[0] if _LAST else None  # one read: another thread may replace it meanwhile
-    if last is not None and last[0] == context:
-        return last[1]
-    settings = settings_from_json(context)
-    _LAST[:] = [(copy.deepcopy(context), settings)]
-    return settings
+def context_settings(context: Mapping[str, Any]) -> Settings:
+    """The settings of a delivery's context: only the settings keys (whatever else the hub adds to ``context``
+    must not fail the command); :class:`~reconcile.errors.ValidationError` on a bad value."""
+    return settings_from_json({k: v for k, v in context.items() if k in _KNOWN})
 
 
 class Run:
     """The state of one command's execution: settings, writes made so far, partial result."""
 
-    def __init__(self, delivery: Delivery, ctx: ExecContext) -> None:
+    def __init__(self, delivery: Delivery, ctx: ExecContext, settings: Settings | None = None) -> None:
+        """``settings``: those of ``delivery.context`` when the caller has read them already (a dry run reads
+        them once for a whole batch); else they are read here."""
         self.delivery = delivery
         self.ctx = ctx
         self.params: Mapping[str, Any] = delivery.params
-        # Only the settings keys: whatever else the hub adds to ``context`` must not fail the command.
-        context = {k: v for k, v in delivery.context.items() if k in _KNOWN}
-        try:
-            self.settings: Settings = _settings(context)
-        except ValidationError as error:
-            raise PlanFailed(error.message) from error
+        if settings is None:
+            try:
+                settings = context_settings(delivery.context)
+            except ValidationError as error:
+                raise PlanFailed(error.message) from error
+        self.settings: Settings = settings
         self.operations: list[Operation] = []
         self.result: dict[str, Any] = {}
 
@@ -155,10 +149,13 @@ def internal_error(error: Exception) -> str:
     return f"внутренняя ошибка агента: {type(error).__name__}: {error}"
 
 
-def plan(body: Callable[[Run], Body], delivery: Delivery, ctx: ExecContext) -> Executor:
-    """Run ``body``; :class:`PlanFailed` and any bug inside it end as a ``failed`` report, never an exception."""
+def plan(
+    body: Callable[[Run], Body], delivery: Delivery, ctx: ExecContext, settings: Settings | None = None
+) -> Executor:
+    """Run ``body``; :class:`PlanFailed` and any bug inside it end as a ``failed`` report, never an exception.
+    ``settings``: those of the delivery's context, when already read (:class:`Run`)."""
     try:
-        run = Run(delivery, ctx)
+        run = Run(delivery, ctx, settings)
     except PlanFailed as error:
         return Report(status="failed", error=error.message)
     try:
