@@ -16,7 +16,7 @@ import attrs
 
 from adapters.storage.models import DB_INT_MAX
 from adapters.storage.records import CommandRecord
-from hub_app.batches import command, resolved_in_batch
+from hub_app.batches import base_jql, command, resolved_in_batch
 from hub_app.bodies import PagesIn, ReportIn
 from hub_app.claims import agent_facts, touch_agent
 from hub_app.runtime import Unit
@@ -119,10 +119,12 @@ async def _apply_refresh_result(
     run = await unit.db.queue.sync_run(refresh.id)
     if run is not None:
         issues = result.get("issues")
+        changes = history.is_changes_refresh(refresh.params, await base_jql(unit, settings))
+        marks = history.history_at_on_report(full=run.full, changes=changes, result=result)
         await unit.db.queue.finish_sync_run(
             refresh.id,
             issues=issues if _is_count(issues) else None,
-            history_at=unit.now if history.history_at_on_report(full=run.full, result=result) else None,
+            history_at=unit.now if marks else None,
             now=unit.now,
         )
         if run.full:

@@ -109,6 +109,10 @@ class CommandSpec:
     # Set conditions: at least one of ``at_least_one`` must be given; at most one of ``exclusive``.
     at_least_one: tuple[str, ...] = ()
     exclusive: tuple[str, ...] = ()
+    # The hub's own parameters: set only on the batches the hub makes itself (``check_command(by_hub=True)``); a
+    # client's batch naming one is refused like any unknown parameter, and neither the MCP schema nor the
+    # description shows them.
+    hub_params: tuple[Param, ...] = ()
 
     @property
     def params(self) -> tuple[Param, ...]:
@@ -251,6 +255,9 @@ CATALOGUE: Mapping[str, CommandSpec] = {
             ),
             at_least_one=("keys", "jql"),
             exclusive=("keys", "jql"),
+            # Only the hub's change-only refresh (DESIGN.md 6.2): what it reads depends on the journal mark, which
+            # only the hub's own refresh by the base JQL may move; a client's refresh is always a whole read.
+            hub_params=(_p("changes", Format.BOOL, "только изменённое с отметки журнала (автообновление хаба)"),),
         ),
     )
 }
@@ -316,11 +323,12 @@ def _value_ok(fmt: Format, value: Any) -> bool:
 _NULLABLE = frozenset({Format.TEXT, Format.NONEMPTY_TEXT, Format.DATE, Format.ISSUE_KEY, Format.ISSUE_TYPE})
 
 
-def check_command(index: int, command: Any) -> tuple[str, dict[str, Any]]:
+def check_command(index: int, command: Any, *, by_hub: bool = False) -> tuple[str, dict[str, Any]]:
     """Check one ``{type, params}`` item against the catalogue; return ``(type, params)``.
 
     Raises :class:`ValidationError` with the seed's message: a missing parameter is reported before an
     extra one, both ending with the type's expected set; a value of the wrong type names the parameter.
+    ``by_hub``: a batch the hub makes itself, which may also set the type's ``hub_params``.
     """
     if not isinstance(command, dict):
         raise ValidationError(f"{command_label(index, None)}: ожидается объект {{type, params}}")
@@ -346,12 +354,13 @@ def check_command(index: int, command: Any) -> tuple[str, dict[str, Any]]:
     missing = [p.name for p in spec.required if p.name not in params]
     if missing:
         raise ValidationError(f"{label}: нет {', '.join(missing)}; {spec.expected_suffix()}")
-    known = {p.name for p in spec.params}
+    checked = spec.params + (spec.hub_params if by_hub else ())
+    known = {p.name for p in checked}
     extra = [name for name in params if name not in known]
     if extra:
         raise ValidationError(f"{label}: лишние параметры {', '.join(extra)}; {spec.expected_suffix()}")
 
-    for param in spec.params:
+    for param in checked:
         if param.name not in params:
             continue
         value = params[param.name]

@@ -30,14 +30,16 @@ issued, and the commands of later batches go past them. The decision passes over
 extra look), and they neither wait nor block anything. :func:`outlook` is the queue as the agent will see
 it: what can be issued, and how long it will take.
 
-:func:`decide_auto_refresh` says whether an empty claim should create the hub's auto refresh batch.
+:func:`decide_auto_refresh` says which of the hub's refresh batches an empty claim creates: none, a full one or a
+change-only one (DESIGN.md 6.2).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from enum import Enum
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -45,10 +47,14 @@ from reconcile.pacing import estimate_seconds
 from reconcile.settings import Settings
 from reconcile.tempkeys import Ready, Skip, TempKeyOutcome, Wait, settle
 
+if TYPE_CHECKING:  # reconcile.history imports this module (the delivery limit)
+    from reconcile.history import JournalMark
+
 __all__ = [
     "DELIVERY_LIMIT",
     "DELIVERY_LIMIT_ERROR",
     "Action",
+    "AutoRefresh",
     "ClaimDecision",
     "ClaimSnapshot",
     "ClaimedCommand",
@@ -221,24 +227,52 @@ def decide_claim(snapshot: ClaimSnapshot) -> ClaimDecision:
     return ClaimDecision(actions=tuple(actions), needs_more=skipped and not snapshot.queue_complete)
 
 
+class AutoRefresh(Enum):
+    """What an empty claim creates: nothing, the hub's full refresh, or its change-only refresh."""
+
+    NONE = "none"
+    FULL = "full"
+    CHANGES = "changes"
+
+
 def decide_auto_refresh(
     *,
     queue_empty: bool,
-    projects_exist: bool,
+    base_jql: str | None,
     last_full_refresh_started_at: datetime | None,
+    last_base_refresh_started_at: datetime | None,
+    mark: JournalMark | None,
     now: datetime,
     auto_refresh_minutes: float,
-) -> bool:
-    """Whether an empty claim creates the hub's refresh batch (DESIGN.md section 6).
+    full_refresh_hours: float,
+) -> AutoRefresh:
+    """Which refresh batch an empty claim creates (DESIGN.md 6 and 6.2).
 
-    Only when nothing is queued and there are projects (no projects, no base JQL, nothing to read); then when
-    no full refresh ever started, or the last one started more than ``auto_refresh_minutes`` before ``now``.
+    Nothing while commands can be issued or without a base JQL (no projects, nothing to read). Then:
+
+    1. a full refresh when none ever started, or the last one (``last_full_refresh_started_at``: any full run,
+       a person's ``POST /refresh {}`` too) started more than ``full_refresh_hours`` before ``now``;
+    2. nothing while the last refresh by the base JQL, full or change-only, started at most
+       ``auto_refresh_minutes`` ago (``last_base_refresh_started_at``: the latest ``sync_run`` whose query is
+       the current base JQL; a full one under an older base JQL counts through the first argument);
+    3. a change-only refresh when the journal ``mark`` exists and was set by a run of the current base JQL;
+       otherwise a full one — without a mark there is no ``since`` to read changes from, and after a project
+       was added (the mark's query is an older base JQL) only a full read brings the new project's issues and
+       its start journal («Новый проект»).
+
+    Comparisons are strict: exactly ``auto_refresh_minutes`` after the last start is not yet.
     """
-    if not queue_empty or not projects_exist:
-        return False
-    if last_full_refresh_started_at is None:
-        return True
-    return now - last_full_refresh_started_at > timedelta(minutes=auto_refresh_minutes)
+    if not queue_empty or base_jql is None:
+        return AutoRefresh.NONE
+    last_full = last_full_refresh_started_at
+    if last_full is None or now - last_full > timedelta(hours=full_refresh_hours):
+        return AutoRefresh.FULL
+    last = max(last_full, last_base_refresh_started_at or last_full)
+    if now - last <= timedelta(minutes=auto_refresh_minutes):
+        return AutoRefresh.NONE
+    if mark is None or mark.query != base_jql:
+        return AutoRefresh.FULL
+    return AutoRefresh.CHANGES
 
 
 def outlook(issuable_by_type: Mapping[str, int], settings: Settings) -> tuple[int, float]:
