@@ -12,7 +12,7 @@ from adapters.storage.models import SyncRunRow
 from hub_app.runtime import Hub
 
 from .conftest import Api, Clock
-from .support import claim_none, claim_ok, cmd, create, create_ok, done, issue, run_refresh
+from .support import claim_none, claim_ok, cmd, create, create_ok, done, issue, run_refresh, seed_mirror
 
 pytestmark = pytest.mark.anyio
 
@@ -200,3 +200,17 @@ async def test_full_refresh_hours_setting(api: Api) -> None:
     assert refused.status_code == 422
     assert refused.json()["detail"] == "настройки: full_refresh_hours — положительное число не больше 87600"
     assert (await api.patch("/settings", {"full_refresh_hours": 0.5})).json()["full_refresh_hours"] == 0.5
+
+
+async def test_a_page_older_than_the_mirror_row_leaves_it(api: Api) -> None:
+    """The mirror's upsert rule over HTTP: a page read before a newer state was stored (a late page) writes
+    nothing of that issue; a page as new or newer is written."""
+    newer = issue("AURORA-1", summary="Новее", labels=["AWPCA"], updated="2026-10-22T10:00:00Z")
+    await seed_mirror(api, [newer])
+    await seed_mirror(
+        api, [issue("AURORA-1", summary="Старее", labels=["STOCKS_DRRK"], updated="2026-10-22T09:59:59Z")]
+    )
+    row = (await api.get("/issues/AURORA-1")).json()
+    assert (row["summary"], row["labels"], row["updated"]) == ("Новее", ["AWPCA"], "2026-10-22T10:00:00Z")
+    await seed_mirror(api, [issue("AURORA-1", summary="Тот же миг", labels=["AWPCA"], updated="2026-10-22T10:00:00Z")])
+    assert (await api.get("/issues/AURORA-1")).json()["summary"] == "Тот же миг"
