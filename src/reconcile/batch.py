@@ -165,12 +165,9 @@ def retry_body(
     parameters (a retry is a person's request: a retried change-only refresh reads its JQL whole, as ``POST
     /refresh {}`` does); temp keys must already be substituted by the caller.
     """
-    hub_only = {p.name for p in CATALOGUE[command_type].hub_params} if command_type in CATALOGUE else set()
-    clean = {
-        k: v
-        for k, v in params.items()
-        if not (command_type == "ensure_sprint" and k == "board_id") and k not in hub_only
-    }
+    dropped = {p.name for p in CATALOGUE[command_type].hub_params} if command_type in CATALOGUE else set()
+    dropped |= {"board_id"} if command_type == "ensure_sprint" else set()
+    clean = {k: v for k, v in params.items() if k not in dropped}
     return {
         "author": author,
         "title": title,
