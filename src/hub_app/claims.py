@@ -19,7 +19,7 @@ from hub_app.batches import store_batch
 from hub_app.bodies.agent import AgentProblemIn, ClaimIn
 from hub_app.lookups import base_jql, batch_context, command, held_batches, resolved_in_batch
 from hub_app.runtime import Unit
-from reconcile import approval, delivery, history, queue, reports
+from reconcile import approval, auto_refresh, delivery, history, queue, reports
 from reconcile.agents import check_claimant, check_instance, holds_claim, is_online
 from reconcile.batch import auto_refresh_body, batch_needs, validate_batch
 from reconcile.catalogue import CATALOGUE
@@ -199,24 +199,28 @@ async def _deliver(unit: Unit, issued: CommandRecord, settings: Settings) -> Del
 
 
 async def _auto_refresh(unit: Unit, settings: Settings, held: frozenset[int]) -> bool:
-    """Create the hub's full refresh when nothing can be issued and the last one is too old; whether it did.
+    """Create the hub's full or change-only refresh when nothing can be issued and the last one is too old
+    (:func:`reconcile.auto_refresh.decide_auto_refresh`); whether it did.
 
     Batches waiting for approval do not count: the mirror stays fresh while they wait (their plan reads it).
     """
-    projects = await unit.db.admin.projects()
-    if not queue.decide_auto_refresh(
+    base = await base_jql(unit, settings)
+    mark_run = await unit.db.queue.journal_mark_run()
+    kind = auto_refresh.decide_auto_refresh(
         queue_empty=not await unit.db.queue.count_unfinished(held=held),
-        projects_exist=bool(projects),
+        base_jql=base,
         last_full_refresh_started_at=await unit.db.queue.last_full_refresh_start(),
+        last_base_refresh_started_at=await unit.db.queue.last_refresh_start(base) if base else None,
+        mark=history.journal_mark([mark_run] if mark_run else []),
         now=unit.now,
         auto_refresh_minutes=settings.auto_refresh_minutes,
-    ):
+        full_refresh_hours=settings.full_refresh_hours,
+    )
+    if kind is auto_refresh.AutoRefresh.NONE or base is None:
         return False
-    base = await base_jql(unit, settings)
-    assert base is not None
-    body = auto_refresh_body(base)
-    # With the projects, so that its base JQL is known as the base JQL and stored as it is (a full refresh).
-    valid = validate_batch(body, await batch_context(unit, batch_needs(body, settings), settings))
+    body = auto_refresh_body(base, changes=kind is auto_refresh.AutoRefresh.CHANGES)
+    # With the projects, so that its base JQL is known as the base JQL and stored as it is (full or change-only).
+    valid = validate_batch(body, await batch_context(unit, batch_needs(body, settings), settings), by_hub=True)
     await store_batch(unit, valid, settings, requester=approval.HUB)
     return True
 
@@ -228,8 +232,8 @@ def _count_claim(outcome: str, metrics: HubMetrics) -> None:
 async def claim_once(unit: Unit, claim: ClaimIn) -> DeliveryView | None:
     """``POST /agent/claim`` once (no waiting): the delivery, or ``None`` when there is nothing to issue.
 
-    409 when another agent was seen within 2 × ``claim_wait_seconds``. Creates the auto refresh batch when
-    the queue is empty and the last full refresh is older than ``auto_refresh_minutes``.
+    409 when another agent was seen within 2 × ``claim_wait_seconds``. Creates the auto refresh batch (full or
+    change-only) when the queue is empty and the last refresh is older than ``auto_refresh_minutes``.
     """
     await unit.db.lock_queue()
     settings = await unit.db.admin.settings()

@@ -19,7 +19,7 @@ from adapters.storage.records import CommandRecord
 from hub_app.answers.agent import PagesAck, ReportAck
 from hub_app.bodies.agent import PagesIn, ReportIn
 from hub_app.claims import touch_agent
-from hub_app.lookups import agent_facts, command, resolved_in_batch
+from hub_app.lookups import agent_facts, base_jql, command, resolved_in_batch
 from hub_app.runtime import Unit
 from reconcile import confirm as confirm_rules
 from reconcile import delivery, history, reports
@@ -119,10 +119,12 @@ async def _apply_refresh_result(
     run = await unit.db.queue.sync_run(refresh.id)
     if run is not None:
         issues = result.get("issues")
+        changes = history.is_changes_refresh(refresh.params, await base_jql(unit, settings))
+        marks = history.history_at_on_report(full=run.full, changes=changes, result=result)
         await unit.db.queue.finish_sync_run(
             refresh.id,
             issues=issues if _is_count(issues) else None,
-            history_at=unit.now if history.history_at_on_report(full=run.full, result=result) else None,
+            history_at=unit.now if marks else None,
             now=unit.now,
         )
         if run.full:

@@ -30,6 +30,7 @@ from reconcile.settings import Settings
 
 __all__ = [
     "AUTO_REFRESH_AUTHOR",
+    "AUTO_REFRESH_CHANGES_TITLE",
     "AUTO_REFRESH_TITLE",
     "NO_PROJECTS_FOR_FULL_REFRESH",
     "BatchContext",
@@ -51,6 +52,8 @@ NO_PROJECTS_FOR_FULL_REFRESH = "нет проектов — полное обн�
 #: The batch a claim creates when the queue is empty and the last full refresh is too old (DESIGN.md 6).
 AUTO_REFRESH_AUTHOR = "hub"
 AUTO_REFRESH_TITLE = "автообновление"
+#: The title of the hub's change-only refresh (DESIGN.md 6.2).
+AUTO_REFRESH_CHANGES_TITLE = "автообновление (изменения)"
 
 _TOP_REQUIRED = ("author", "title", "commands")
 #: The types whose commands define a temp key (they create the issue it stands for).
@@ -173,10 +176,13 @@ def retry_body(
 ) -> dict[str, Any]:
     """The body that re-validates a command as new (``POST /commands/{id}/retry``).
 
-    The hub-added ``board_id`` is dropped so that the board is resolved again; temp keys must already be
-    substituted by the caller.
+    The hub-added ``board_id`` is dropped so that the board is resolved again, and so are the type's hub
+    parameters (a retry is a person's request: a retried change-only refresh reads its JQL whole, as ``POST
+    /refresh {}`` does); temp keys must already be substituted by the caller.
     """
-    clean = {k: v for k, v in params.items() if not (command_type == "ensure_sprint" and k == "board_id")}
+    dropped = {p.name for p in CATALOGUE[command_type].hub_params} if command_type in CATALOGUE else set()
+    dropped |= {"board_id"} if command_type == "ensure_sprint" else set()
+    clean = {k: v for k, v in params.items() if k not in dropped}
     return {
         "author": author,
         "title": title,
@@ -201,12 +207,15 @@ def refresh_body(*, keys: list[str] | None, jql: str | None, base_jql: str | Non
     return {"author": author, "title": "обновление из Jira", "commands": [{"type": "refresh", "params": params}]}
 
 
-def auto_refresh_body(base_jql: str) -> dict[str, Any]:
-    """The hub's own full refresh batch."""
+def auto_refresh_body(base_jql: str, *, changes: bool = False) -> dict[str, Any]:
+    """The hub's own refresh batch (DESIGN.md 6, 6.2): a full one by the base JQL, or with ``changes`` the
+    change-only one (``{"jql": <base JQL>, "changes": true}``, titled :data:`AUTO_REFRESH_CHANGES_TITLE`), which
+    only :func:`validate_batch` with ``by_hub=True`` accepts."""
+    params: dict[str, Any] = {"jql": base_jql, "changes": True} if changes else {"jql": base_jql}
     return {
         "author": AUTO_REFRESH_AUTHOR,
-        "title": AUTO_REFRESH_TITLE,
-        "commands": [{"type": "refresh", "params": {"jql": base_jql}}],
+        "title": AUTO_REFRESH_CHANGES_TITLE if changes else AUTO_REFRESH_TITLE,
+        "commands": [{"type": "refresh", "params": params}],
     }
 
 
@@ -395,8 +404,11 @@ def _notes(body: dict[str, Any], state: _Batch) -> tuple[NewNote, ...]:
     return tuple(notes)
 
 
-def validate_batch(body: Any, ctx: BatchContext) -> ValidBatch:
-    """Validate and normalise a batch body; the first violation in command order raises."""
+def validate_batch(body: Any, ctx: BatchContext, *, by_hub: bool = False) -> ValidBatch:
+    """Validate and normalise a batch body; the first violation in command order raises.
+
+    ``by_hub``: a batch the hub makes itself (its automatic refresh), whose commands may set the catalogue's hub
+    parameters (``refresh.changes``); every other door leaves it false."""
     if not isinstance(body, dict):
         raise ValidationError("ожидается объект {author, title, project?, commands, notes?}")
     check_batch_size(body, ctx.settings)
@@ -428,7 +440,7 @@ def validate_batch(body: Any, ctx: BatchContext) -> ValidBatch:
 
     commands: list[NewCommand] = []
     for index, raw in enumerate(raw_commands, start=1):
-        command_type, params = check_command(index, raw)
+        command_type, params = check_command(index, raw, by_hub=by_hub)
         _check_command_rules(state, index, command_type, params)
         temp_key = params["temp_key"] if CATALOGUE[command_type].creates_issue else None
         commands.append(NewCommand(seq=index, type=command_type, params=params, temp_key=temp_key))

@@ -116,6 +116,10 @@ class CommandSpec:
     sets: AspectKind | None
     subject: str | None
     example: Mapping[str, Any]
+    # The hub's own parameters: set only on the batches the hub makes itself (``check_command(by_hub=True)``); a
+    # client's batch naming one is refused like any unknown parameter, and neither the MCP schema nor the
+    # description shows them.
+    hub_params: tuple[Param, ...] = ()
 
     @property
     def params(self) -> tuple[Param, ...]:
@@ -361,6 +365,17 @@ CATALOGUE: Mapping[str, CommandSpec] = {
             sets=None,
             subject=None,
             example={"keys": ["AURORA-1537", "AURORA-1538"]},
+            # Only the hub's change-only refresh (DESIGN.md 6.2): what it reads depends on the journal mark, which
+            # only the hub's own refresh by the base JQL may move; a client's refresh is always a whole read.
+            hub_params=(
+                _p(
+                    "changes",
+                    Format.BOOL,
+                    "Только изменения",
+                    Editor.YES_NO,
+                    "только изменённое с отметки журнала (автообновление хаба)",
+                ),
+            ),
         ),
     )
 }

@@ -129,11 +129,12 @@ def _value_ok(fmt: Format, value: Any) -> bool:
 _NULLABLE = frozenset({Format.TEXT, Format.NONEMPTY_TEXT, Format.DATE, Format.ISSUE_KEY, Format.ISSUE_TYPE})
 
 
-def check_command(index: int, command: Any) -> tuple[str, dict[str, Any]]:
+def check_command(index: int, command: Any, *, by_hub: bool = False) -> tuple[str, dict[str, Any]]:
     """Check one ``{type, params}`` item against the catalogue; return ``(type, params)``.
 
     Raises :class:`ValidationError` with the seed's message: a missing parameter is reported before an
     extra one, both ending with the type's expected set; a value of the wrong type names the parameter.
+    ``by_hub``: a batch the hub makes itself, which may also set the type's ``hub_params``.
     """
     if not isinstance(command, dict):
         raise ValidationError(f"{command_label(index, None)}: ожидается объект {{type, params}}")
@@ -153,21 +154,23 @@ def check_command(index: int, command: Any) -> tuple[str, dict[str, Any]]:
         params = {}
     if not isinstance(params, dict):
         raise ValidationError(f"{command_label(index, command_type)}: params — ожидается объект")
-    return command_type, check_params(index, CATALOGUE[command_type], params)
+    return command_type, check_params(index, CATALOGUE[command_type], params, by_hub=by_hub)
 
 
-def check_params(index: int, spec: CommandSpec, params: dict[str, Any]) -> dict[str, Any]:
-    """Check the params of the command numbered ``index`` against its type's entry; return a copy of them."""
+def check_params(index: int, spec: CommandSpec, params: dict[str, Any], *, by_hub: bool = False) -> dict[str, Any]:
+    """Check the params of the command numbered ``index`` against its type's entry; return a copy of them.
+    ``by_hub``: a batch the hub makes itself, which may also set the type's ``hub_params``."""
     label = command_label(index, spec.type)
     missing = [p.name for p in spec.required if p.name not in params]
     if missing:
         raise ValidationError(f"{label}: нет {', '.join(missing)}; {spec.expected_suffix()}")
-    known = {p.name for p in spec.params}
+    checked = spec.params + (spec.hub_params if by_hub else ())
+    known = {p.name for p in checked}
     extra = [name for name in params if name not in known]
     if extra:
         raise ValidationError(f"{label}: лишние параметры {', '.join(extra)}; {spec.expected_suffix()}")
 
-    for param in spec.params:
+    for param in checked:
         if param.name not in params:
             continue
         value = params[param.name]

@@ -7,8 +7,13 @@ DESIGN.md sections 3 and 4).
 - Journal mark: the ``started_at`` of the latest ``sync_run`` with ``history_at IS NOT NULL``, whatever its
   query (:func:`journal_mark`).
 - ``history`` is added at every delivery of a refresh (first and repeated) and never stored
-  (:func:`history_param`); ``history_at`` is set on a ``done`` report only for a full run whose result
+  (:func:`history_param`); ``history_at`` is set on a ``done`` report only for a run that read the journal of
+  the whole base JQL — a full run, or the hub's change-only run by the base JQL (DESIGN.md 6.2) — whose result
   carries ``history`` without ``error`` (:func:`history_at_on_report`).
+- The change-only run (:func:`is_changes_refresh`): the hub's own ``refresh {"jql": <base JQL>, "changes":
+  true}``. It is not full (its ``sync_run.full`` is false and it judges no vanished issues) and gets the
+  ``history`` of any non-full refresh, ``{since}``; its journal covers the base JQL from ``since`` to its start,
+  so it may move the mark. ``POST /refresh {}`` is always a full run.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ __all__ = [
     "format_since",
     "history_at_on_report",
     "history_param",
+    "is_changes_refresh",
     "is_full_refresh",
     "journal_mark",
     "keys_jql",
@@ -93,13 +99,22 @@ def start_jql(base: str) -> str:
 def is_full_refresh(params: Mapping[str, Any], base: str | None) -> bool:
     """Whether a refresh with ``params`` is a full run under the current base JQL ``base``.
 
-    Full: no ``keys``, and ``jql`` equal to the base JQL or absent (``POST /refresh {}``). Without a base JQL
-    no run is full.
+    Full: no ``keys``, no ``changes``, and ``jql`` equal to the base JQL or absent (``POST /refresh {}``).
+    Without a base JQL no run is full.
     """
-    if base is None or params.get("keys") is not None:
+    if base is None or params.get("keys") is not None or params.get("changes") is True:
         return False
     jql = params.get("jql")
     return jql is None or jql == base
+
+
+def is_changes_refresh(params: Mapping[str, Any], base: str | None) -> bool:
+    """Whether a refresh with ``params`` is the hub's change-only run under the current base JQL ``base``:
+    ``changes`` true, no ``keys``, and ``jql`` equal to the base JQL (a change-only refresh created before a
+    project was added is no longer one: its journal misses the new project's issues)."""
+    if base is None or params.get("keys") is not None or params.get("changes") is not True:
+        return False
+    return params.get("jql") == base
 
 
 def answers_full_refresh(
@@ -158,12 +173,14 @@ def history_param(
     return param
 
 
-def history_at_on_report(*, full: bool, result: Mapping[str, Any] | None) -> bool:
+def history_at_on_report(*, full: bool, result: Mapping[str, Any] | None, changes: bool = False) -> bool:
     """Whether a ``done`` refresh sets its ``sync_run.history_at`` to the report time.
 
-    Only a full run whose ``result.history`` is present without ``error``.
+    Only a full run (``full``: its ``sync_run.full``, decided at delivery) or a change-only run (``changes``:
+    :func:`is_changes_refresh` of its params under the base JQL at the report) whose ``result.history`` is
+    present without ``error``.
     """
-    if not full or result is None:
+    if not (full or changes) or result is None:
         return False
     history = result.get("history")
     return isinstance(history, Mapping) and history.get("error") is None

@@ -30,13 +30,14 @@ issued, and the commands of later batches go past them. The decision passes over
 extra look), and they neither wait nor block anything. :func:`outlook` is the queue as the agent will see
 it: what can be issued, and how long it will take.
 
-:func:`decide_auto_refresh` says whether an empty claim should create the hub's auto refresh batch.
+:func:`decide_auto_refresh` says which of the hub's refresh batches an empty claim creates: none, a full one or a
+change-only one (DESIGN.md 6.2).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 import attrs
@@ -59,7 +60,6 @@ __all__ = [
     "SkipCommand",
     "TempKeyOutcome",
     "Waiting",
-    "decide_auto_refresh",
     "decide_claim",
     "outlook",
 ]
@@ -219,26 +219,6 @@ def decide_claim(snapshot: ClaimSnapshot) -> ClaimDecision:
     # Asking again helps only after skips changed the queue: an empty head, or one of held batches only, would be
     # the same next time.
     return ClaimDecision(actions=tuple(actions), needs_more=skipped and not snapshot.queue_complete)
-
-
-def decide_auto_refresh(
-    *,
-    queue_empty: bool,
-    projects_exist: bool,
-    last_full_refresh_started_at: datetime | None,
-    now: datetime,
-    auto_refresh_minutes: float,
-) -> bool:
-    """Whether an empty claim creates the hub's refresh batch (DESIGN.md section 6).
-
-    Only when nothing is queued and there are projects (no projects, no base JQL, nothing to read); then when
-    no full refresh ever started, or the last one started more than ``auto_refresh_minutes`` before ``now``.
-    """
-    if not queue_empty or not projects_exist:
-        return False
-    if last_full_refresh_started_at is None:
-        return True
-    return now - last_full_refresh_started_at > timedelta(minutes=auto_refresh_minutes)
 
 
 def outlook(issuable_by_type: Mapping[str, int], settings: Settings) -> tuple[int, float]:

@@ -39,6 +39,7 @@ DEFAULT_PACING: dict[str, float] = default_gaps(CATALOGUE)
 LIMITS: dict[str, int] = {
     "pacing": 86400,
     "auto_refresh_minutes": 525600,
+    "full_refresh_hours": 87600,
     "claim_wait_seconds": 3600,
     "max_file_bytes": 2**53,
     "max_store_bytes": 2**53,
@@ -113,6 +114,7 @@ class Settings:
     link_types: dict[str, str] = attrs.field(factory=_default_link_types)
     pacing: dict[str, float] = attrs.field(factory=lambda: dict(DEFAULT_PACING))
     auto_refresh_minutes: float = 15
+    full_refresh_hours: float = 24
     claim_wait_seconds: float = 25
     max_file_bytes: int = 104857600
     max_store_bytes: int = 10737418240
@@ -153,6 +155,7 @@ def settings_to_json(settings: Settings) -> dict[str, Any]:
         "link_types": dict(settings.link_types),
         "pacing": dict(settings.pacing),
         "auto_refresh_minutes": settings.auto_refresh_minutes,
+        "full_refresh_hours": settings.full_refresh_hours,
         "claim_wait_seconds": settings.claim_wait_seconds,
         "max_file_bytes": settings.max_file_bytes,
         "max_store_bytes": settings.max_store_bytes,
@@ -277,6 +280,9 @@ def settings_from_json(data: Any) -> Settings:
         pacing=_pacing(merged["pacing"]),
         auto_refresh_minutes=_number(
             merged["auto_refresh_minutes"], "auto_refresh_minutes", LIMITS["auto_refresh_minutes"]
+        ),
+        full_refresh_hours=_number(
+            merged["full_refresh_hours"], "full_refresh_hours", LIMITS["full_refresh_hours"], positive=True
         ),
         claim_wait_seconds=_number(
             merged["claim_wait_seconds"], "claim_wait_seconds", LIMITS["claim_wait_seconds"], positive=True

@@ -67,7 +67,7 @@ async def test_first_full_refresh_reads_journal_from_start_jql(api: Api, hub: Hu
 
 
 async def test_regular_auto_refresh_reads_journal_since_mark(api: Api, hub: Hub, clock: Clock) -> None:
-    """A full run with an accepted journal at 09:00 → the next auto refresh has since = 08:45:00Z."""
+    """A full run with an accepted journal at 09:00 → the next auto refresh (change-only) has since = 08:45:00Z."""
     await _project(api, "AWPCA")
     first = await claim_ok(api)
     assert first["params"]["history"] == {"jql": START_AWPCA}
@@ -79,7 +79,7 @@ async def test_regular_auto_refresh_reads_journal_since_mark(api: Api, hub: Hub,
     second = await claim_ok(api)
     assert second["params"]["history"] == {"since": "2026-10-22T08:45:00Z"}
     batch = (await api.get("/batches")).json()["items"][0]
-    assert (batch["author"], batch["title"]) == ("hub", "автообновление")
+    assert (batch["author"], batch["title"]) == ("hub", "автообновление (изменения)")
 
 
 async def test_journal_error_keeps_older_mark(api: Api, hub: Hub, clock: Clock) -> None:

@@ -70,9 +70,9 @@ class Bench:
         ]
 
 
-def make_bench(*, token: str | None = "secret", user: str | None = None) -> Bench:
+def make_bench(*, token: str | None = "secret", user: str | None = None, seed: dict[str, Any] | None = None) -> Bench:
     clock = FakeClock()
-    sim = simulator.Simulator(clock=lambda: REFERENCE_NOW + timedelta(seconds=clock.monotonic()))
+    sim = simulator.Simulator(seed, clock=lambda: REFERENCE_NOW + timedelta(seconds=clock.monotonic()))
     jira = JiraHttp.connect(
         "http://jira.test",
         token=token,

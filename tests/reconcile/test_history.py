@@ -15,6 +15,7 @@ from reconcile.history import (
     format_since,
     history_at_on_report,
     history_param,
+    is_changes_refresh,
     is_full_refresh,
     journal_mark,
     start_jql,
@@ -188,3 +189,92 @@ def test_a_naive_mark_is_utc_and_an_offset_is_applied() -> None:
     """SQLite's naive times are UTC; a time with an offset is converted (15 minutes of overlap either way)."""
     assert format_since(datetime(2026, 10, 22, 9, 0)) == "2026-10-22T08:45:00Z"
     assert format_since(datetime(2026, 10, 22, 12, 0, tzinfo=timezone(timedelta(hours=3)))) == "2026-10-22T08:45:00Z"
+
+
+# --- the same scenarios with the hub's change-only refresh (DESIGN.md 6.2) ------------------------------------
+
+CHANGES = {"jql": BASE_AWPCA, "changes": True}
+
+
+def test_change_only_refresh_is_not_full_and_is_a_change_only_run() -> None:
+    """{jql: base, changes: true} is no full run (no vanished issues) but the hub's change-only run."""
+    assert is_full_refresh(CHANGES, BASE_AWPCA) is False
+    assert is_changes_refresh(CHANGES, BASE_AWPCA) is True
+    assert is_changes_refresh({"jql": BASE_AWPCA}, BASE_AWPCA) is False
+    assert is_changes_refresh({"keys": ["AURORA-1"], "changes": True}, BASE_AWPCA) is False
+    assert is_changes_refresh({"jql": BASE_AWPCA, "changes": "yes"}, BASE_AWPCA) is False
+    assert is_changes_refresh(CHANGES, None) is False
+
+
+def test_a_change_only_refresh_made_before_a_new_project_is_no_longer_one() -> None:
+    """Its JQL is the old base JQL once a project is added: its journal misses the new project, it sets no mark."""
+    assert is_changes_refresh(CHANGES, BASE_BOTH) is False
+    assert history_at_on_report(full=False, changes=False, result={"history": {"entries": 1}}) is False
+
+
+def test_post_refresh_with_nothing_is_always_full() -> None:
+    """POST /refresh {} stores the base JQL without changes: a full run, never a change-only one."""
+    assert is_full_refresh({}, BASE_AWPCA) is True
+    assert is_full_refresh({"jql": BASE_AWPCA}, BASE_AWPCA) is True
+    assert is_changes_refresh({}, BASE_AWPCA) is False
+
+
+def test_regular_refresh_change_only() -> None:
+    """«Регулярный refresh» with the automatic refresh change-only: mark 09:00 by the base JQL → since 08:45Z."""
+    mark = JournalMark(started_at=datetime.fromisoformat("2026-10-22T09:00:00+00:00"), query=BASE_AWPCA)
+    full = is_full_refresh(CHANGES, BASE_AWPCA)
+    assert history_param(full=full, has_base_jql=True, mark=mark, base_jql=BASE_AWPCA) == {
+        "since": "2026-10-22T08:45:00Z"
+    }
+
+
+def test_change_only_run_moves_the_mark() -> None:
+    """A change-only run done with its journal sets history_at; with history.error or no history it does not."""
+    assert history_at_on_report(full=False, changes=True, result={"history": {"entries": 0}}) is True
+    assert history_at_on_report(full=False, changes=True, result={"history": {"error": "HTTP 500"}}) is False
+    assert history_at_on_report(full=False, changes=True, result={"issues": 0, "changes": True}) is False
+    assert history_at_on_report(full=False, changes=True, result=None) is False
+
+
+def test_journal_not_read_through_by_a_change_only_run() -> None:
+    """«Журнал не дочитан»: a change-only run at 10:00 with history.error leaves the 09:00 mark; the next full
+    refresh reads since 08:45Z."""
+    runs = [
+        SyncRunMark(started_at=NINE, query=BASE_AWPCA, history_at=NINE + timedelta(minutes=1)),
+        SyncRunMark(
+            started_at=NINE + timedelta(hours=1),
+            query=BASE_AWPCA,
+            history_at=NINE + timedelta(hours=1, minutes=1)
+            if history_at_on_report(full=False, changes=True, result={"history": {"error": "HTTP 500"}})
+            else None,
+        ),
+    ]
+    mark = journal_mark(runs)
+    assert mark == JournalMark(started_at=NINE, query=BASE_AWPCA)
+    assert history_param(full=True, has_base_jql=True, mark=mark, base_jql=BASE_AWPCA) == {
+        "since": "2026-10-22T08:45:00Z"
+    }
+
+
+def test_a_change_only_mark_is_a_mark_like_any() -> None:
+    """A change-only run at 10:00 with its journal is the mark: the next refresh, full or not, reads since 09:45Z."""
+    runs = [
+        SyncRunMark(started_at=NINE, query=BASE_AWPCA, history_at=NINE),
+        SyncRunMark(started_at=NINE + timedelta(hours=1), query=BASE_AWPCA, history_at=NINE + timedelta(hours=1)),
+    ]
+    mark = journal_mark(runs)
+    assert history_param(full=True, has_base_jql=True, mark=mark, base_jql=BASE_AWPCA) == {
+        "since": "2026-10-22T09:45:00Z"
+    }
+    assert history_param(full=False, has_base_jql=True, mark=mark, base_jql=BASE_AWPCA) == {
+        "since": "2026-10-22T09:45:00Z"
+    }
+
+
+def test_tail_refreshes_are_unchanged_by_change_only_refreshes() -> None:
+    """«Хвост пакета» and «… до первой отметки»: a refresh {keys} is neither full nor change-only and sets no mark."""
+    params = {"keys": ["AURORA-1"]}
+    assert (is_full_refresh(params, BASE_AWPCA), is_changes_refresh(params, BASE_AWPCA)) == (False, False)
+    result = {"issues": 1, "history": {"entries": 2}}
+    assert history_at_on_report(full=False, changes=False, result=result) is False
+    assert history_param(full=False, has_base_jql=True, mark=None, base_jql=BASE_AWPCA) is None

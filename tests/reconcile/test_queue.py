@@ -21,7 +21,6 @@ from reconcile.queue import (
     SkipCommand,
     TempKeyOutcome,
     Waiting,
-    decide_auto_refresh,
     decide_claim,
     outlook,
 )
@@ -228,42 +227,6 @@ def test_lost_report_of_a_creation_redelivers_it() -> None:
         outcomes={7: {"new:5": TempKeyOutcome(status="claimed")}},
     )
     assert decide_claim(snapshot).actions == (Redeliver(id=50, deliveries=2),)
-
-
-def test_auto_refresh_when_never_run_with_projects() -> None:
-    """No full refresh ever, projects present, nothing queued: the claim creates the auto refresh."""
-    assert decide_auto_refresh(
-        queue_empty=True, projects_exist=True, last_full_refresh_started_at=None, now=T0, auto_refresh_minutes=15
-    )
-
-
-def test_no_auto_refresh_without_projects() -> None:
-    """Without projects there is no base JQL and no auto refresh."""
-    assert not decide_auto_refresh(
-        queue_empty=True, projects_exist=False, last_full_refresh_started_at=None, now=T0, auto_refresh_minutes=15
-    )
-
-
-def test_no_auto_refresh_while_commands_are_queued() -> None:
-    """Queued commands come first; no auto refresh."""
-    assert not decide_auto_refresh(
-        queue_empty=False,
-        projects_exist=True,
-        last_full_refresh_started_at=T0 - timedelta(hours=1),
-        now=T0,
-        auto_refresh_minutes=15,
-    )
-
-
-def test_auto_refresh_only_after_more_than_the_interval() -> None:
-    """Exactly auto_refresh_minutes after the last full refresh is not yet; a moment more is."""
-    last = T0 - timedelta(minutes=15)
-    kwargs: dict[str, Any] = {"queue_empty": True, "projects_exist": True, "auto_refresh_minutes": 15}
-    assert not decide_auto_refresh(last_full_refresh_started_at=last, now=T0, **kwargs)
-    assert decide_auto_refresh(last_full_refresh_started_at=last, now=T0 + timedelta(seconds=1), **kwargs)
-    assert decide_auto_refresh(
-        last_full_refresh_started_at=T0, now=T0 + timedelta(seconds=0.2), **{**kwargs, "auto_refresh_minutes": 0}
-    )
 
 
 # --- laws ---------------------------------------------------------------------------------------------------

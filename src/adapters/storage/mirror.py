@@ -45,6 +45,7 @@ from adapters.storage.models import (
     table_of,
 )
 from adapters.storage.records import MirrorEntry
+from reconcile.mirror_rule import to_apply
 from reconcile.records import (
     ISSUE_TEXT_FIELDS,
     HistoryEntry,
@@ -373,13 +374,17 @@ class MirrorRepository:
             found.setdefault(row.issue_key, []).append(_history_entry(row))
         return found
 
-    # --- writing (refresh pages) -----------------------------------------------------------------------
+    # --- writing (refresh pages, webhook events) ----------------------------------------------------------
 
-    async def upsert_issues(self, issues: Sequence[MirrorIssue], *, command_id: int, now: datetime) -> None:
-        """A page's issues (the last record of a key wins), their label rows and their links."""
+    async def upsert_issues(self, issues: Sequence[MirrorIssue], *, command_id: int | None, now: datetime) -> list[str]:
+        """Records of a refresh page (``command_id``) or of webhook events (``None``) that the upsert rule lets in
+        (:mod:`reconcile.mirror_rule`), with their labels and links; the keys written. Under the queue lock."""
         if not issues:
-            return
-        latest = {issue.key: issue for issue in issues}
+            return []
+        rows = select(_ISSUE.c.key, _ISSUE.c.updated).where(_ISSUE.c.key.in_(self._key_set(i.key for i in issues)))
+        latest = to_apply(issues, dict((await self._session.execute(rows)).all()))
+        if not latest:
+            return []
         keys = _json_keys(latest)
         writes = self._writes()
         page = [
@@ -406,6 +411,7 @@ class MirrorRepository:
         if shown:
             links = [{"jira_id": i, "type": k.type, "source": k.source, "target": k.target} for i, k in shown.items()]
             await writes.link.run(self._session, links)
+        return list(latest)
 
     async def upsert_history(self, entries: Sequence[HistoryEntry]) -> None:
         """A page's journal entries, unique by (issue, Jira history id)."""

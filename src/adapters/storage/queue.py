@@ -333,6 +333,13 @@ class QueueRepository:
         )
         return started
 
+    async def last_refresh_start(self, query: str) -> datetime | None:
+        """When the latest run of ``query`` started (the base JQL: the last full or change-only refresh)."""
+        started: datetime | None = await self._session.scalar(
+            select(func.max(_RUN.c.started_at)).where(_RUN.c.query == query)
+        )
+        return started
+
     async def last_full_refresh(self) -> datetime | None:
         """When the latest finished full refresh started: the mirror is at least as fresh as that."""
         started: datetime | None = await self._session.scalar(

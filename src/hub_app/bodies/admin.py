@@ -68,6 +68,7 @@ class SettingsIn:
     link_types: dict[str, str] | None = None
     pacing: dict[str, float] | None = None
     auto_refresh_minutes: float | None = None
+    full_refresh_hours: float | None = None
     claim_wait_seconds: float | None = None
     max_file_bytes: int | None = None
     max_store_bytes: int | None = None

@@ -7,6 +7,17 @@ Pages are numbered from 1 across the whole command (issues, then neighbours, the
 apply each exactly once. A journal failure leaves the refresh ``done`` with ``result.history.error``. An issue
 (or its changelog) Jira answered in a shape that cannot be read is left out of its page and listed in
 ``result.unreadable`` as ``{key, error}``: the others are stored, its mirror row stays as it was.
+
+The hub's change-only refresh (``changes: true`` with ``history.since``; DESIGN.md 6.2) reads ``(<jql>) AND
+updated >= "<since in the Jira user's zone>"`` **once**, with ``expand=changelog``: each search page gives an
+``issues`` page and, from the same answer, a ``history`` page (histories created at or after ``since``), so an
+idle one costs one search call. It reads no neighbours: the links of what changed are stored from the changed
+issues themselves, and an issue outside the base JQL that a new link names is read by the next full refresh
+(``full_refresh_hours``); reading every unchanged end of every changed issue's links would cost a search page
+per hundred of them each time. Unknown board types and a ``history.jql`` are read as by any refresh; its
+``result`` carries ``"changes": true``. Without ``history.since`` (the hub sends it whenever there is a journal
+mark, and it creates change-only refreshes only then) there is nothing to read changes from: the JQL is read
+whole, as any refresh, and the result has no ``changes``.
 """
 
 from __future__ import annotations
@@ -22,7 +33,7 @@ from reconcile.history import keys_jql
 from reconcile.jira_answers import answer_key
 from reconcile.jira_model import histories_from_jira, issue_from_jira, mirror_fields
 from reconcile.plans._run import Body, PlanFailed, Run, next_start, search_call
-from reconcile.plans.base import JiraCall, Page, Step
+from reconcile.plans.base import JiraCall, Page, Report, Step
 from reconcile.policy import key_project
 from reconcile.records import HistoryEntry, MirrorIssue
 from reconcile.settings import Settings
@@ -88,6 +99,25 @@ def _board_type(body: Any) -> str | None:
     return value if value in ("scrum", "kanban") else None
 
 
+def _histories(
+    hits: list[Mapping[str, Any]], since: str | None, pages: _Pages, seen: set[tuple[str, str]]
+) -> tuple[HistoryEntry, ...]:
+    """The journal entries of one search page's changelogs not handed over yet (from ``since`` when given)."""
+    page: list[HistoryEntry] = []
+    for hit in hits:
+        key = answer_key(hit)
+        try:
+            histories = histories_from_jira(key, hit.get("changelog"), since=since)
+        except JiraAnswerError as error:
+            pages.unreadable.setdefault(error.key, error.message)
+            continue
+        for entry in histories:
+            if (entry.key, entry.id) not in seen:
+                seen.add((entry.key, entry.id))
+                page.append(entry)
+    return tuple(page)
+
+
 def _journal(
     run: Run, jql: str, since: str | None, pages: _Pages, seen: set[tuple[str, str]], *, validate: bool = True
 ) -> Generator[Step, Any, int]:
@@ -98,22 +128,71 @@ def _journal(
         call = search_call(jql, ["updated"], start, expand=["changelog"], validate=validate)
         response = yield from run.call(call)
         hits, start = next_start(response.json, start, "issues", key=_SEARCH)
-        page: list[HistoryEntry] = []
-        for hit in hits:
-            key = answer_key(hit)
-            try:
-                histories = histories_from_jira(key, hit.get("changelog"), since=since)
-            except JiraAnswerError as error:
-                pages.unreadable.setdefault(error.key, error.message)
-                continue
-            for entry in histories:
-                if (entry.key, entry.id) not in seen:
-                    seen.add((entry.key, entry.id))
-                    page.append(entry)
+        page = _histories(hits, since, pages, seen)
         if page:
-            yield Page(page=pages.next(), kind="history", history=tuple(page))
+            yield Page(page=pages.next(), kind="history", history=page)
             entries += len(page)
     return entries
+
+
+def _boards(run: Run) -> Generator[Step, Any, None]:
+    """The types of the delivered boards whose type is not known yet (``result.boards``)."""
+    boards: dict[str, str | None] = {}
+    for board in run.params.get("boards") or ():
+        if not isinstance(board, Mapping) or board.get("type") is not None or board.get("id") is None:
+            continue
+        board_id = str(board["id"])
+        call = JiraCall(method="GET", path=f"/rest/agile/1.0/board/{board_id}")
+        response = yield from run.call(call, allow=(404,))
+        boards[board_id] = _board_type(response.json)  # a 404's error object has no board type
+    run.result["boards"] = boards
+
+
+def _since(params: Mapping[str, Any]) -> str | None:
+    history = params.get("history")
+    since = history.get("since") if isinstance(history, Mapping) else None
+    return since if isinstance(since, str) and since else None
+
+
+def _changes(run: Run, jql: str, since: str, pages: _Pages) -> Generator[Step, Any, Report]:
+    """The change-only refresh (see the module docstring): issues and their journal from one read."""
+    try:
+        query = with_updated_since(jql, jira_since(since, run.ctx.jira_time_zone))
+    except ValueError as error:
+        raise PlanFailed(f"history.since: {error}") from error
+    fields = mirror_fields(run.settings)
+    read: set[str] = set()
+    seen: set[tuple[str, str]] = set()
+    entries = 0
+    start: int | None = 0
+    while start is not None:
+        response = yield from run.call(search_call(query, fields, start, expand=["changelog"]))
+        hits, start = next_start(response.json, start, "issues", key=_SEARCH)
+        issues = pages.issues(hits, run.settings)
+        read.update(issue.key for issue in issues)
+        yield Page(page=pages.next(), kind="issues", issues=issues)
+        journal = _histories(hits, since, pages, seen)
+        if journal:
+            yield Page(page=pages.next(), kind="history", history=journal)
+            entries += len(journal)
+    run.result.update(issues=len(read), neighbours=0, changes=True)
+    yield from _boards(run)
+    history = run.params["history"]
+    history_jql = history.get("jql")
+    if isinstance(history_jql, str) and history_jql.strip():
+        try:
+            entries += yield from _journal(run, history_jql, None, pages, seen)
+        except (PlanFailed, JiraAnswerError) as error:
+            run.result["history"] = {"error": error.message}
+            return _done(run, pages)
+    run.result["history"] = {"entries": entries}
+    return _done(run, pages)
+
+
+def _done(run: Run, pages: _Pages) -> Report:
+    if pages.unreadable:
+        run.result["unreadable"] = [{"key": key, "error": error} for key, error in pages.unreadable.items()]
+    return run.done()
 
 
 class _Search:
@@ -148,8 +227,11 @@ def refresh(run: Run) -> Body:
         if not keys:
             raise PlanFailed("нет параметра keys или jql")
         jql = keys_jql(keys)
-    fields = mirror_fields(settings)
     pages = _Pages()
+    since = _since(params)
+    if params.get("changes") is True and since is not None and isinstance(params.get("jql"), str):
+        return (yield from _changes(run, jql, since, pages))
+    fields = mirror_fields(settings)
 
     # Only what finding the neighbours needs is kept, not the issues handed over (flat memory at any size):
     # the keys read and the ends of their links, in the order first seen.
@@ -185,23 +267,14 @@ def refresh(run: Run) -> Body:
             yield Page(page=pages.next(), kind="neighbours", issues=issues)
     run.result["neighbours"] = len(neighbours)
 
-    boards: dict[str, str | None] = {}
-    for board in params.get("boards") or ():
-        if not isinstance(board, Mapping) or board.get("type") is not None or board.get("id") is None:
-            continue
-        board_id = str(board["id"])
-        call = JiraCall(method="GET", path=f"/rest/agile/1.0/board/{board_id}")
-        response = yield from run.call(call, allow=(404,))
-        boards[board_id] = _board_type(response.json)  # a 404's error object has no board type
-    run.result["boards"] = boards
+    yield from _boards(run)
 
     history = params.get("history")
     if isinstance(history, Mapping):
         seen: set[tuple[str, str]] = set()
         entries = 0
         try:
-            since = history.get("since")
-            if isinstance(since, str) and since:
+            if since is not None:
                 since_jql = with_updated_since(jql, jira_since(since, run.ctx.jira_time_zone))
                 entries += yield from _journal(run, since_jql, since, pages, seen, validate=not main.lenient)
             history_jql = history.get("jql")
@@ -213,6 +286,4 @@ def refresh(run: Run) -> Body:
             run.result["history"] = {"error": f"history.since: {error}"}
         else:
             run.result["history"] = {"entries": entries}
-    if pages.unreadable:
-        run.result["unreadable"] = [{"key": key, "error": error} for key, error in pages.unreadable.items()]
-    return run.done()
+    return _done(run, pages)

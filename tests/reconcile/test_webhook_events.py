@@ -1,0 +1,393 @@
+"""Jira DC's webhook bodies read into wire events: recorded payloads of real Jira servers, the simulator's own
+deliveries, de-duplication, the agent's policy, the signature and the wire shape the hub checks."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+
+from jira_sim import Simulator
+from reconcile.errors import ValidationError
+from reconcile.jira_model import issue_from_jira, mirror_fields
+from reconcile.policy import AgentPolicy
+from reconcile.settings import Settings
+from reconcile.webhook_events import (
+    EVENTS,
+    Need,
+    RecentEvents,
+    WebhookError,
+    WebhookEvent,
+    in_policy,
+    need_of,
+    parse_webhook,
+    signature_ok,
+    webhook_secret,
+    wire_event,
+)
+
+RECORDED = Path(__file__).parents[1] / "cassettes" / "webhooks"
+RECEIVED = datetime(2026, 10, 22, 9, 0, 30, tzinfo=UTC)
+SETTINGS = Settings()
+
+
+def _recorded(name: str) -> bytes:
+    return str(yaml.safe_load((RECORDED / f"{name}.yaml").read_text(encoding="utf-8"))["payload"]).encode()
+
+
+def _parse(body: bytes) -> WebhookEvent:
+    return parse_webhook(body, SETTINGS, received_at=RECEIVED)
+
+
+# --- recorded payloads of real Jira servers -------------------------------------------------------------------
+
+
+def test_a_recorded_edit_is_an_issue_to_apply() -> None:
+    """jenkinsci/jira-trigger-plugin's edit (Jira 7): the issue read as a search page is, keyed by its changelog."""
+    event = _parse(_recorded("jira-trigger-plugin_issue_updated_fields_updated"))
+    assert (event.event, event.key, event.at, event.need) == (
+        "jira:issue_updated",
+        "TEST-11",
+        "2016-01-14T23:01:40Z",
+        Need.APPLY,
+    )
+    assert event.issue is not None
+    assert (event.issue.summary, event.issue.description, event.issue.priority) == (
+        "summary updated",
+        "description updated",
+        "Blocker",
+    )
+    assert (event.issue.created, event.issue.updated) == ("2016-01-06T20:16:41Z", "2016-01-14T23:01:40Z")
+    assert (event.dedup, event.issue_ids, event.problem) == (
+        "jira:issue_updated:10010:changelog:10201",
+        ("10010",),
+        None,
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "event", "key"),
+    [
+        ("jira-trigger-plugin_issue_created", "jira:issue_created", "TEST-4"),
+        ("jira-trigger-plugin_issue_updated_status_updated", "jira:issue_updated", "TEST-11"),
+        ("jira-trigger-plugin_issue_updated_with_comment", "jira:issue_updated", "TEST-4"),
+        ("jira-to-matrix_issue_updated_commented", "jira:issue_updated", "BBCOM-956"),
+    ],
+)
+def test_every_recorded_issue_event_reads(name: str, event: str, key: str) -> None:
+    """Each recorded issue event (a creation, a transition, a comment's issue event) gives a readable issue."""
+    parsed = _parse(_recorded(name))
+    assert (parsed.event, parsed.key, parsed.need, parsed.problem) == (event, key, Need.APPLY, None)
+    assert parsed.issue is not None and parsed.issue.key == key
+
+
+def test_a_recorded_deletion_needs_a_targeted_refresh() -> None:
+    """zulip's deletion (Jira 5/6): its key, no issue applied (the issue is gone), a targeted refresh."""
+    event = _parse(_recorded("zulip_deleted_v1"))
+    assert (event.event, event.key, event.issue, event.need) == ("jira:issue_deleted", "BUG-15", None, Need.TARGETED)
+    assert event.at == "2013-03-27T17:06:09Z"
+
+
+@pytest.mark.parametrize(
+    ("name", "link_id"), [("jira-to-matrix_issuelink_created", "10656"), ("jira-to-matrix_issuelink_deleted", "10699")]
+)
+def test_a_recorded_link_event_names_ids_only(name: str, link_id: str) -> None:
+    """jira-to-matrix's link events: numeric ids, no key; the change-only refresh finds both issues. Their
+    publisher rewrote the timestamp as text: the time received stands in."""
+    event = _parse(_recorded(name))
+    assert (event.key, event.issue, event.need, event.at) == (None, None, Need.CHANGES, "2026-10-22T09:00:30Z")
+    assert event.issue_ids == ("11442", "11961")
+    assert event.dedup == f"{event.event}:link:{link_id}"
+
+
+@pytest.mark.parametrize(
+    ("name", "issue_id", "dedup"),
+    [
+        ("jira-to-matrix_comment_created", "26313", "comment_created::comment:31039:2017-11-30T12:28:04.304+0300"),
+        ("jira-trigger-plugin_comment_created", "10003", "comment_created::comment:10000:2015-12-20T19:04:58.421+0000"),
+    ],
+)
+def test_a_recorded_comment_event_needs_nothing(name: str, issue_id: str, dedup: str) -> None:
+    """A comment event carries the comment alone: the mirror keeps no comments (the issue event of the same
+    comment carries the issue), so it needs nothing; its issue is named by id from the comment's self."""
+    event = _parse(_recorded(name))
+    assert (event.event, event.key, event.need, event.issue_ids) == ("comment_created", None, Need.NOTHING, (issue_id,))
+    assert event.dedup == dedup
+
+
+# --- what needs what ------------------------------------------------------------------------------------------
+
+
+def test_the_needs_of_every_event() -> None:
+    """Issue events with a readable issue are applied; a deletion or an unreadable issue is refreshed by key; link
+    events and empty bodies by the change-only refresh; comments and others need nothing."""
+    assert need_of("jira:issue_created", key="A-1", has_issue=True) is Need.APPLY
+    assert need_of("jira:issue_updated", key="A-1", has_issue=True) is Need.APPLY
+    assert need_of("jira:issue_updated", key="A-1", has_issue=False) is Need.TARGETED
+    assert need_of("jira:issue_deleted", key="A-1", has_issue=False) is Need.TARGETED
+    assert need_of("issuelink_created", key=None, has_issue=False) is Need.CHANGES
+    assert need_of("issuelink_deleted", key=None, has_issue=False) is Need.CHANGES
+    assert need_of(None, key=None, has_issue=False) is Need.CHANGES
+    assert need_of("comment_updated", key=None, has_issue=False) is Need.NOTHING
+    assert need_of("jira:worklog_updated", key=None, has_issue=False) is Need.NOTHING
+    assert EVENTS == (
+        "jira:issue_created",
+        "jira:issue_updated",
+        "jira:issue_deleted",
+        "comment_created",
+        "comment_updated",
+        "issuelink_created",
+        "issuelink_deleted",
+    )
+
+
+def test_an_empty_body_names_nothing_and_is_never_a_duplicate() -> None:
+    """excludeBody: an empty body is an event that names nothing (the change-only refresh reads what changed)."""
+    event = _parse(b"")
+    assert (event.event, event.key, event.dedup, event.need, event.at) == (
+        None,
+        None,
+        None,
+        Need.CHANGES,
+        "2026-10-22T09:00:30Z",
+    )
+    recent = RecentEvents()
+    assert recent.first_time(event.dedup) and recent.first_time(event.dedup)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"{not json", "webhook body is not JSON: Expecting property name enclosed in double quotes: line 1 column 2"),
+        (b"[1, 2]", "webhook body is not a JSON object"),
+        (b'{"timestamp": 1}', "webhook body has no webhookEvent"),
+        (
+            b'{"webhookEvent": "jira:issue_updated", "issue": {"key": "nope"}}',
+            "jira:issue_updated without an issue key",
+        ),
+        (b'{"webhookEvent": "jira:issue_created"}', "jira:issue_created without an issue key"),
+    ],
+)
+def test_a_body_that_is_no_payload_is_refused(body: bytes, message: str) -> None:
+    """No JSON object, no webhookEvent, an issue event without a key: WebhookError (400, nothing relayed)."""
+    with pytest.raises(WebhookError) as refused:
+        _parse(body)
+    assert refused.value.message.startswith(message)
+
+
+def test_an_unreadable_issue_is_refreshed_by_its_key() -> None:
+    """An issue whose fields cannot be read is not applied: its key is refreshed, the problem named."""
+    body = {"webhookEvent": "jira:issue_updated", "timestamp": 1792659600000, "issue": {"id": "7", "key": "AURORA-7"}}
+    body["issue"]["fields"] = {"summary": ["not", "text"]}
+    event = _parse(json.dumps(body).encode())
+    assert (event.key, event.issue, event.need, event.at) == ("AURORA-7", None, Need.TARGETED, "2026-10-22T09:00:00Z")
+    assert event.problem is not None and "summary" in event.problem
+
+
+def test_duplicates_keep_their_key_and_edits_do_not() -> None:
+    """The same change twice is one key; the same comment edited twice, two; a body without ids, its bytes."""
+    edit = {"webhookEvent": "comment_updated", "timestamp": 1, "comment": {"id": "5", "updated": "t1"}}
+    again = {**edit, "comment": {"id": "5", "updated": "t2"}}
+    first, second = _parse(json.dumps(edit).encode()), _parse(json.dumps(again).encode())
+    assert first.dedup != second.dedup
+    bare = b'{"webhookEvent": "jira:issue_updated", "issue": {"key": "AURORA-1", "fields": {}}}'
+    assert _parse(bare).dedup == "body:" + hashlib.sha256(bare).hexdigest()
+    timed = {"webhookEvent": "jira:issue_updated", "timestamp": 5, "issue": {"id": 9, "key": "AURORA-1", "fields": {}}}
+    assert _parse(json.dumps(timed).encode()).dedup == "jira:issue_updated:9:at:5"
+
+
+def test_recent_events_are_bounded() -> None:
+    """The agent remembers the N keys seen last: a repeat among them is dropped (and remembered afresh), a key
+    pushed out by newer ones is new again."""
+    recent = RecentEvents(size=2)
+    assert [recent.first_time(k) for k in ("a", "b", "a", "c", "a", "b")] == [True, True, False, True, False, True]
+
+
+def test_the_policy_judges_by_the_issue_key() -> None:
+    """An event of an allowed project is relayed, another project's dropped, one naming no key relayed."""
+    policy = AgentPolicy(allow_projects=("AURORA",))
+    assert in_policy(WebhookEvent(event="jira:issue_updated", at="t", key="AURORA-1"), policy)
+    assert not in_policy(WebhookEvent(event="jira:issue_updated", at="t", key="HR-1"), policy)
+    assert in_policy(WebhookEvent(event="issuelink_created", at="t"), policy)
+
+
+def test_the_signature() -> None:
+    """sha256=<hex HMAC-SHA256 of the body>: right → accepted; another secret, another body, none → refused."""
+    body = b'{"webhookEvent": "jira:issue_updated"}'
+    signed = "sha256=" + hmac.new(b"s3cret", body, hashlib.sha256).hexdigest()
+    assert signature_ok(body, signed, b"s3cret")
+    assert signature_ok(body, signed.upper().replace("SHA256=", "sha256="), b"s3cret")
+    assert not signature_ok(body, signed, b"other")
+    assert not signature_ok(body + b" ", signed, b"s3cret")
+    assert not signature_ok(body, None, b"s3cret")
+    assert not signature_ok(body, signed.removeprefix("sha256="), b"s3cret")
+    assert webhook_secret("s3cret\n") == webhook_secret("s3cret") == b"s3cret"
+    assert webhook_secret("s3cret\r\n") == b"s3cret"
+
+
+# --- the wire event the hub checks ----------------------------------------------------------------------------
+
+
+def test_the_wire_event_goes_there_and_back() -> None:
+    """to_wire → wire_event gives the event, key, time and issue back (what the hub applies)."""
+    parsed = _parse(_recorded("jira-trigger-plugin_issue_updated_fields_updated"))
+    wire = parsed.to_wire()
+    assert set(wire) == {"event", "key", "at", "issue"}
+    back = wire_event(json.loads(json.dumps(wire)), "events[0]")
+    assert (back.event, back.key, back.at, back.issue, back.need) == (
+        parsed.event,
+        parsed.key,
+        parsed.at,
+        parsed.issue,
+        Need.APPLY,
+    )
+    link = wire_event({"event": "issuelink_created", "key": None, "at": "2026-10-22T09:00:00Z"}, "events[1]")
+    assert link.need is Need.CHANGES
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ([], "events[0]: ожидается объект {event, key, at, issue?}"),
+        (
+            {"event": "x", "key": None, "at": "2026-10-22T09:00:00Z", "id": 1},
+            "events[0]: ожидается объект {event, key, at, issue?}",
+        ),
+        ({"event": 5, "key": None, "at": "2026-10-22T09:00:00Z"}, "events[0]: event — ожидается строка или null"),
+        (
+            {"event": "x", "key": "HR 1", "at": "2026-10-22T09:00:00Z"},
+            "events[0]: key — ожидается ключ задачи Jira или null",
+        ),
+        ({"event": "x", "key": None, "at": "вчера"}, "events[0]: at — ожидается время ISO-8601"),
+        (
+            {
+                "event": "jira:issue_updated",
+                "key": "AURORA-2",
+                "at": "2026-10-22T09:00:00Z",
+                "issue": {"key": "AURORA-1"},
+            },
+            "events[0]: issue.key — не тот ключ, что key",
+        ),
+        (
+            {"event": "jira:issue_updated", "key": "AURORA-1", "at": "2026-10-22T09:00:00Z", "issue": {"key": 1}},
+            "events[0].issue: key — ожидается ключ задачи",
+        ),
+    ],
+)
+def test_a_bad_wire_event_is_422(data: Any, message: str) -> None:
+    """What the hub refuses of an agent's event, in the words its 422 carries."""
+    with pytest.raises(ValidationError) as refused:
+        wire_event(data, "events[0]")
+    assert refused.value.message == message
+
+
+# --- the simulator's deliveries -------------------------------------------------------------------------------
+
+Change = Callable[[httpx.AsyncClient], Awaitable[Any]]
+
+
+async def _deliveries(change: Change, **hook: Any) -> tuple[list[httpx.Request], Simulator, httpx.AsyncClient]:
+    received: list[httpx.Request] = []
+
+    def receiver(request: httpx.Request) -> httpx.Response:
+        received.append(request)
+        return httpx.Response(200)
+
+    sim = Simulator(clock=lambda: RECEIVED, webhook_transport=httpx.MockTransport(receiver))
+    jira = httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=sim.asgi), base_url="http://jira.test", headers={"Authorization": "Bearer t"}
+    )
+    body = {"name": "agent", "url": "http://agent.bank/jira/webhook", "events": list(EVENTS), **hook}
+    assert (await jira.post("/rest/jira-webhook/1.0/webhooks", json=body)).status_code == 201
+    await change(jira)
+    await sim.settle_webhooks()
+    return received, sim, jira
+
+
+async def _search_hit(jira: httpx.AsyncClient, key: str) -> Any:
+    """The issue as a refresh page reads it (the same search, the mirror's fields)."""
+    body = {"jql": f"key = {key}", "fields": mirror_fields(SETTINGS), "maxResults": 1}
+    [hit] = (await jira.post("/rest/api/2/search", json=body)).json()["issues"]
+    return hit
+
+
+@pytest.mark.anyio
+async def test_the_simulators_edit_reads_as_its_search_page_does() -> None:
+    """An edit in the simulator: the webhook's issue is the very record a refresh page of it would give."""
+
+    async def edit(jira: httpx.AsyncClient) -> None:
+        fields = {"summary": "Шахматка v2", "duedate": "2026-11-01", "labels": ["AWPCA", "срочно"]}
+        assert (await jira.put("/rest/api/2/issue/AURORA-1533", json={"fields": fields})).status_code == 204
+
+    received, _, jira = await _deliveries(edit)
+    [event] = [_parse(r.content) for r in received]
+    assert (event.event, event.key, event.need) == ("jira:issue_updated", "AURORA-1533", Need.APPLY)
+    assert event.issue == issue_from_jira(await _search_hit(jira, "AURORA-1533"), SETTINGS)
+    assert event.at == "2026-10-22T09:00:30Z"
+    await jira.aclose()
+
+
+@pytest.mark.anyio
+async def test_the_simulators_events_of_every_kind() -> None:
+    """Create, comment, link, unlink and delete in the simulator: each delivery reads, with the need it has."""
+
+    async def changes(jira: httpx.AsyncClient) -> None:
+        fields = {"project": {"key": "AURORA"}, "issuetype": {"name": "Задача"}, "summary": "Новая"}
+        assert (await jira.post("/rest/api/2/issue", json={"fields": fields})).status_code == 201
+        assert (await jira.post("/rest/api/2/issue/AURORA-1533/comment", json={"body": "Да"})).status_code == 201
+        link = {
+            "type": {"name": "Связанные"},
+            "inwardIssue": {"key": "AURORA-1533"},
+            "outwardIssue": {"key": "AURORA-1"},
+        }
+        assert (await jira.post("/rest/api/2/issueLink", json=link)).status_code == 201
+        issue = (await jira.get("/rest/api/2/issue/AURORA-1537", params={"fields": "issuelinks"})).json()
+        assert (await jira.delete(f"/rest/api/2/issueLink/{issue['fields']['issuelinks'][0]['id']}")).status_code == 204
+        assert (await jira.delete("/rest/api/2/issue/AURORA-1538")).status_code == 204
+
+    received, _, jira = await _deliveries(changes)
+    parsed = [_parse(r.content) for r in received]
+    assert sorted((e.event or "", e.key or "", e.need.value) for e in parsed) == [
+        ("comment_created", "", "nothing"),
+        ("issuelink_created", "", "changes"),
+        ("issuelink_deleted", "", "changes"),
+        ("jira:issue_created", "AURORA-1590", "apply"),
+        ("jira:issue_deleted", "AURORA-1538", "targeted"),
+        ("jira:issue_updated", "AURORA-1533", "apply"),
+    ]
+    assert len({e.dedup for e in parsed}) == len(parsed)
+    assert all(len(e.issue_ids) == 2 for e in parsed if e.event in ("issuelink_created", "issuelink_deleted"))
+    await jira.aclose()
+
+
+@pytest.mark.anyio
+async def test_the_simulators_signature_duplicates_and_empty_bodies() -> None:
+    """A signed delivery checks with the secret; a repeated one has the same key; excludeBody sends nothing."""
+
+    async def edit(jira: httpx.AsyncClient) -> None:
+        await jira.put("/rest/api/2/issue/AURORA-1", json={"fields": {"summary": "Другая"}})
+
+    signed, sim, jira = await _deliveries(edit, configuration={"SECRET": "s3cret"})
+    [request] = signed
+    assert signature_ok(request.content, request.headers.get("X-Hub-Signature"), webhook_secret("s3cret\n"))
+    assert not signature_ok(request.content, request.headers.get("X-Hub-Signature"), b"wrong")
+    sim.set_webhook_faults(duplicate=1)
+    await jira.put("/rest/api/2/issue/AURORA-1", json={"fields": {"summary": "Третья"}})
+    await sim.settle_webhooks()
+    keys = [_parse(r.content).dedup for r in signed[1:]]
+    assert len(keys) == 2 and keys[0] == keys[1]
+    recent = RecentEvents()
+    assert [recent.first_time(k) for k in keys] == [True, False]
+    await jira.aclose()
+
+    empty, _, jira = await _deliveries(edit, configuration={"EXCLUDE_BODY": "true"})
+    assert [(r.content, _parse(r.content).need) for r in empty] == [(b"", Need.CHANGES)]
+    await jira.aclose()
