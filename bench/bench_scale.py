@@ -48,7 +48,7 @@ from hub_app.bodies.admin import ProjectIn, TokenIn
 from hub_app.runtime import Hub, open_hub, tune_gc
 from jira_sim import Simulator
 from jira_sim.generated import generated_seed
-from reconcile.plans import Page
+from reconcile.executors import Page
 from reconcile.records import ISSUE_TEXT_FIELDS, MirrorIssue, converter, natural_key
 
 PAGE = 100

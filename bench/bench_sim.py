@@ -37,9 +37,9 @@ from jira_sim import Simulator
 from jira_sim.generated import generated_seed
 from jira_sim.serving import serve_in_thread
 from reconcile.command_types import executor_for
+from reconcile.executors import Delivery, Page
 from reconcile.history import base_jql
 from reconcile.jira_model import mirror_fields
-from reconcile.plans import Delivery, Page
 from reconcile.settings import Settings
 
 REFERENCE_NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)

@@ -14,8 +14,8 @@ from adapters.jira_http import JiraAuthError, JiraHttp
 from agent_app.drive import DriveOutcome, drive
 from jira_sim.simulator import Simulator
 from reconcile.command_types import executor_for
-from reconcile.plans import Delivery, ExecContext, JiraCall
-from reconcile.plans._run import Body, Run, plan
+from reconcile.executors import Delivery, ExecContext, JiraCall
+from reconcile.executors._run import Body, Run, run_body
 
 pytestmark = pytest.mark.anyio
 
@@ -190,7 +190,7 @@ async def test_a_bug_inside_an_executor_fails_the_command_not_the_agent() -> Non
         yield from run.call(JiraCall(method="POST", path="/rest/api/2/issue/AURORA-1538/comment", json={"body": "x"}))
         raise KeyError("key")
 
-    executor = plan(broken, Delivery(id=1, type="ensure_comment", params={}, pause_seconds=0), ExecContext())
+    executor = run_body(broken, Delivery(id=1, type="ensure_comment", params={}, pause_seconds=0), ExecContext())
     outcome = await drive(executor, jira)
     assert outcome.report.status == "failed"
     assert outcome.report.error == "внутренняя ошибка агента: KeyError: 'key'"

@@ -21,7 +21,7 @@ import attrs
 import httpx
 
 from adapters.targets import Target, explain, explain_status, http_client
-from reconcile.plans.base import Delivery, Operation, Page, Report
+from reconcile.executors.base import Delivery, Operation, Page, Report
 from reconcile.records import converter, issue_to_wire
 
 __all__ = [

@@ -18,7 +18,7 @@ import httpx
 
 from adapters.clock import Clock, SystemClock
 from adapters.targets import Target, explain, explain_status, http_client, shown
-from reconcile.plans.base import ExecContext, JiraCall, JiraResponse
+from reconcile.executors.base import ExecContext, JiraCall, JiraResponse
 
 __all__ = ["JiraAuthError", "JiraError", "JiraHttp", "Retry", "Sent", "explain_jira"]
 

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 
 from adapters.clock import Clock
 from adapters.hub_client import UNKNOWN_COMMAND, CommandHeld
-from reconcile.plans.base import Delivery
+from reconcile.executors.base import Delivery
 from reconcile.policy import READ_ONLY_TYPES
 
 __all__ = ["Fence"]

@@ -76,7 +76,7 @@ from agent_app.outcomes import (
 from agent_app.presence import Presence
 from agent_app.retry import Backoff, Retrying, Stopped, race
 from agent_app.watch import CommandWatch, WriteBudget
-from reconcile.plans.base import Delivery, ExecContext, Executor
+from reconcile.executors.base import Delivery, ExecContext, Executor
 from reconcile.policy import AgentPolicy, refusal, scoped_params
 
 __all__ = ["Agent", "AgentFatal", "Stopped"]

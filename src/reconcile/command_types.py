@@ -1,7 +1,7 @@
 """Every command type whole: its catalogue entry bound to the code that runs, plans and confirms it.
 
 :mod:`reconcile.catalogue` says what is declaratively true of a type (parameters, labels, editors, example, gap,
-writes, the aspect it sets). Here one :class:`CommandType` per type names its executor (:mod:`reconcile.plans`),
+writes, the aspect it sets). Here one :class:`CommandType` per type names its executor (:mod:`reconcile.executors`),
 its plan lines and subject (:mod:`reconcile.plan_line_rules`) and its state check (:mod:`reconcile.state_checks`,
 or that it is not confirmed by state). The two layers are split so that the low modules (settings, validation,
 pacing) read the catalogue without importing the executors, which themselves read the settings.
@@ -21,6 +21,16 @@ import attrs
 from reconcile.catalogue import CATALOGUE, AspectKind, CommandSpec
 from reconcile.commands import check_params
 from reconcile.errors import ValidationError
+from reconcile.executors._run import Body, Run, run_body
+from reconcile.executors.attachment import ensure_attachment
+from reconcile.executors.base import Delivery, ExecContext, Executor, Report
+from reconcile.executors.comment import ensure_comment
+from reconcile.executors.fields import ensure_fields
+from reconcile.executors.issue import ensure_issue
+from reconcile.executors.link import ensure_link
+from reconcile.executors.refresh import refresh
+from reconcile.executors.sprint import ensure_sprint
+from reconcile.executors.status import ensure_status
 from reconcile.plan_line_rules import (
     LineRule,
     SubjectRule,
@@ -36,16 +46,6 @@ from reconcile.plan_line_rules import (
     sprint_lines,
     status_lines,
 )
-from reconcile.plans._run import Body, Run, plan
-from reconcile.plans.attachment import ensure_attachment
-from reconcile.plans.base import Delivery, ExecContext, Executor, Report
-from reconcile.plans.comment import ensure_comment
-from reconcile.plans.fields import ensure_fields
-from reconcile.plans.issue import ensure_issue
-from reconcile.plans.link import ensure_link
-from reconcile.plans.refresh import refresh
-from reconcile.plans.sprint import ensure_sprint
-from reconcile.plans.status import ensure_status
 from reconcile.settings import Settings
 from reconcile.state_checks import (
     LooksAt,
@@ -235,4 +235,4 @@ def executor_for(delivery: Delivery, ctx: ExecContext, settings: Settings | None
     entry = TYPES.get(delivery.type)
     if entry is None:
         return _unknown(delivery)
-    return plan(entry.executor, delivery, ctx, settings)
+    return run_body(entry.executor, delivery, ctx, settings)

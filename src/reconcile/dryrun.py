@@ -22,9 +22,9 @@ from reconcile.batch import NewCommand, ValidBatch
 from reconcile.command_types import executor_for
 from reconcile.commands import is_temp_key
 from reconcile.errors import ValidationError
-from reconcile.plans._run import context_settings
-from reconcile.plans.base import Delivery, ExecContext, FetchFile, JiraCall, JiraResponse, Pause, Report, Step
-from reconcile.plans.drive import Ended, drive
+from reconcile.executors._run import context_settings
+from reconcile.executors.base import Delivery, ExecContext, FetchFile, JiraCall, JiraResponse, Pause, Report, Step
+from reconcile.executors.drive import Ended, drive
 from reconcile.prediction import Prediction
 from reconcile.records import MirrorIssue
 from reconcile.settings import Settings
@@ -145,7 +145,7 @@ class _MirrorJira:
             self.unknown.append(note)
 
     def step(self, step: Step) -> Any:
-        """The answer to one step of the executor (:func:`reconcile.plans.drive.drive`)."""
+        """The answer to one step of the executor (:func:`reconcile.executors.drive.drive`)."""
         if isinstance(step, JiraCall):
             reply = self.answer(step)
             if step.is_write:

@@ -14,7 +14,7 @@ from typing import Any
 import attrs
 
 from reconcile.commands import is_temp_key
-from reconcile.plans.fields import FIELD_ORDER
+from reconcile.executors.fields import FIELD_ORDER
 from reconcile.prediction import Prediction
 from reconcile.records import MirrorIssue
 from reconcile.settings import Settings

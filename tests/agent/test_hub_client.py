@@ -14,7 +14,7 @@ from adapters.hub_client import (
     report_from_wire,
     report_to_wire,
 )
-from reconcile.plans.base import Delivery, Operation, Page, Report
+from reconcile.executors.base import Delivery, Operation, Page, Report
 from reconcile.records import MirrorIssue, MirrorLink, SprintRef
 from reconcile.settings import Settings
 

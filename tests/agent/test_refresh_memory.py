@@ -17,7 +17,7 @@ from agent_app.drive import Alone, drive
 from jira_sim import Simulator
 from jira_sim.generated import generated_seed
 from reconcile.command_types import executor_for
-from reconcile.plans import Delivery, Page
+from reconcile.executors import Delivery, Page
 from reconcile.settings import Settings
 
 pytestmark = pytest.mark.anyio

@@ -24,8 +24,8 @@ from adapters.clock import FakeClock
 from adapters.jira_http import JiraAuthError, JiraHttp
 from agent_app.drive import Alone, DriveOutcome, drive
 from reconcile.command_types import executor_for
+from reconcile.executors import Delivery, ExecContext, FetchFile, Operation, Page
 from reconcile.jira_model import histories_from_jira, issue_from_jira, mirror_fields
-from reconcile.plans import Delivery, ExecContext, FetchFile, Operation, Page
 from reconcile.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink, SprintRef
 from reconcile.settings import Settings, settings_to_json
 

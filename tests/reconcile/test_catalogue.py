@@ -29,8 +29,8 @@ from reconcile.command_types import (
     missing_parts,
 )
 from reconcile.drift import SETTING_TYPES
+from reconcile.executors._run import Body, Run
 from reconcile.plan_line_rules import fields_lines, read_lines, refresh_subject
-from reconcile.plans._run import Body, Run
 from reconcile.policy import READ_ONLY_TYPES
 from reconcile.settings import DEFAULT_PACING
 from reconcile.state_checks import LooksAt, LooksFor, NotConfirmed, created_issue, fields_match

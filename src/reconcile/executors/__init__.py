@@ -3,7 +3,7 @@ a delivery's, as its type's entry names it."""
 
 from __future__ import annotations
 
-from reconcile.plans.base import (
+from reconcile.executors.base import (
     Delivery,
     Dropped,
     ExecContext,

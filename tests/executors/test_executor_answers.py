@@ -8,10 +8,10 @@ from typing import Any
 
 import attrs
 import pytest
-from plans_support import SYMMETRIC, calls, kinds, ok, play
+from executors_support import SYMMETRIC, calls, kinds, ok, play
 from sim_support import make_bench
 
-from reconcile.plans import Page
+from reconcile.executors import Page
 
 GOOD = {
     "key": "AURORA-1537",

@@ -29,8 +29,8 @@ from hub_app.bodies.agent import PagesIn, ReportIn
 from hub_app.bodies.parsing import parse
 from reconcile.command_types import executor_for
 from reconcile.errors import JiraAnswerError
+from reconcile.executors import Delivery, ExecContext, FetchFile, Page
 from reconcile.jira_model import histories_from_jira, issue_from_jira
-from reconcile.plans import Delivery, ExecContext, FetchFile, Page
 from reconcile.settings import Settings
 from reconcile.text import check_request_json
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from reconcile.catalogue import CATALOGUE
+from reconcile.executors._run import Body, CommandFailed, Run, issue_path
+from reconcile.executors.base import JiraCall
 from reconcile.jira_model import issue_from_jira, mirror_fields
-from reconcile.plans._run import Body, PlanFailed, Run, issue_path
-from reconcile.plans.base import JiraCall
 from reconcile.records import MirrorIssue
 from reconcile.text import same_text
 
@@ -59,7 +59,7 @@ def fields_diff(run: Run, current: MirrorIssue) -> tuple[list[str], dict[str, An
         elif name in ("planned_start", "planned_end"):
             field_id = settings.fields.get(name)
             if not field_id:
-                raise PlanFailed(f"нет настройки fields.{name}")
+                raise CommandFailed(f"нет настройки fields.{name}")
             fields[field_id] = wanted or None
         elif name == "epic_key":
             if settings.epic_link.mode == "parent":

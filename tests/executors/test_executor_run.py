@@ -7,12 +7,12 @@ import hashlib
 import json
 
 import pytest
-from plans_support import delivery, kinds, ok, play
+from executors_support import delivery, kinds, ok, play
 
 from reconcile.errors import JiraAnswerError
-from reconcile.plans import Dropped, ExecContext, JiraCall, JiraResponse, Operation, Report
-from reconcile.plans._run import Body, Run, http_error, next_start, plan, search_call
-from reconcile.plans.drive import Ended, drive
+from reconcile.executors import Dropped, ExecContext, JiraCall, JiraResponse, Operation, Report
+from reconcile.executors._run import Body, Run, http_error, next_start, run_body, search_call
+from reconcile.executors.drive import Ended, drive
 
 SHA_ABC = hashlib.sha256(b"abc").hexdigest()
 ATTACHMENT = {"key": "X-1", "file": SHA_ABC, "filename": "a.txt", "size": 3}
@@ -33,7 +33,7 @@ def test_a_bug_inside_a_body_fails_the_command_with_the_writes_so_far() -> None:
         run.result["comment_id"] = "10"
         raise KeyError("key")
 
-    report = statuses(plan(broken, delivery("ensure_comment", {}), ExecContext()), [201])
+    report = statuses(run_body(broken, delivery("ensure_comment", {}), ExecContext()), [201])
     assert report == Report(
         status="failed",
         result={"comment_id": "10"},
@@ -51,7 +51,7 @@ def test_a_write_dropped_by_the_driver_fails_with_its_message_and_the_writes_so_
         yield from run.call(JiraCall(method="POST", path="/rest/api/2/issue/X-1/comment", json={"body": "x"}))
         return run.done()
 
-    body = plan(two_writes, delivery("ensure_fields", {}), ExecContext())
+    body = run_body(two_writes, delivery("ensure_fields", {}), ExecContext())
     first = body.send(None)
     second = body.send(ok(status=204))
     assert (first.method, second.method) == ("PUT", "POST")
@@ -84,7 +84,7 @@ def test_an_answer_can_end_the_drive_with_its_own_report_and_the_executor_is_clo
     def answer(step: object) -> JiraResponse:
         raise Ended(Report(status="done", result={"predicted": True}))
 
-    report = drive(plan(two_calls, delivery("ensure_fields", {}), ExecContext()), answer)
+    report = drive(run_body(two_calls, delivery("ensure_fields", {}), ExecContext()), answer)
     assert (report, reached) == (Report(status="done", result={"predicted": True}), ["closed"])
 
 
@@ -95,7 +95,7 @@ def test_a_bug_before_any_call_fails_with_no_operations() -> None:
         raise ZeroDivisionError("division by zero")
         yield  # pragma: no cover - makes this a generator
 
-    report = statuses(plan(broken, delivery("ensure_fields", {}), ExecContext()), [])
+    report = statuses(run_body(broken, delivery("ensure_fields", {}), ExecContext()), [])
     assert (report.status, report.error, report.operations) == (
         "failed",
         "внутренняя ошибка агента: ZeroDivisionError: division by zero",

@@ -6,10 +6,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from reconcile.executors._run import Body, CommandFailed, Run, next_start, search_call
+from reconcile.executors.base import JiraCall
 from reconcile.jira_answers import answer_key, jira_object, jira_text, opt_text
 from reconcile.jira_model import issue_fields
-from reconcile.plans._run import Body, PlanFailed, Run, next_start, search_call
-from reconcile.plans.base import JiraCall
 
 __all__ = ["ensure_issue", "new_issue_fields"]
 
@@ -36,7 +36,7 @@ def new_issue_fields(run: Run) -> dict[str, Any]:
     issue_type = run.opt_str("issue_type") or "task"
     type_ref = settings.issue_types.get(issue_type)
     if type_ref is None or not type_ref.is_set():
-        raise PlanFailed(f"нет настройки issue_types.{issue_type}")
+        raise CommandFailed(f"нет настройки issue_types.{issue_type}")
     summary = run.str_param("summary")
     fields: dict[str, Any] = {
         "project": {"key": settings.jira_project},
@@ -55,7 +55,7 @@ def new_issue_fields(run: Run) -> dict[str, Any]:
         if value is not None:
             field_id = settings.fields.get(name)
             if not field_id:
-                raise PlanFailed(f"нет настройки fields.{name}")
+                raise CommandFailed(f"нет настройки fields.{name}")
             fields[field_id] = value
     labels = run.params.get("labels")
     if isinstance(labels, list) and labels:

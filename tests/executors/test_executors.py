@@ -5,12 +5,12 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from plans_support import SYMMETRIC, delivery, kinds, ok, play
+from executors_support import SYMMETRIC, delivery, kinds, ok, play
 
+from reconcile.executors import ExecContext, JiraCall, Operation, Page, Pause
+from reconcile.executors._run import Run
+from reconcile.executors.fields import fields_diff
 from reconcile.jira_model import issue_from_jira
-from reconcile.plans import ExecContext, JiraCall, Operation, Page, Pause
-from reconcile.plans._run import Run
-from reconcile.plans.fields import fields_diff
 
 PREFIX = "com.atlassian.greenhopper.service.sprint.Sprint"
 SPRINT_2 = PREFIX + "@1a2b[id=7,rapidViewId=4216,state=ACTIVE,name=Спринт 2,goal=<null>,sequence=7]"
@@ -643,7 +643,7 @@ def test_refresh_journal_since_and_jql_are_read_once_each_entry() -> None:
 
 def test_refresh_keeps_order_by_at_the_end() -> None:
     """A JQL with ORDER BY keeps it after the added updated clause."""
-    from reconcile.plans.refresh import with_updated_since
+    from reconcile.executors.refresh import with_updated_since
 
     assert with_updated_since("project = A ORDER BY key", "2026/10/22 11:45") == (
         '(project = A) AND updated >= "2026/10/22 11:45" ORDER BY key'

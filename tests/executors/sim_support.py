@@ -14,7 +14,7 @@ from adapters.jira_http import JiraHttp
 from agent_app.drive import Alone, DriveOutcome, drive
 from jira_sim import simulator
 from reconcile.command_types import executor_for
-from reconcile.plans import Delivery, FetchFile, Page
+from reconcile.executors import Delivery, FetchFile, Page
 
 REFERENCE_NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 WRITES = frozenset({"POST", "PUT", "DELETE"})

@@ -12,7 +12,7 @@ import anyio
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from sim_support import REFERENCE_NOW, make_bench
-from test_plan_laws import commands, fields_command, other_commands
+from test_executor_laws import commands, fields_command, other_commands
 
 from reconcile.confirm import AgentFacts, confirm, mirror_needs
 from reconcile.settings import Settings

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from reconcile.plans._run import PlanFailed
-from reconcile.plans.status import pick_transition, status_path
+from reconcile.executors._run import CommandFailed
+from reconcile.executors.status import pick_transition, status_path
 
 
 def test_a_target_is_one_status_or_a_path_of_them() -> None:
@@ -17,7 +17,7 @@ def test_a_target_is_one_status_or_a_path_of_them() -> None:
 
 @pytest.mark.parametrize("target", [None, [], [1, None], 7, {"name": "Готово"}])
 def test_no_status_in_the_target_fails_the_command(target: Any) -> None:
-    with pytest.raises(PlanFailed) as failed:
+    with pytest.raises(CommandFailed) as failed:
         status_path(target)
     assert str(failed.value) == "нет параметра target"
 

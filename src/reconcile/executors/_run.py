@@ -1,7 +1,7 @@
 """What every executor shares: settings from the delivery, the write log, pauses between writes, failures.
 
 An executor body is a generator taking a :class:`Run`. It reads with ``yield from run.call(...)``; a Jira
-error it does not expect ends the command through :class:`PlanFailed`, and :func:`plan` turns that into a
+error it does not expect ends the command through :class:`CommandFailed`, and :func:`run_body` turns that into a
 ``failed`` report carrying the operations and the result fields gathered so far (DESIGN.md 5.3). ``Run.call``
 is the one log of the writes made: a bug inside a body (any other exception) also ends as a ``failed`` report
 with those writes, «внутренняя ошибка агента: <Type>: <message>», so the driver keeps no log of its own.
@@ -14,8 +14,7 @@ from typing import Any, TypeGuard
 from urllib.parse import quote
 
 from reconcile.errors import JiraAnswerError, ValidationError
-from reconcile.jira_answers import jira_list, jira_object
-from reconcile.plans.base import (
+from reconcile.executors.base import (
     Delivery,
     Dropped,
     ExecContext,
@@ -27,25 +26,26 @@ from reconcile.plans.base import (
     Report,
     Step,
 )
+from reconcile.jira_answers import jira_list, jira_object
 from reconcile.settings import Settings, settings_from_json, settings_to_json
 from reconcile.text import readable
 
 __all__ = [
-    "PlanFailed",
+    "CommandFailed",
     "Run",
     "context_settings",
     "http_error",
     "internal_error",
     "issue_path",
     "next_start",
-    "plan",
+    "run_body",
     "search_call",
 ]
 
 Body = Generator[Step, Any, Report]
 
 
-class PlanFailed(Exception):
+class CommandFailed(Exception):
     """Ends the command as ``failed`` with ``message`` as its ``error``."""
 
     def __init__(self, message: str) -> None:
@@ -99,7 +99,7 @@ class Run:
             try:
                 settings = context_settings(delivery.context)
             except ValidationError as error:
-                raise PlanFailed(error.message) from error
+                raise CommandFailed(error.message) from error
         self.settings: Settings = settings
         self.operations: list[Operation] = []
         self.result: dict[str, Any] = {}
@@ -114,7 +114,7 @@ class Run:
         if call.is_write:
             self.operations.append(Operation(method=call.method, path=call.path, status=response.status))
         if not response.ok and response.status not in allow:
-            raise PlanFailed(http_error(response))
+            raise CommandFailed(http_error(response))
         return response
 
     def pause_between_writes(self) -> Generator[Step, Any, None]:
@@ -125,7 +125,7 @@ class Run:
     def str_param(self, name: str) -> str:
         value = self.params.get(name)
         if not isinstance(value, str) or not value:
-            raise PlanFailed(f"нет параметра {name}")
+            raise CommandFailed(f"нет параметра {name}")
         return value
 
     def opt_str(self, name: str) -> str | None:
@@ -149,18 +149,18 @@ def internal_error(error: Exception) -> str:
     return f"внутренняя ошибка агента: {type(error).__name__}: {error}"
 
 
-def plan(
+def run_body(
     body: Callable[[Run], Body], delivery: Delivery, ctx: ExecContext, settings: Settings | None = None
 ) -> Executor:
-    """Run ``body``; :class:`PlanFailed` and any bug inside it end as a ``failed`` report, never an exception.
+    """Run ``body``; :class:`CommandFailed` and any bug inside it end as a ``failed`` report, never an exception.
     ``settings``: those of the delivery's context, when already read (:class:`Run`)."""
     try:
         run = Run(delivery, ctx, settings)
-    except PlanFailed as error:
+    except CommandFailed as error:
         return Report(status="failed", error=error.message)
     try:
         return (yield from body(run))
-    except (PlanFailed, Dropped, JiraAnswerError) as error:
+    except (CommandFailed, Dropped, JiraAnswerError) as error:
         return run.failed(error.message)
     except Exception as error:  # a bug fails its command, not the agent: re-delivery would crash the same way
         return run.failed(internal_error(error))

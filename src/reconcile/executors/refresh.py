@@ -29,11 +29,11 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from reconcile.errors import JiraAnswerError
+from reconcile.executors._run import Body, CommandFailed, Run, next_start, search_call
+from reconcile.executors.base import JiraCall, Page, Report, Step
 from reconcile.history import keys_jql
 from reconcile.jira_answers import answer_key
 from reconcile.jira_model import histories_from_jira, issue_from_jira, mirror_fields
-from reconcile.plans._run import Body, PlanFailed, Run, next_start, search_call
-from reconcile.plans.base import JiraCall, Page, Report, Step
 from reconcile.policy import key_project
 from reconcile.records import HistoryEntry, MirrorIssue
 from reconcile.settings import Settings
@@ -159,7 +159,7 @@ def _changes(run: Run, jql: str, since: str, pages: _Pages) -> Generator[Step, A
     try:
         query = with_updated_since(jql, jira_since(since, run.ctx.jira_time_zone))
     except ValueError as error:
-        raise PlanFailed(f"history.since: {error}") from error
+        raise CommandFailed(f"history.since: {error}") from error
     fields = mirror_fields(run.settings)
     read: set[str] = set()
     seen: set[tuple[str, str]] = set()
@@ -182,7 +182,7 @@ def _changes(run: Run, jql: str, since: str, pages: _Pages) -> Generator[Step, A
     if isinstance(history_jql, str) and history_jql.strip():
         try:
             entries += yield from _journal(run, history_jql, None, pages, seen)
-        except (PlanFailed, JiraAnswerError) as error:
+        except (CommandFailed, JiraAnswerError) as error:
             run.result["history"] = {"error": error.message}
             return _done(run, pages)
     run.result["history"] = {"entries": entries}
@@ -225,7 +225,7 @@ def refresh(run: Run) -> Body:
     keys = [str(k) for k in params.get("keys") or () if isinstance(k, str)]
     if not isinstance(jql, str) or not jql.strip():
         if not keys:
-            raise PlanFailed("нет параметра keys или jql")
+            raise CommandFailed("нет параметра keys или jql")
         jql = keys_jql(keys)
     pages = _Pages()
     since = _since(params)
@@ -280,7 +280,7 @@ def refresh(run: Run) -> Body:
             history_jql = history.get("jql")
             if isinstance(history_jql, str) and history_jql.strip():
                 entries += yield from _journal(run, history_jql, None, pages, seen)
-        except (PlanFailed, JiraAnswerError) as error:
+        except (CommandFailed, JiraAnswerError) as error:
             run.result["history"] = {"error": error.message}
         except ValueError as error:
             run.result["history"] = {"error": f"history.since: {error}"}

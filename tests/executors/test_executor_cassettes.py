@@ -18,7 +18,7 @@ from adapters.clock import FakeClock
 from adapters.jira_http import JiraAuthError, JiraHttp
 from agent_app.drive import Alone, DriveOutcome, drive
 from reconcile.command_types import executor_for
-from reconcile.plans import Delivery, ExecContext, FetchFile, Page
+from reconcile.executors import Delivery, ExecContext, FetchFile, Page
 
 pytestmark = pytest.mark.anyio
 

@@ -4,7 +4,7 @@ An executor is a generator. It yields steps — :class:`JiraCall`, :class:`Pause
 :class:`Page` — and receives, for a ``JiraCall`` a :class:`JiraResponse`, for a ``FetchFile`` the file's
 bytes (or ``None`` when the hub no longer has it), for the others ``None``. It returns a :class:`Report`.
 The agent drives it with httpx and a real clock (:mod:`agent_app.drive`); tests drive the same generator against
-the simulator or cassettes with a fake clock, or answer its steps as values (:mod:`reconcile.plans.drive`, which
+the simulator or cassettes with a fake clock, or answer its steps as values (:mod:`reconcile.executors.drive`, which
 the dry run uses too). ``jira_calls`` is counted by the driver, never by the executor.
 """
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from reconcile.executors._run import Body, Run, issue_path, next_start
+from reconcile.executors.base import JiraCall
 from reconcile.jira_answers import jira_id, jira_object
-from reconcile.plans._run import Body, Run, issue_path, next_start
-from reconcile.plans.base import JiraCall
 from reconcile.text import same_text
 
 __all__ = ["comment_text", "ensure_comment"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from reconcile.plans.base import Executor, Report, Step
+from reconcile.executors.base import Executor, Report, Step
 
 __all__ = ["Answer", "Ended", "drive"]
 

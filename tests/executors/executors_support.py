@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from reconcile.command_types import executor_for
-from reconcile.plans import Delivery, ExecContext, FetchFile, JiraCall, JiraResponse, Page, Report
-from reconcile.plans.base import Step
-from reconcile.plans.drive import drive
+from reconcile.executors import Delivery, ExecContext, FetchFile, JiraCall, JiraResponse, Page, Report
+from reconcile.executors.base import Step
+from reconcile.executors.drive import drive
 
 SYMMETRIC = ExecContext(
     jira_user="bridge-user", jira_time_zone="Europe/Moscow", symmetric_link_types=frozenset({"Связанные"})

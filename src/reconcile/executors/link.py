@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping
 from typing import Any
 
+from reconcile.executors._run import Body, CommandFailed, Run, issue_path
+from reconcile.executors.base import JiraCall, Step
 from reconcile.jira_answers import jira_list, jira_object
 from reconcile.jira_model import issue_fields, links_from_jira
-from reconcile.plans._run import Body, PlanFailed, Run, issue_path
-from reconcile.plans.base import JiraCall, Step
 from reconcile.records import MirrorLink
 
 __all__ = ["classify_links", "ensure_link"]
@@ -57,7 +57,7 @@ def _check_link_type(run: Run, wanted_type: str) -> Generator[Step, Any, None]:
     types = jira_list(answer.get("issueLinkTypes"), "GET /rest/api/2/issueLinkType", "issueLinkTypes")
     names = [str(t["name"]) for t in types if isinstance(t, Mapping) and isinstance(t.get("name"), str)]
     if wanted_type not in names:
-        raise PlanFailed(f"в Jira нет типа связи «{wanted_type}»; есть: {', '.join(names) or 'нет'}")
+        raise CommandFailed(f"в Jira нет типа связи «{wanted_type}»; есть: {', '.join(names) or 'нет'}")
 
 
 def _describe(link: MirrorLink) -> str:
@@ -70,7 +70,7 @@ def ensure_link(run: Run) -> Body:
     logical = run.str_param("link_type")
     wanted_type = run.settings.link_types.get(logical)
     if wanted_type is None:
-        raise PlanFailed(f"нет настройки link_types.{logical}")
+        raise CommandFailed(f"нет настройки link_types.{logical}")
     yield from _check_link_type(run, wanted_type)
     replace = run.params.get("replace") is True
     read = JiraCall(method="GET", path=issue_path(source), params={"fields": "issuelinks"})
@@ -88,7 +88,7 @@ def ensure_link(run: Run) -> Body:
     run.result.update(existed=wanted is not None, link_id=wanted.id if wanted else None, removed=removed)
     if conflicts and not replace:
         found = ", ".join(_describe(link) for link in conflicts)
-        raise PlanFailed(f"конфликт: связь {found}; нужна «{wanted_type}»; replace не задан")
+        raise CommandFailed(f"конфликт: связь {found}; нужна «{wanted_type}»; replace не задан")
     for link in conflicts:
         yield from run.pause_between_writes()
         yield from run.call(JiraCall(method="DELETE", path=f"/rest/api/2/issueLink/{link.id}"))

@@ -8,9 +8,9 @@ import hashlib
 from typing import Any
 
 import pytest
-from plans_support import calls, ok, play
+from executors_support import calls, ok, play
 
-from reconcile.plans import JiraCall
+from reconcile.executors import JiraCall
 
 KEY = "AURORA-1537"
 ISSUE = f"/rest/api/2/issue/{KEY}"

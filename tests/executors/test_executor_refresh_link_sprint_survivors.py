@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from plans_support import kinds, ok, play
+from executors_support import kinds, ok, play
 
-from reconcile.plans import ExecContext, JiraCall
-from reconcile.plans.refresh import jira_since
+from reconcile.executors import ExecContext, JiraCall
+from reconcile.executors.refresh import jira_since
 
 SPRINT = {"key": "X-1", "sprint": "Спринт 2", "board_id": 4216}
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from plans_support import SYMMETRIC, delivery, play
+from executors_support import SYMMETRIC, delivery, play
 
+from reconcile.executors._run import CommandFailed, Run, context_settings
+from reconcile.executors.fields import fields_diff
 from reconcile.jira_model import issue_from_jira
-from reconcile.plans._run import PlanFailed, Run, context_settings
-from reconcile.plans.fields import fields_diff
 
 
 def _diff(params: dict[str, Any], current: dict[str, Any], context: dict[str, Any] | None = None) -> Any:
@@ -28,7 +28,7 @@ def test_a_null_summary_is_the_empty_summary() -> None:
 def test_a_planned_date_without_its_field_setting_fails_naming_the_setting() -> None:
     """A planned date that differs, with no field set up for it, fails «нет настройки fields.<name>»."""
     for name in ("planned_start", "planned_end"):
-        with pytest.raises(PlanFailed) as caught:
+        with pytest.raises(CommandFailed) as caught:
             _diff({name: "2026-10-01"}, {}, context={"fields": {"sprint": "customfield_10104"}})
         assert str(caught.value) == f"нет настройки fields.{name}"
 
@@ -54,6 +54,6 @@ def test_a_run_given_its_settings_does_not_read_the_context_again() -> None:
     read = context_settings({"jira_project": "ONE", "unknown_key": 1})
     run = Run(delivery("ensure_fields", {"key": "X-1"}, context={"jira_project": 5}), SYMMETRIC, read)
     assert (run.settings.jira_project, run.settings) == ("ONE", read)
-    with pytest.raises(PlanFailed) as caught:
+    with pytest.raises(CommandFailed) as caught:
         Run(delivery("ensure_fields", {"key": "X-1"}, context={"jira_project": 5}), SYMMETRIC)
     assert caught.value.message == "настройки: jira_project — непустая строка"

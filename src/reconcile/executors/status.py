@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from reconcile.executors._run import Body, CommandFailed, Run, issue_path
+from reconcile.executors.base import JiraCall
 from reconcile.jira_answers import jira_id, jira_list, jira_object, opt_object, opt_text
 from reconcile.jira_model import issue_fields
-from reconcile.plans._run import Body, PlanFailed, Run, issue_path
-from reconcile.plans.base import JiraCall
 
 __all__ = ["ensure_status", "pick_transition", "status_path"]
 
@@ -17,7 +17,7 @@ def status_path(target: Any) -> list[str]:
     steps = [target] if isinstance(target, str) else target if isinstance(target, list) else ()
     path = [step for step in steps if isinstance(step, str)]
     if not path:
-        raise PlanFailed("нет параметра target")
+        raise CommandFailed("нет параметра target")
     return path
 
 
@@ -60,7 +60,7 @@ def ensure_status(run: Run) -> Body:
         if transition is None:
             offered = (_to_name(t) or str(t.get("name") or "") for t in available)
             names = ", ".join(dict.fromkeys(name for name in offered if name)) or "нет"
-            raise PlanFailed(f"нет перехода в «{step}» из «{current}»; доступны: {names}")
+            raise CommandFailed(f"нет перехода в «{step}» из «{current}»; доступны: {names}")
         transition_id = jira_id(transition.get("id"), key, f"переход «{step}»: id")
         call = JiraCall(
             method="POST",

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import hashlib
 
+from reconcile.executors._run import Body, CommandFailed, Run, issue_path
+from reconcile.executors.base import FetchFile, JiraCall, Upload
 from reconcile.jira_answers import jira_id, jira_list, jira_object
 from reconcile.jira_model import issue_fields
-from reconcile.plans._run import Body, PlanFailed, Run, issue_path
-from reconcile.plans.base import FetchFile, JiraCall, Upload
 
 __all__ = ["ensure_attachment", "file_problem"]
 
@@ -40,10 +40,10 @@ def ensure_attachment(run: Run) -> Body:
             return run.done(attachment_id=jira_id(attachment.get("id"), key, f"attachment[{index}].id"), uploaded=False)
     content = yield FetchFile(sha256=sha256, size=size)
     if content is None:
-        raise PlanFailed(f"файл {sha256} больше нет у хаба")
+        raise CommandFailed(f"файл {sha256} больше нет у хаба")
     problem = file_problem(sha256, size, content)
     if problem is not None:
-        raise PlanFailed(problem)
+        raise CommandFailed(problem)
     upload = Upload(filename=filename, content=content)
     call = JiraCall(method="POST", path=issue_path(key, "/attachments"), upload=upload)
     response = yield from run.call(call)
@@ -51,6 +51,6 @@ def ensure_attachment(run: Run) -> Body:
     where = f"POST {call.path}"
     created = jira_list(response.json, where, "ответ")
     if not created:
-        raise PlanFailed(f"ответ Jira по {where}: ответ — пустой список вместо созданного вложения")
+        raise CommandFailed(f"ответ Jira по {where}: ответ — пустой список вместо созданного вложения")
     first = jira_object(created[0], where, "[0]")
     return run.done(attachment_id=jira_id(first.get("id"), where, "[0].id"), uploaded=True)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from reconcile.executors._run import Body, CommandFailed, Run, issue_path, next_start
+from reconcile.executors.base import JiraCall
 from reconcile.jira_answers import jira_int
 from reconcile.jira_model import issue_fields, sprint_infos
-from reconcile.plans._run import Body, PlanFailed, Run, issue_path, next_start
-from reconcile.plans.base import JiraCall
 
 __all__ = ["ensure_sprint"]
 
@@ -18,7 +18,7 @@ def ensure_sprint(run: Run) -> Body:
     wanted = run.str_param("sprint")
     field_id = run.settings.fields.get("sprint")
     if not field_id:
-        raise PlanFailed("нет настройки fields.sprint")
+        raise CommandFailed("нет настройки fields.sprint")
     response = yield from run.call(JiraCall(method="GET", path=issue_path(key), params={"fields": field_id}))
     infos = sprint_infos(issue_fields(response.json, key).get(field_id))
     if wanted == "backlog":
@@ -30,7 +30,7 @@ def ensure_sprint(run: Run) -> Body:
         return run.done(moved=True)
     board_id = run.params.get("board_id")
     if isinstance(board_id, bool) or not isinstance(board_id, int | str) or str(board_id) == "":
-        raise PlanFailed("нет параметра board_id")
+        raise CommandFailed("нет параметра board_id")
     # The field already shows the issue in an active sprint of that name on that board: the one the board's
     # list would choose (an active sprint wins), so its sprints are not read.
     for info in infos:
@@ -56,7 +56,7 @@ def ensure_sprint(run: Run) -> Body:
     matching = [s for s in sprints if s.get("name") == wanted]
     if not matching:
         names = ", ".join(str(s.get("name")) for s in sprints) or "нет"
-        raise PlanFailed(f"нет спринта «{wanted}» на доске {board_id}; активные и будущие: {names}")
+        raise CommandFailed(f"нет спринта «{wanted}» на доске {board_id}; активные и будущие: {names}")
     chosen = next((s for s in matching if str(s.get("state")).lower() == "active"), matching[0])
     sprint_id = jira_int(chosen.get("id"), f"доска {board_id}", f"спринт «{wanted}»: id")
     run.result.update(sprint_id=sprint_id, moved=False)
