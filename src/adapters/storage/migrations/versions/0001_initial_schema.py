@@ -19,7 +19,15 @@ depends_on = None
 
 
 def upgrade() -> None:
+    _agent_and_tokens()
+    _batches_and_files()
+    _mirror()
+    _projects_and_settings()
+    _commands_notes_and_sync_runs()
 
+
+def _agent_and_tokens() -> None:
+    """The agent's status and the API tokens."""
     op.create_table(
         "agent_status",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -48,6 +56,10 @@ def upgrade() -> None:
         sa.UniqueConstraint("name", name=op.f("uq_api_token_name")),
         sa.UniqueConstraint("sha256", name=op.f("uq_api_token_sha256")),
     )
+
+
+def _batches_and_files() -> None:
+    """Batches and the uploaded files."""
     op.create_table(
         "batch",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -72,6 +84,10 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name=op.f("pk_file")),
         sa.UniqueConstraint("sha256", name=op.f("uq_file_sha256")),
     )
+
+
+def _mirror() -> None:
+    """The mirror: issues, their links and their journal."""
     op.create_table(
         "history_entry",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -134,6 +150,9 @@ def upgrade() -> None:
         batch_op.create_index(batch_op.f("ix_mirror_link_source"), ["source"], unique=False)
         batch_op.create_index(batch_op.f("ix_mirror_link_target"), ["target"], unique=False)
 
+
+def _projects_and_settings() -> None:
+    """Projects and settings."""
     op.create_table(
         "project",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -154,6 +173,10 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_settings")),
     )
+
+
+def _commands_notes_and_sync_runs() -> None:
+    """Commands, notes and sync runs (they point at batches)."""
     op.create_table(
         "command",
         sa.Column("id", sa.Integer(), nullable=False),
