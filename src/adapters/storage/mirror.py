@@ -37,13 +37,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from adapters.storage.models import (
-    HistoryEntryRow,
-    MirrorIssueRow,
-    MirrorLabelRow,
-    MirrorLinkRow,
-    table_of,
-)
+from adapters.storage.models import HistoryEntryRow, MirrorIssueRow, MirrorLabelRow, MirrorLinkRow, table_of
 from adapters.storage.records import MirrorEntry
 from reconcile.mirror_rule import to_apply
 from reconcile.records import (
@@ -268,6 +262,11 @@ class MirrorRepository:
             for row in rows
         ]
 
+    async def updated_of(self, keys: Iterable[str]) -> dict[str, str | None]:
+        """The ``updated`` of each of ``keys`` the mirror holds (what the upsert rule compares)."""
+        rows = select(_ISSUE.c.key, _ISSUE.c.updated).where(_ISSUE.c.key.in_(self._key_set(keys)))
+        return dict((await self._session.execute(rows)).all())
+
     async def issues(self, keys: Iterable[str]) -> dict[str, MirrorIssue]:
         """The mirror records of ``keys`` that the mirror holds, with their links."""
         return {key: entry.issue for key, entry in (await self.entries(keys)).items()}
@@ -381,8 +380,7 @@ class MirrorRepository:
         (:mod:`reconcile.mirror_rule`), with their labels and links; the keys written. Under the queue lock."""
         if not issues:
             return []
-        rows = select(_ISSUE.c.key, _ISSUE.c.updated).where(_ISSUE.c.key.in_(self._key_set(i.key for i in issues)))
-        latest = to_apply(issues, dict((await self._session.execute(rows)).all()))
+        latest = to_apply(issues, await self.updated_of(i.key for i in issues))
         if not latest:
             return []
         keys = _json_keys(latest)
