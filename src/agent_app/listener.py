@@ -220,7 +220,7 @@ class WebhookListener:
             group.create_task(self.relay())
             group.create_task(stop())
             group.create_task(server.serve(sockets=[sock]))
-        log.info("webhook_listener_stopped", extra=dict(self.counts))
+        log.debug("webhook_listener_stopped", extra=dict(self.counts))  # the agent's ``stop`` stays its last line
 
 
 class ListenerServer(uvicorn.Server):

@@ -2,7 +2,8 @@
 
 In one transaction under the queue lock: the events' issues go into the mirror under the upsert rule (a row is
 never made older: :mod:`reconcile.mirror_rule`), the commands still ``claimed`` whose desired state the mirror now
-shows are confirmed by state (as after a refresh page's report), and what the events could not bring is left to
+shows are confirmed by state (as after a refresh's report) — but the one the agent is executing now, whose own
+writes the events may be announcing (:func:`_in_flight`) — and what the events could not bring is left to
 one refresh of the hub's (:func:`reconcile.event_refresh.decide_event_refreshes`: the keys of a deletion or of an
 unreadable issue added to the queued ``refresh {keys}`` or queued as one; a change-only refresh for link events and
 empty bodies). Idempotent: the same events again write the same rows and queue nothing more while the refresh
@@ -25,6 +26,7 @@ from hub_app.lookups import base_jql, batch_context
 from hub_app.reports import confirm_claimed
 from hub_app.runtime import Unit
 from reconcile import approval, history
+from reconcile.agents import is_online
 from reconcile.batch import AUTO_REFRESH_AUTHOR, auto_refresh_body, batch_needs, validate_batch
 from reconcile.event_refresh import EVENT_REFRESH_TITLE, QueuedRefresh, decide_event_refreshes, event_refresh_body
 from reconcile.freshness import EventOutcome, event_outcomes
@@ -45,7 +47,7 @@ async def submit_events(unit: Unit, body: EventsIn) -> EventsAck:
     issues = [e.issue for e in events if e.need is Need.APPLY and e.issue is not None]
     outcomes = event_outcomes(events, await unit.db.mirror.updated_of(i.key for i in issues))
     if await unit.db.mirror.upsert_issues(issues, command_id=None, now=unit.now):
-        await confirm_claimed(unit, settings)
+        await confirm_claimed(unit, settings, exclude=await _in_flight(unit, settings))
     refresh_id = await _queue_refreshes(unit, events, settings)
     status = await unit.db.admin.agent_status()
     if status is not None and events:
@@ -60,6 +62,22 @@ async def submit_events(unit: Unit, body: EventsIn) -> EventsAck:
         stale=counts[EventOutcome.STALE.value],
         refresh_command_id=refresh_id,
     )
+
+
+async def _in_flight(unit: Unit, settings: Settings) -> int | None:
+    """The command the agent is executing now: the latest one claimed, while the agent is online.
+
+    An event of the agent's own write comes while that command is still ``claimed``; confirming it by state would
+    take the outcome from its report, which is coming. A command claimed before it has lost its report (the agent
+    executes one at a time), and so has the latest one of an agent no longer online: those are confirmed."""
+    status = await unit.db.admin.agent_status()
+    if status is None or not is_online(
+        status.last_seen_at, now=unit.now, claim_wait_seconds=settings.claim_wait_seconds
+    ):
+        return None
+    claimed = await unit.db.queue.with_status(CommandStatus.CLAIMED)
+    latest = max(claimed, key=lambda c: (c.claimed_at or unit.now, c.id), default=None)
+    return latest.id if latest is not None else None
 
 
 async def _queued_refreshes(unit: Unit, base: str | None) -> tuple[CommandRecord | None, bool]:

@@ -184,8 +184,8 @@ class Stack:
     database_url: str | None = None
     #: The hub's ``jira_project``: the project its agents are allowed by default.
     jira_project: str = "AURORA"
-    #: Whether every agent started serves Jira's webhooks (``--webhook-listen`` on a free port), registered in the
-    #: simulator as Jira 10's webhook with :data:`WEBHOOK_SECRET`.
+    #: Whether every agent started serves Jira's webhooks (``--webhook-listen`` on a free port, secret
+    #: :data:`WEBHOOK_SECRET`); the first one's listener is registered in the simulator (Jira 10's resource).
     webhooks: bool = False
     #: The listener URL of each agent started with webhooks, by its name.
     listeners: dict[str, str] = attrs.field(factory=dict)
@@ -214,6 +214,12 @@ class Stack:
             listen_flags = ["--webhook-listen", f"127.0.0.1:{port}", "--webhook-secret-file", str(secret)]
             kwargs["policy"] = [*kwargs.get("policy", ()), *listen_flags]
             self.listeners[name] = f"http://127.0.0.1:{port}/jira/webhook"
+            if len(self.listeners) == 1:
+                # Jira posts to the first agent's listener, registered before that agent makes any call (and
+                # the call log cleared of the registration, so a test's count of Jira calls is the agent's).
+                self.register_webhook(self.listeners[name], allow_projects=allow_projects)
+                with self.sim() as sim:
+                    checked(sim.delete("/_sim/calls"))
         proc = start_agent(
             hub_url=hub_url or self.hub_url,
             hub_token=self.tokens["agent"],
@@ -225,8 +231,6 @@ class Stack:
             **kwargs,
         )
         self.procs[name] = proc
-        if listen:
-            self.register_webhook(self.listeners[name], allow_projects=allow_projects)
         return proc
 
     def register_webhook(self, url: str, *, allow_projects: Sequence[str] | None = None) -> str:

@@ -75,14 +75,25 @@ async def test_an_event_of_a_new_issue_makes_its_row(api: Api) -> None:
     assert await summary(api, "AURORA-9") == "Задача AURORA-9"
 
 
-async def test_an_event_confirms_a_claimed_command_by_state(api: Api) -> None:
-    """A claimed ``ensure_fields`` whose desired state an event brings is ``confirmed_by_state``."""
+async def test_an_event_never_confirms_the_command_in_flight(api: Api) -> None:
+    """The event of the agent's own write comes while its command is claimed: it stays claimed for its report."""
     created = await create_ok(api, [cmd("ensure_fields", key="AURORA-7", duedate="2026-10-23")])
     delivery = await claim_ok(api)
     assert delivery["id"] == created["commands"][0]["id"]
     await sent(api, updated("AURORA-7", "2026-10-22T10:00:00Z", duedate="2026-10-23"))
-    command = (await api.get(f"/commands/{delivery['id']}")).json()
-    assert command["status"] == "confirmed_by_state"
+    assert (await api.get(f"/commands/{delivery['id']}")).json()["status"] == "claimed"
+    await done(api, delivery["id"], {"changed": ["duedate"]})
+    assert (await api.get(f"/commands/{delivery['id']}")).json()["status"] == "done"
+
+
+async def test_an_event_confirms_the_command_of_an_agent_gone_by_state(api: Api, clock: Clock) -> None:
+    """A claimed ``ensure_fields`` of an agent no longer online, whose desired state an event brings, is
+    ``confirmed_by_state`` (its report was lost with the agent)."""
+    await create_ok(api, [cmd("ensure_fields", key="AURORA-7", duedate="2026-10-23")])
+    delivery = await claim_ok(api)
+    clock.advance(seconds=60)  # 2 × claim_wait_seconds (25) without a word from the agent
+    await sent(api, updated("AURORA-7", "2026-10-22T10:00:00Z", duedate="2026-10-23"))
+    assert (await api.get(f"/commands/{delivery['id']}")).json()["status"] == "confirmed_by_state"
 
 
 async def test_a_deletion_queues_one_refresh_of_the_linked_keys(api: Api) -> None:
