@@ -100,7 +100,10 @@ async def webhook(args: argparse.Namespace, policy: AgentPolicy, jira: JiraHttp)
         return 2
     if not answer.ok:
         error = JiraError.answered(JiraCall(method="POST", path=found.path), answer)
-        fix = "the agent's Jira user must be a Jira administrator; give the body of `sdlc-agent webhook` to one"
+        if answer.status in (401, 403):
+            fix = "the agent's Jira user must be a Jira administrator; give the body of `sdlc-agent webhook` to one"
+        else:
+            fix = "Jira's words say what to change in --allow-project (the filter) or --webhook-url"
         print(f"{where} refused the webhook registration: POST {found.path}: {error}: {fix}")
         return 2
     made = answer.json if isinstance(answer.json, Mapping) else {}
