@@ -209,6 +209,9 @@ class WebhookListener:
 
     async def serve(self, sock: socket.socket) -> None:
         """Serve the listener on ``sock`` and relay its events until the agent stops."""
+        # uvicorn's own lines ("Started server process"…) would say the agent is a server starting and stopping;
+        # the agent logs ``webhook_listener`` at start and ``stop`` last.
+        logging.getLogger("uvicorn.error").setLevel(logging.WARNING)
         config = uvicorn.Config(self, lifespan="off", log_config=None, access_log=False, timeout_keep_alive=30)
         server = ListenerServer(config)
 
