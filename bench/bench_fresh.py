@@ -14,9 +14,10 @@ Run: ``python bench/bench_fresh.py [--only polling,bucket,edits,burst] [--size 1
 - ``edits`` (processes: ``jira-sim``, ``sdlc-hub serve``, ``sdlc-agent run``): a person's edit until the mirror
   shows it, with the listener (latency percentiles, Jira calls of the agent meanwhile) and without it (change-only
   polling every 3 s).
-- ``burst`` (processes): 1 000 edits in 10 s, each delivered by the simulator as a signed webhook: how many reached
-  the hub, the agent's memory over the burst; and the hub's ingest of events against its ingest of refresh pages
-  (100 records a request, straight to the hub).
+- ``burst`` (processes): 1 000 signed deliveries in 10 s to the agent's listener — the simulator's own payloads of
+  1 000 edits, captured in process first, so that the burst's rate is the listener's test and not the simulator's
+  edit rate: how many reached the hub, the agent's memory over the burst; and the hub's ingest of events against
+  its ingest of refresh pages (100 records a request, straight to the hub).
 """
 
 from __future__ import annotations
@@ -41,16 +42,18 @@ from adapters.jira_http import JiraHttp
 from agent_app.drive import Alone, drive
 from jira_sim import Simulator
 from jira_sim.generated import generated_seed
-from loopback.stack import Stack, checked, start_stack
+from loopback.stack import WEBHOOK_SECRET, Stack, checked, start_stack
 from reconcile.auto_refresh import AutoRefresh, decide_auto_refresh
 from reconcile.command_types import executor_for
 from reconcile.executors import Delivery, Page
 from reconcile.history import JournalMark, base_jql, history_param
 from reconcile.settings import Settings
+from reconcile.webhook_registration import registration
 
 REFERENCE_NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 BASE = base_jql("AURORA", ["AWPCA", "STOCKS_DRRK"]) or ""
 CLAIM_EVERY = timedelta(seconds=25)
+HEADERS = {"Authorization": "Bearer bench"}
 
 
 async def _refresh(sim: Simulator, params: dict[str, Any], clock: Any = None) -> tuple[int, float]:
@@ -235,13 +238,42 @@ def _counted(stack: Stack) -> int:
     )
 
 
+def _captured(count: int) -> list[tuple[bytes, str]]:
+    """The simulator's own deliveries of ``count`` edits of the sample's AURORA issues (Jira 10's webhook, signed
+    with the stack's secret): their bodies and signatures, captured in process."""
+    captured: list[tuple[bytes, str]] = []
+
+    def receive(request: httpx.Request) -> httpx.Response:
+        captured.append((request.content, request.headers["x-hub-signature"]))
+        return httpx.Response(204)
+
+    sim = Simulator(webhook_transport=httpx.MockTransport(receive))
+    found = registration(name="bench", url="http://agent/jira/webhook", projects=["AURORA"], secret=WEBHOOK_SECRET,
+                         jira_major=10)  # fmt: skip
+
+    async def edit_all() -> None:
+        transport = httpx.ASGITransport(app=sim.asgi)
+        async with httpx.AsyncClient(transport=transport, base_url="http://jira.test", headers=HEADERS) as jira:
+            (await jira.post(found.path, json=found.body)).raise_for_status()
+            keys = sim.store.search("project = AURORA", "bridge-user").keys
+            for n in range(count):
+                fields = {"fields": {"summary": f"Всплеск {n}"}}
+                (await jira.put(f"/rest/api/2/issue/{keys[n % len(keys)]}", json=fields)).raise_for_status()
+            await sim.settle_webhooks()
+        await sim.aclose()
+
+    asyncio.run(edit_all())
+    return captured
+
+
 def burst(work: Path, count: int, seconds: float) -> None:
+    deliveries = _captured(count)
     stack = start_stack(work / "burst", claim_wait_seconds=1.0)
     stack.webhooks = True
     try:
         agent = stack.start_agent()
         _ready(stack)
-        keys = [k for k in _keys(stack) if k.startswith("AURORA-")]
+        url = stack.listeners["sdlc-agent"]
         pid = agent.popen.pid
         rss = [_rss_kib(pid)]
         sampling = threading.Event()
@@ -250,30 +282,34 @@ def burst(work: Path, count: int, seconds: float) -> None:
             while not sampling.wait(0.2):
                 rss.append(_rss_kib(pid))
 
+        clients = threading.local()
+
+        def deliver(body: bytes, signature: str) -> int:
+            if not hasattr(clients, "http"):
+                clients.http = httpx.Client(timeout=60)  # one connection a sender, as Jira's pool keeps them
+            headers = {"X-Hub-Signature": signature, "Content-Type": "application/json; charset=UTF-8"}
+            return int(clients.http.post(url, content=body, headers=headers).status_code)
+
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
         began = time.monotonic()
-        with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=16) as pool:
             futures = []
-            for n in range(count):
-                due = began + n * seconds / count
-                time.sleep(max(due - time.monotonic(), 0))
-                futures.append(pool.submit(_edit, stack, keys[n % len(keys)], f"Всплеск {n}"))
-            for future in futures:
-                future.result()
+            for n, (body, signature) in enumerate(deliveries):
+                time.sleep(max(began + n * seconds / count - time.monotonic(), 0))
+                futures.append(pool.submit(deliver, body, signature))
+            statuses = [future.result() for future in futures]
         sent = time.monotonic() - began
         while _counted(stack) < count and time.monotonic() - began < 120:
-            time.sleep(0.1)
+            time.sleep(0.05)
         relayed = time.monotonic() - began
         sampling.set()
         sampler.join()
-        with stack.sim() as sim:
-            deliveries = checked(sim.get("/_sim/webhook_deliveries"))
         print(
-            f"burst: {count} edits in {sent:.1f} s, {len(deliveries)} deliveries "
-            f"({sum(1 for d in deliveries if d['status'] == 204)} answered 204), {_counted(stack)} events reached "
-            f"the hub by {relayed:.1f} s; agent RSS {rss[0] // 1024} MiB before, peak {max(rss) // 1024} MiB, "
-            f"{rss[-1] // 1024} MiB after"
+            f"burst: {count} signed in-policy deliveries (the simulator's own payloads) posted in {sent:.1f} s, "
+            f"{statuses.count(204)} answered 204; {_counted(stack)} events reached the hub by {relayed:.1f} s "
+            f"(none lost: {_counted(stack) == count}); agent RSS {rss[0] // 1024} MiB before, peak "
+            f"{max(rss) // 1024} MiB, {rss[-1] // 1024} MiB after"
         )
     finally:
         stack.stop()

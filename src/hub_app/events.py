@@ -1,13 +1,14 @@
 """Jira's webhook events relayed by the agent (``POST /agent/events``, DESIGN.md 6.2): hints, never the truth.
 
 In one transaction under the queue lock: the events' issues go into the mirror under the upsert rule (a row is
-never made older: :mod:`reconcile.mirror_rule`), the commands still ``claimed`` whose desired state the mirror now
-shows are confirmed by state (as after a refresh's report) — but the one the agent is executing now, whose own
-writes the events may be announcing (:func:`_in_flight`) — and what the events could not bring is left to
-one refresh of the hub's (:func:`reconcile.event_refresh.decide_event_refreshes`: the keys of a deletion or of an
-unreadable issue added to the queued ``refresh {keys}`` or queued as one; a change-only refresh for link events and
-empty bodies). Idempotent: the same events again write the same rows and queue nothing more while the refresh
-they need is still queued. Each event's outcome is counted (:mod:`reconcile.freshness`).
+never made older: :mod:`reconcile.mirror_rule`); once the agent is away, the commands still ``claimed`` whose
+desired state the mirror now shows are confirmed by state, as after a refresh's report (while it is online the
+claimed command is the one it executes now, whose own writes the events may be announcing: :func:`_agent_at_work`);
+what the events could not bring is left to one refresh of the hub's
+(:func:`reconcile.event_refresh.decide_event_refreshes`: the keys of a deletion or of an unreadable issue added to
+the queued ``refresh {keys}`` or queued as one; a change-only refresh for link events and empty bodies).
+Idempotent: the same events again write the same rows and queue nothing more while the refresh they need is still
+queued. Each event's outcome is counted (:mod:`reconcile.freshness`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from adapters.storage.records import CommandRecord
+from adapters.storage.records import AgentStatusRecord, CommandRecord
 from hub_app.answers.agent import EventsAck
 from hub_app.batches import store_batch
 from hub_app.bodies.agent import EventsIn
@@ -43,13 +44,16 @@ async def submit_events(unit: Unit, body: EventsIn) -> EventsAck:
     """``POST /agent/events``: apply the events' issues, confirm by state, queue what they need read."""
     events = [event.hint for event in body.events]
     await unit.db.lock_queue()
-    settings = await unit.db.admin.settings()
     issues = [e.issue for e in events if e.need is Need.APPLY and e.issue is not None]
-    outcomes = event_outcomes(events, await unit.db.mirror.updated_of(i.key for i in issues))
-    if await unit.db.mirror.upsert_issues(issues, command_id=None, now=unit.now):
-        await confirm_claimed(unit, settings, exclude=await _in_flight(unit, settings))
-    refresh_id = await _queue_refreshes(unit, events, settings)
+    stored = await unit.db.mirror.updated_of(i.key for i in issues) if issues else {}
+    outcomes = event_outcomes(events, stored)
+    written = await unit.db.mirror.upsert_issues(issues, command_id=None, now=unit.now, stored=stored)
     status = await unit.db.admin.agent_status()
+    if written and await unit.db.queue.with_status(CommandStatus.CLAIMED):
+        settings = await unit.db.admin.settings()
+        if not _agent_at_work(unit, settings, status):
+            await confirm_claimed(unit, settings)
+    refresh_id = await _queue_refreshes(unit, events)
     if status is not None and events:
         await unit.db.admin.save_agent_status(attrs.evolve(status, last_webhook_event_at=unit.now))
     counts = Counter(outcome.value for outcome in outcomes)
@@ -64,20 +68,14 @@ async def submit_events(unit: Unit, body: EventsIn) -> EventsAck:
     )
 
 
-async def _in_flight(unit: Unit, settings: Settings) -> int | None:
-    """The command the agent is executing now: the latest one claimed, while the agent is online.
-
-    An event of the agent's own write comes while that command is still ``claimed``; confirming it by state would
-    take the outcome from its report, which is coming. A command claimed before it has lost its report (the agent
-    executes one at a time), and so has the latest one of an agent no longer online: those are confirmed."""
-    status = await unit.db.admin.agent_status()
-    if status is None or not is_online(
+def _agent_at_work(unit: Unit, settings: Settings, status: AgentStatusRecord | None) -> bool:
+    """Whether the agent is online: then the command ``claimed`` is the one it executes now (the claim re-delivers a
+    claimed command before it issues another, so there is one), and an event of its own write comes while it is
+    claimed — confirming it by state would take the outcome from its report, which is coming. Once the agent is
+    away, a claimed command has lost its report, and the events confirm it as a refresh's report would."""
+    return status is not None and is_online(
         status.last_seen_at, now=unit.now, claim_wait_seconds=settings.claim_wait_seconds
-    ):
-        return None
-    claimed = await unit.db.queue.with_status(CommandStatus.CLAIMED)
-    latest = max(claimed, key=lambda c: (c.claimed_at or unit.now, c.id), default=None)
-    return latest.id if latest is not None else None
+    )
 
 
 async def _queued_refreshes(unit: Unit, base: str | None) -> tuple[CommandRecord | None, bool]:
@@ -95,11 +93,12 @@ async def _queued_refreshes(unit: Unit, base: str | None) -> tuple[CommandRecord
     return (by_events[0] if by_events else None), changes
 
 
-async def _queue_refreshes(unit: Unit, events: Sequence[WebhookEvent], settings: Settings) -> int | None:
+async def _queue_refreshes(unit: Unit, events: Sequence[WebhookEvent]) -> int | None:
     """Carry out :func:`reconcile.event_refresh.decide_event_refreshes`; the refresh for events queued or given
     more keys (or the change-only one queued), if any."""
     if not any(e.need in (Need.TARGETED, Need.CHANGES) for e in events):
         return None
+    settings = await unit.db.admin.settings()
     base = await base_jql(unit, settings)
     queued, changes_queued = await _queued_refreshes(unit, base)
     deleted = [e.key for e in events if e.event == "jira:issue_deleted" and e.key is not None]

@@ -4,19 +4,19 @@ Two kinds, both under ``sdlc_hub_``:
 
 * **counters of this process** — batches and commands created, claims, reports, Jira calls and writes the agent
   reported, refresh issues and durations, batch validation time, webhook events by outcome, HTTP requests by
-  route and status. They are
-  counted after the transaction commits (a rolled-back batch counts nothing) and restart from zero with the
-  process, as Prometheus counters do;
+  route and status. They are counted after the transaction commits (a rolled-back batch counts nothing) and
+  restart from zero with the process, as Prometheus counters do;
 * **gauges read from the database at each scrape** — commands by status, queue depth, batches waiting for
   approval, the agent's online flag and last sight, mirror size, age of the last full refresh, the mirror's
-  staleness (:mod:`reconcile.freshness`). Several hub
-  processes over one PostgreSQL database report the same gauges.
+  staleness (:mod:`reconcile.freshness`). Several hub processes over one PostgreSQL database report the same
+  gauges.
 
 Each :class:`HubMetrics` has its own registry, so several hubs in one process (the tests) do not collide.
 """
 
 from __future__ import annotations
 
+import collections
 import time
 from collections.abc import Iterable
 
@@ -160,8 +160,8 @@ class HubMetrics:
             self.jira_writes.labels(method=operation.method.upper(), status=str(operation.status)).inc()
 
     def events_received(self, outcomes: Iterable[str]) -> None:
-        for outcome in outcomes:
-            self.webhook_events.labels(outcome=outcome).inc()
+        for outcome, count in collections.Counter(outcomes).items():
+            self.webhook_events.labels(outcome=outcome).inc(count)
 
     def refresh_finished(self, seconds: float, issues: int) -> None:
         self.refresh_seconds.observe(max(0.0, seconds))

@@ -60,6 +60,7 @@ _HISTORY = table_of(HistoryEntryRow)
 #: The columns a refresh page writes for each issue.
 _ISSUE_COLUMNS = ("key", "sort_key", *ISSUE_TEXT_FIELDS, "labels", "sprint")
 _HISTORY_COLUMNS = ("issue_key", "jira_id", "created", "author", "items")
+_Updated = Mapping[str, str | None]
 
 
 @attrs.frozen(kw_only=True)
@@ -198,9 +199,7 @@ _WRITES: dict[str, _PageWrites] = {}
 
 def _page_writes(dialect: Dialect) -> _PageWrites:
     """The statements of ``dialect``'s database (compiled with the first engine's: every engine is made alike)."""
-    if dialect.name not in _WRITES:
-        _WRITES[dialect.name] = _compiled_page_writes(dialect)
-    return _WRITES[dialect.name]
+    return _WRITES.get(dialect.name) or _WRITES.setdefault(dialect.name, _compiled_page_writes(dialect))
 
 
 def _compiled_page_writes(dialect: Dialect) -> _PageWrites:
@@ -375,12 +374,15 @@ class MirrorRepository:
 
     # --- writing (refresh pages, webhook events) ----------------------------------------------------------
 
-    async def upsert_issues(self, issues: Sequence[MirrorIssue], *, command_id: int | None, now: datetime) -> list[str]:
+    async def upsert_issues(
+        self, issues: Sequence[MirrorIssue], *, command_id: int | None, now: datetime, stored: _Updated | None = None
+    ) -> list[str]:
         """Records of a refresh page (``command_id``) or of webhook events (``None``) that the upsert rule lets in
-        (:mod:`reconcile.mirror_rule`), with their labels and links; the keys written. Under the queue lock."""
+        (:mod:`reconcile.mirror_rule`), with their labels and links; the keys written. Under the queue lock.
+        ``stored``: :meth:`updated_of` of the records' keys, when the caller read it already."""
         if not issues:
             return []
-        latest = to_apply(issues, await self.updated_of(i.key for i in issues))
+        latest = to_apply(issues, stored if stored is not None else await self.updated_of(i.key for i in issues))
         if not latest:
             return []
         keys = _json_keys(latest)
