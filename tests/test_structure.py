@@ -13,7 +13,8 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 HUB_FLOORS: tuple[tuple[str, ...], ...] = (
     ("cli", "app", "serving"),
     ("api", "web", "mcp"),  # the doors
-    ("batches", "claims", "reports", "mirror", "drift", "admin", "plan", "overview"),  # the operations
+    # the operations
+    ("batches", "claims", "reports", "events", "freshness", "mirror", "drift", "admin", "plan", "overview"),
     ("lookups", "request_text", "connection"),
     ("runtime", "longpoll"),
     ("metrics",),

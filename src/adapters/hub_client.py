@@ -282,6 +282,12 @@ class HubClient:
         data = response.json()
         return ReportAck(accepted=bool(data.get("accepted")), status=str(data.get("status")))
 
+    async def post_events(self, events: list[dict[str, Any]]) -> dict[str, Any]:
+        """``POST /agent/events``: Jira's webhook events as wire events (idempotent on the hub); its answer."""
+        response = await self._request("POST", "/agent/events", json={"events": events})
+        data = response.json()
+        return data if isinstance(data, dict) else {}
+
     async def fetch_file(self, sha256: str) -> bytes | None:
         """``GET /agent/files/{sha}``: the bytes, or ``None`` when the hub no longer has the file (404)."""
         response = await self._request("GET", f"/agent/files/{sha256}", allow=(404,))

@@ -2,7 +2,13 @@
 
 :meth:`JiraHttp.send` sends one :class:`JiraCall` and tries it again after a 429/503 (after ``Retry-After``, by
 the wait it is given: the agent's heartbeats, or a sleep on its clock), counting every try; :meth:`gap_left` and
-:meth:`wait_gap` measure a pause from the last Jira call; ``myself`` and ``issueLinkType`` are read once. It knows
+:meth:`wait_gap` measure a pause from the last Jira call, and never end it before Jira's token bucket lets the next
+call through (:class:`reconcile.jira_bucket.BucketPacer`); ``myself`` and ``issueLinkType`` are read once.
+
+The pacer lives here, not in the driver: the bucket is the Jira user's, and this client sees every answer its
+user gets — the commands' calls, the agent's own reads and probes, a webhook registration — so one pacer per
+client is one per user across commands without anyone handing it round. It only reads answers; the waits it
+asks for are the driver's (through the agent's heartbeating watch), like every other wait. It knows
 nothing of executors, pages, files or the hub: the agent drives the executors (:mod:`agent_app.drive`) and asks
 it only to send. Connection errors propagate as ``httpx.TransportError``, refused credentials of its own reads as
 :class:`JiraAuthError`.
@@ -19,6 +25,7 @@ import httpx
 from adapters.clock import Clock, SystemClock
 from adapters.targets import Target, explain, explain_status, http_client, shown
 from reconcile.executors.base import ExecContext, JiraCall, JiraResponse
+from reconcile.jira_bucket import BucketPacer
 
 __all__ = ["JiraAuthError", "JiraError", "JiraHttp", "Retry", "Sent", "explain_jira"]
 
@@ -124,6 +131,7 @@ class JiraHttp:
         self._max_retries = max_retries
         self._started_at = clock.monotonic()
         self._last_call_at: float | None = None
+        self.pacer = BucketPacer()
         self._myself: tuple[str, str | None] | None = None
         self._link_types: tuple[frozenset[str], frozenset[str]] | None = None
 
@@ -165,9 +173,11 @@ class JiraHttp:
         return self._last_call_at
 
     def gap_left(self, seconds: float) -> float:
-        """What is left of ``seconds`` since the last Jira call (or since construction); ``0`` when over."""
+        """What is left of ``seconds`` since the last Jira call (or since construction), or longer while Jira's
+        bucket asks for a wait before the next call (``gap_left(0)``: the bucket's wait alone); ``0`` when over."""
         since = self._last_call_at if self._last_call_at is not None else self._started_at
-        return max(since + seconds - self.clock.monotonic(), 0.0)
+        now = self.clock.monotonic()
+        return max(since + seconds - now, self.pacer.wait_seconds(now=now), 0.0)
 
     async def wait_gap(self, seconds: float, *, sleep: Callable[[float], Awaitable[None]] | None = None) -> None:
         """Wait until ``seconds`` have passed since the last Jira call (or since construction), by ``sleep``
@@ -186,6 +196,7 @@ class JiraHttp:
             files = {"file": (call.upload.filename, call.upload.content, call.upload.content_type)}
         tries = 0
         while True:
+            sent_at = self.clock.monotonic()
             response = await self._client.request(
                 call.method,
                 call.path,
@@ -197,10 +208,16 @@ class JiraHttp:
             tries += 1
             self._last_call_at = self.clock.monotonic()
             answer = JiraResponse(status=response.status_code, json=_body(response), headers=dict(response.headers))
+            self.pacer = self.pacer.answered(
+                answer.headers, status=answer.status, sent_at=sent_at, answered_at=self._last_call_at
+            )
             if answer.status not in _RETRY_STATUSES or tries > self._max_retries:
                 return Sent(answer=answer, tries=tries)
-            # Measured from the answer, so a retry never comes earlier than Jira asked.
-            seconds = _retry_after(answer.headers, self._retry_default)
+            # Measured from the answer, so a retry never comes earlier than Jira asked (nor its bucket allows).
+            seconds = max(
+                _retry_after(answer.headers, self._retry_default),
+                self.pacer.wait_seconds(now=self._last_call_at),
+            )
             retry = Retry(call=call, status=answer.status, attempt=tries, of=self._max_retries, seconds=seconds)
             await (wait or self._sleep_out)(retry)
 

@@ -7,8 +7,10 @@ needed on the command line: ``SDLC_AGENT_HUB_TOKEN`` or a file named by ``SDLC_A
 certificate and proxy (:mod:`adapters.targets`).
 
 ``run`` claims and executes within the bank's policy (:mod:`agent_app.policy_flags`: at least one
-``--allow-project``); ``check`` tries the hub and Jira once each, prints the policy and says what is wrong, for an
-operator setting the agent up (nothing is claimed or written).
+``--allow-project``), and with ``--webhook-listen`` serves Jira's webhooks beside the claim loop
+(:mod:`agent_app.listener`); ``check`` tries the hub and Jira once each, prints the policy and says what is wrong,
+for an operator setting the agent up (nothing is claimed or written); ``webhook`` prints (or ``--register``s) the
+webhook's registration in Jira (:mod:`agent_app.webhook_cli`).
 
 Decision where the spec is silent: the journal's default is absolute — ``$STATE_DIRECTORY`` (systemd's
 ``StateDirectory=``), else ``/var/lib/sdlc-agent`` for root, else the user's state directory
@@ -37,8 +39,10 @@ from adapters.jira_http import JiraError, JiraHttp, explain_jira
 from adapters.logs import configure_logging, redacted
 from adapters.targets import BadSetting, Target, shown
 from agent_app.journal import Journal, JournalBusy
+from agent_app.listener import WebhookListener, bind
 from agent_app.loop import Agent, AgentFatal
 from agent_app.policy_flags import MISSING, POLICY_OPTIONS, policy_of
+from agent_app.webhook_cli import LISTEN_OPTIONS, WEBHOOK_OPTIONS, read_secret, webhook
 from reconcile.command_types import executor_for
 from reconcile.policy import AgentPolicy
 
@@ -83,13 +87,17 @@ def _target_options(name: str, what: str) -> list[Option]:
     ]
 
 
-OPTIONS = [
-    *_target_options("hub", "the hub"),
-    Option("hub-token", secret=True, required=True, help="an agent-role token of the hub"),
+JIRA_OPTIONS = [
     *_target_options("jira", "Jira"),
     Option("jira-token", secret=True, help="a Jira personal access token (Bearer)"),
     Option("jira-user", help="a Jira user for basic auth (with the password)"),
     Option("jira-password", secret=True, help="the Jira user's password"),
+]
+
+OPTIONS = [
+    *_target_options("hub", "the hub"),
+    Option("hub-token", secret=True, required=True, help="an agent-role token of the hub"),
+    *JIRA_OPTIONS,
     *POLICY_OPTIONS,
 ]
 
@@ -97,6 +105,7 @@ RUN_OPTIONS = [
     Option("journal", type=Path, help="the local journal file (default: $STATE_DIRECTORY/journal.json, …)"),
     Option("agent-id", default=socket.gethostname(), help="this agent's id (keep it stable across restarts)"),
     Option("claim-wait", type=float, default=25.0, help="long-poll seconds asked of the hub (capped by it)"),
+    *LISTEN_OPTIONS,
 ]
 
 
@@ -107,6 +116,8 @@ def build_command_line() -> CommandLine:
     sub = cli.parser.add_subparsers(dest="command", required=True)
     cli.add(sub.add_parser("run", help="claim commands from the hub and execute them in Jira"), *OPTIONS, *RUN_OPTIONS)
     cli.add(sub.add_parser("check", help="try the hub and Jira once each and say what is wrong"), *OPTIONS)
+    hook = sub.add_parser("webhook", help="print (or --register) the webhook's registration for the Jira admin")
+    cli.add(hook, *JIRA_OPTIONS, *POLICY_OPTIONS, *WEBHOOK_OPTIONS)
     return cli
 
 
@@ -121,14 +132,16 @@ def _target(args: argparse.Namespace, name: str) -> Target:
     )
 
 
-def _clients(args: argparse.Namespace) -> tuple[HubClient, JiraHttp]:
+def _jira(args: argparse.Namespace) -> JiraHttp:
     clock = SystemClock()
     jira_target = _target(args, "jira")
     if args.jira_token:
-        jira = JiraHttp.connect(jira_target, token=args.jira_token, clock=clock)
-    else:
-        jira = JiraHttp.connect(jira_target, user=args.jira_user, password=args.jira_password, clock=clock)
-    return HubClient(_target(args, "hub"), args.hub_token), jira
+        return JiraHttp.connect(jira_target, token=args.jira_token, clock=clock)
+    return JiraHttp.connect(jira_target, user=args.jira_user, password=args.jira_password, clock=clock)
+
+
+def _clients(args: argparse.Namespace) -> tuple[HubClient, JiraHttp]:
+    return HubClient(_target(args, "hub"), args.hub_token), _jira(args)
 
 
 async def _run(args: argparse.Namespace, policy: AgentPolicy) -> int:
@@ -162,6 +175,22 @@ async def _run_locked(args: argparse.Namespace, journal: Journal, policy: AgentP
         policy=policy,
         executor_for=executor_for,
     )
+    listening = None
+    if args.webhook_listen:
+        try:
+            secret = read_secret(args.webhook_secret_file)
+            sock = bind(args.webhook_listen)
+        except (OSError, ValueError) as exc:
+            error = f"cannot serve webhooks on {args.webhook_listen} with {args.webhook_secret_file}: {exc}"
+            log.critical("fatal", extra={"error": error})
+            await hub.aclose()
+            await jira.aclose()
+            return 2
+        agent.listener = WebhookListener(
+            hub=hub, secret=secret, policy=policy, clock=SystemClock(), stopping=agent.stopping
+        )
+        listening = asyncio.create_task(agent.listener.serve(sock))
+        log.info("webhook_listener", extra={"listen": args.webhook_listen, "path": "/jira/webhook"})
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, agent.request_stop)
@@ -179,9 +208,20 @@ async def _run_locked(args: argparse.Namespace, journal: Journal, policy: AgentP
         log.critical("fatal", extra={"error": str(exc)})
         return 2
     finally:
+        agent.stopping.set()
+        if listening is not None:
+            await _ended(listening)
         await hub.aclose()
         await jira.aclose()
     return 0
+
+
+async def _ended(listening: asyncio.Task[None]) -> None:
+    """The listener stops with the agent; its failure is logged, never the agent's."""
+    try:
+        await listening
+    except Exception as exc:
+        log.error("webhook_listener_failed", extra={"error": f"{type(exc).__name__}: {exc}"})
 
 
 async def _check(args: argparse.Namespace, policy: AgentPolicy | None) -> int:
@@ -208,19 +248,37 @@ async def _check(args: argparse.Namespace, policy: AgentPolicy | None) -> int:
     return 0 if all(line.startswith("ok: ") for line in lines) else 2
 
 
+def _checked(cli: CommandLine, args: argparse.Namespace, policy: AgentPolicy | None) -> None:
+    """What ``main`` refuses before starting anything (exit 2 with one line)."""
+    if args.command in ("run", "webhook") and policy is None:
+        cli.fail(MISSING)
+    needs_jira = args.command != "webhook" or args.register
+    if needs_jira and not args.jira_token and not (args.jira_user and args.jira_password):
+        cli.fail("give the Jira token (SDLC_AGENT_JIRA_TOKEN), or --jira-user with the password")
+    if args.command == "run" and args.webhook_listen and not args.webhook_secret_file:
+        cli.fail(
+            "--webhook-listen needs --webhook-secret-file (SDLC_AGENT_WEBHOOK_SECRET_FILE): unsigned events are refused"
+        )
+    try:
+        for name in ("hub", "jira") if args.command != "webhook" else ("jira",):
+            _target(args, name).check()
+    except BadSetting as exc:
+        cli.fail(str(exc))
+
+
+async def _webhook(args: argparse.Namespace, policy: AgentPolicy) -> int:
+    jira = _jira(args)
+    try:
+        return await webhook(args, policy, jira)
+    finally:
+        await jira.aclose()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     cli = build_command_line()
     args = cli.parse(argv)
     policy = policy_of(args)
-    if args.command == "run" and policy is None:
-        cli.fail(MISSING)
-    if not args.jira_token and not (args.jira_user and args.jira_password):
-        cli.fail("give the Jira token (SDLC_AGENT_JIRA_TOKEN), or --jira-user with the password")
-    try:
-        for name in ("hub", "jira"):
-            _target(args, name).check()
-    except BadSetting as exc:
-        cli.fail(str(exc))
+    _checked(cli, args, policy)
     configure_logging(args.log_level, fmt=args.log_format, secrets=args.secrets)
     given = sys.argv[1:] if argv is None else list(argv)
     for option in (o for o in OPTIONS if o.secret):
@@ -230,6 +288,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "check":
         return asyncio.run(_check(args, policy))
     assert policy is not None
+    if args.command == "webhook":
+        return asyncio.run(_webhook(args, policy))
     args.journal = (args.journal or default_journal()).absolute()
     return asyncio.run(_run(args, policy))
 

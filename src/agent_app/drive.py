@@ -7,7 +7,9 @@
   refused credentials are the agent's problem, not the command's (it is re-delivered, never failed for it);
 - before every write the :class:`Watch` has its word (the bank's write budget, the delivery check): a message
   drops the command there (:class:`Dropped` is thrown into the executor, which reports the writes made so far);
-- a :class:`Pause` is what is left of its seconds since the last Jira call, waited by the watch;
+- a :class:`Pause` is what is left of its seconds since the last Jira call, waited by the watch; before every call,
+  and at the end of every pause, the watch also waits out what Jira's token bucket asks for
+  (:meth:`JiraHttp.gap_left`: the later of the two deadlines, never their sum);
 - a :class:`FetchFile` and a :class:`Page` go to the hub through the watch.
 
 The agent's watch (:class:`agent_app.watch.CommandWatch`) heartbeats through every wait, shows a retry as
@@ -99,6 +101,9 @@ async def drive(executor: Executor, jira: JiraHttp, watch: Watch | None = None) 
         while True:
             reply: Any = None
             if isinstance(step, JiraCall):
+                bucket = jira.gap_left(0.0)  # Jira's token bucket may ask for a wait before any call
+                if bucket > 0:
+                    await watching.pause(bucket)
                 reason = await watching.before_write(step) if step.is_write else None
                 if reason is not None:
                     step = executor.throw(Dropped(reason))

@@ -64,6 +64,7 @@ from agent_app.drive import DriveOutcome, drive, probe
 from agent_app.fence import Fence
 from agent_app.hub_calls import HubCalls
 from agent_app.journal import Journal, JournalEntry
+from agent_app.listener import WebhookListener
 from agent_app.outcomes import (
     AgentFatal,
     CommandLine,
@@ -129,6 +130,9 @@ class Agent:
         )
         self.hub = hub
         self.fence = Fence(self.hub_calls.held, clock=clock, agent_id=agent_id)
+        #: The webhook listener beside the claim loop (``--webhook-listen``): it reads events with the custom
+        #: fields of the latest delivery's context.
+        self.listener: WebhookListener | None = None
 
     @property
     def hub(self) -> HubClient:
@@ -287,6 +291,8 @@ class Agent:
         )
         ctx = attrs.evolve(ctx, allowed_projects=self.policy.allow_projects)
         self.presence.follow(delivery.context)
+        if self.listener is not None:
+            self.listener.follow(delivery.context)
         try:
             try:
                 await race(self.jira.wait_gap(delivery.pause_seconds, sleep=self._pause), self.stopping)

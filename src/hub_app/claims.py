@@ -17,6 +17,7 @@ from adapters.storage.records import AgentStatusRecord, CommandRecord
 from hub_app.answers.agent import AgentStatusView, CommandHeld, DeliveryView, QueueOutlook
 from hub_app.batches import store_batch
 from hub_app.bodies.agent import AgentProblemIn, ClaimIn
+from hub_app.freshness import mirror_freshness
 from hub_app.lookups import base_jql, batch_context, command, held_batches, resolved_in_batch
 from hub_app.runtime import Unit
 from reconcile import approval, auto_refresh, delivery, history, queue, reports
@@ -66,7 +67,9 @@ async def agent_status(unit: Unit) -> AgentStatusView:
         claim_wait_seconds=settings.claim_wait_seconds,
         stalled=status.last_error is not None,
     )
-    return AgentStatusView.of(status, online=online, queue=await queue_outlook(unit, settings))
+    return AgentStatusView.of(
+        status, online=online, queue=await queue_outlook(unit, settings), mirror=await mirror_freshness(unit, settings)
+    )
 
 
 async def touch_agent(unit: Unit) -> None:
@@ -102,7 +105,9 @@ async def _claimant(unit: Unit, agent_id: str, instance: str | None, settings: S
         claim_wait_seconds=settings.claim_wait_seconds,
     )
     if current is None or current.agent_id != agent_id:
-        current = AgentStatusRecord(agent_id=agent_id, last_seen_at=unit.now)
+        # The last webhook event is the mirror's fact, not the agent's: kept when another agent takes over.
+        events_at = current.last_webhook_event_at if current else None
+        current = AgentStatusRecord(agent_id=agent_id, last_seen_at=unit.now, last_webhook_event_at=events_at)
     return attrs.evolve(current, instance=instance, last_seen_at=unit.now)
 
 

@@ -3,18 +3,20 @@
 Two kinds, both under ``sdlc_hub_``:
 
 * **counters of this process** — batches and commands created, claims, reports, Jira calls and writes the agent
-  reported, refresh issues and durations, batch validation time, HTTP requests by route and status. They are
-  counted after the transaction commits (a rolled-back batch counts nothing) and restart from zero with the
-  process, as Prometheus counters do;
+  reported, refresh issues and durations, batch validation time, webhook events by outcome, HTTP requests by
+  route and status. They are counted after the transaction commits (a rolled-back batch counts nothing) and
+  restart from zero with the process, as Prometheus counters do;
 * **gauges read from the database at each scrape** — commands by status, queue depth, batches waiting for
-  approval, the agent's online flag and last sight, mirror size, age of the last full refresh. Several hub
-  processes over one PostgreSQL database report the same gauges.
+  approval, the agent's online flag and last sight, mirror size, age of the last full refresh, the mirror's
+  staleness (:mod:`reconcile.freshness`). Several hub processes over one PostgreSQL database report the same
+  gauges.
 
 Each :class:`HubMetrics` has its own registry, so several hubs in one process (the tests) do not collide.
 """
 
 from __future__ import annotations
 
+import collections
 import time
 from collections.abc import Iterable
 
@@ -68,6 +70,13 @@ def _families(readings: QueueReadings) -> Iterable[Metric]:
             "sdlc_hub_last_full_refresh_age_seconds",
             "Seconds since the last full refresh finished",
             value=max(0.0, (readings.now - finished).total_seconds()),
+        )
+    if readings.mirror_staleness is not None:
+        yield GaugeMetricFamily(
+            "sdlc_hub_mirror_staleness_seconds",
+            "Seconds since the latest finished full or change-only refresh started: how far behind Jira the mirror"
+            " can be for certain (webhook events apart)",
+            value=readings.mirror_staleness,
         )
 
 
@@ -123,6 +132,12 @@ class HubMetrics:
             buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5),
             registry=r,
         )
+        self.webhook_events = Counter(
+            "sdlc_hub_webhook_events",
+            "Jira webhook events the agent relayed, by what they did to the mirror (reconcile.freshness)",
+            ["outcome"],
+            registry=r,
+        )
         self.http_requests = Counter(
             "sdlc_hub_http_requests",
             "HTTP requests by route template, method and status",
@@ -143,6 +158,10 @@ class HubMetrics:
         self.jira_calls.inc(recorded.jira_calls or 0)
         for operation in recorded.operations or ():
             self.jira_writes.labels(method=operation.method.upper(), status=str(operation.status)).inc()
+
+    def events_received(self, outcomes: Iterable[str]) -> None:
+        for outcome, count in collections.Counter(outcomes).items():
+            self.webhook_events.labels(outcome=outcome).inc(count)
 
     def refresh_finished(self, seconds: float, issues: int) -> None:
         self.refresh_seconds.observe(max(0.0, seconds))

@@ -40,4 +40,5 @@ async def read_queue(unit: Unit) -> QueueReadings:
         agent_online=agent.online,
         agent_last_seen=datetime.fromisoformat(agent.last_seen_at) if agent.last_seen_at else None,
         now=unit.now,
+        mirror_staleness=agent.mirror.staleness_seconds,
     )

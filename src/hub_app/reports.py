@@ -29,7 +29,7 @@ from reconcile.settings import Settings
 
 log = logging.getLogger(__name__)
 
-__all__ = ["report", "submit_pages"]
+__all__ = ["confirm_claimed", "report", "submit_pages"]
 
 _PAGE_KINDS = ("issues", "neighbours", "history")
 
@@ -145,7 +145,7 @@ async def _apply_refresh_result(
         seconds = (unit.now - run.started_at).total_seconds()
         count = issues if isinstance(issues, int) and _is_count(issues) else 0
         unit.after_commit(lambda metrics: metrics.refresh_finished(seconds, count))
-    await _confirm_claimed(unit, settings, exclude=refresh.id)
+    await confirm_claimed(unit, settings, exclude=refresh.id)
 
 
 def _is_count(value: Any) -> bool:
@@ -153,7 +153,9 @@ def _is_count(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= DB_INT_MAX
 
 
-async def _confirm_claimed(unit: Unit, settings: Settings, *, exclude: int) -> None:
+async def confirm_claimed(unit: Unit, settings: Settings, *, exclude: int | None = None) -> None:
+    """The commands still ``claimed`` (but ``exclude``, the refresh just reported) whose desired state the mirror
+    now shows become ``confirmed_by_state`` (after a refresh's report, or webhook events)."""
     claimed = [c for c in await unit.db.queue.with_status(CommandStatus.CLAIMED) if c.id != exclude]
     if not claimed:
         return

@@ -22,6 +22,7 @@ from reconcile.lifecycle import FINAL
 
 __all__ = [
     "DEMO_PACING",
+    "WEBHOOK_SECRET",
     "Stack",
     "add_token",
     "checked",
@@ -40,6 +41,9 @@ def demo_pacing(catalogue: Mapping[str, CommandSpec]) -> dict[str, float]:
 
 
 DEMO_PACING: dict[str, float] = demo_pacing(CATALOGUE)
+
+#: The webhook secret of the stack's agents (the file holds it with a trailing newline, as an editor leaves it).
+WEBHOOK_SECRET = "loopback-webhook-secret"
 
 
 #: How long a process may take to become ready: a guard against a hang, not a measure (a loaded machine with
@@ -180,6 +184,11 @@ class Stack:
     database_url: str | None = None
     #: The hub's ``jira_project``: the project its agents are allowed by default.
     jira_project: str = "AURORA"
+    #: Whether every agent started serves Jira's webhooks (``--webhook-listen`` on a free port, secret
+    #: :data:`WEBHOOK_SECRET`); the first one's listener is registered in the simulator (Jira 10's resource).
+    webhooks: bool = False
+    #: The listener URL of each agent started with webhooks, by its name.
+    listeners: dict[str, str] = attrs.field(factory=dict)
 
     def client(self, role: str = "interface") -> httpx.Client:
         return httpx.Client(base_url=self.hub_url, headers={"Authorization": f"Bearer {self.tokens[role]}"}, timeout=30)
@@ -195,7 +204,22 @@ class Stack:
         allow_projects: Sequence[str] | None = None,
         **kwargs: Any,
     ) -> Proc:
-        """``sdlc-agent run`` against this stack, allowed the hub's Jira project unless told otherwise."""
+        """``sdlc-agent run`` against this stack, allowed the hub's Jira project unless told otherwise (with the
+        webhook listener when :attr:`webhooks`; ``webhooks=`` overrides it for this agent)."""
+        listen = kwargs.pop("webhooks", self.webhooks)
+        if listen:
+            secret = self.work_dir / "webhook-secret"
+            secret.write_text(WEBHOOK_SECRET + "\n", encoding="utf-8")
+            port = free_port()
+            listen_flags = ["--webhook-listen", f"127.0.0.1:{port}", "--webhook-secret-file", str(secret)]
+            kwargs["policy"] = [*kwargs.get("policy", ()), *listen_flags]
+            self.listeners[name] = f"http://127.0.0.1:{port}/jira/webhook"
+            if len(self.listeners) == 1:
+                # Jira posts to the first agent's listener, registered before that agent makes any call (and
+                # the call log cleared of the registration, so a test's count of Jira calls is the agent's).
+                self.register_webhook(self.listeners[name], allow_projects=allow_projects)
+                with self.sim() as sim:
+                    checked(sim.delete("/_sim/calls"))
         proc = start_agent(
             hub_url=hub_url or self.hub_url,
             hub_token=self.tokens["agent"],
@@ -208,6 +232,28 @@ class Stack:
         )
         self.procs[name] = proc
         return proc
+
+    def register_webhook(self, url: str, *, allow_projects: Sequence[str] | None = None) -> str:
+        """``sdlc-agent webhook --register`` for the listener at ``url``: the simulator posts its changes there."""
+        secret = self.work_dir / "webhook-secret"
+        projects = (self.jira_project,) if allow_projects is None else allow_projects
+        argv = [
+            *script("sdlc-agent"),
+            "webhook",
+            "--jira",
+            self.sim_url,
+            *(word for project in projects for word in ("--allow-project", project)),
+            "--webhook-url",
+            url,
+            "--webhook-secret-file",
+            str(secret),
+            "--register",
+        ]
+        env = {**os.environ, "SDLC_AGENT_JIRA_TOKEN": "demo-jira-token"}
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, check=False, timeout=60)
+        if done.returncode != 0:
+            raise RuntimeError(f"sdlc-agent webhook --register: exit {done.returncode}\n{done.stdout}{done.stderr}")
+        return done.stdout.strip()
 
     def restart_hub(self) -> None:
         """``sdlc-hub serve`` again on the same port, data dir and database (after the old one stopped)."""

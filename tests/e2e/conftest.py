@@ -42,8 +42,10 @@ def hub_database(request: pytest.FixtureRequest) -> Iterator[str | None]:
 
 @pytest.fixture
 def stack(tmp_path: Path, hub_database: str | None) -> Iterator[Stack]:
-    """Hub + simulator with the sample projects and scaled-down pacing; start the agent with ``stack.start_agent``."""
+    """Hub + simulator with the sample projects and scaled-down pacing; start the agent with ``stack.start_agent``
+    (its webhook listener on and registered in the simulator)."""
     running = start_stack(tmp_path, pacing=E2E_PACING, claim_wait_seconds=1.0, database_url=hub_database)
+    running.webhooks = True  # every agent listens for Jira's webhooks: the recovery and fault tests run with it
     try:
         yield running
     finally:

@@ -47,6 +47,7 @@ def _agent(row: Row[Any]) -> AgentStatusRecord:
         last_seen_at=row.last_seen_at,
         last_claim_at=row.last_claim_at,
         last_error=row.last_error,
+        last_webhook_event_at=row.last_webhook_event_at,
     )
 
 
@@ -183,6 +184,7 @@ class AdminRepository:
             "last_seen_at": status.last_seen_at,
             "last_claim_at": status.last_claim_at,
             "last_error": status.last_error,
+            "last_webhook_event_at": status.last_webhook_event_at,
         }
         first = select(_AGENT.c.id).order_by(_AGENT.c.id).limit(1).scalar_subquery()
         changed = await self._session.execute(update(_AGENT).where(_AGENT.c.id == first).values(**values))

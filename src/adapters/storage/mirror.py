@@ -37,13 +37,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from adapters.storage.models import (
-    HistoryEntryRow,
-    MirrorIssueRow,
-    MirrorLabelRow,
-    MirrorLinkRow,
-    table_of,
-)
+from adapters.storage.models import HistoryEntryRow, MirrorIssueRow, MirrorLabelRow, MirrorLinkRow, table_of
 from adapters.storage.records import MirrorEntry
 from reconcile.mirror_rule import to_apply
 from reconcile.records import (
@@ -66,6 +60,7 @@ _HISTORY = table_of(HistoryEntryRow)
 #: The columns a refresh page writes for each issue.
 _ISSUE_COLUMNS = ("key", "sort_key", *ISSUE_TEXT_FIELDS, "labels", "sprint")
 _HISTORY_COLUMNS = ("issue_key", "jira_id", "created", "author", "items")
+_Updated = Mapping[str, str | None]
 
 
 @attrs.frozen(kw_only=True)
@@ -204,9 +199,7 @@ _WRITES: dict[str, _PageWrites] = {}
 
 def _page_writes(dialect: Dialect) -> _PageWrites:
     """The statements of ``dialect``'s database (compiled with the first engine's: every engine is made alike)."""
-    if dialect.name not in _WRITES:
-        _WRITES[dialect.name] = _compiled_page_writes(dialect)
-    return _WRITES[dialect.name]
+    return _WRITES.get(dialect.name) or _WRITES.setdefault(dialect.name, _compiled_page_writes(dialect))
 
 
 def _compiled_page_writes(dialect: Dialect) -> _PageWrites:
@@ -267,6 +260,11 @@ class MirrorRepository:
             )
             for row in rows
         ]
+
+    async def updated_of(self, keys: Iterable[str]) -> dict[str, str | None]:
+        """The ``updated`` of each of ``keys`` the mirror holds (what the upsert rule compares)."""
+        rows = select(_ISSUE.c.key, _ISSUE.c.updated).where(_ISSUE.c.key.in_(self._key_set(keys)))
+        return dict((await self._session.execute(rows)).all())
 
     async def issues(self, keys: Iterable[str]) -> dict[str, MirrorIssue]:
         """The mirror records of ``keys`` that the mirror holds, with their links."""
@@ -376,13 +374,15 @@ class MirrorRepository:
 
     # --- writing (refresh pages, webhook events) ----------------------------------------------------------
 
-    async def upsert_issues(self, issues: Sequence[MirrorIssue], *, command_id: int | None, now: datetime) -> list[str]:
+    async def upsert_issues(
+        self, issues: Sequence[MirrorIssue], *, command_id: int | None, now: datetime, stored: _Updated | None = None
+    ) -> list[str]:
         """Records of a refresh page (``command_id``) or of webhook events (``None``) that the upsert rule lets in
-        (:mod:`reconcile.mirror_rule`), with their labels and links; the keys written. Under the queue lock."""
+        (:mod:`reconcile.mirror_rule`), with their labels and links; the keys written. Under the queue lock.
+        ``stored``: :meth:`updated_of` of the records' keys, when the caller read it already."""
         if not issues:
             return []
-        rows = select(_ISSUE.c.key, _ISSUE.c.updated).where(_ISSUE.c.key.in_(self._key_set(i.key for i in issues)))
-        latest = to_apply(issues, dict((await self._session.execute(rows)).all()))
+        latest = to_apply(issues, stored if stored is not None else await self.updated_of(i.key for i in issues))
         if not latest:
             return []
         keys = _json_keys(latest)

@@ -267,6 +267,7 @@ class AgentStatusRow(Base):
     last_seen_at: Mapped[datetime] = mapped_column(UTCDateTime)
     last_claim_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     last_error: Mapped[str | None] = mapped_column(Text)
+    last_webhook_event_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class ApiTokenRow(Base):

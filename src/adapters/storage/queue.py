@@ -267,6 +267,10 @@ class QueueRepository:
             )
         )
 
+    async def save_params(self, command_id: int, params: dict[str, Any]) -> None:
+        """A queued command's params, changed before any delivery (the hub's refresh for events takes more keys)."""
+        await self._session.execute(update(_COMMAND).where(_COMMAND.c.id == command_id).values(params=params))
+
     async def setting_commands(self, types: Iterable[str]) -> list[SetCommand]:
         """The ``done`` and ``confirmed_by_state`` commands of ``types``, in the order they finished (drift)."""
         query = (
@@ -344,6 +348,15 @@ class QueueRepository:
         """When the latest finished full refresh started: the mirror is at least as fresh as that."""
         started: datetime | None = await self._session.scalar(
             select(func.max(_RUN.c.started_at)).where(_RUN.c.full.is_(True), _RUN.c.finished_at.is_not(None))
+        )
+        return started
+
+    async def last_changes_refresh(self, query: str) -> datetime | None:
+        """When the latest finished change-only run of ``query`` (the base JQL) started."""
+        started: datetime | None = await self._session.scalar(
+            select(func.max(_RUN.c.started_at)).where(
+                _RUN.c.full.is_(False), _RUN.c.query == query, _RUN.c.finished_at.is_not(None)
+            )
         )
         return started
 

@@ -139,6 +139,8 @@ class AgentStatusRecord:
     last_seen_at: datetime
     last_claim_at: datetime | None = None
     last_error: str | None = None
+    #: When the agent last relayed a Jira webhook event (``POST /agent/events``).
+    last_webhook_event_at: datetime | None = None
 
 
 @attrs.frozen(kw_only=True)

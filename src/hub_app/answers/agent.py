@@ -10,7 +10,16 @@ import attrs
 from adapters.storage.records import AgentStatusRecord
 from hub_app.answers.wire import iso
 
-__all__ = ["AgentStatusView", "CommandHeld", "DeliveryView", "PagesAck", "QueueOutlook", "ReportAck"]
+__all__ = [
+    "AgentStatusView",
+    "CommandHeld",
+    "DeliveryView",
+    "EventsAck",
+    "MirrorFreshness",
+    "PagesAck",
+    "QueueOutlook",
+    "ReportAck",
+]
 
 
 @attrs.frozen(kw_only=True)
@@ -23,6 +32,18 @@ class QueueOutlook:
     eta_seconds: float
     awaiting_approval: int
     awaiting_commands: int
+
+
+@attrs.frozen(kw_only=True)
+class MirrorFreshness:
+    """How fresh the mirror is (DESIGN.md 6.2; :mod:`reconcile.freshness`): when the latest finished full and
+    change-only refreshes started, when the agent last relayed a webhook event, and the staleness in seconds
+    (since the later of the two refreshes; ``null`` before the first)."""
+
+    last_full_refresh_at: str | None
+    last_changes_refresh_at: str | None
+    last_webhook_event_at: str | None
+    staleness_seconds: float | None
 
 
 @attrs.frozen(kw_only=True)
@@ -40,9 +61,12 @@ class AgentStatusView:
     #: its next claim.
     last_error: str | None
     queue: QueueOutlook
+    mirror: MirrorFreshness
 
     @classmethod
-    def of(cls, status: AgentStatusRecord | None, *, online: bool, queue: QueueOutlook) -> AgentStatusView:
+    def of(
+        cls, status: AgentStatusRecord | None, *, online: bool, queue: QueueOutlook, mirror: MirrorFreshness
+    ) -> AgentStatusView:
         if status is None:
             return cls(
                 agent_id=None,
@@ -56,6 +80,7 @@ class AgentStatusView:
                 online=False,
                 last_error=None,
                 queue=queue,
+                mirror=mirror,
             )
         return cls(
             agent_id=status.agent_id,
@@ -69,6 +94,7 @@ class AgentStatusView:
             online=online,
             last_error=status.last_error,
             queue=queue,
+            mirror=mirror,
         )
 
 
@@ -109,3 +135,15 @@ class ReportAck:
 
     accepted: bool
     status: str
+
+
+@attrs.frozen(kw_only=True)
+class EventsAck:
+    """What the hub did with the events (``POST /agent/events``): how many had each outcome
+    (:class:`reconcile.freshness.EventOutcome`), and the hub's refresh that reads what they could not bring, if
+    one was queued or given more keys."""
+
+    applied: int
+    duplicate: int
+    stale: int
+    refresh_command_id: int | None

@@ -38,3 +38,5 @@ class QueueReadings:
     agent_online: bool
     agent_last_seen: datetime | None
     now: datetime
+    #: :func:`reconcile.freshness.staleness_seconds` (``None`` before the first refresh finished).
+    mirror_staleness: float | None = None

@@ -1,4 +1,5 @@
-"""Routes of the agent (agent role): the long-poll claim, refresh pages, reports, and the files to attach."""
+"""Routes of the agent (agent role): the long-poll claim, refresh pages, reports, Jira's webhook events, and the
+files to attach."""
 
 from __future__ import annotations
 
@@ -11,14 +12,16 @@ from litestar.params import FromPath, FromQuery, JSONBody
 from litestar.response import File
 from litestar.status_codes import HTTP_204_NO_CONTENT
 
-from hub_app import admin, claims, reports
-from hub_app.answers.agent import CommandHeld, DeliveryView, PagesAck, ReportAck
+from hub_app import admin, claims, events, reports
+from hub_app.answers.agent import CommandHeld, DeliveryView, EventsAck, PagesAck, ReportAck
 from hub_app.api.routing import in_unit, route
-from hub_app.bodies.agent import AgentProblemIn, ClaimIn, PagesIn, ReportIn
+from hub_app.bodies.agent import AgentProblemIn, ClaimIn, EventsIn, PagesIn, ReportIn
 from hub_app.bodies.parsing import parse
 from hub_app.connection import HubRequest, hub_of
 from hub_app.roles import AGENT
 from hub_app.runtime import Hub
+from reconcile.errors import ValidationError
+from reconcile.freshness import EventOutcome
 from reconcile.settings import Settings
 
 __all__ = ["ROUTES"]
@@ -89,6 +92,20 @@ async def agent_report(request: HubRequest, command_id: FromPath[int], data: JSO
     return await in_unit(request, lambda u: reports.report(u, command_id, body))
 
 
+@post("/agent/events", **route(AGENT, body=EventsIn, answer=EventsAck, errors_=(422,)))
+async def agent_events(request: HubRequest, data: JSONBody[Any] = None) -> Any:
+    """Jira's webhook events the agent received: newer issues into the mirror, the confirmation by state, and one
+    refresh of the hub's for what they could not bring (idempotent)."""
+    try:
+        body = parse(EventsIn, data)
+    except ValidationError:
+        told = data.get("events") if isinstance(data, dict) else None
+        refused = [EventOutcome.REFUSED.value] * (len(told) if isinstance(told, list) else 1)
+        hub_of(request).metrics.events_received(refused)
+        raise
+    return await in_unit(request, lambda u: events.submit_events(u, body))
+
+
 @get("/agent/files/{sha256:str}", **route(AGENT, errors_=(404,)), media_type="application/octet-stream")
 async def agent_file(request: HubRequest, sha256: FromPath[str]) -> File:
     """The bytes, streamed from the file store; the agent checks sha256 and size before uploading to Jira."""
@@ -99,4 +116,4 @@ async def agent_file(request: HubRequest, sha256: FromPath[str]) -> File:
     )
 
 
-ROUTES = [agent_claim, agent_problem, agent_command, agent_pages, agent_report, agent_file]
+ROUTES = [agent_claim, agent_problem, agent_command, agent_pages, agent_report, agent_events, agent_file]

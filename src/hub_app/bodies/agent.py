@@ -9,8 +9,9 @@ import attrs
 from hub_app.bodies.parsing import HIDDEN, is_db_int, meta
 from reconcile.errors import ValidationError
 from reconcile.records import HistoryEntry, MirrorIssue, wire_history, wire_issue
+from reconcile.webhook_events import WebhookEvent, wire_event
 
-__all__ = ["AgentProblemIn", "ClaimIn", "OperationIn", "PagesIn", "ReportIn"]
+__all__ = ["AgentProblemIn", "ClaimIn", "EventIn", "EventsIn", "OperationIn", "PagesIn", "ReportIn"]
 
 
 @attrs.frozen(kw_only=True)
@@ -79,3 +80,30 @@ class ReportIn:
     error: str | None = attrs.field(default=None, metadata=meta("str?"))
     jira_calls: int | None = attrs.field(default=None, metadata=meta("int?"))
     operations: list[OperationIn] | None = attrs.field(default=None, metadata=meta("list", item=_operation))
+
+
+@attrs.frozen(kw_only=True)
+class EventIn:
+    """A Jira webhook event as the agent relays it (DESIGN.md 6.2), checked by
+    :func:`reconcile.webhook_events.wire_event`."""
+
+    event: str | None = attrs.field(metadata=meta("str?", "webhookEvent; null: a delivery without a body"))
+    key: str | None = attrs.field(metadata=meta("str?", "the issue's key, when the payload names it"))
+    at: str = attrs.field(metadata=meta("str", "the event's time (Jira's timestamp), UTC ISO-8601"))
+    issue: MirrorIssue | None = attrs.field(default=None, metadata=meta("dict?", "the issue, as a search page's"))
+
+    @property
+    def hint(self) -> WebhookEvent:
+        return WebhookEvent(event=self.event, key=self.key, at=self.at, issue=self.issue)
+
+
+def _event(value: Any, what: str) -> EventIn:
+    found = wire_event(value, what)
+    return EventIn(event=found.event, key=found.key, at=found.at, issue=found.issue)
+
+
+@attrs.frozen(kw_only=True)
+class EventsIn:
+    """Jira's webhook events the agent received (``POST /agent/events``)."""
+
+    events: list[EventIn] = attrs.field(metadata=meta("list", item=_event))

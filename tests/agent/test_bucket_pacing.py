@@ -1,0 +1,56 @@
+"""Pacing from Jira's own rate limit (DESIGN.md 5.6): the agent's refresh driven through ``JiraHttp`` against the
+simulator's token bucket on one fake clock — it waits for the refill instead of meeting a 429."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import httpx
+import pytest
+
+from adapters.clock import FakeClock
+from adapters.jira_http import JiraHttp
+from agent_app.drive import Alone, drive
+from jira_sim import Simulator
+from jira_sim.generated import generated_seed
+from reconcile.command_types import executor_for
+from reconcile.executors import Delivery
+from reconcile.settings import Settings
+
+pytestmark = pytest.mark.anyio
+
+NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
+JQL = 'project = AURORA AND labels in ("AWPCA", "STOCKS_DRRK")'
+
+
+async def _refresh(sim: Simulator, clock: FakeClock) -> int:
+    jira = JiraHttp.connect("http://jira.test", token="pat", clock=clock, transport=httpx.ASGITransport(app=sim.asgi))
+    delivery = Delivery(id=1, type="refresh", params={"jql": JQL}, pause_seconds=0, context=Settings().agent_context())
+    try:
+        outcome = await drive(executor_for(delivery, await jira.exec_context()), jira, Alone(jira=jira))
+    finally:
+        await jira.aclose()
+    assert outcome.report.status == "done"
+    return outcome.jira_calls
+
+
+async def test_a_long_refresh_under_a_bucket_meets_no_429() -> None:
+    """31 calls (30 search pages and a neighbours' read, plus the agent's two own reads) under a bucket of 5 a
+    second (max 5): every call answered 200,
+    the agent waiting for the refills — at the bucket's rate less its reserve of 2 (3 calls a second)."""
+    clock = FakeClock()
+    sim = Simulator(generated_seed(3000), clock=lambda: NOW, timer=clock)
+    sim.set_rate_limit(5, 5)
+    calls = await _refresh(sim, clock)
+    assert {c["status"] for c in sim.calls} == {200}
+    assert calls == len(sim.calls) - 2 == 31
+    # 33 calls: the first 3 from the full bucket, then 3 a second
+    assert clock.monotonic() == pytest.approx((33 - 3) / 3, abs=1.0)
+
+
+async def test_without_a_limit_the_agent_never_waits() -> None:
+    """No ``X-RateLimit-*`` headers: no wait at all."""
+    clock = FakeClock()
+    sim = Simulator(generated_seed(3000), clock=lambda: NOW, timer=clock)
+    assert await _refresh(sim, clock) == 31
+    assert clock.sleeps == []

@@ -1,0 +1,71 @@
+"""The mirror's freshness: its staleness, and what each relayed webhook event did to the mirror."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from reconcile.freshness import EventOutcome, event_outcomes, staleness_seconds
+from reconcile.mirror_rule import to_apply
+from reconcile.records import MirrorIssue
+from reconcile.webhook_events import WebhookEvent
+
+T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
+
+
+def _at(seconds: int) -> str:
+    return (T0 + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _event(key: str, version: int) -> WebhookEvent:
+    issue = MirrorIssue(key=key, summary=f"{key} v{version}", updated=_at(version))  # type: ignore[call-arg]
+    return WebhookEvent(event="jira:issue_updated", key=key, at=_at(version), issue=issue)
+
+
+def test_staleness_is_since_the_later_refresh_start() -> None:
+    """The later of the full and change-only starts counts; none finished → unknown; never negative."""
+    now = T0 + timedelta(minutes=20)
+    assert staleness_seconds(now=now, last_full_refresh_at=T0, last_changes_refresh_at=None) == 1200.0
+    later = T0 + timedelta(minutes=16)
+    assert staleness_seconds(now=now, last_full_refresh_at=T0, last_changes_refresh_at=later) == 240.0
+    assert staleness_seconds(now=now, last_full_refresh_at=None, last_changes_refresh_at=None) is None
+    assert staleness_seconds(now=T0, last_full_refresh_at=now, last_changes_refresh_at=None) == 0.0
+
+
+def test_outcomes_of_one_request() -> None:
+    """Newer than the row → applied; the row's own state → duplicate; older → stale; a hint → applied."""
+    hint = WebhookEvent(event="issuelink_created", at=_at(0))
+    events = [_event("A-1", 5), _event("A-2", 3), _event("A-3", 1), _event("A-1", 5), _event("A-4", 2), hint]
+    stored = {"A-1": _at(4), "A-2": _at(3), "A-3": _at(2)}
+    assert event_outcomes(events, stored) == [
+        EventOutcome.DUPLICATE,  # the later copy of the same state is the one written
+        EventOutcome.DUPLICATE,
+        EventOutcome.STALE,
+        EventOutcome.APPLIED,
+        EventOutcome.APPLIED,  # a new row
+        EventOutcome.APPLIED,
+    ]
+
+
+@given(
+    versions=st.lists(st.tuples(st.sampled_from(["A-1", "A-2"]), st.integers(0, 5)), max_size=12),
+    stored=st.dictionaries(st.sampled_from(["A-1", "A-2"]), st.integers(0, 5)),
+)
+def test_outcomes_agree_with_the_upsert_rule(versions: list[tuple[str, int]], stored: dict[str, int]) -> None:
+    """Exactly the events whose records the upsert rule writes are applied or duplicates (at most one per key, a
+    duplicate only when its state is the row's); every other is stale or a duplicate of a later copy."""
+    events = [_event(key, version) for key, version in versions]
+    rows = {key: _at(version) for key, version in stored.items()}
+    outcomes = event_outcomes(events, rows)
+    written = to_apply([e.issue for e in events if e.issue is not None], rows)
+    for event, outcome in zip(events, outcomes, strict=True):
+        assert event.issue is not None
+        chosen = written.get(event.issue.key) is event.issue
+        if chosen:
+            same = rows.get(event.issue.key) == event.issue.updated
+            assert outcome is (EventOutcome.DUPLICATE if same else EventOutcome.APPLIED)
+        else:
+            assert outcome in (EventOutcome.STALE, EventOutcome.DUPLICATE)
+    assert outcomes.count(EventOutcome.APPLIED) <= len(written)
