@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from adapters.cli_config import CommandLine, Option, package_version
 from adapters.logs import configure_logging
-from hub_app.mcp.clients import ALL, McpClient
+from hub_app.mcp.clients import ALL, McpClient, snippets
 from hub_app.roles import INTERFACE, Role
 
 if TYPE_CHECKING:
@@ -182,8 +182,6 @@ async def _token_add(hub: Hub, name: str, role: str, *, needs_approval: bool) ->
 def _add_token(args: argparse.Namespace) -> int:
     """``token add``: the secret alone on the last line; with ``--print-mcp-config``, the MCP configuration of the
     chosen clients before it (it holds the secret too)."""
-    from hub_app.mcp.clients import snippets  # noqa: PLC0415
-
     which: str | None = args.print_mcp_config
     if which is not None and Role(args.role) not in INTERFACE:
         print(
