@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from adapters.cli_config import CommandLine, Option, package_version
 from adapters.logs import configure_logging
-from hub_app.roles import Role
+from hub_app.mcp.clients import ALL, McpClient, snippets
+from hub_app.roles import INTERFACE, Role
 
 if TYPE_CHECKING:
     from hub_app.answers.admin import TokenView
@@ -43,7 +44,14 @@ DATABASE_URL = Option(
     help="postgresql+asyncpg://… or sqlite+aiosqlite:///… (default: SQLite in the data directory)",
 )
 STORAGE = (DATA_DIR, DATABASE_URL)
+PUBLIC_URL = Option(
+    "public-url",
+    help="the URL people and assistants reach the hub at (default http://<host>:<port> of serve): every link the hub "
+    "gives is built from it, and /mcp refuses another Origin or Host",
+)
 MAX_PORT = 65535
+#: ``--print-mcp-config``'s choices: a client, or all of them.
+MCP_CLIENTS = (*(client.value for client in McpClient), ALL)
 
 
 def command_line() -> CommandLine:
@@ -64,11 +72,7 @@ def command_line() -> CommandLine:
             help="seconds a client may take to send a request's head, or pause inside its body, before the "
             "connection is closed",
         ),
-        Option(
-            "public-url",
-            help="the URL people and assistants reach the hub at (default http://<host>:<port>): every link the hub "
-            "gives is built from it, and /mcp refuses another Origin or Host",
-        ),
+        PUBLIC_URL,
         Option(
             "forwarded-allow-ips",
             default="127.0.0.1",
@@ -80,13 +84,22 @@ def command_line() -> CommandLine:
     token = sub.add_parser("token", help="API tokens")
     token_sub = token.add_subparsers(dest="token_command", required=True)
     add = token_sub.add_parser("add", help="create a token; its secret is printed once, alone on the last line")
-    cli.add(add, *STORAGE)
+    cli.add(add, *STORAGE, PUBLIC_URL)
     add.add_argument("name")
     add.add_argument("--role", required=True, choices=[role.value for role in Role])
     add.add_argument(
         "--needs-approval",
         action="store_true",
         help="every batch this token creates waits for a person's approval (interface tokens: an AI assistant's)",
+    )
+    add.add_argument(
+        "--print-mcp-config",
+        nargs="?",
+        const=ALL,
+        choices=MCP_CLIENTS,
+        metavar="{" + ",".join(MCP_CLIENTS) + "}",
+        help="also print the MCP configuration of an assistant's client (default all) with the new secret, for "
+        "the hub's /mcp at --public-url (docs/assistants.md)",
     )
     cli.add(token_sub.add_parser("list", help="list tokens"), *STORAGE)
     revoke = token_sub.add_parser("revoke", help="revoke a token")
@@ -164,6 +177,37 @@ async def _token_add(hub: Hub, name: str, role: str, *, needs_approval: bool) ->
         body = TokenIn(name=name, role=role, needs_approval=needs_approval)  # type: ignore[arg-type]
         created = await admin.add_token(unit, body)
     return created.secret
+
+
+def _add_token(args: argparse.Namespace) -> int:
+    """``token add``: the secret alone on the last line; with ``--print-mcp-config``, the MCP configuration of the
+    chosen clients before it (it holds the secret too)."""
+    which: str | None = args.print_mcp_config
+    if which is not None and Role(args.role) not in INTERFACE:
+        print(
+            f"sdlc-hub: --print-mcp-config is for an interface or admin token; /mcp refuses role {args.role}",
+            file=sys.stderr,
+        )
+        return 1
+    public_url = _public_url(args) if which is not None else None
+    if public_url is not None and "public_url" in args.defaulted:
+        print(
+            f"sdlc-hub: warning: no --public-url or SDLC_HUB_PUBLIC_URL; the configuration names {public_url.url}"
+            " (serve's default). Give the URL assistants reach the hub at.",
+            file=sys.stderr,
+        )
+    add = functools.partial(_token_add, name=args.name, role=args.role, needs_approval=args.needs_approval)
+    secret = asyncio.run(_with_hub(args, add))
+    created = f"token {args.name} ({args.role}{', approval: required' if args.needs_approval else ''}) created"
+    if which is None or public_url is None:
+        print(f"{created}; its secret, shown only now:")
+    else:
+        print(f"{created}; the MCP configuration below holds its secret: keep it private")
+        for snippet in snippets(which, public_url, secret):
+            print(f"\n{snippet.where}:\n{snippet.text}")
+        print("\nits secret, shown only now:")
+    print(secret)
+    return 0
 
 
 async def _token_list(hub: Hub) -> list[TokenView]:
@@ -251,10 +295,14 @@ def _operator_message(exc: Exception, args: argparse.Namespace) -> str:
 
 
 def _public_url(args: argparse.Namespace) -> PublicUrl:
-    from hub_app.public_url import PublicUrl, PublicUrlError  # noqa: PLC0415
+    from hub_app.public_url import DEFAULT_HOST, DEFAULT_PORT, PublicUrl, PublicUrlError  # noqa: PLC0415
 
     try:
-        return PublicUrl.of(args.public_url, listen_host=args.host, listen_port=args.port)
+        return PublicUrl.of(
+            args.public_url,
+            listen_host=getattr(args, "host", DEFAULT_HOST),  # token add has no --host nor --port: serve's defaults
+            listen_port=getattr(args, "port", DEFAULT_PORT),
+        )
     except PublicUrlError as exc:
         raise _Unusable(str(exc)) from None
 
@@ -333,12 +381,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"sdlc-hub: {_migrate_summary(applied)}")
             return 0
         if args.token_command == "add":
-            add = functools.partial(_token_add, name=args.name, role=args.role, needs_approval=args.needs_approval)
-            secret = asyncio.run(_with_hub(args, add))
-            approval = ", approval: required" if args.needs_approval else ""
-            print(f"token {args.name} ({args.role}{approval}) created; its secret, shown only now:")
-            print(secret)
-            return 0
+            return _add_token(args)
         if args.token_command == "list":
             for token in asyncio.run(_with_hub(args, _token_list)):
                 approval = "\tapproval: required" if token.needs_approval else ""

@@ -108,6 +108,31 @@ def test_a_token_that_needs_approval(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert listed == ["claude\tinterface\tapproval: required", "planner\tinterface"]
 
 
+def test_mcp_config_is_for_a_token_mcp_takes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--print-mcp-config for an agent token: exit 1, nothing added; without a public URL it warns (stderr) that
+    the configuration names serve's default; a public URL that is no URL: exit 2, nothing added."""
+    monkeypatch.delenv("SDLC_HUB_PUBLIC_URL", raising=False)
+    data = ["--data-dir", str(tmp_path)]
+    assert main(["token", "add", "bank", "--role", "agent", "--print-mcp-config", *data]) == 1
+    assert capsys.readouterr().err == (
+        "sdlc-hub: --print-mcp-config is for an interface or admin token; /mcp refuses role agent\n"
+    )
+    bad = ["--public-url", "hub.example"]
+    assert main(["token", "add", "claude", "--role", "interface", "--print-mcp-config", *bad, *data]) == 2
+    assert capsys.readouterr().err == "sdlc-hub: --public-url 'hub.example': expected http(s)://host[:port][/path]\n"
+    assert main(["token", "add", "claude", "--role", "interface", "--print-mcp-config", "cursor", *data]) == 0
+    printed = capsys.readouterr()
+    assert printed.err == (
+        "sdlc-hub: warning: no --public-url or SDLC_HUB_PUBLIC_URL; the configuration names http://127.0.0.1:8700"
+        " (serve's default). Give the URL assistants reach the hub at.\n"
+    )
+    assert '"url": "http://127.0.0.1:8700/mcp"' in printed.out
+    assert main(["token", "list", *data]) == 0
+    assert [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()] == ["claude"]
+
+
 def test_a_public_url_that_is_no_url_stops_serve(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """serve --public-url (or SDLC_HUB_PUBLIC_URL) that is no http(s) URL: one line on stderr, exit 2, before
     anything is opened."""

@@ -33,6 +33,7 @@ from litestar.plugins import InitPlugin
 from litestar.types import ASGIApp, Receive, Scope, Send
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
+from hub_app.mcp.clients import MCP_PATH
 from hub_app.mcp.server import CALLER_SCOPE_KEY, build_server
 from hub_app.mcp.tools import McpCaller, McpTool
 from hub_app.public_url import PublicUrl
@@ -43,7 +44,6 @@ __all__ = ["MCP_PATH", "MCP_ROLES", "McpEndpoint", "McpPlugin"]
 
 log = logging.getLogger(__name__)
 
-MCP_PATH = "/mcp"
 #: Roles whose tokens may use the MCP tools (DESIGN.md: «behind an interface token»; admin may do all).
 MCP_ROLES = INTERFACE
 
