@@ -120,3 +120,16 @@ def test_an_empty_instance_holds_the_claim_of_an_agent_without_one() -> None:
     """The instance "" is the same as none on the hub's side."""
     assert holds_claim("", active_instance=None) is True
     assert holds_claim("A", active_instance=None) is False
+
+
+@pytest.mark.usefixtures("moscow")
+def test_a_refused_claim_says_when_the_active_agent_was_seen_in_utc() -> None:
+    """The 409 names the active agent's last sighting as UTC with Z, whatever the machine's zone."""
+    seen = datetime(2026, 10, 22, 12, 0, 5, tzinfo=timezone(timedelta(hours=3)))
+    with pytest.raises(AgentConflict) as refused:
+        check_claimant(
+            "agent-2", active="agent-1", active_seen_at=seen, now=seen + timedelta(seconds=10), claim_wait_seconds=25
+        )
+    assert refused.value.message == (
+        "активен другой агент agent-1 (последний раз 2026-10-22T09:00:05Z); второй агент не допускается"
+    )

@@ -439,3 +439,14 @@ def test_the_messages_about_a_command_s_shape() -> None:
     assert error({"type": "ensure_status", "params": {"key": "X-1", "target": "Готово", "b": 1, "a": 2}}) == (
         "команда 3 (ensure_status): лишние параметры b, a; ожидаются key, target"
     )
+
+
+def test_the_batch_schema_describes_its_top_fields_in_the_seeds_words() -> None:
+    """The assistant reads these descriptions from the tool's schema: they are part of the interface."""
+    props = batch_create_schema()["properties"]
+    assert props["author"] == {"type": "string", "minLength": 1, "description": "кто ставит пакет"}
+    assert props["title"] == {"type": "string", "minLength": 1, "description": "заголовок пакета"}
+    assert props["project"]["description"] == "проект хаба (метка Jira): включает проверки пакета проекта"
+    assert props["notes"]["description"] == "заметки хаба к задачам пакета (в Jira не пишутся)"
+    note = props["notes"]["anyOf"][0]["items"]["properties"]
+    assert note["key"] == {"type": "string", "description": "ключ задачи или new:<n> этого пакета"}
