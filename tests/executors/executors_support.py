@@ -21,6 +21,16 @@ def delivery(
     return Delivery(id=1, type=type_, params=params, pause_seconds=pause, context=context or {})
 
 
+def issue(key: str, **fields: Any) -> dict[str, Any]:
+    """Jira's answer to ``GET /issue/<key>``: the key and the fields given."""
+    return {"key": key, "fields": fields}
+
+
+def search(*hits: dict[str, Any], total: int | None = None, start: int = 0) -> dict[str, Any]:
+    """One page of Jira's search answer holding ``hits``."""
+    return {"startAt": start, "maxResults": 100, "total": len(hits) if total is None else total, "issues": list(hits)}
+
+
 def ok(json: Any = None, status: int = 200, **headers: str) -> JiraResponse:
     return JiraResponse(status=status, json=json, headers=headers)
 

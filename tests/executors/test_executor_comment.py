@@ -1,0 +1,77 @@
+"""``ensure_comment`` fed values with no I/O: which of several marked comments is kept, what an empty body
+reads as, and the call named when Jira's answer cannot be read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from executors_support import ok, play
+
+from reconcile.executors import JiraCall
+
+KEY = "AURORA-1537"
+ISSUE = f"/rest/api/2/issue/{KEY}"
+WHEN = "2026-10-22T12:00:00.000+0300"
+
+
+TEXT = "[m]\nтекст"
+
+
+def _comments(*comments: dict[str, Any]) -> Any:
+    return ok({"startAt": 0, "total": len(comments), "comments": list(comments)})
+
+
+def _keep(*comments: dict[str, Any]) -> Any:
+    report, _ = play("ensure_comment", {"key": KEY, "marker": "[m]", "body": "текст"}, [_comments(*comments)])
+    return report
+
+
+@pytest.mark.parametrize(
+    ("ids", "kept"),
+    [
+        ([10, 9], "9"),  # ids Jira gives as numbers compare as numbers
+        (["10", "9"], "9"),  # and so do ids of digits
+        (["1", "x"], "x"),  # an id that is not a number orders as 0
+        (["5", "100000000000000000"], "5"),  # 18 digits are still a number
+        (["5", "1000000000000000000"], "1000000000000000000"),  # 19 are not: it orders as 0
+    ],
+)
+def test_of_marked_comments_of_one_time_the_lowest_numbered_id_is_kept(ids: list[Any], kept: str) -> None:
+    """Among marked comments created at the same time the one whose id is the lowest number is kept; an id
+    that is not a number of at most 18 digits orders as 0."""
+    report = _keep(*({"id": i, "created": WHEN, "body": TEXT} for i in ids))
+    assert (report.status, report.result) == ("done", {"comment_id": kept, "action": "none"})
+
+
+def test_a_marked_comment_without_created_is_the_oldest() -> None:
+    """A missing ``created`` orders before every time."""
+    report = _keep({"id": "1", "created": WHEN, "body": TEXT}, {"id": "2", "body": TEXT})
+    assert report.result == {"comment_id": "2", "action": "none"}
+
+
+def test_the_kept_comment_without_id_fails_naming_it() -> None:
+    """The kept marked comment (one without id orders first among its time) has no id: failed, naming the
+    issue and ``comments[].id``; the next comment is not taken instead."""
+    report = _keep({"id": "3", "created": WHEN, "body": TEXT}, {"created": WHEN, "body": TEXT})
+    assert (report.status, report.error) == (
+        "failed",
+        f"ответ Jira по {KEY}: comments[].id — ожидается идентификатор Jira, получено: null",
+    )
+
+
+def test_an_empty_body_is_the_marker_alone() -> None:
+    """``body`` is required but may be empty: the comment is the marker and a newline."""
+    report, steps = play(
+        "ensure_comment",
+        {"key": KEY, "marker": "[m]", "body": ""},
+        [_comments(), ok({"id": "5"}, status=201)],
+    )
+    posts = [s for s in steps if isinstance(s, JiraCall) and s.method == "POST"]
+    assert [p.json for p in posts] == [{"body": "[m]\n"}]
+    assert report.result == {"comment_id": "5", "action": "created"}
+
+
+def test_a_created_comment_answer_that_is_not_an_object_names_the_call() -> None:
+    report, _ = play("ensure_comment", {"key": KEY, "marker": "[m]", "body": "b"}, [_comments(), ok([], status=201)])
+    assert report.error == f"ответ Jira по POST {ISSUE}/comment: ответ — ожидается объект, получено: список"
