@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import make_url
 
-from pg_admin import PG_DEFAULT, admin_sql
+from .pg_admin import PG_DEFAULT, admin_sql
 
 
 @pytest.fixture(scope="session")

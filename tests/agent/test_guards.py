@@ -11,12 +11,13 @@ from pathlib import Path
 import anyio
 import anyio.lowlevel
 import pytest
-from agent_fakes import LEAD, FakeHub, Fault, command, waited
-from test_loop import Rig
 
 from adapters.clock import FakeClock
 from adapters.logs import fields_of
 from agent_app.journal import Journal, JournalBusy
+
+from .agent_fakes import LEAD, FakeHub, Fault, command, waited
+from .test_loop import Rig
 
 pytestmark = pytest.mark.anyio
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from agent_fakes import FakeHub, Fault, FlakyTransport, command
 
 from adapters.hub_client import (
     ClaimConflict,
@@ -17,6 +16,8 @@ from adapters.hub_client import (
 from reconcile.executors.base import Delivery, Operation, Page, Report
 from reconcile.records import MirrorIssue, MirrorLink, SprintRef
 from reconcile.settings import Settings
+
+from .agent_fakes import FakeHub, Fault, FlakyTransport, command
 
 pytestmark = pytest.mark.anyio
 

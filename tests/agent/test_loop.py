@@ -14,7 +14,6 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-from agent_fakes import LEAD, FakeHub, Fault, FlakyTransport, command, waited
 
 from adapters.clock import FakeClock
 from adapters.hub_client import HubClient
@@ -26,6 +25,8 @@ from agent_app.retry import Backoff, backoff_delay
 from jira_sim import Simulator
 from reconcile.command_types import executor_for
 from reconcile.policy import AgentPolicy
+
+from .agent_fakes import LEAD, FakeHub, Fault, FlakyTransport, command, waited
 
 pytestmark = pytest.mark.anyio
 

@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_with_hub import HubRig
 
 from hub_app import admin
 from hub_app.app import create_app
 from hub_app.bodies.admin import ProjectIn, TokenIn
 from hub_app.runtime import open_hub
+
+from .test_with_hub import HubRig
 
 pytestmark = pytest.mark.anyio
 

@@ -14,7 +14,6 @@ from typing import Any
 import attrs
 import httpx
 import pytest
-from tls_servers import Pki, make_pki, serve_https
 
 from adapters.clock import FakeClock
 from adapters.hub_client import HubClient, HubUnreachable
@@ -30,6 +29,8 @@ from hub_app.runtime import open_hub
 from jira_sim import Simulator
 from reconcile.command_types import executor_for
 from reconcile.policy import AgentPolicy
+
+from .tls_servers import Pki, make_pki, serve_https
 
 pytestmark = pytest.mark.anyio
 

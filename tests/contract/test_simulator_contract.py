@@ -24,7 +24,10 @@ from typing import Any
 
 import httpx
 import pytest
-from jira_contract import (
+
+from jira_sim import Simulator
+
+from .jira_contract import (
     DEFECTS,
     OPERATIONS,
     Answer,
@@ -34,8 +37,6 @@ from jira_contract import (
     load_subset,
     problems,
 )
-
-from jira_sim import Simulator
 
 DOCUMENT = load_subset()
 SCHEMAS = converted_schemas(DOCUMENT)

@@ -19,9 +19,10 @@ from typing import Any
 import httpx
 import pytest
 import yaml
-from jira_contract import CASSETTES
 
 from jira_sim import Simulator
+
+from .jira_contract import CASSETTES
 
 pytestmark = pytest.mark.anyio
 

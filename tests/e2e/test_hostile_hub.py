@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import itertools
 import socket
-import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,15 +17,13 @@ import anyio
 import httpx
 import pytest
 import uvicorn
-from e2e_support import agent_events, at, is_write, wait_until
-
-# The agent tests' hub (tests/agent/agent_fakes.py), served here over real HTTP.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agent"))
-from agent_fakes import FakeHub, command
 
 from loopback.processes import Proc
 from loopback.stack import start_agent, start_sim
 from reconcile.catalogue import CATALOGUE
+from tests.agent.agent_fakes import FakeHub, command  # the agent tests' hub, served here over real HTTP
+
+from .e2e_support import agent_events, at, is_write, wait_until
 
 pytestmark = pytest.mark.e2e
 

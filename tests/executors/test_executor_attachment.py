@@ -6,7 +6,8 @@ import hashlib
 from typing import Any
 
 import pytest
-from executors_support import issue, ok, play
+
+from .executors_support import issue, ok, play
 
 KEY = "AURORA-1537"
 ISSUE = f"/rest/api/2/issue/{KEY}"

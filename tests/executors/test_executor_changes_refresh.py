@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from sim_support import Bench, make_bench
 
 from jira_sim.generated import generated_seed
+
+from .sim_support import Bench, make_bench
 
 pytestmark = pytest.mark.anyio
 

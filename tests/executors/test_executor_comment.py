@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from executors_support import ok, play
 
 from reconcile.executors import JiraCall
+
+from .executors_support import ok, play
 
 KEY = "AURORA-1537"
 ISSUE = f"/rest/api/2/issue/{KEY}"

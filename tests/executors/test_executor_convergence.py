@@ -11,11 +11,12 @@ from typing import Any
 import anyio
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from sim_support import REFERENCE_NOW, make_bench
-from test_executor_laws import commands, fields_command, other_commands
 
 from reconcile.confirm import AgentFacts, confirm, mirror_needs
 from reconcile.settings import Settings
+
+from .sim_support import REFERENCE_NOW, make_bench
+from .test_executor_laws import commands, fields_command, other_commands
 
 # ensure_comment and ensure_attachment have no confirmation by state (nothing of them is in the mirror).
 status, link, sprint, _comment, issue, _attachment = other_commands()

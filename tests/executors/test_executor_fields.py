@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from executors_support import SYMMETRIC, delivery
 
 from reconcile.executors._run import CommandFailed, Run
 from reconcile.executors.fields import fields_diff
 from reconcile.jira_model import issue_from_jira
+
+from .executors_support import SYMMETRIC, delivery
 
 
 def _diff(params: dict[str, Any], current: dict[str, Any], context: dict[str, Any] | None = None) -> Any:

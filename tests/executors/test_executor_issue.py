@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from executors_support import ok, play
+
+from .executors_support import ok, play
 
 WHEN = "2026-10-22T12:00:00.000+0300"
 

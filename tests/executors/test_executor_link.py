@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from executors_support import issue, ok, play
-
 from reconcile.executors import ExecContext
+
+from .executors_support import issue, ok, play
 
 LINK = {"source": "AURORA-1537", "target": "AURORA-1538", "link_type": "связанные"}
 KNOWS_OTHER = ExecContext(symmetric_link_types=frozenset({"Связанные"}), link_types=frozenset({"Дубликат"}))

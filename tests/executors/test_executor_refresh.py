@@ -6,10 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from executors_support import issue, kinds, ok, play, search
 
 from reconcile.executors import JiraCall
 from reconcile.executors.refresh import jira_since
+
+from .executors_support import issue, kinds, ok, play, search
 
 NO_ISSUES = ok(search())
 

@@ -7,7 +7,6 @@ import hashlib
 import json
 
 import pytest
-from executors_support import SYMMETRIC, delivery, kinds, ok, play
 
 from reconcile.errors import JiraAnswerError
 from reconcile.executors import Dropped, ExecContext, JiraCall, JiraResponse, Operation, Report
@@ -22,6 +21,8 @@ from reconcile.executors._run import (
     search_call,
 )
 from reconcile.executors.drive import Ended, drive
+
+from .executors_support import SYMMETRIC, delivery, kinds, ok, play
 
 SHA_ABC = hashlib.sha256(b"abc").hexdigest()
 ATTACHMENT = {"key": "X-1", "file": SHA_ABC, "filename": "a.txt", "size": 3}

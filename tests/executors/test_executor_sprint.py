@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from executors_support import issue, kinds, ok, play
+
+from .executors_support import issue, kinds, ok, play
 
 SPRINT = {"key": "X-1", "sprint": "Спринт 2", "board_id": 4216}
 

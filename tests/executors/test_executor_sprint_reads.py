@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import pytest
-from sim_support import Bench, make_bench
+
+from .sim_support import Bench, make_bench
 
 pytestmark = pytest.mark.anyio
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from executors_support import calls, issue, ok, play
+
+from .executors_support import calls, issue, ok, play
 
 KEY = "AURORA-1537"
 ISSUE = f"/rest/api/2/issue/{KEY}"

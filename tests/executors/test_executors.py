@@ -5,12 +5,12 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from executors_support import SYMMETRIC, delivery, kinds, ok, play
-
 from reconcile.executors import ExecContext, JiraCall, Operation, Page, Pause
 from reconcile.executors._run import Run
 from reconcile.executors.fields import fields_diff
 from reconcile.jira_model import issue_from_jira
+
+from .executors_support import SYMMETRIC, delivery, kinds, ok, play
 
 PREFIX = "com.atlassian.greenhopper.service.sprint.Sprint"
 SPRINT_2 = PREFIX + "@1a2b[id=7,rapidViewId=4216,state=ACTIVE,name=Спринт 2,goal=<null>,sequence=7]"

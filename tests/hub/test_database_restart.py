@@ -22,7 +22,7 @@ from hub_app import admin
 from hub_app.app import create_app
 from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import Hub
-from pg_cluster import Cluster, private_cluster
+from tests.pg_cluster import Cluster, private_cluster
 
 from .support import cmd
 

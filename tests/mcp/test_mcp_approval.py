@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from mcp_support import Served, load_mirror, tool_error, tool_json
 
 from hub_app import admin
+
+from .mcp_support import Served, load_mirror, tool_error, tool_json
 
 pytestmark = pytest.mark.anyio
 

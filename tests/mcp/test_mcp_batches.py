@@ -7,13 +7,14 @@ from typing import Any
 import attrs
 import jsonschema
 import pytest
-from mcp_support import Served, claim, load_mirror, tool_error, tool_json, upload
 
 from hub_app import admin
 from hub_app.bodies.admin import ProjectIn
 from hub_app.bodies.parsing import parse
 from reconcile.catalogue import CATALOGUE, Editor, Format, Param
 from reconcile.commands import batch_create_description, batch_create_schema
+
+from .mcp_support import Served, claim, load_mirror, tool_error, tool_json, upload
 
 pytestmark = pytest.mark.anyio
 

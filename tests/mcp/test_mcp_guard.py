@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_support import TOKEN_NAMES, Served, claim, serving_hub, tool_error, tool_json
 
 from adapters.files import FileStore
 from adapters.storage.database import Database
@@ -17,6 +16,8 @@ from adapters.storage.engine import make_engine, truncate_all
 from hub_app import admin
 from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import Hub
+
+from .mcp_support import TOKEN_NAMES, Served, claim, serving_hub, tool_error, tool_json
 
 pytestmark = pytest.mark.anyio
 

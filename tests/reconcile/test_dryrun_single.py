@@ -7,12 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_dryrun import MIRROR, NOW, SETTINGS
 
 from reconcile.batch import NewCommand
 from reconcile.dryrun import predict_command, predict_commands
 from reconcile.records import MirrorIssue, MirrorLink
 from reconcile.settings import Settings
+
+from .test_dryrun import MIRROR, NOW, SETTINGS
 
 LINKS = frozenset({"Связанные"})
 

@@ -8,13 +8,14 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from test_dryrun import MIRROR, NOW, SETTINGS
 
 from reconcile.batch import BatchContext, NewCommand, ProjectInfo, validate_batch
 from reconcile.dryrun import Prediction, predict_commands, with_issues_to_be_created
 from reconcile.plan_lines import CommandPlan, PlanLine, plan_command, plan_commands, temp_key_unknown, totals
 from reconcile.records import MirrorIssue, MirrorLink
 from reconcile.settings import Settings
+
+from .test_dryrun import MIRROR, NOW, SETTINGS
 
 SPRINTS_UNKNOWN = "спринты доски зеркалу не известны: спринт считается существующим"
 

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from hub.support import cmd, create_ok, issue, seed_mirror
+from tests.hub.support import cmd, create_ok, issue, seed_mirror
 
 from .conftest import Api, Open
 from .support import HTML, element_text

@@ -16,10 +16,10 @@ from adapters.files import FileStore
 from adapters.storage.database import Database
 from adapters.storage.engine import make_engine
 from adapters.storage.models import WebSessionRow, table_of
-from hub.support import cmd, create_ok
 from hub_app.app import create_app
 from hub_app.runtime import Hub
 from hub_app.web.cookies import CSRF_COOKIE, CSRF_REFUSED, SESSION_COOKIE
+from tests.hub.support import cmd, create_ok
 
 from .conftest import Api, Clock, Open
 from .support import Browser, element_text
