@@ -15,10 +15,14 @@ from typing import Any
 import attrs
 import httpx
 
+from reconcile.policy import AgentPolicy
 from reconcile.settings import Settings
 
 #: How long before a pause's end the agent asks the hub whether it may write (the fence's lead on a clock where
 #: the hub answers at once: :mod:`agent_app.fence`).
+#: The policy of an agent allowed only the seed's Jira project.
+AURORA_ONLY = AgentPolicy(allow_projects=("AURORA",))
+
 LEAD = 0.05
 
 

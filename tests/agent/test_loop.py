@@ -26,12 +26,11 @@ from jira_sim import Simulator
 from reconcile.command_types import executor_for
 from reconcile.policy import AgentPolicy
 
-from .agent_fakes import LEAD, FakeHub, Fault, FlakyTransport, command, waited
+from .agent_fakes import AURORA_ONLY, LEAD, FakeHub, Fault, FlakyTransport, command, waited
 
 pytestmark = pytest.mark.anyio
 
 #: The policy of these agents: the sample's Jira project only (DESIGN.md 5.5).
-AURORA_ONLY = AgentPolicy(allow_projects=("AURORA",))
 
 SEED = 20261022
 

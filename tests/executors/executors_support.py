@@ -10,6 +10,10 @@ from reconcile.executors import Delivery, ExecContext, FetchFile, JiraCall, Jira
 from reconcile.executors.base import Step
 from reconcile.executors.drive import drive
 
+#: The issue the executors' value tests talk about, and its path in Jira's API.
+KEY = "AURORA-1537"
+ISSUE = f"/rest/api/2/issue/{KEY}"
+
 SYMMETRIC = ExecContext(
     jira_user="bridge-user", jira_time_zone="Europe/Moscow", symmetric_link_types=frozenset({"Связанные"})
 )

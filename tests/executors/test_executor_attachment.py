@@ -7,11 +7,7 @@ from typing import Any
 
 import pytest
 
-from .executors_support import issue, ok, play
-
-KEY = "AURORA-1537"
-ISSUE = f"/rest/api/2/issue/{KEY}"
-
+from .executors_support import ISSUE, KEY, issue, ok, play
 
 CONTENT = b"schet"
 

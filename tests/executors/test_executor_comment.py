@@ -9,10 +9,8 @@ import pytest
 
 from reconcile.executors import JiraCall
 
-from .executors_support import ok, play
+from .executors_support import ISSUE, KEY, ok, play
 
-KEY = "AURORA-1537"
-ISSUE = f"/rest/api/2/issue/{KEY}"
 WHEN = "2026-10-22T12:00:00.000+0300"
 
 

@@ -7,10 +7,7 @@ from typing import Any
 
 import pytest
 
-from .executors_support import calls, issue, ok, play
-
-KEY = "AURORA-1537"
-ISSUE = f"/rest/api/2/issue/{KEY}"
+from .executors_support import ISSUE, KEY, calls, issue, ok, play
 
 
 @pytest.mark.parametrize(

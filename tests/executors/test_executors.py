@@ -9,20 +9,13 @@ from reconcile.executors import ExecContext, JiraCall, Operation, Page, Pause
 from reconcile.executors._run import Run
 from reconcile.executors.fields import fields_diff
 from reconcile.jira_model import issue_from_jira
+from tests.support import SHA
 
-from .executors_support import SYMMETRIC, delivery, kinds, ok, play
+from .executors_support import SYMMETRIC, delivery, issue, kinds, ok, play, search
 
 PREFIX = "com.atlassian.greenhopper.service.sprint.Sprint"
 SPRINT_2 = PREFIX + "@1a2b[id=7,rapidViewId=4216,state=ACTIVE,name=Спринт 2,goal=<null>,sequence=7]"
 SPRINT_1 = PREFIX + "@1a2c[id=6,rapidViewId=4216,state=CLOSED,name=Спринт 1,goal=<null>,sequence=6]"
-
-
-def issue(key: str = "AURORA-1533", **fields: Any) -> dict[str, Any]:
-    return {"key": key, "fields": fields}
-
-
-def search(*hits: dict[str, Any], total: int | None = None, start: int = 0) -> dict[str, Any]:
-    return {"startAt": start, "maxResults": 100, "total": len(hits) if total is None else total, "issues": list(hits)}
 
 
 # --- ensure_fields -----------------------------------------------------------------------------------
@@ -31,7 +24,9 @@ def search(*hits: dict[str, Any], total: int | None = None, start: int = 0) -> d
 def test_fields_same_duedate_reads_once_and_writes_nothing() -> None:
     """A repeat of a done ensure_fields makes one GET and no PUT (seed: «Повтор уже выполненной команды»)."""
     report, steps = play(
-        "ensure_fields", {"key": "AURORA-1533", "duedate": "2026-10-23"}, [ok(issue(duedate="2026-10-23"))]
+        "ensure_fields",
+        {"key": "AURORA-1533", "duedate": "2026-10-23"},
+        [ok(issue("AURORA-1533", duedate="2026-10-23"))],
     )
     assert kinds(steps) == ["GET /rest/api/2/issue/AURORA-1533"]
     assert (report.status, dict(report.result), report.operations) == ("done", {"changed": []}, ())
@@ -49,6 +44,7 @@ def test_fields_crlf_description_is_the_same_text() -> None:
 def test_fields_put_carries_only_the_differences() -> None:
     """Only differing fields go into the PUT; labels change through add/remove verbs; null clears."""
     current = issue(
+        "AURORA-1533",
         summary="Старое",
         duedate="2026-10-23",
         labels=["AWPCA", "old"],
@@ -459,7 +455,6 @@ def test_backlog_moves_only_from_an_open_sprint() -> None:
 
 # --- ensure_attachment -------------------------------------------------------------------------------
 
-SHA = "a" * 64
 SHA_ABC = hashlib.sha256(b"abc").hexdigest()
 
 

@@ -23,8 +23,7 @@ from hub_app.app import create_app
 from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import Hub
 from tests.pg_cluster import Cluster, private_cluster
-
-from .support import cmd
+from tests.support import cmd
 
 pytestmark = pytest.mark.anyio
 

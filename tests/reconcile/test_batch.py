@@ -25,8 +25,8 @@ from reconcile.catalogue import CATALOGUE
 from reconcile.commands import batch_create_schema, key_params
 from reconcile.errors import ValidationError
 from reconcile.settings import DEFAULT_PACING, LIMITS, IssueTypeRef, Settings
+from tests.support import SHA, cmd
 
-SHA = "0123456789abcdef" * 4
 PROJECTS = {
     "AWPCA": ProjectInfo(name="AWPCA", board_id=4216, board_type="scrum"),
     "STOCKS_DRRK": ProjectInfo(name="STOCKS_DRRK", board_id=5120, board_type="kanban"),
@@ -47,10 +47,6 @@ def ctx(**changes: Any) -> BatchContext:
 
 def body(*commands: Any, **top: Any) -> dict[str, Any]:
     return {"author": "ассистент", "title": "план", "commands": list(commands), **top}
-
-
-def cmd(command_type: str, **params: Any) -> dict[str, Any]:
-    return {"type": command_type, "params": params}
 
 
 def refused(batch: Any, context: BatchContext | None = None) -> str:

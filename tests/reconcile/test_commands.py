@@ -10,8 +10,7 @@ import pytest
 from reconcile.catalogue import CATALOGUE, Editor, Format, Param
 from reconcile.commands import batch_create_description, batch_create_schema, check_command, key_params
 from reconcile.errors import ValidationError
-
-SHA = "a" * 64
+from tests.support import SHA
 
 
 def _error(command: object) -> str:

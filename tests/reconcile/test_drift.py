@@ -25,6 +25,7 @@ from reconcile.drift import (
 )
 from reconcile.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink, SprintRef
 from reconcile.settings import Settings
+from tests.support import T0
 
 LINK_TYPES = Settings().link_types
 FACTS = AgentFacts(jira_user="bridge-user", symmetric_link_types=frozenset({"Связанные"}))
@@ -479,9 +480,6 @@ def test_a_vanished_issue_comes_back_with_its_epic_as_created() -> None:
 
 
 # --- rules the mutation run found unstated (issue 16) ---
-
-
-T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 
 
 def created(command_id: int, temp_key: str, key: str | None, **params: Any) -> SetCommand:

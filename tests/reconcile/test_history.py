@@ -21,11 +21,8 @@ from reconcile.history import (
     start_jql,
     sync_query,
 )
+from tests.support import BASE_AWPCA, BASE_BOTH, T0
 
-T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
-
-BASE_AWPCA = 'project = AURORA AND labels in ("AWPCA")'
-BASE_BOTH = 'project = AURORA AND labels in ("AWPCA", "STOCKS_DRRK")'
 START_AWPCA = '(project = AURORA AND labels in ("AWPCA")) AND sprint in openSprints() AND statusCategory != Done'
 START_BOTH = (
     '(project = AURORA AND labels in ("AWPCA", "STOCKS_DRRK")) AND sprint in openSprints() AND statusCategory != Done'

@@ -14,6 +14,7 @@ from reconcile.dryrun import Prediction, predict_commands, with_issues_to_be_cre
 from reconcile.plan_lines import CommandPlan, PlanLine, plan_command, plan_commands, temp_key_unknown, totals
 from reconcile.records import MirrorIssue, MirrorLink
 from reconcile.settings import Settings
+from tests.support import cmd
 
 from .test_dryrun import MIRROR, NOW, SETTINGS
 
@@ -45,10 +46,6 @@ def plan(*commands: dict[str, Any]) -> list[tuple[int, list[tuple[str, str, bool
     """(seq, lines, unknown) of each command but the tail refresh."""
     plans = plans_of(*commands)
     return [(p.seq, [(x.sign, x.text, x.unknown) for x in p.lines], list(p.unknown)) for p in plans[:-1]]
-
-
-def cmd(type_: str, **params: Any) -> dict[str, Any]:
-    return {"type": type_, "params": params}
 
 
 def test_nothing_to_do_reads_as_no_changes() -> None:

@@ -9,8 +9,7 @@ import pytest
 
 from reconcile.queue import DELIVERY_LIMIT_ERROR
 from reconcile.reports import board_types, decide_report, trim_error, vanishes
-
-T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
+from tests.support import T0
 
 
 def test_claimed_command_records_the_report() -> None:

@@ -19,7 +19,8 @@ from adapters.storage.models import WebSessionRow, table_of
 from hub_app.app import create_app
 from hub_app.runtime import Hub
 from hub_app.web.cookies import CSRF_COOKIE, CSRF_REFUSED, SESSION_COOKIE
-from tests.hub.support import cmd, create_ok
+from tests.hub.support import create_ok
+from tests.support import cmd
 
 from .conftest import Api, Clock, Open
 from .support import Browser, element_text
