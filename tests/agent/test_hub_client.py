@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import attrs
 import pytest
 
 from adapters.hub_client import (
@@ -112,7 +113,7 @@ async def test_report_wire_shape_and_ack() -> None:
     async with client(hub) as hub_client:
         await hub_client.claim(agent_id="a1", version="v", wait=0)
         ack = await hub_client.report(7, report, jira_calls=3)
-        again = await hub_client.report(7, report, jira_calls=3)
+        again = await hub_client.report(7, attrs.evolve(report, status="failed"), jira_calls=3)
     assert ack == ReportAck(accepted=True, status="done")
     assert again == ReportAck(accepted=False, status="done")
     assert hub.reports[0] == (
