@@ -142,26 +142,12 @@ def _planned(now: str | None) -> Drift:
 def test_a_planned_date_is_touched_by_a_date_in_any_one_of_the_four_values(now: str | None, item: HistoryItem) -> None:
     """A custom field moved from or to a date — in its raw or its shown value, any one of them alone — touches
     a planned date when it now shows the mirror's value (none when the date was cleared)."""
-    assert who(
-        _planned(now), HistoryEntry(key="A-1", id="1", created="2026-10-22T09:00:00Z", author="p", items=(item,))
-    ) == ("p", "2026-10-22T09:00:00Z")
+    assert who(_planned(now), entry("A-1", T1, "p", item)) == ("p", T1)
 
 
 def test_a_custom_field_without_dates_never_touches_a_cleared_planned_date() -> None:
     """A later change of a custom field that holds no date (story points cleared) is not the change of the
     cleared planned date: the entry that cleared the date is."""
-    cleared = HistoryEntry(
-        key="A-1",
-        id="1",
-        created="2026-10-22T09:00:00Z",
-        author="ivanov",
-        items=(HistoryItem(field="Начало (план)", from_string="2026-11-01"),),
-    )
-    points = HistoryEntry(
-        key="A-1",
-        id="2",
-        created="2026-10-22T10:00:00Z",
-        author="petrov",
-        items=(HistoryItem(field="Story Points", from_string="3"),),
-    )
-    assert who(_planned(None), cleared, points) == ("ivanov", "2026-10-22T09:00:00Z")
+    cleared = entry("A-1", T1, "ivanov", HistoryItem(field="Начало (план)", from_string="2026-11-01"))
+    points = entry("A-1", T2, "petrov", HistoryItem(field="Story Points", from_string="3"), id_="2")
+    assert who(_planned(None), cleared, points) == ("ivanov", T1)
