@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -13,6 +14,10 @@ from reconcile.executors.drive import drive
 #: The issue the executors' value tests talk about, and its path in Jira's API.
 KEY = "AURORA-1537"
 ISSUE = f"/rest/api/2/issue/{KEY}"
+
+#: A file the hub holds (its content ``abc``), and a link of AURORA-1537 that blocks AURORA-1538.
+SHA_ABC = hashlib.sha256(b"abc").hexdigest()
+BLOCKS_1538 = {"id": "10007", "type": {"name": "Блокирует начало"}, "outwardIssue": {"key": "AURORA-1538"}}
 
 SYMMETRIC = ExecContext(
     jira_user="bridge-user", jira_time_zone="Europe/Moscow", symmetric_link_types=frozenset({"Связанные"})

@@ -1,5 +1,5 @@
-"""``ensure_comment`` fed values with no I/O: which of several marked comments is kept, what an empty body
-reads as, and the call named when Jira's answer cannot be read."""
+"""``ensure_comment`` fed Jira's answers as values (no I/O): left alone, updated or posted by its marker, which
+of several marked comments is kept, and the call named when Jira's answer cannot be read."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from reconcile.executors import JiraCall
 
-from .executors_support import ISSUE, KEY, ok, play
+from .executors_support import ISSUE, KEY, kinds, ok, play
 
 WHEN = "2026-10-22T12:00:00.000+0300"
 
@@ -74,3 +74,72 @@ def test_an_empty_body_is_the_marker_alone() -> None:
 def test_a_created_comment_answer_that_is_not_an_object_names_the_call() -> None:
     report, _ = play("ensure_comment", {"key": KEY, "marker": "[m]", "body": "b"}, [_comments(), ok([], status=201)])
     assert report.error == f"ответ Jira по POST {ISSUE}/comment: ответ — ожидается объект, получено: список"
+
+
+def comments(*items: tuple[str, str], total: int | None = None, start: int = 0) -> dict[str, Any]:
+    return {
+        "startAt": start,
+        "maxResults": 100,
+        "total": len(items) if total is None else total,
+        "comments": [
+            {"id": cid, "body": body, "created": f"2026-10-1{cid[-1]}T10:00:00.000+0300"} for cid, body in items
+        ],
+    }
+
+
+def test_comment_in_step_is_left_alone() -> None:
+    """The oldest comment starting with the marker and equal up to CRLF means no write."""
+    answer = comments(("10001", "[план] Срок согласован\r\nс заказчиком"), ("10002", "[план] позже"))
+    report, steps = play(
+        "ensure_comment",
+        {"key": "AURORA-1533", "marker": "[план]", "body": "[план] Срок согласован\nс заказчиком"},
+        [ok(answer)],
+    )
+    assert len(steps) == 1
+    assert dict(report.result) == {"comment_id": "10001", "action": "none"}
+
+
+def test_comment_differing_is_updated_with_the_marker_prefixed() -> None:
+    """A body without the marker is written as marker + newline + body into the oldest marked comment."""
+    answer = comments(("10003", "другое"), ("10004", "[план] старое"))
+    report, steps = play(
+        "ensure_comment", {"key": "X-1", "marker": "[план]", "body": "новое"}, [ok(answer), ok({"id": "10004"})]
+    )
+    put = steps[1]
+    assert isinstance(put, JiraCall)
+    assert (put.method, put.path, put.json) == ("PUT", "/rest/api/2/issue/X-1/comment/10004", {"body": "[план]\nновое"})
+    assert dict(report.result) == {"comment_id": "10004", "action": "updated"}
+
+
+def test_comment_absent_is_posted_after_reading_all_pages() -> None:
+    """Without a marked comment on any page the comment is created."""
+    first = comments(("10001", "a"), total=2)
+    second = comments(("10002", "b"), total=2, start=1)
+    report, steps = play(
+        "ensure_comment",
+        {"key": "X-1", "marker": "[m]", "body": "[m] текст"},
+        [ok(first), ok(second), ok({"id": "10009"}, status=201)],
+    )
+    assert kinds(steps) == [
+        "GET /rest/api/2/issue/X-1/comment",
+        "GET /rest/api/2/issue/X-1/comment",
+        "POST /rest/api/2/issue/X-1/comment",
+    ]
+    assert isinstance(steps[2], JiraCall)
+    assert steps[2].json == {"body": "[m] текст"}
+    assert dict(report.result) == {"comment_id": "10009", "action": "created"}
+
+
+def test_comment_keeps_the_oldest_marked_comment_then_the_lowest_id() -> None:
+    """The oldest comment with the marker is kept in step; on equal ``created``, the lower id (9 before 10)."""
+    answer = {
+        "startAt": 0,
+        "total": 3,
+        "comments": [
+            {"id": "10", "body": "[m] a", "created": "2026-10-11T10:00:00.000+0300"},
+            {"id": "9", "body": "[m] b", "created": "2026-10-11T10:00:00.000+0300"},
+            {"id": "8", "body": "[m] c", "created": "2026-10-12T10:00:00.000+0300"},
+        ],
+    }
+    report, steps = play("ensure_comment", {"key": "X-1", "marker": "[m]", "body": "[m] b"}, [ok(answer)])
+    assert (len(steps), dict(report.result)) == (1, {"comment_id": "9", "action": "none"})

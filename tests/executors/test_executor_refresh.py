@@ -1,5 +1,5 @@
-"""``refresh`` fed values with no I/O: its searches, neighbours, boards and journal, and what it reports when
-one of them cannot be read."""
+"""``refresh`` fed Jira's answers as values (no I/O): its searches, neighbours, boards and journal, and what it
+reports when one of them cannot be read."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from reconcile.executors import JiraCall
+from reconcile.executors import ExecContext, JiraCall, Page
 from reconcile.executors.refresh import jira_since
 
-from .executors_support import issue, kinds, ok, play, search
+from .executors_support import BLOCKS_1538, issue, kinds, ok, play, search
 
 NO_ISSUES = ok(search())
 
@@ -171,3 +171,132 @@ def test_refresh_history_since_empty_is_no_since_and_unreadable_is_an_error() ->
     report, steps = play("refresh", {"jql": "project = A", "history": {"since": "вчера"}}, [NO_ISSUES])
     assert (report.status, len(_searches(steps))) == ("done", 1)
     assert report.result["history"] == {"error": "history.since: Invalid isoformat string: 'вчера'"}
+
+
+def test_refresh_pages_neighbours_boards_and_journal() -> None:
+    """Issues page, neighbours page, board type, journal since: the result counts them all."""
+    hit = issue(
+        "AURORA-1537",
+        summary="Интеграция",
+        status={"name": "Разработка", "statusCategory": {"key": "indeterminate"}},
+        issuelinks=[BLOCKS_1538],
+    )
+    neighbour = issue("AURORA-1538", summary="Выгрузка")
+    history = {
+        "key": "AURORA-1537",
+        "changelog": {
+            "histories": [
+                {"id": "1", "created": "2026-10-22T11:40:00.000+0300", "author": {"name": "ivanov"}, "items": []},
+                {
+                    "id": "2",
+                    "created": "2026-10-22T11:50:00.000+0300",
+                    "author": {"name": "ivanov"},
+                    "items": [{"field": "status", "from": "1", "fromString": "A", "to": "2", "toString": "B"}],
+                },
+            ]
+        },
+    }
+    params = {
+        "keys": ["AURORA-1537"],
+        "boards": [{"id": 5120, "type": None}, {"id": 4216, "type": "scrum"}],
+        "history": {"since": "2026-10-22T08:45:00Z"},
+    }
+    answers = [ok(search(hit)), ok(search(neighbour)), ok({"id": 5120, "type": "kanban"}), ok(search(history))]
+    report, steps = play("refresh", params, answers)
+    assert kinds(steps) == [
+        "POST /rest/api/2/search",
+        "page issues",
+        "POST /rest/api/2/search",
+        "page neighbours",
+        "GET /rest/agile/1.0/board/5120",
+        "POST /rest/api/2/search",
+        "page history",
+    ]
+    searches = [s for s in steps if isinstance(s, JiraCall) and s.method == "POST"]
+    assert searches[0].json["jql"] == "key in (AURORA-1537)"
+    assert searches[0].json["maxResults"] == 100
+    assert searches[1].json["jql"] == "key in (AURORA-1538)"
+    assert searches[2].json["jql"] == '(key in (AURORA-1537)) AND updated >= "2026/10/22 11:45"'
+    assert searches[2].json["expand"] == ["changelog"]
+    history_page = steps[6]
+    assert [entry.id for entry in history_page.history] == ["2"]  # type: ignore[union-attr]
+    assert history_page.history[0].created == "2026-10-22T08:50:00Z"  # type: ignore[union-attr]
+    assert dict(report.result) == {
+        "issues": 1,
+        "neighbours": 1,
+        "boards": {"5120": "kanban"},
+        "history": {"entries": 1},
+    }
+    assert report.operations == ()
+
+
+def test_refresh_reads_no_neighbour_outside_the_allowed_projects() -> None:
+    """An issue linked to HR-1 and AURORA-1538, refreshed by an agent allowed AURORA only: the neighbours' query
+    names AURORA-1538 alone, and the link to HR-1 stays on the issue's page (DESIGN.md 5.5)."""
+    to_hr = {"id": "10100", "type": {"name": "Связанные"}, "outwardIssue": {"key": "HR-1"}}
+    hit = issue("AURORA-1537", summary="Интеграция", issuelinks=[BLOCKS_1538, to_hr])
+    aurora_only = ExecContext(allowed_projects=("AURORA",))
+    report, steps = play(
+        "refresh", {"keys": ["AURORA-1537"]}, [ok(search(hit)), ok(search(issue("AURORA-1538")))], ctx=aurora_only
+    )
+    searches = [s.json["jql"] for s in steps if isinstance(s, JiraCall)]
+    assert searches == ["key in (AURORA-1537)", "key in (AURORA-1538)"]
+    first_page = steps[1]
+    assert isinstance(first_page, Page)
+    assert sorted(link.target for link in first_page.issues[0].links) == ["AURORA-1538", "HR-1"]
+    assert (report.result["issues"], report.result["neighbours"]) == (1, 1)
+
+
+def test_refresh_of_an_issue_linked_only_outside_reads_no_neighbour() -> None:
+    """Every link of the issue leads to HR: no neighbours' query at all."""
+    to_hr = {"id": "10100", "type": {"name": "Связанные"}, "outwardIssue": {"key": "HR-2"}}
+    hit = issue("AURORA-1537", summary="Интеграция", issuelinks=[to_hr])
+    aurora_only = ExecContext(allowed_projects=("AURORA",))
+    report, steps = play("refresh", {"keys": ["AURORA-1537"]}, [ok(search(hit))], ctx=aurora_only)
+    assert kinds(steps) == ["POST /rest/api/2/search", "page issues"]
+    assert report.result["neighbours"] == 0
+
+
+def test_refresh_journal_failure_keeps_the_refresh_done() -> None:
+    """A failing journal query gives result.history.error, the refresh stays done."""
+    params = {"jql": "project = AURORA", "history": {"jql": "project = AURORA AND sprint in openSprints()"}}
+    answers = [ok(search()), ok({"errorMessages": ["Поле sprint недоступно"], "errors": {}}, status=400)]
+    report, _ = play("refresh", params, answers)
+    assert report.status == "done"
+    assert dict(report.result) == {
+        "issues": 0,
+        "neighbours": 0,
+        "boards": {},
+        "history": {"error": "HTTP 400: Поле sprint недоступно"},
+    }
+
+
+def test_refresh_failure_of_the_main_query_fails() -> None:
+    """An error on the issues query fails the refresh."""
+    report, _ = play("refresh", {"jql": "bad"}, [ok({"errorMessages": ["Ошибка в JQL"]}, status=400)])
+    assert (report.status, report.error) == ("failed", "HTTP 400: Ошибка в JQL")
+
+
+def test_refresh_journal_since_and_jql_are_read_once_each_entry() -> None:
+    """history with since and jql: two journal queries; an entry seen twice is sent once."""
+    changelog = {
+        "key": "X-1",
+        "changelog": {"histories": [{"id": "5", "created": "2026-10-22T12:00:00.000+0300", "items": []}]},
+    }
+    params = {"jql": "project = AURORA", "history": {"since": "2026-10-22T08:45:00Z", "jql": "project = AURORA"}}
+    answers = [ok(search()), ok(search(changelog)), ok(search(changelog))]
+    report, steps = play("refresh", params, answers, ctx=ExecContext(jira_time_zone="Nowhere/Unknown"))
+    searches = [s for s in steps if isinstance(s, JiraCall)]
+    assert searches[1].json["jql"] == '(project = AURORA) AND updated >= "2026/10/22 08:45"'
+    assert searches[2].json["jql"] == "project = AURORA"
+    assert kinds(steps).count("page history") == 1
+    assert report.result["history"] == {"entries": 1}
+
+
+def test_refresh_keeps_order_by_at_the_end() -> None:
+    """A JQL with ORDER BY keeps it after the added updated clause."""
+    from reconcile.executors.refresh import with_updated_since
+
+    assert with_updated_since("project = A ORDER BY key", "2026/10/22 11:45") == (
+        '(project = A) AND updated >= "2026/10/22 11:45" ORDER BY key'
+    )

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from reconcile.errors import JiraAnswerError
-from reconcile.executors import Dropped, ExecContext, JiraCall, JiraResponse, Operation, Report
+from reconcile.executors import Dropped, ExecContext, JiraCall, JiraResponse, Operation, Pause, Report
 from reconcile.executors._run import (
     Body,
     CommandFailed,
@@ -22,9 +22,8 @@ from reconcile.executors._run import (
 )
 from reconcile.executors.drive import Ended, drive
 
-from .executors_support import SYMMETRIC, delivery, kinds, ok, play
+from .executors_support import SHA_ABC, SYMMETRIC, delivery, issue, kinds, ok, play
 
-SHA_ABC = hashlib.sha256(b"abc").hexdigest()
 ATTACHMENT = {"key": "X-1", "file": SHA_ABC, "filename": "a.txt", "size": 3}
 NO_ATTACHMENTS = [ok({"fields": {"attachment": []}})]
 
@@ -227,3 +226,15 @@ def test_a_run_given_its_settings_does_not_read_the_context_again() -> None:
     with pytest.raises(CommandFailed) as caught:
         Run(delivery("ensure_fields", {"key": "X-1"}, context={"jira_project": 5}), SYMMETRIC)
     assert caught.value.message == "настройки: jira_project — непустая строка"
+
+
+def test_unknown_type_fails() -> None:
+    """A command type the agent does not know fails without calls."""
+    report, steps = play("ensure_everything", {}, [])
+    assert (report.status, report.error, steps) == ("failed", "неизвестный тип команды ensure_everything", [])
+
+
+def test_pause_is_never_yielded_before_the_first_write() -> None:
+    """A single-write command yields no Pause at all."""
+    _, steps = play("ensure_fields", {"key": "X-1", "summary": "b"}, [ok(issue("X-1", summary="a")), ok(status=204)])
+    assert not any(isinstance(s, Pause) for s in steps)

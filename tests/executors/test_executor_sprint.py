@@ -1,10 +1,13 @@
-"""``ensure_sprint`` fed values with no I/O: the settings and board it needs, and the places its messages name."""
+"""``ensure_sprint`` fed Jira's answers as values (no I/O): moved into a named sprint or the backlog, the settings
+and board it needs, and the places its messages name."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+
+from reconcile.executors import JiraCall
 
 from .executors_support import issue, kinds, ok, play
 
@@ -52,3 +55,83 @@ def test_sprint_on_a_board_without_active_or_future_sprints_lists_none() -> None
     """A board with no active or future sprint: the failure lists «нет» for them."""
     report, _ = play("ensure_sprint", SPRINT, [ok(issue("X-1")), ok({"isLast": True, "values": []})])
     assert report.error == "нет спринта «Спринт 2» на доске 4216; активные и будущие: нет"
+
+
+PREFIX = "com.atlassian.greenhopper.service.sprint.Sprint"
+
+
+SPRINT_2 = PREFIX + "@1a2b[id=7,rapidViewId=4216,state=ACTIVE,name=Спринт 2,goal=<null>,sequence=7]"
+
+
+SPRINT_1 = PREFIX + "@1a2c[id=6,rapidViewId=4216,state=CLOSED,name=Спринт 1,goal=<null>,sequence=6]"
+
+
+BOARD = {
+    "maxResults": 50,
+    "startAt": 0,
+    "isLast": True,
+    "values": [
+        {"id": 7, "name": "Спринт 2", "state": "active"},
+        {"id": 8, "name": "Спринт 3", "state": "future"},
+    ],
+}
+
+
+def test_sprint_move_into_a_named_sprint() -> None:
+    """An issue outside the sprint is moved with POST /sprint/{id}/issue."""
+    answers = [ok(issue("AURORA-1538", customfield_10104=None)), ok(BOARD), ok(status=204)]
+    report, steps = play("ensure_sprint", {"key": "AURORA-1538", "sprint": "Спринт 2", "board_id": 4216}, answers)
+    assert kinds(steps)[1:] == ["GET /rest/agile/1.0/board/4216/sprint", "POST /rest/agile/1.0/sprint/7/issue"]
+    assert isinstance(steps[1], JiraCall)
+    assert steps[1].params == {"state": "active,future", "startAt": "0", "maxResults": "50"}
+    assert isinstance(steps[2], JiraCall)
+    assert steps[2].json == {"issues": ["AURORA-1538"]}
+    assert dict(report.result) == {"sprint_id": 7, "moved": True}
+
+
+def test_sprint_already_in_it_writes_nothing() -> None:
+    """Already in «Спринт 2» (old string form, active, the same board): done, moved false, the board not read."""
+    answers = [ok(issue("X-1", customfield_10104=[SPRINT_1, SPRINT_2]))]
+    report, _ = play("ensure_sprint", {"key": "X-1", "sprint": "Спринт 2", "board_id": 4216}, answers)
+    assert (report.status, dict(report.result), report.operations) == ("done", {"sprint_id": 7, "moved": False}, ())
+
+
+def test_sprint_unknown_name_lists_active_and_future() -> None:
+    """An unknown sprint name fails listing the board's active and future sprints."""
+    report, _ = play(
+        "ensure_sprint", {"key": "X-1", "sprint": "Спринт 9", "board_id": 4216}, [ok(issue("X-1")), ok(BOARD)]
+    )
+    assert report.error == "нет спринта «Спринт 9» на доске 4216; активные и будущие: Спринт 2, Спринт 3"
+
+
+def test_backlog_moves_only_from_an_open_sprint() -> None:
+    """backlog: POST /backlog/issue from an open sprint; from a closed one only, nothing."""
+    report, steps = play(
+        "ensure_sprint",
+        {"key": "X-1", "sprint": "backlog"},
+        [ok(issue("X-1", customfield_10104=[SPRINT_2])), ok(status=204)],
+    )
+    assert kinds(steps)[1:] == ["POST /rest/agile/1.0/backlog/issue"]
+    assert dict(report.result) == {"sprint_id": None, "moved": True}
+    report, steps = play(
+        "ensure_sprint", {"key": "X-1", "sprint": "backlog"}, [ok(issue("X-1", customfield_10104=[SPRINT_1]))]
+    )
+    assert (len(steps), dict(report.result)) == (1, {"sprint_id": None, "moved": False})
+
+
+def test_sprint_of_two_with_one_name_the_active_one_is_chosen() -> None:
+    """Two sprints of the wanted name: the active one (Jira may say ACTIVE); of two future ones, the first."""
+    board = {
+        "isLast": True,
+        "values": [
+            {"id": 10, "name": "Спринт 4", "state": "future"},
+            {"id": 11, "name": "Спринт 4", "state": "ACTIVE"},
+            {"id": 12, "name": "Спринт 5", "state": "future"},
+            {"id": 13, "name": "Спринт 5", "state": "future"},
+        ],
+    }
+    for name, sprint_id in (("Спринт 4", 11), ("Спринт 5", 12)):
+        answers = [ok(issue("X-1", customfield_10104=None)), ok(board), ok(status=204)]
+        report, steps = play("ensure_sprint", {"key": "X-1", "sprint": name, "board_id": 4216}, answers)
+        assert kinds(steps)[-1] == f"POST /rest/agile/1.0/sprint/{sprint_id}/issue"
+        assert dict(report.result) == {"sprint_id": sprint_id, "moved": True}

@@ -1,5 +1,5 @@
-"""``ensure_status`` fed values with no I/O: the key and place named when Jira's answer cannot be read, the
-transitions offered and the status after one."""
+"""``ensure_status`` fed Jira's answers as values (no I/O): the path of transitions with pauses, where it starts,
+the key and place named when Jira's answer cannot be read, and the pure rules of a target and a transition."""
 
 from __future__ import annotations
 
@@ -7,7 +7,11 @@ from typing import Any
 
 import pytest
 
-from .executors_support import ISSUE, KEY, calls, issue, ok, play
+from reconcile.executors import JiraCall
+from reconcile.executors._run import CommandFailed
+from reconcile.executors.status import pick_transition, status_path
+
+from .executors_support import ISSUE, KEY, calls, issue, kinds, ok, play
 
 
 @pytest.mark.parametrize(
@@ -98,3 +102,96 @@ def test_after_a_transition_the_status_is_its_target_else_the_step(transition: d
     assert report.status == "done"
     assert report.result == {"status": status, "transitions": ["Готово"]}
     assert calls(steps)[-1] == ("POST", f"{ISSUE}/transitions")
+
+
+def transitions(*pairs: tuple[str, str, str]) -> dict[str, Any]:
+    return {"transitions": [{"id": tid, "name": name, "to": {"name": to}} for tid, name, to in pairs]}
+
+
+def test_status_path_takes_two_transitions_with_a_pause() -> None:
+    """Path [Разработка, Готово] from «Ожидание разработки»: POST, pause, POST (seed: «Переход по пути»)."""
+    answers = [
+        ok(issue("X-1", status={"name": "Ожидание разработки"})),
+        ok(transitions(("11", "В разработку", "Разработка"))),
+        ok(status=204),
+        ok(transitions(("31", "Готово", "Готово"), ("41", "Вернуть в ожидание", "Ожидание разработки"))),
+        ok(status=204),
+    ]
+    report, steps = play("ensure_status", {"key": "X-1", "target": ["Разработка", "Готово"]}, answers, pause=30)
+    assert kinds(steps) == [
+        "GET /rest/api/2/issue/X-1",
+        "GET /rest/api/2/issue/X-1/transitions",
+        "POST /rest/api/2/issue/X-1/transitions",
+        "pause 30",
+        "GET /rest/api/2/issue/X-1/transitions",
+        "POST /rest/api/2/issue/X-1/transitions",
+    ]
+    assert isinstance(steps[2], JiraCall)
+    assert steps[2].json == {"transition": {"id": "11"}}
+    assert dict(report.result) == {"status": "Готово", "transitions": ["В разработку", "Готово"]}
+    assert len(report.operations) == 2
+
+
+def test_status_already_at_the_end_is_done_without_writes() -> None:
+    """If X is already «Готово», the path is done after one read."""
+    report, steps = play(
+        "ensure_status",
+        {"key": "X-1", "target": ["Разработка", "Готово"]},
+        [ok(issue("X-1", status={"name": "Готово"}))],
+    )
+    assert len(steps) == 1
+    assert (report.status, dict(report.result)) == ("done", {"status": "Готово", "transitions": []})
+
+
+def test_status_continues_after_the_current_step() -> None:
+    """From a status inside the path only the rest of the path is walked."""
+    answers = [
+        ok(issue("X-1", status={"name": "Разработка"})),
+        ok(transitions(("31", "Готово", "Готово"))),
+        ok(status=204),
+    ]
+    report, _ = play("ensure_status", {"key": "X-1", "target": ["Разработка", "Готово"]}, answers)
+    assert dict(report.result) == {"status": "Готово", "transitions": ["Готово"]}
+
+
+def test_status_missing_transition_lists_the_reachable_statuses() -> None:
+    """No transition into the step: failed naming the step, the current status and the reachable ones."""
+    answers = [
+        ok(issue("X-1", status={"name": "Ожидание разработки"})),
+        ok(transitions(("11", "В разработку", "Разработка"))),
+    ]
+    report, _ = play("ensure_status", {"key": "X-1", "target": "Готово"}, answers)
+    assert report.status == "failed"
+    assert report.error == "нет перехода в «Готово» из «Ожидание разработки»; доступны: Разработка"
+    assert dict(report.result) == {"status": "Ожидание разработки", "transitions": []}
+
+
+# --- the pure rules: the path a target names, and which transition leads into a step ---
+
+
+def test_a_target_is_one_status_or_a_path_of_them() -> None:
+    assert status_path("Готово") == ["Готово"]
+    assert status_path(["Разработка", 5, None, "Готово"]) == ["Разработка", "Готово"]
+
+
+@pytest.mark.parametrize("target", [None, [], [1, None], 7, {"name": "Готово"}])
+def test_no_status_in_the_target_fails_the_command(target: Any) -> None:
+    with pytest.raises(CommandFailed) as failed:
+        status_path(target)
+    assert str(failed.value) == "нет параметра target"
+
+
+def test_the_transition_into_a_step_is_found_by_its_target_status_first() -> None:
+    """By ``to.name`` first (whatever the transitions are called), then by the transition's own name."""
+    by_name = {"id": "1", "name": "Готово", "to": {"name": "Закрыта"}}
+    by_target = {"id": "2", "name": "Закрыть", "to": {"name": "Готово"}}
+    assert pick_transition([by_name, by_target], "Готово") == by_target
+    assert pick_transition([by_name], "Готово") == by_name
+    assert pick_transition([{"id": "3", "name": "Готово", "to": "Готово"}], "Готово") == {
+        "id": "3",
+        "name": "Готово",
+        "to": "Готово",
+    }
+    assert pick_transition([{"id": "4", "to": {"name": None}}, by_target], "Готово") == by_target
+    assert pick_transition([by_name, by_target], "Разработка") is None
+    assert pick_transition([], "Готово") is None
