@@ -18,9 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "agent"))
-
-from tls_servers import make_pki, serve_https
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository: the agent tests' TLS servers
 
 from adapters.hub_client import HubClient
 from adapters.targets import Target, ssl_context
@@ -28,6 +26,7 @@ from hub_app import admin
 from hub_app.app import create_app
 from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import open_hub
+from tests.agent.tls_servers import make_pki, serve_https
 
 
 def mean_ms(call: Callable[[], Any], runs: int) -> float:

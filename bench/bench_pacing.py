@@ -26,17 +26,8 @@ from typing import Any
 
 import loopback.stack as loopback_stack
 from loopback.stack import checked, start_stack, wait_batch
+from reconcile.catalogue import CATALOGUE
 
-_TYPES = (
-    "ensure_issue",
-    "ensure_fields",
-    "ensure_comment",
-    "ensure_status",
-    "ensure_link",
-    "ensure_sprint",
-    "ensure_attachment",
-    "refresh",
-)
 _ISSUES = ("AURORA-1533", "AURORA-1538")
 
 
@@ -62,7 +53,7 @@ def _is_write(call: dict[str, Any]) -> bool:
 def one_run(commands: int, pacing: float) -> tuple[float, float]:
     """(P2, milliseconds added per command) of one batch on a fresh stack."""
     with tempfile.TemporaryDirectory(prefix="bench-p2-") as tmp:
-        stack = start_stack(Path(tmp), pacing=dict.fromkeys(_TYPES, pacing), claim_wait_seconds=2.0)
+        stack = start_stack(Path(tmp), pacing=dict.fromkeys(CATALOGUE, pacing), claim_wait_seconds=2.0)
         try:
             stack.start_agent()
             with stack.client() as client:

@@ -1,5 +1,5 @@
-"""Shared fixtures: the anyio backend, the database URLs (SQLite and PostgreSQL) the hub's tests run on, and
-a clean slate for tests that configure the process's loggers.
+"""Shared fixtures: the anyio backend, a machine in Moscow's zone, the database URLs (SQLite and PostgreSQL)
+the hub's tests run on, and a clean slate for tests that configure the process's loggers.
 
 PostgreSQL comes from ``SDLC_HUB_TEST_PG_URL`` (default: the local server with trust auth). A fresh database
 ``sdlc_hub_test_<random>`` is created once per test session and dropped at the end. An unreachable PostgreSQL
@@ -13,6 +13,7 @@ import logging
 import os
 import secrets
 import threading
+import time
 from collections.abc import Coroutine, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,12 +21,22 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import make_url
 
-from pg_admin import PG_DEFAULT, admin_sql
+from .pg_admin import PG_DEFAULT, admin_sql
 
 
 @pytest.fixture(scope="session")
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture
+def moscow(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The machine's zone is Moscow (UTC+3): nothing the core or the agent answers may depend on it."""
+    monkeypatch.setenv("TZ", "Europe/Moscow")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ call counting, refused credentials, a bug inside an executor."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -16,6 +16,7 @@ from jira_sim.simulator import Simulator
 from reconcile.command_types import executor_for
 from reconcile.executors import Delivery, ExecContext, JiraCall
 from reconcile.executors._run import Body, Run, run_body
+from tests.support import T0
 
 pytestmark = pytest.mark.anyio
 
@@ -42,12 +43,10 @@ async def test_wait_gap_before_any_call_counts_from_construction() -> None:
 
 # --- against the simulator -----------------------------------------------------------------------------
 
-REFERENCE_NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
-
 
 def _connected(max_retries: int = 5, **auth: str | None) -> tuple[Simulator, FakeClock, JiraHttp]:
     clock = FakeClock()
-    sim = Simulator(clock=lambda: REFERENCE_NOW + timedelta(seconds=clock.monotonic()))
+    sim = Simulator(clock=lambda: T0 + timedelta(seconds=clock.monotonic()))
     credentials = auth or {"token": "secret"}
     jira = JiraHttp.connect(
         "http://jira.test/",

@@ -1,8 +1,11 @@
 """Test doubles of the *outside world* of the agent: a hub speaking DESIGN.md section 6's agent endpoints,
 and a transport that loses requests or answers on the way (the network, not our code).
 
-The fake hub keeps the seed's delivery rules that matter to the agent: one command in flight, re-delivery of
-a ``claimed`` command with ``deliveries + 1`` on the next claim, idempotent reports.
+The fake hub keeps its state in plain dicts the tests can poke, but decides as the real hub does, with the
+core's own rules: the claim by :func:`reconcile.queue.decide_claim` (one command in flight, re-delivery of a
+``claimed`` command with ``deliveries + 1``, failed at the delivery limit), the report by
+:func:`reconcile.reports.decide_report` (idempotent), whether a process still holds its command by
+:func:`reconcile.agents.holds_claim`.
 """
 
 from __future__ import annotations
@@ -15,11 +18,28 @@ from typing import Any
 import attrs
 import httpx
 
+from reconcile.agents import holds_claim
+from reconcile.policy import AgentPolicy
+from reconcile.queue import (
+    Action,
+    ClaimedCommand,
+    ClaimSnapshot,
+    FailCommand,
+    Issue,
+    QueuedCommand,
+    Redeliver,
+    decide_claim,
+)
+from reconcile.reports import decide_report
 from reconcile.settings import Settings
+from tests.support import T0
 
 #: How long before a pause's end the agent asks the hub whether it may write (the fence's lead on a clock where
 #: the hub answers at once: :mod:`agent_app.fence`).
 LEAD = 0.05
+
+#: The policy of an agent allowed only the seed's Jira project.
+AURORA_ONLY = AgentPolicy(allow_projects=("AURORA",))
 
 
 def waited(sleeps: list[float]) -> list[float]:
@@ -52,6 +72,10 @@ class FakeHub:
     problems: list[dict[str, Any]] = attrs.field(factory=list)
     requests: list[str] = attrs.field(factory=list)
     statuses: dict[int, str] = attrs.field(factory=dict)
+    #: Every command the hub issued, by id (its type and deliveries).
+    issued: dict[int, dict[str, Any]] = attrs.field(factory=dict)
+    #: The process the last claim came from: the one holding the command in flight.
+    active_instance: str | None = None
     #: Answers forced on the next claims, e.g. ``[409]``; a callable is awaited instead (a long poll).
     claim_answers: list[int | Callable[[], Awaitable[None]]] = attrs.field(factory=list)
     #: The ``Retry-After`` header of a forced 409 (the hub's seconds until the active agent counts as away).
@@ -78,12 +102,11 @@ class FakeHub:
                     headers = {"Retry-After": self.retry_after} if forced == 409 and self.retry_after else {}
                     body = {"status_code": forced, "detail": "другой агент активен"}
                     return httpx.Response(forced, json=body, headers=headers)
-            if self.claimed is None and self.queue:
-                self.claimed = self.queue.pop(0)
+            self.active_instance = body.get("instance")
+            for action in decide_claim(self._snapshot()).actions:
+                self._carry_out(action)
             if self.claimed is None:
                 return httpx.Response(204)
-            self.claimed["deliveries"] += 1
-            self.statuses[self.claimed["id"]] = "claimed"
             return httpx.Response(200, json=self.claimed)
         if path == "/agent/status":
             self.problems.append(json.loads(request.content))
@@ -92,19 +115,17 @@ class FakeHub:
             command_id = int(match.group(1))
             body = json.loads(request.content)
             self.reports.append((command_id, body))
-            if self.claimed is not None and self.claimed["id"] == command_id:
-                self.claimed = None
-                self.statuses[command_id] = body["status"]
-                return httpx.Response(200, json={"accepted": True, "status": body["status"]})
-            return httpx.Response(200, json={"accepted": False, "status": self.statuses.get(command_id, "done")})
+            if command_id not in self.issued:
+                return httpx.Response(404, json={"status_code": 404, "detail": f"команды {command_id} нет"})
+            return httpx.Response(200, json=self._report(self.issued[command_id], body))
         if match := re.fullmatch(r"/agent/commands/(\d+)", path):
             command_id = int(match.group(1))
             status = self.statuses.get(command_id)
             if status is None:
                 return httpx.Response(404, json={"status_code": 404, "detail": f"команды {command_id} нет"})
-            mine = self.claimed is not None and self.claimed["id"] == command_id
-            held = status == "claimed" and mine
-            deliveries = self.claimed["deliveries"] if self.claimed is not None and mine else 1
+            instance = request.url.params.get("instance")
+            held = status == "claimed" and holds_claim(instance, active_instance=self.active_instance)
+            deliveries = self.issued[command_id]["deliveries"]
             return httpx.Response(
                 200, json={"id": command_id, "status": status, "held": held, "deliveries": deliveries}
             )
@@ -120,6 +141,57 @@ class FakeHub:
 
     def transport(self) -> httpx.MockTransport:
         return httpx.MockTransport(self.handle)
+
+    def _snapshot(self) -> ClaimSnapshot:
+        """The queue as :func:`decide_claim` reads it: one batch, the command in flight, the queued in order."""
+        claimed = self.claimed
+        return ClaimSnapshot(
+            claimed=()
+            if claimed is None
+            else (ClaimedCommand(id=claimed["id"], claimed_at=T0, deliveries=claimed["deliveries"]),),
+            queued_head=tuple(
+                QueuedCommand(
+                    id=queued["id"],
+                    batch_id=1,
+                    type=queued["type"],
+                    params=queued["params"],
+                    temp_key=queued["params"].get("temp_key") if queued["type"] == "ensure_issue" else None,
+                )
+                for queued in self.queue
+            ),
+        )
+
+    def _carry_out(self, action: Action) -> None:
+        if isinstance(action, FailCommand):
+            self.statuses[action.id] = "failed"
+            self.claimed = None
+        elif isinstance(action, Redeliver):
+            assert self.claimed is not None
+            self.claimed["deliveries"] = action.deliveries
+        elif isinstance(action, Issue):
+            [issued] = [queued for queued in self.queue if queued["id"] == action.id]
+            self.queue.remove(issued)
+            self.claimed = self.issued[action.id] = {**issued, "params": action.params, "deliveries": 1}
+            self.statuses[action.id] = "claimed"
+        else:
+            self.queue = [queued for queued in self.queue if queued["id"] != action.id]
+            self.statuses[action.id] = "skipped"
+
+    def _report(self, issued: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+        """The hub's answer to a report of a command it issued."""
+        decision = decide_report(
+            command_type=issued["type"],
+            current_status=self.statuses[issued["id"]],
+            current_error=None,
+            reported_status=body["status"],
+            result=body.get("result") or {},
+            refresh_finished=True,
+        )
+        if decision.record:
+            self.statuses[issued["id"]] = body["status"]
+            if self.claimed is not None and self.claimed["id"] == issued["id"]:
+                self.claimed = None
+        return {"accepted": decision.accepted, "status": decision.status}
 
 
 Hook = Callable[[httpx.Request], Awaitable[None] | None]

@@ -3,8 +3,6 @@ simulator's token bucket on one fake clock — it waits for the refill instead o
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import httpx
 import pytest
 
@@ -16,10 +14,10 @@ from jira_sim.generated import generated_seed
 from reconcile.command_types import executor_for
 from reconcile.executors import Delivery
 from reconcile.settings import Settings
+from tests.support import T0
 
 pytestmark = pytest.mark.anyio
 
-NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 JQL = 'project = AURORA AND labels in ("AWPCA", "STOCKS_DRRK")'
 
 
@@ -39,7 +37,7 @@ async def test_a_long_refresh_under_a_bucket_meets_no_429() -> None:
     second (max 5): every call answered 200,
     the agent waiting for the refills — at the bucket's rate less its reserve of 2 (3 calls a second)."""
     clock = FakeClock()
-    sim = Simulator(generated_seed(3000), clock=lambda: NOW, timer=clock)
+    sim = Simulator(generated_seed(3000), clock=lambda: T0, timer=clock)
     sim.set_rate_limit(5, 5)
     calls = await _refresh(sim, clock)
     assert {c["status"] for c in sim.calls} == {200}
@@ -51,6 +49,6 @@ async def test_a_long_refresh_under_a_bucket_meets_no_429() -> None:
 async def test_without_a_limit_the_agent_never_waits() -> None:
     """No ``X-RateLimit-*`` headers: no wait at all."""
     clock = FakeClock()
-    sim = Simulator(generated_seed(3000), clock=lambda: NOW, timer=clock)
+    sim = Simulator(generated_seed(3000), clock=lambda: T0, timer=clock)
     assert await _refresh(sim, clock) == 31
     assert clock.sleeps == []

@@ -13,13 +13,14 @@ from typing import Any
 
 import httpx
 import pytest
-from test_with_hub import HubRig
 
 from agent_app.loop import Agent
 from hub_app import admin
 from hub_app.app import create_app
 from hub_app.bodies.admin import ProjectIn, TokenIn
 from hub_app.runtime import open_hub
+
+from .test_with_hub import HubRig
 
 pytestmark = pytest.mark.anyio
 

@@ -11,12 +11,13 @@ from pathlib import Path
 import anyio
 import anyio.lowlevel
 import pytest
-from agent_fakes import LEAD, FakeHub, Fault, command, waited
-from test_loop import Rig
 
 from adapters.clock import FakeClock
 from adapters.logs import fields_of
 from agent_app.journal import Journal, JournalBusy
+
+from .agent_fakes import LEAD, FakeHub, Fault, command, waited
+from .test_loop import Rig
 
 pytestmark = pytest.mark.anyio
 
@@ -99,7 +100,7 @@ async def test_taken_over_command_is_dropped_without_a_report(tmp_path: Path) ->
     rig = Rig(tmp_path, hub, clock=clock)
 
     async def take_over() -> None:
-        hub.claimed = {"id": 999}  # still claimed on the hub, but no longer issued to this process
+        hub.active_instance = "another-process"  # still claimed on the hub, but issued to another process now
 
     clock.on_sleep = take_over
     await rig.agent.step(await rig.agent.context())
@@ -171,6 +172,7 @@ async def test_a_command_the_hub_no_longer_has_is_dropped(tmp_path: Path) -> Non
 
     async def forget() -> None:
         hub.statuses.pop(64)
+        hub.issued.pop(64)
         hub.claimed = None
 
     clock.on_sleep = forget

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import attrs
 import pytest
-from agent_fakes import FakeHub, Fault, FlakyTransport, command
 
 from adapters.hub_client import (
     ClaimConflict,
@@ -17,6 +17,8 @@ from adapters.hub_client import (
 from reconcile.executors.base import Delivery, Operation, Page, Report
 from reconcile.records import MirrorIssue, MirrorLink, SprintRef
 from reconcile.settings import Settings
+
+from .agent_fakes import FakeHub, Fault, FlakyTransport, command
 
 pytestmark = pytest.mark.anyio
 
@@ -111,7 +113,7 @@ async def test_report_wire_shape_and_ack() -> None:
     async with client(hub) as hub_client:
         await hub_client.claim(agent_id="a1", version="v", wait=0)
         ack = await hub_client.report(7, report, jira_calls=3)
-        again = await hub_client.report(7, report, jira_calls=3)
+        again = await hub_client.report(7, attrs.evolve(report, status="failed"), jira_calls=3)
     assert ack == ReportAck(accepted=True, status="done")
     assert again == ReportAck(accepted=False, status="done")
     assert hub.reports[0] == (

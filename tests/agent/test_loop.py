@@ -14,7 +14,6 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-from agent_fakes import LEAD, FakeHub, Fault, FlakyTransport, command, waited
 
 from adapters.clock import FakeClock
 from adapters.hub_client import HubClient
@@ -27,10 +26,11 @@ from jira_sim import Simulator
 from reconcile.command_types import executor_for
 from reconcile.policy import AgentPolicy
 
+from .agent_fakes import AURORA_ONLY, LEAD, FakeHub, Fault, FlakyTransport, command, waited
+
 pytestmark = pytest.mark.anyio
 
 #: The policy of these agents: the sample's Jira project only (DESIGN.md 5.5).
-AURORA_ONLY = AgentPolicy(allow_projects=("AURORA",))
 
 SEED = 20261022
 
@@ -169,7 +169,8 @@ async def test_empty_queue_means_no_pause(tmp_path: Path) -> None:
 
 async def test_unacknowledged_report_is_sent_before_any_claim(tmp_path: Path) -> None:
     """On start, a report left in the journal goes to the hub first, then the entry is cleared."""
-    hub = FakeHub()
+    issued = {**command(5, "ensure_issue", {"temp_key": "new:5", "summary": "Отчёт"}), "deliveries": 1}
+    hub = FakeHub(issued={5: issued}, statuses={5: "claimed"})  # issued before the agent stopped
     rig = Rig(tmp_path, hub)
     report = {"status": "done", "result": {"key": "AURORA-1561", "created": True}, "jira_calls": 2, "operations": []}
     rig.journal.write(JournalEntry(command_id=5, type="ensure_issue", deliveries=1, report=report))

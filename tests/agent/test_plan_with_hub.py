@@ -7,15 +7,16 @@ import hashlib
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from test_with_hub import HubRig
 
 from hub_app import admin
 from hub_app.app import create_app
 from hub_app.bodies.admin import ProjectIn, TokenIn
 from hub_app.runtime import open_hub
+from tests.support import cmd
+
+from .test_with_hub import HubRig
 
 pytestmark = pytest.mark.anyio
 
@@ -38,10 +39,6 @@ async def rig(tmp_path: Path) -> AsyncIterator[tuple[HubRig, str]]:
     yield result, tokens["admin"]
     await result.close()
     await hub.close()
-
-
-def cmd(type_: str, **params: Any) -> dict[str, Any]:
-    return {"type": type_, "params": params}
 
 
 BATCH = {

@@ -12,12 +12,13 @@ from typing import Any
 
 import httpx
 import pytest
-from agent_fakes import FakeHub, Fault, command
-from test_loop import Rig
 
 from adapters.clock import FakeClock
 from adapters.logs import fields_of
 from reconcile.policy import AgentPolicy
+
+from .agent_fakes import FakeHub, Fault, command
+from .test_loop import Rig
 
 pytestmark = pytest.mark.anyio
 

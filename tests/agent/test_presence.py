@@ -11,13 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_fakes import LEAD, FakeHub, Fault, command, waited
-from test_loop import Rig
 
 from adapters.clock import FakeClock
 from adapters.logs import configure_logging, fields_of
 from agent_app.presence import heartbeat_interval
 from reconcile.settings import Settings
+
+from .agent_fakes import LEAD, FakeHub, Fault, command, waited
+from .test_loop import Rig
 
 pytestmark = pytest.mark.anyio
 

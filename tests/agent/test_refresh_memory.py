@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import gc
 import tracemalloc
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import httpx
 import pytest
@@ -19,10 +19,10 @@ from jira_sim.generated import generated_seed
 from reconcile.command_types import executor_for
 from reconcile.executors import Delivery, Page
 from reconcile.settings import Settings
+from tests.support import T0
 
 pytestmark = pytest.mark.anyio
 
-REFERENCE_NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 PAGE = 100
 
 
@@ -30,7 +30,7 @@ async def _held_at_last_issue_page(count: int) -> int:
     """Bytes allocated in the core's code (``reconcile``: the parsed issues, the keys kept) during a refresh of
     ``count`` issues and still alive when the last page of issues is handed over."""
     clock = FakeClock()
-    sim = Simulator(generated_seed(count), clock=lambda: REFERENCE_NOW + timedelta(seconds=clock.monotonic()))
+    sim = Simulator(generated_seed(count), clock=lambda: T0 + timedelta(seconds=clock.monotonic()))
     jira = JiraHttp.connect(
         "http://jira.test", token="secret", clock=clock, transport=httpx.ASGITransport(app=sim.asgi)
     )

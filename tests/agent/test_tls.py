@@ -14,7 +14,6 @@ from typing import Any
 import attrs
 import httpx
 import pytest
-from tls_servers import Pki, make_pki, serve_https
 
 from adapters.clock import FakeClock
 from adapters.hub_client import HubClient, HubUnreachable
@@ -29,12 +28,13 @@ from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import open_hub
 from jira_sim import Simulator
 from reconcile.command_types import executor_for
-from reconcile.policy import AgentPolicy
+
+from .agent_fakes import AURORA_ONLY
+from .tls_servers import Pki, make_pki, serve_https
 
 pytestmark = pytest.mark.anyio
 
 #: The policy of these agents: the sample's Jira project only (DESIGN.md 5.5).
-AURORA_ONLY = AgentPolicy(allow_projects=("AURORA",))
 
 
 @attrs.frozen(kw_only=True)

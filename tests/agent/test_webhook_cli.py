@@ -13,6 +13,7 @@ from jira_sim import Simulator
 from jira_sim.serving import serve_in_thread
 
 URL = "http://10.1.2.3:8790/jira/webhook"
+#: Pinned, not derived: the seven events the agent registers, each one its listener reads.
 EVENTS = [
     "jira:issue_created",
     "jira:issue_updated",

@@ -11,7 +11,6 @@ from typing import Any
 
 import httpx
 import pytest
-from agent_fakes import LEAD, Fault, FlakyTransport, waited
 
 from adapters.clock import FakeClock
 from adapters.hub_client import ClaimConflict, HubClient
@@ -24,12 +23,12 @@ from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import open_hub
 from jira_sim import Simulator
 from reconcile.command_types import executor_for
-from reconcile.policy import AgentPolicy
+
+from .agent_fakes import AURORA_ONLY, LEAD, Fault, FlakyTransport, waited
 
 pytestmark = pytest.mark.anyio
 
 #: The policy of these agents: the sample's Jira project only (DESIGN.md 5.5).
-AURORA_ONLY = AgentPolicy(allow_projects=("AURORA",))
 
 
 class HubRig:

@@ -7,7 +7,8 @@ import json
 from typing import Any
 
 import pytest
-from jira_contract import (
+
+from .jira_contract import (
     DEFECTS,
     FULL_DOCUMENT,
     OPERATIONS,

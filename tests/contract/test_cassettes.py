@@ -18,7 +18,6 @@ import attrs
 import httpx
 import pytest
 import vcr
-from jira_contract import CASSETTES
 
 from adapters.clock import FakeClock
 from adapters.jira_http import JiraAuthError, JiraHttp
@@ -28,6 +27,8 @@ from reconcile.executors import Delivery, ExecContext, FetchFile, Operation, Pag
 from reconcile.jira_model import histories_from_jira, issue_from_jira, mirror_fields
 from reconcile.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink, SprintRef
 from reconcile.settings import Settings, settings_to_json
+
+from .jira_contract import CASSETTES
 
 BASE = "http://jira.test"
 CTX = ExecContext(

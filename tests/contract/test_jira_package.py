@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
-from datetime import UTC, datetime
 
 import pytest
 from jira import JIRA
 
 from jira_sim import Simulator
 from jira_sim.serving import serve_in_thread
+from tests.support import T0
 
-REFERENCE_NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 AWPCA_KEYS = [
     "AURORA-1445",
     "AURORA-1446",
@@ -33,7 +32,7 @@ AWPCA_KEYS = [
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[Simulator, str]]:
-    sim = Simulator(clock=lambda: REFERENCE_NOW)
+    sim = Simulator(clock=lambda: T0)
     with serve_in_thread(sim) as url:
         yield sim, url
 

@@ -19,12 +19,15 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 import pytest
-from jira_contract import (
+
+from jira_sim import Simulator
+from tests.support import T0
+
+from .jira_contract import (
     DEFECTS,
     OPERATIONS,
     Answer,
@@ -35,11 +38,8 @@ from jira_contract import (
     problems,
 )
 
-from jira_sim import Simulator
-
 DOCUMENT = load_subset()
 SCHEMAS = converted_schemas(DOCUMENT)
-REFERENCE_NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 
 # Which corrected defect applies to which call (read by test_the_defect_table_is_the_one_applied).
 DEFECT_TABLE: dict[str, tuple[str, ...]] = {
@@ -246,7 +246,7 @@ def _simulated(answer: Answer, response: httpx.Response) -> Answer:
 @pytest.mark.parametrize("cassette", cassette_files(), ids=lambda p: p.name)
 async def test_the_simulator_answers_like_the_recording(cassette: Any) -> None:
     """Same status, same shape as the cassette's answer, and both conform to the document."""
-    sim = Simulator(clock=lambda: REFERENCE_NOW)
+    sim = Simulator(clock=lambda: T0)
     transport = httpx.ASGITransport(app=sim.asgi)
     report: dict[str, list[str]] = {}
     async with httpx.AsyncClient(

@@ -19,22 +19,15 @@ from typing import Any
 import httpx
 import pytest
 import yaml
-from jira_contract import CASSETTES
 
 from jira_sim import Simulator
+from reconcile.webhook_events import EVENTS
+
+from .jira_contract import CASSETTES
 
 pytestmark = pytest.mark.anyio
 
 RECORDINGS = sorted((CASSETTES / "webhooks").glob("*.yaml"))
-EVENTS = [
-    "jira:issue_created",
-    "jira:issue_updated",
-    "jira:issue_deleted",
-    "comment_created",
-    "comment_updated",
-    "issuelink_created",
-    "issuelink_deleted",
-]
 # keys the simulator sends that an older recording may lack, and why they are right
 NEWER_KEYS = {"issue_event_type_name": "sent from Jira 7.1 on (jira-to-matrix's 2017 recordings carry it)"}
 
@@ -133,7 +126,7 @@ async def _simulated(change: Change, event: str) -> dict[str, Any]:
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=sim.asgi), base_url="http://jira.test", headers={"Authorization": "Bearer t"}
     ) as jira:
-        hook = {"name": "contract", "url": "http://agent.bank/jira/webhook", "events": EVENTS}
+        hook = {"name": "contract", "url": "http://agent.bank/jira/webhook", "events": list(EVENTS)}
         assert (await jira.post("/rest/jira-webhook/1.0/webhooks", json=hook)).status_code == 201
         await change(jira)
         await sim.settle_webhooks()

@@ -14,11 +14,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from e2e_support import E2E_PACING
 from sqlalchemy.engine import make_url
 
 from loopback.stack import Stack, start_stack
-from pg_admin import PG_DEFAULT, admin_sql
+from tests.pg_admin import PG_DEFAULT, admin_sql
+
+from .e2e_support import E2E_PACING
 
 DATABASES = [name.strip() for name in os.environ.get("SDLC_HUB_E2E_DATABASES", "sqlite").split(",") if name.strip()]
 

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from e2e_support import E2E_PACING, by_seq, finish, full_refresh, logs, submit, wait_until
 
 from loopback.stack import Stack, start_stack
-from pg_cluster import Cluster, private_cluster
+from tests.pg_cluster import Cluster, private_cluster
+
+from .e2e_support import E2E_PACING, by_seq, finish, full_refresh, logs, submit, wait_until
 
 pytestmark = pytest.mark.e2e
 

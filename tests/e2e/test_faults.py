@@ -11,7 +11,11 @@ import time
 from typing import Any
 
 import pytest
-from e2e_support import (
+
+from loopback.stack import Stack, start_stack
+from reconcile.catalogue import CATALOGUE
+
+from .e2e_support import (
     Drop,
     LoopbackProxy,
     at,
@@ -24,9 +28,6 @@ from e2e_support import (
     wait_in_claim,
     wait_until,
 )
-
-from loopback.stack import Stack, start_stack
-from reconcile.catalogue import CATALOGUE
 
 pytestmark = pytest.mark.e2e
 

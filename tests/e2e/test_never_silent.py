@@ -7,9 +7,10 @@ import time
 from pathlib import Path
 
 import pytest
-from e2e_support import E2E_PACING, agent_events, finish, full_refresh, hub_get, sim_fault, submit, wait_until
 
 from loopback.stack import Stack, start_stack
+
+from .e2e_support import E2E_PACING, agent_events, finish, full_refresh, hub_get, sim_fault, submit, wait_until
 
 pytestmark = pytest.mark.e2e
 

@@ -12,7 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import (
+
+from loopback.stack import Stack, start_agent, start_stack
+from reconcile.catalogue import CATALOGUE
+
+from .e2e_support import (
     Drop,
     LoopbackProxy,
     agent_events,
@@ -31,9 +35,6 @@ from e2e_support import (
     wait_in_claim,
     wait_until,
 )
-
-from loopback.stack import Stack, start_agent, start_stack
-from reconcile.catalogue import CATALOGUE
 
 pytestmark = pytest.mark.e2e
 

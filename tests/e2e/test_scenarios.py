@@ -7,9 +7,10 @@ import hashlib
 from typing import Any
 
 import pytest
-from e2e_support import finish, full_refresh, hub_get, is_write, sim_calls, sim_issue, submit
 
 from loopback.stack import Stack
+
+from .e2e_support import finish, full_refresh, hub_get, is_write, sim_calls, sim_issue, submit
 
 pytestmark = pytest.mark.e2e
 

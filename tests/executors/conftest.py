@@ -1,10 +1,12 @@
-"""Make the helper modules of this folder importable under pytest's importlib import mode."""
+"""The executors' shared fixture: a fresh simulator bench for each test that asks for one."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import pytest
 
-_HERE = str(Path(__file__).parent)
-if _HERE not in sys.path:
-    sys.path.insert(0, _HERE)
+from .sim_support import Bench, make_bench
+
+
+@pytest.fixture
+async def bench() -> Bench:
+    return make_bench()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -9,6 +10,14 @@ from reconcile.command_types import executor_for
 from reconcile.executors import Delivery, ExecContext, FetchFile, JiraCall, JiraResponse, Page, Report
 from reconcile.executors.base import Step
 from reconcile.executors.drive import drive
+
+#: The issue the executors' value tests talk about, and its path in Jira's API.
+KEY = "AURORA-1537"
+ISSUE = f"/rest/api/2/issue/{KEY}"
+
+#: A file the hub holds (its content ``abc``), and a link of AURORA-1537 that blocks AURORA-1538.
+SHA_ABC = hashlib.sha256(b"abc").hexdigest()
+BLOCKS_1538 = {"id": "10007", "type": {"name": "Блокирует начало"}, "outwardIssue": {"key": "AURORA-1538"}}
 
 SYMMETRIC = ExecContext(
     jira_user="bridge-user", jira_time_zone="Europe/Moscow", symmetric_link_types=frozenset({"Связанные"})
@@ -19,6 +28,16 @@ def delivery(
     type_: str, params: Mapping[str, Any], *, pause: float = 30, context: Mapping[str, Any] | None = None
 ) -> Delivery:
     return Delivery(id=1, type=type_, params=params, pause_seconds=pause, context=context or {})
+
+
+def issue(key: str, **fields: Any) -> dict[str, Any]:
+    """Jira's answer to ``GET /issue/<key>``: the key and the fields given."""
+    return {"key": key, "fields": fields}
+
+
+def search(*hits: dict[str, Any], total: int | None = None, start: int = 0) -> dict[str, Any]:
+    """One page of Jira's search answer holding ``hits``."""
+    return {"startAt": start, "maxResults": 100, "total": len(hits) if total is None else total, "issues": list(hits)}
 
 
 def ok(json: Any = None, status: int = 200, **headers: str) -> JiraResponse:

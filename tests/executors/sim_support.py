@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import attrs
@@ -15,8 +15,8 @@ from agent_app.drive import Alone, DriveOutcome, drive
 from jira_sim import simulator
 from reconcile.command_types import executor_for
 from reconcile.executors import Delivery, FetchFile, Page
+from tests.support import T0
 
-REFERENCE_NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 WRITES = frozenset({"POST", "PUT", "DELETE"})
 
 
@@ -64,7 +64,7 @@ class Bench:
     def write_times(self) -> list[float]:
         """Seconds since the reference time of every write the simulator saw."""
         return [
-            (datetime.fromisoformat(c["at"]) - REFERENCE_NOW).total_seconds()
+            (datetime.fromisoformat(c["at"]) - T0).total_seconds()
             for c in self.sim.calls
             if c["method"] in WRITES and not c["path"].endswith("/search")
         ]
@@ -72,7 +72,7 @@ class Bench:
 
 def make_bench(*, token: str | None = "secret", user: str | None = None, seed: dict[str, Any] | None = None) -> Bench:
     clock = FakeClock()
-    sim = simulator.Simulator(seed, clock=lambda: REFERENCE_NOW + timedelta(seconds=clock.monotonic()))
+    sim = simulator.Simulator(seed, clock=lambda: T0 + timedelta(seconds=clock.monotonic()))
     jira = JiraHttp.connect(
         "http://jira.test",
         token=token,

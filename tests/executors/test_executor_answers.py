@@ -8,10 +8,11 @@ from typing import Any
 
 import attrs
 import pytest
-from executors_support import SYMMETRIC, calls, kinds, ok, play
-from sim_support import make_bench
 
 from reconcile.executors import Page
+
+from .executors_support import SYMMETRIC, calls, kinds, ok, play
+from .sim_support import make_bench
 
 GOOD = {
     "key": "AURORA-1537",

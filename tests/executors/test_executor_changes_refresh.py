@@ -5,23 +5,19 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from sim_support import Bench, make_bench
 
 from jira_sim.generated import generated_seed
+from tests.support import BASE_BOTH
+
+from .sim_support import Bench, make_bench
 
 pytestmark = pytest.mark.anyio
 
-BASE = 'project = AURORA AND labels in ("AWPCA", "STOCKS_DRRK")'
 SEARCH = "/rest/api/2/search"
 
 
-@pytest.fixture
-async def bench() -> Bench:
-    return make_bench()
-
-
 def _changes(since: str, **extra: object) -> dict[str, object]:
-    return {"jql": BASE, "changes": True, "boards": [], "history": {"since": since}, **extra}
+    return {"jql": BASE_BOTH, "changes": True, "boards": [], "history": {"since": since}, **extra}
 
 
 def _searches(bench: Bench) -> int:

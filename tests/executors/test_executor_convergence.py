@@ -11,11 +11,13 @@ from typing import Any
 import anyio
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from sim_support import REFERENCE_NOW, make_bench
-from test_executor_laws import commands, fields_command, other_commands
 
 from reconcile.confirm import AgentFacts, confirm, mirror_needs
 from reconcile.settings import Settings
+from tests.support import T0
+
+from .sim_support import make_bench
+from .test_executor_laws import commands, fields_command, other_commands
 
 # ensure_comment and ensure_attachment have no confirmation by state (nothing of them is in the mirror).
 status, link, sprint, _comment, issue, _attachment = other_commands()
@@ -35,7 +37,7 @@ async def _converge(setup: list[tuple[str, dict[str, Any]]], command: tuple[str,
     await bench.run("refresh", {"keys": keys}, pause=5)
     mirror = {issue.key: issue for page in bench.pages for issue in page.issues}
     await bench.jira.aclose()
-    now = REFERENCE_NOW.replace(hour=12)
+    now = T0.replace(hour=12)
     found = confirm(type_, params, mirror=mirror, facts=facts, link_types=Settings().link_types, now=now)
     return outcome, found
 

@@ -13,7 +13,8 @@ from typing import Any
 import anyio
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from sim_support import Bench, make_bench
+
+from .sim_support import Bench, make_bench
 
 KEYS = ["AURORA-1", "AURORA-1445", "AURORA-1446", "AURORA-1533", "AURORA-1537", "AURORA-1538", "AURORA-1540"]
 STATUSES = ["Ожидание разработки", "Разработка", "Тестирование", "Готово"]

@@ -7,14 +7,23 @@ import hashlib
 import json
 
 import pytest
-from executors_support import delivery, kinds, ok, play
 
 from reconcile.errors import JiraAnswerError
-from reconcile.executors import Dropped, ExecContext, JiraCall, JiraResponse, Operation, Report
-from reconcile.executors._run import Body, Run, http_error, next_start, run_body, search_call
+from reconcile.executors import Dropped, ExecContext, JiraCall, JiraResponse, Operation, Pause, Report
+from reconcile.executors._run import (
+    Body,
+    CommandFailed,
+    Run,
+    context_settings,
+    http_error,
+    next_start,
+    run_body,
+    search_call,
+)
 from reconcile.executors.drive import Ended, drive
 
-SHA_ABC = hashlib.sha256(b"abc").hexdigest()
+from .executors_support import SHA_ABC, SYMMETRIC, delivery, issue, kinds, ok, play
+
 ATTACHMENT = {"key": "X-1", "file": SHA_ABC, "filename": "a.txt", "size": 3}
 NO_ATTACHMENTS = [ok({"fields": {"attachment": []}})]
 
@@ -191,3 +200,41 @@ def test_search_call_body() -> None:
         "maxResults": 100,
         "fields": ["summary"],
     }
+
+
+def test_a_required_text_parameter_missing_or_empty_fails_naming_it() -> None:
+    """The executor fails a delivery whose required text is missing or empty, naming it, before any call."""
+    for params in ({"key": "X-1"}, {"key": "X-1", "marker": ""}):
+        report, steps = play("ensure_comment", {**params, "body": "текст"}, [])
+        assert (report.status, report.error, steps) == ("failed", "нет параметра marker", [])
+
+
+def test_the_first_run_of_a_process_reads_its_settings() -> None:
+    """With nothing read before (a fresh agent), a run reads the settings of its delivery's context, and the
+    next run with another context reads that one."""
+    first = Run(delivery("ensure_fields", {"key": "X-1"}, context={"jira_project": "ONE"}), SYMMETRIC)
+    second = Run(delivery("ensure_fields", {"key": "X-1"}, context={"jira_project": "TWO"}), SYMMETRIC)
+    assert (first.settings.jira_project, second.settings.jira_project) == ("ONE", "TWO")
+
+
+def test_a_run_given_its_settings_does_not_read_the_context_again() -> None:
+    """Settings read once for a batch (the dry run) are the run's settings: the context is not read again, so
+    even a context that would fail the command does not."""
+    read = context_settings({"jira_project": "ONE", "unknown_key": 1})
+    run = Run(delivery("ensure_fields", {"key": "X-1"}, context={"jira_project": 5}), SYMMETRIC, read)
+    assert (run.settings.jira_project, run.settings) == ("ONE", read)
+    with pytest.raises(CommandFailed) as caught:
+        Run(delivery("ensure_fields", {"key": "X-1"}, context={"jira_project": 5}), SYMMETRIC)
+    assert caught.value.message == "настройки: jira_project — непустая строка"
+
+
+def test_unknown_type_fails() -> None:
+    """A command type the agent does not know fails without calls."""
+    report, steps = play("ensure_everything", {}, [])
+    assert (report.status, report.error, steps) == ("failed", "неизвестный тип команды ensure_everything", [])
+
+
+def test_pause_is_never_yielded_before_the_first_write() -> None:
+    """A single-write command yields no Pause at all."""
+    _, steps = play("ensure_fields", {"key": "X-1", "summary": "b"}, [ok(issue("X-1", summary="a")), ok(status=204)])
+    assert not any(isinstance(s, Pause) for s in steps)

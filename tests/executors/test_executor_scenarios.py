@@ -5,14 +5,10 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-from sim_support import Bench, make_bench
+
+from .sim_support import Bench
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-async def bench() -> Bench:
-    return make_bench()
 
 
 async def test_repeat_of_done_ensure_fields_reads_once(bench: Bench) -> None:

@@ -4,16 +4,12 @@
 from __future__ import annotations
 
 import pytest
-from sim_support import Bench, make_bench
+
+from .sim_support import Bench
 
 pytestmark = pytest.mark.anyio
 
 BOARD = 4216
-
-
-@pytest.fixture
-async def bench() -> Bench:
-    return make_bench()
 
 
 def reads(bench: Bench) -> list[str]:

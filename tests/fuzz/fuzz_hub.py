@@ -28,8 +28,8 @@ from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import open_hub
 from loopback.processes import free_port, script, spawn, wait_for
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/: the shared PostgreSQL helper
-from pg_admin import admin_sql
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository: the shared PostgreSQL helper
+from tests.pg_admin import admin_sql
 
 CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
 

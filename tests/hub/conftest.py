@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +18,7 @@ from hub_app import admin
 from hub_app.app import create_app
 from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import Hub
-
-T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
+from tests.support import T0
 
 
 @attrs.define

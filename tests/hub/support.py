@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.support import cmd
+
 from .conftest import Api
+
+#: A command every approval test can put in a batch, and the approval of a batch nobody has decided yet.
+FIELDS = cmd("ensure_fields", key="AURORA-1", duedate="2026-10-23")
+PENDING = {"state": "pending", "by": None, "at": None, "reason": None}
 
 
 def issue(key: str, **fields: Any) -> dict[str, Any]:
@@ -85,7 +91,3 @@ async def create_ok(api: Api, commands: list[dict[str, Any]], **extra: Any) -> d
     assert response.status_code == 201, response.text
     data: dict[str, Any] = response.json()
     return data
-
-
-def cmd(type_: str, **params: Any) -> dict[str, Any]:
-    return {"type": type_, "params": params}

@@ -7,12 +7,13 @@ from typing import Any
 
 import pytest
 
+from tests.support import BASE_AWPCA, cmd
+
 from .conftest import Api, Clock
-from .support import claim_ok, cmd, create_ok, done, issue, link, run_refresh, seed_mirror
+from .support import claim_ok, create_ok, done, issue, link, run_refresh, seed_mirror
 
 pytestmark = pytest.mark.anyio
 
-BASE = 'project = AURORA AND labels in ("AWPCA")'
 JOURNAL = {"history": {"entries": 0}}
 
 
@@ -130,7 +131,7 @@ async def test_link_events_queue_one_change_only_refresh(api: Api) -> None:
     assert len(queued) == before + 1
     assert (queued[0]["title"], queued[0]["commands"][0]["params"]) == (
         "автообновление (изменения)",
-        {"jql": BASE, "changes": True},
+        {"jql": BASE_AWPCA, "changes": True},
     )
     assert ack["refresh_command_id"] == queued[0]["commands"][0]["id"]
     assert (await sent(api, link_event, {**link_event, "event": None}))["refresh_command_id"] is None

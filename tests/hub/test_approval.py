@@ -9,15 +9,14 @@ import jsonschema
 import pytest
 
 from hub_app.runtime import Hub
+from tests.hub.support import FIELDS, PENDING
+from tests.support import cmd
 
 from .conftest import Api, Clock
-from .support import claim_none, claim_ok, cmd, create_ok, done, issue, seed_mirror
+from .support import claim_none, claim_ok, create_ok, done, issue, seed_mirror
 from .test_longpoll import _claim_while
 
 pytestmark = pytest.mark.anyio
-
-FIELDS = cmd("ensure_fields", key="AURORA-1", duedate="2026-10-23")
-PENDING = {"state": "pending", "by": None, "at": None, "reason": None}
 
 
 async def approval_on(api: Api, **doors: bool) -> None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support import cmd
+
 from .conftest import Api, Clock
-from .support import claim_ok, cmd, create_ok, done
+from .support import claim_ok, create_ok, done
 
 pytestmark = pytest.mark.anyio
 

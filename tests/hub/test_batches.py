@@ -9,9 +9,10 @@ from sqlalchemy import func, select
 
 from adapters.storage.models import BatchRow, CommandRow, NoteRow
 from hub_app.runtime import Hub
+from tests.support import cmd
 
 from .conftest import Api
-from .support import cmd, create, create_ok, issue, seed_mirror
+from .support import create, create_ok, issue, seed_mirror
 
 pytestmark = pytest.mark.anyio
 

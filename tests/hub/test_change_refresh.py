@@ -10,14 +10,14 @@ from sqlalchemy import select
 
 from adapters.storage.models import SyncRunRow
 from hub_app.runtime import Hub
+from tests.support import BASE_AWPCA, cmd
 
 from .conftest import Api, Clock
-from .support import claim_none, claim_ok, cmd, create, create_ok, done, issue, run_refresh, seed_mirror
+from .support import claim_none, claim_ok, create, create_ok, done, issue, run_refresh, seed_mirror
 
 pytestmark = pytest.mark.anyio
 
-BASE = 'project = AURORA AND labels in ("AWPCA")'
-START = f"({BASE}) AND sprint in openSprints() AND statusCategory != Done"
+START = f"({BASE_AWPCA}) AND sprint in openSprints() AND statusCategory != Done"
 JOURNAL = {"history": {"entries": 0}}
 
 
@@ -47,11 +47,11 @@ async def test_first_refresh_after_rollout(api: Api, clock: Clock) -> None:
     without a journal sets no mark, so the next one is full again, never change-only."""
     await _project(api, "AWPCA")
     first = await claim_ok(api)
-    assert first["params"] == {"jql": BASE, "boards": [], "history": {"jql": START}}
+    assert first["params"] == {"jql": BASE_AWPCA, "boards": [], "history": {"jql": START}}
     await run_refresh(api, first, [])
     clock.advance(minutes=16)
     again = await claim_ok(api)
-    assert again["params"] == {"jql": BASE, "boards": [], "history": {"jql": START}}
+    assert again["params"] == {"jql": BASE_AWPCA, "boards": [], "history": {"jql": START}}
     assert (await _latest_batch(api))["title"] == "автообновление"
 
 
@@ -64,16 +64,16 @@ async def test_regular_refresh_is_change_only(api: Api, hub: Hub, clock: Clock) 
     clock.advance(minutes=1)
     delivery = await claim_ok(api)
     assert delivery["params"] == {
-        "jql": BASE,
+        "jql": BASE_AWPCA,
         "changes": True,
         "boards": [],
         "history": {"since": "2026-10-22T08:45:00Z"},
     }
     batch = await _latest_batch(api)
     assert (batch["author"], batch["title"]) == ("hub", "автообновление (изменения)")
-    assert batch["commands"][0]["params"] == {"jql": BASE, "changes": True}
+    assert batch["commands"][0]["params"] == {"jql": BASE_AWPCA, "changes": True}
     run = (await _runs(hub))[-1]
-    assert (run.full, run.query) == (False, BASE)
+    assert (run.full, run.query) == (False, BASE_AWPCA)
 
 
 async def test_a_change_only_run_moves_the_mark(api: Api, hub: Hub, clock: Clock) -> None:
@@ -180,14 +180,14 @@ async def test_post_refresh_is_full_while_a_change_only_one_runs(api: Api, clock
     changes = await claim_ok(api)
     response = await api.post("/refresh", {})
     assert response.status_code == 201
-    assert response.json()["commands"][0]["params"] == {"jql": BASE}
+    assert response.json()["commands"][0]["params"] == {"jql": BASE_AWPCA}
     assert response.json()["commands"][0]["id"] != changes["id"]
 
 
 async def test_a_client_may_not_ask_for_a_change_only_refresh(api: Api) -> None:
     """changes is the hub's own parameter: a client's batch naming it is 422 and writes nothing."""
     await _project(api, "AWPCA")
-    response = await create(api, [cmd("refresh", jql=BASE, changes=True)])
+    response = await create(api, [cmd("refresh", jql=BASE_AWPCA, changes=True)])
     assert response.status_code == 422
     assert response.json()["detail"] == "команда 1 (refresh): лишние параметры changes; необязательные keys, jql"
     assert (await api.get("/batches")).json()["total"] == 0

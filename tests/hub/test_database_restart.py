@@ -22,9 +22,8 @@ from hub_app import admin
 from hub_app.app import create_app
 from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import Hub
-from pg_cluster import Cluster, private_cluster
-
-from .support import cmd
+from tests.pg_cluster import Cluster, private_cluster
+from tests.support import cmd
 
 pytestmark = pytest.mark.anyio
 

@@ -6,8 +6,10 @@ from typing import Any
 
 import pytest
 
+from tests.support import cmd
+
 from .conftest import Api, Clock
-from .support import claim_ok, cmd, create_ok, done, issue, link, run_refresh, seed_mirror
+from .support import claim_ok, create_ok, done, issue, link, run_refresh, seed_mirror
 
 pytestmark = pytest.mark.anyio
 

@@ -7,8 +7,10 @@ import logging
 
 import pytest
 
+from tests.support import cmd
+
 from .conftest import Api, Clock
-from .support import claim_ok, cmd, create, create_ok, done
+from .support import claim_ok, create, create_ok, done
 
 pytestmark = pytest.mark.anyio
 

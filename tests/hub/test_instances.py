@@ -7,8 +7,10 @@ from __future__ import annotations
 import anyio
 import pytest
 
+from tests.support import cmd
+
 from .conftest import Api, Clock
-from .support import claim_none, claim_ok, cmd, create_ok
+from .support import claim_none, claim_ok, create_ok
 
 pytestmark = pytest.mark.anyio
 

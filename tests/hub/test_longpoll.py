@@ -16,9 +16,9 @@ from adapters.storage.engine import make_engine
 from hub_app import batches
 from hub_app.runtime import Hub
 from reconcile.approval import Door, Requester
+from tests.support import cmd
 
 from .conftest import Api
-from .support import cmd
 
 pytestmark = pytest.mark.anyio
 

@@ -16,9 +16,10 @@ from adapters.storage.database import Database
 from adapters.storage.engine import head_revision, make_engine
 from hub_app.app import create_app
 from hub_app.runtime import Hub
+from tests.support import cmd
 
 from .conftest import Api, Clock
-from .support import claim_none, claim_ok, cmd, create, create_ok, done, issue, run_refresh
+from .support import claim_none, claim_ok, create, create_ok, done, issue, run_refresh
 
 pytestmark = pytest.mark.anyio
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support import cmd
+
 from .conftest import Api
-from .support import cmd, create_ok
+from .support import create_ok
 
 pytestmark = pytest.mark.anyio
 

@@ -11,9 +11,10 @@ from sqlalchemy import func, select
 
 from adapters.storage.models import BatchRow, CommandRow, FileRow, NoteRow, SettingsRow
 from hub_app.runtime import Hub
+from tests.support import cmd
 
 from .conftest import Api
-from .support import claim_ok, cmd, create_ok, issue
+from .support import claim_ok, create_ok, issue
 
 pytestmark = pytest.mark.anyio
 

@@ -7,9 +7,10 @@ import hashlib
 import pytest
 
 from hub_app.runtime import Hub
+from tests.support import cmd
 
 from .conftest import Api, Clock
-from .support import claim_none, claim_ok, cmd, create_ok, done, issue, seed_mirror
+from .support import claim_none, claim_ok, create_ok, done, issue, seed_mirror
 
 pytestmark = pytest.mark.anyio
 

@@ -14,9 +14,9 @@ from adapters.storage.models import BatchRow, CommandRow
 from hub_app import admin
 from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import Hub
+from tests.support import cmd
 
 from .conftest import Api, Clock
-from .support import cmd
 
 pytestmark = pytest.mark.anyio
 

@@ -10,13 +10,13 @@ from sqlalchemy import select
 
 from adapters.storage.models import SyncRunRow
 from hub_app.runtime import Hub
+from tests.support import BASE_AWPCA, cmd
 
 from .conftest import Api, Clock
-from .support import claim_none, claim_ok, cmd, create_ok, done, issue, link, run_refresh, seed_mirror
+from .support import claim_none, claim_ok, create_ok, done, issue, link, run_refresh, seed_mirror
 
 pytestmark = pytest.mark.anyio
 
-BASE_AWPCA = 'project = AURORA AND labels in ("AWPCA")'
 START_AWPCA = f"({BASE_AWPCA}) AND sprint in openSprints() AND statusCategory != Done"
 
 

@@ -11,13 +11,12 @@ from sqlalchemy import select
 
 from adapters.storage.models import SyncRunRow
 from hub_app.runtime import Hub
+from tests.support import BASE_AWPCA, cmd
 
 from .conftest import Api
-from .support import claim_ok, cmd, create, run_refresh
+from .support import claim_ok, create, run_refresh
 
 pytestmark = pytest.mark.anyio
-
-BASE_AWPCA = 'project = AURORA AND labels in ("AWPCA")'
 
 
 async def _written(api: Api) -> tuple[int, int]:

@@ -10,9 +10,10 @@ from sqlalchemy import func, select
 from adapters.storage.models import BatchRow, CommandRow
 from hub_app.runtime import Hub
 from reconcile.settings import DEFAULT_PACING
+from tests.support import cmd
 
 from .conftest import Api
-from .support import cmd, create, create_ok
+from .support import create, create_ok
 
 pytestmark = pytest.mark.anyio
 

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
+from tests.hub.support import FIELDS, PENDING
+
 from .conftest import Api
-from .support import claim_none, claim_ok, cmd, done, issue, run_refresh, seed_mirror
+from .support import claim_none, claim_ok, done, issue, run_refresh, seed_mirror
 
 pytestmark = pytest.mark.anyio
 
-PENDING = {"state": "pending", "by": None, "at": None, "reason": None}
-FIELDS = cmd("ensure_fields", key="AURORA-1", duedate="2026-10-23")
 ASSISTANT = "assistant"
 
 

@@ -12,9 +12,10 @@ from sqlalchemy import select
 
 from adapters.storage.models import FileRow, table_of
 from hub_app.runtime import Hub
+from tests.support import cmd
 
 from .conftest import Api, Clock
-from .support import claim_ok, cmd, create, done
+from .support import claim_ok, create, done
 
 pytestmark = pytest.mark.anyio
 

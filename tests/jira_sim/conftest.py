@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import attrs
@@ -15,8 +15,7 @@ import pytest
 
 from adapters.clock import FakeClock
 from jira_sim import Simulator
-
-SAMPLE_NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)  # the sample's reference_now
+from tests.support import T0
 
 
 class Clock:
@@ -34,7 +33,7 @@ class Clock:
 
 @pytest.fixture
 def clock() -> Clock:
-    return Clock(SAMPLE_NOW)
+    return Clock(T0)
 
 
 @pytest.fixture

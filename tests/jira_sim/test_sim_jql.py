@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jira_sim.jql import IssueFacts, JqlContext, JqlError, SprintFacts, compile_query, parse
+from tests.support import T0
 
-NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 ZONE = ZoneInfo("Asia/Novosibirsk")
 SPRINTS = (
     SprintFacts(id=6, name="Спринт 1", state="closed"),
@@ -28,8 +28,8 @@ issue_st = st.fixed_dictionaries(
         "project": st.sampled_from(["AURORA", "OTHER"]),
         "labels": st.lists(st.sampled_from(LABELS), unique=True, max_size=3),
         "reporter": st.sampled_from(["bridge-user", "ivanov", None]),
-        "created": st.integers(min_value=0, max_value=20 * 24 * 60),  # minutes before NOW
-        "touched": st.integers(min_value=0, max_value=20 * 24 * 60),  # minutes after created, capped at NOW
+        "created": st.integers(min_value=0, max_value=20 * 24 * 60),  # minutes before T0
+        "touched": st.integers(min_value=0, max_value=20 * 24 * 60),  # minutes after created, capped at T0
         "sprints": st.lists(st.sampled_from([6, 7, 8]), unique=True, max_size=2),
         "status": st.sampled_from(sorted(CATEGORY)),
     }
@@ -39,8 +39,8 @@ issue_st = st.fixed_dictionaries(
 def build(raw: list[dict[str, Any]]) -> list[IssueFacts]:
     out = []
     for n, r in enumerate(raw, start=1):
-        created = NOW - timedelta(minutes=r["created"])
-        updated = min(created + timedelta(minutes=r["touched"]), NOW)
+        created = T0 - timedelta(minutes=r["created"])
+        updated = min(created + timedelta(minutes=r["touched"]), T0)
         out.append(
             IssueFacts(
                 key=f"{r['project']}-{n * 7 % 101 + n}",
@@ -109,7 +109,7 @@ def render(q: Any) -> str:
     if kind == "created":
         return f"created >= -{q[1]}{q[2]}"
     if kind == "updated":
-        local = (NOW - timedelta(minutes=q[1])).astimezone(ZONE)
+        local = (T0 - timedelta(minutes=q[1])).astimezone(ZONE)
         return f'updated >= "{local:%Y/%m/%d %H:%M}"'
     if kind == "key in":
         return "key in (" + ", ".join(q[1]) + ")"
@@ -139,9 +139,9 @@ def reference(q: Any, i: IssueFacts) -> bool:
     if kind == "reporter me":
         return i.reporter == "bridge-user"
     if kind == "created":
-        return i.created >= NOW - q[1] * UNITS[q[2]]
+        return i.created >= T0 - q[1] * UNITS[q[2]]
     if kind == "updated":
-        bound = NOW - timedelta(minutes=q[1])
+        bound = T0 - timedelta(minutes=q[1])
         return i.updated >= bound.replace(second=0, microsecond=0)
     if kind == "key in":
         return i.key in q[1]
@@ -153,7 +153,7 @@ def reference(q: Any, i: IssueFacts) -> bool:
 
 def context(issues: list[IssueFacts], *, strict: bool = True) -> JqlContext:
     return JqlContext(
-        now=NOW,
+        now=T0,
         user="bridge-user",
         zone=ZONE,
         projects=(("AURORA", "Aurora", "1"), ("OTHER", "Other", "2")),

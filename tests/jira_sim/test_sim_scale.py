@@ -6,7 +6,7 @@ Not timed: the tests count evaluations (``store.searches.evaluations``) instead 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import httpx
 import pytest
@@ -15,17 +15,17 @@ from hypothesis import strategies as st
 
 from jira_sim import Simulator
 from jira_sim.generated import generated_seed
+from tests.support import T0
 
 pytestmark = pytest.mark.anyio
 
 REFRESH = 'project = AURORA AND labels in ("AWPCA", "STOCKS_DRRK")'
-SAMPLE_NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
-SMALL = Simulator(generated_seed(60), clock=lambda: SAMPLE_NOW)
+SMALL = Simulator(generated_seed(60), clock=lambda: T0)
 
 
 class MovableClock:
     def __init__(self) -> None:
-        self.now = SAMPLE_NOW
+        self.now = T0
 
     def __call__(self) -> datetime:
         return self.now
@@ -64,7 +64,7 @@ def keys_of(body: dict[str, object]) -> list[str]:
 
 def test_generated_seed_follows_its_rules() -> None:
     """100 generated issues: 63 AWPCA, 32 STOCKS_DRRK, 5 unlabelled, 12 links, 17 in the active sprint, 9 next."""
-    sim = Simulator(generated_seed(100), clock=lambda: SAMPLE_NOW)
+    sim = Simulator(generated_seed(100), clock=lambda: T0)
     store = sim.store
 
     def count(jql: str) -> int:

@@ -8,19 +8,11 @@ import httpx
 import pytest
 
 from jira_sim import Simulator
+from jira_sim.webhooks import WEBHOOK_EVENTS
 
 pytestmark = pytest.mark.anyio
 
 NOW_MS = 1792659600000  # 2026-10-22T09:00:00Z, the clock of these tests
-EVENTS = [
-    "jira:issue_created",
-    "jira:issue_updated",
-    "jira:issue_deleted",
-    "comment_created",
-    "comment_updated",
-    "issuelink_created",
-    "issuelink_deleted",
-]
 
 
 @pytest.fixture
@@ -34,7 +26,7 @@ async def jira(sim: Simulator) -> Any:
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=sim.asgi), base_url="http://jira.test", headers={"Authorization": "Bearer t"}
     ) as client:
-        body = {"name": "all", "url": "http://agent.bank/jira/webhook", "events": EVENTS}
+        body = {"name": "all", "url": "http://agent.bank/jira/webhook", "events": list(WEBHOOK_EVENTS)}
         assert (await client.post("/rest/jira-webhook/1.0/webhooks", json=body)).status_code == 201
         yield client
 

@@ -12,11 +12,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from mcp_support import TOKEN_NAMES, Served, serving_hub
 
 from hub_app import admin
 from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import open_hub
+
+from .mcp_support import TOKEN_NAMES, Served, serving_hub
 
 
 @pytest.fixture

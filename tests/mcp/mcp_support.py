@@ -23,6 +23,12 @@ from hub_app.mcp.endpoint import MCP_PATH, McpEndpoint
 from hub_app.public_url import PublicUrl
 from hub_app.runtime import Hub
 
+
+def batch(*commands: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """A batch body as the assistant writes it."""
+    return {"author": "claude", "title": "план", "commands": list(commands), **extra}
+
+
 TOKEN_NAMES = {"interface": "planner", "admin": "boss", "agent": "bank-agent"}
 
 

@@ -3,22 +3,14 @@ on, batch_create answers pending with the batch's page and nothing is issued; ba
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from mcp_support import Served, load_mirror, tool_error, tool_json
 
 from hub_app import admin
+from tests.support import cmd
+
+from .mcp_support import Served, batch, load_mirror, tool_error, tool_json
 
 pytestmark = pytest.mark.anyio
-
-
-def cmd(type_: str, **params: Any) -> dict[str, Any]:
-    return {"type": type_, "params": params}
-
-
-def batch(*items: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {"author": "claude", "title": "план", "commands": list(items), **extra}
 
 
 async def _approval(served: Served, **doors: bool) -> None:

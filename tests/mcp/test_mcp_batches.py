@@ -7,13 +7,15 @@ from typing import Any
 import attrs
 import jsonschema
 import pytest
-from mcp_support import Served, claim, load_mirror, tool_error, tool_json, upload
 
 from hub_app import admin
 from hub_app.bodies.admin import ProjectIn
 from hub_app.bodies.parsing import parse
 from reconcile.catalogue import CATALOGUE, Editor, Format, Param
 from reconcile.commands import batch_create_description, batch_create_schema
+from tests.support import cmd
+
+from .mcp_support import Served, batch, claim, load_mirror, tool_error, tool_json, upload
 
 pytestmark = pytest.mark.anyio
 
@@ -30,14 +32,6 @@ TOOLS = [
     "refresh",
 ]
 SHA = "0" * 64
-
-
-def cmd(type_: str, **params: Any) -> dict[str, Any]:
-    return {"type": type_, "params": params}
-
-
-def batch(*items: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {"author": "claude", "title": "план", "commands": list(items), **extra}
 
 
 async def listed_tools(served: Served) -> dict[str, Any]:

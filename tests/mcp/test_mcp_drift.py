@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from mcp_support import Served, claim, load_mirror, tool_error, tool_json
 
 from hub_app import admin
 from hub_app.bodies.admin import ProjectIn
+
+from .mcp_support import Served, claim, load_mirror, tool_error, tool_json
 
 pytestmark = pytest.mark.anyio
 

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_support import TOKEN_NAMES, Served, claim, serving_hub, tool_error, tool_json
 
 from adapters.files import FileStore
 from adapters.storage.database import Database
@@ -17,21 +16,12 @@ from adapters.storage.engine import make_engine, truncate_all
 from hub_app import admin
 from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import Hub
+from tests.hub.support import FIELDS, PENDING
+from tests.support import cmd
+
+from .mcp_support import TOKEN_NAMES, Served, batch, claim, serving_hub, tool_error, tool_json
 
 pytestmark = pytest.mark.anyio
-
-PENDING = {"state": "pending", "by": None, "at": None, "reason": None}
-
-
-def batch(*commands: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {"author": "claude", "title": "план", "commands": list(commands), **extra}
-
-
-def cmd(type_: str, **params: Any) -> dict[str, Any]:
-    return {"type": type_, "params": params}
-
-
-FIELDS = cmd("ensure_fields", key="AURORA-1", duedate="2026-10-23")
 
 
 @pytest.fixture

@@ -7,7 +7,8 @@ import json
 from typing import Any
 
 import pytest
-from mcp_support import Served, tool_error
+
+from .mcp_support import Served, tool_error
 
 pytestmark = pytest.mark.anyio
 

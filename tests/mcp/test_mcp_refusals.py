@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_support import TOKEN_NAMES, Served, serving, tool_error
 
 from hub_app import admin
 from hub_app.app import create_app
@@ -19,6 +18,8 @@ from hub_app.mcp.tools import McpCaller, McpTool
 from hub_app.refusals import INTERNAL_ERROR, STATUS_BY_ERROR
 from hub_app.runtime import Unit, open_hub
 from reconcile.errors import ReconcileError
+
+from .mcp_support import TOKEN_NAMES, Served, serving, tool_error
 
 pytestmark = pytest.mark.anyio
 

@@ -12,23 +12,17 @@ from litestar.handlers.base import BaseRouteHandler
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp_support import Served, claim, load_mirror, serving, tool_error, tool_json
 from sqlalchemy import text
 
 from hub_app import admin, batches
 from hub_app.bodies.admin import ProjectIn
 from hub_app.mcp.endpoint import McpPlugin
 from hub_app.roles import Caller, Role
+from tests.support import cmd
+
+from .mcp_support import Served, batch, claim, load_mirror, serving, tool_error, tool_json
 
 pytestmark = pytest.mark.anyio
-
-
-def cmd(type_: str, **params: Any) -> dict[str, Any]:
-    return {"type": type_, "params": params}
-
-
-def batch(*items: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {"author": "claude", "title": "план", "commands": list(items), **extra}
 
 
 TWO_FIELDS = batch(

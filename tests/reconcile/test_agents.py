@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from hypothesis import given
@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from reconcile.agents import AgentConflict, check_claimant, check_instance, holds_claim
 from reconcile.errors import ValidationError
+from tests.support import T0
 
-NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 IDS = st.sampled_from(["agent-1", "agent-2"])
 INSTANCES = st.none() | st.sampled_from(["", "A", "B"])
 
@@ -29,7 +29,7 @@ def test_one_process_at_a_time(
 ) -> None:
     """Admitted iff the same process (agent_id and instance; none = "") or the active one was away longer
     than 2 × claim wait; a refusal says when it would count as away."""
-    seen = NOW - timedelta(seconds=ago)
+    seen = T0 - timedelta(seconds=ago)
     same = claimant == active and (instance or "") == (active_instance or "")
     away = ago > 2 * wait
     try:
@@ -39,7 +39,7 @@ def test_one_process_at_a_time(
             active=active,
             active_instance=active_instance,
             active_seen_at=seen,
-            now=NOW,
+            now=T0,
             claim_wait_seconds=wait,
         )
     except AgentConflict as refused:
@@ -57,8 +57,8 @@ def test_a_copy_is_told_it_is_a_second_process() -> None:
             instance="B",
             active="agent-1",
             active_instance="A",
-            active_seen_at=NOW - timedelta(seconds=10),
-            now=NOW,
+            active_seen_at=T0 - timedelta(seconds=10),
+            now=T0,
             claim_wait_seconds=25,
         )
     assert refused.value.message == (
@@ -96,27 +96,40 @@ def test_the_bounds_of_an_instance() -> None:
 def test_the_edge_of_online_and_what_a_refusal_says() -> None:
     """Seen exactly two long polls ago is still online; the refusal names the active agent and when it was
     seen (in UTC, with Z), and retry_after is never below one second."""
-    seen = (NOW - timedelta(seconds=50)).astimezone(timezone(timedelta(hours=3)))
+    seen = (T0 - timedelta(seconds=50)).astimezone(timezone(timedelta(hours=3)))
     with pytest.raises(AgentConflict) as info:
-        check_claimant("agent-2", active="agent-1", active_seen_at=seen, now=NOW, claim_wait_seconds=25)
+        check_claimant("agent-2", active="agent-1", active_seen_at=seen, now=T0, claim_wait_seconds=25)
     assert info.value.message == (
         "активен другой агент agent-1 (последний раз 2026-10-22T08:59:10Z); второй агент не допускается"
     )
     assert info.value.retry_after == 1
     with pytest.raises(AgentConflict) as info:
         check_claimant(
-            "agent-2", active="agent-1", active_seen_at=NOW - timedelta(seconds=10), now=NOW, claim_wait_seconds=25
+            "agent-2", active="agent-1", active_seen_at=T0 - timedelta(seconds=10), now=T0, claim_wait_seconds=25
         )
     assert info.value.retry_after == 40
 
 
 def test_without_an_active_agent_or_its_time_anyone_claims() -> None:
     """No active agent, or one never seen: nothing to refuse."""
-    check_claimant("agent-2", active="agent-1", active_seen_at=None, now=NOW, claim_wait_seconds=25)
-    check_claimant("agent-2", active=None, active_seen_at=NOW, now=NOW, claim_wait_seconds=25)
+    check_claimant("agent-2", active="agent-1", active_seen_at=None, now=T0, claim_wait_seconds=25)
+    check_claimant("agent-2", active=None, active_seen_at=T0, now=T0, claim_wait_seconds=25)
 
 
 def test_an_empty_instance_holds_the_claim_of_an_agent_without_one() -> None:
     """The instance "" is the same as none on the hub's side."""
     assert holds_claim("", active_instance=None) is True
     assert holds_claim("A", active_instance=None) is False
+
+
+@pytest.mark.usefixtures("moscow")
+def test_a_refused_claim_says_when_the_active_agent_was_seen_in_utc() -> None:
+    """The 409 names the active agent's last sighting as UTC with Z, whatever the machine's zone."""
+    seen = datetime(2026, 10, 22, 12, 0, 5, tzinfo=timezone(timedelta(hours=3)))
+    with pytest.raises(AgentConflict) as refused:
+        check_claimant(
+            "agent-2", active="agent-1", active_seen_at=seen, now=seen + timedelta(seconds=10), claim_wait_seconds=25
+        )
+    assert refused.value.message == (
+        "активен другой агент agent-1 (последний раз 2026-10-22T09:00:05Z); второй агент не допускается"
+    )

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -23,8 +21,8 @@ from reconcile.approval import (
 from reconcile.catalogue import CATALOGUE
 from reconcile.errors import ConflictError, ForbiddenError, ValidationError
 from reconcile.settings import ApprovalDoors, Settings, merge_settings, settings_from_json, settings_to_json
+from tests.support import T0
 
-NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 PENDING = Approval(state=ApprovalState.PENDING)
 ON = Settings(approval=ApprovalDoors(mcp=True, http=True))
 TYPES = st.lists(st.sampled_from(list(CATALOGUE)), min_size=1)
@@ -50,7 +48,7 @@ def test_a_door_that_requires_approval_makes_writing_batches_wait() -> None:
     assert initial_approval(asker(Door.HTTP), ["refresh"], ON) is None
     assert initial_approval(HUB, ["ensure_fields"], ON) is None
     assert holds(PENDING) and not holds(None)
-    assert not holds(Approval(state=ApprovalState.APPROVED, by="b", at=NOW))
+    assert not holds(Approval(state=ApprovalState.APPROVED, by="b", at=T0))
 
 
 @given(st.sampled_from([Door.HTTP, Door.MCP]), TYPES, st.booleans(), st.booleans())
@@ -67,8 +65,8 @@ def test_a_token_that_requires_approval_waits_through_every_door(
     "earlier",
     [
         PENDING,
-        Approval(state=ApprovalState.APPROVED, by="boss", at=NOW),
-        Approval(state=ApprovalState.REJECTED, by="boss", at=NOW, reason="нет"),
+        Approval(state=ApprovalState.APPROVED, by="boss", at=T0),
+        Approval(state=ApprovalState.REJECTED, by="boss", at=T0, reason="нет"),
     ],
 )
 def test_bringing_back_a_command_whose_batch_waited_waits_again(earlier: Approval) -> None:
@@ -86,23 +84,23 @@ def test_a_token_that_requires_approval_approves_nothing() -> None:
     message = "токен claude сам требует одобрения своих пакетов и одобрять пакеты не может"
     for approval in (PENDING, None):
         with pytest.raises(ForbiddenError) as refused:
-            approve(approval, batch_id=7, creator="planner", approver="claude", now=NOW, approver_needs_approval=True)
+            approve(approval, batch_id=7, creator="planner", approver="claude", now=T0, approver_needs_approval=True)
         assert refused.value.message == message
 
 
 def test_approve_takes_another_token() -> None:
     """The creator's token → 403 «нельзя одобрить свой пакет»; another records by and at."""
     with pytest.raises(ForbiddenError, match=r"^нельзя одобрить свой пакет$"):
-        approve(PENDING, batch_id=7, creator="planner", approver="planner", now=NOW)
-    assert approve(PENDING, batch_id=7, creator="planner", approver="boss", now=NOW) == Approval(
-        state=ApprovalState.APPROVED, by="boss", at=NOW
+        approve(PENDING, batch_id=7, creator="planner", approver="planner", now=T0)
+    assert approve(PENDING, batch_id=7, creator="planner", approver="boss", now=T0) == Approval(
+        state=ApprovalState.APPROVED, by="boss", at=T0
     )
 
 
 def test_only_a_pending_batch_is_approved_or_rejected() -> None:
     """Not waiting → 409 naming the batch and why."""
-    approved = Approval(state=ApprovalState.APPROVED, by="boss", at=NOW)
-    rejected = Approval(state=ApprovalState.REJECTED, by="boss", at=NOW, reason="нет")
+    approved = Approval(state=ApprovalState.APPROVED, by="boss", at=T0)
+    rejected = Approval(state=ApprovalState.REJECTED, by="boss", at=T0, reason="нет")
     cases = [
         (None, "пакет 7 не ждёт одобрения: одобрение ему не требовалось"),
         (approved, "пакет 7 не ждёт одобрения: уже одобрен (boss)"),
@@ -110,17 +108,17 @@ def test_only_a_pending_batch_is_approved_or_rejected() -> None:
     ]
     for approval, message in cases:
         with pytest.raises(ConflictError) as refused:
-            approve(approval, batch_id=7, creator="planner", approver="other", now=NOW)
+            approve(approval, batch_id=7, creator="planner", approver="other", now=T0)
         assert refused.value.message == message
         with pytest.raises(ConflictError) as refused:
-            reject(approval, batch_id=7, by="other", reason="x", now=NOW)
+            reject(approval, batch_id=7, by="other", reason="x", now=T0)
         assert refused.value.message == message
 
 
 def test_reject_records_the_reason_and_words_the_error() -> None:
     """The creator may withdraw its own batch; the commands' error is «пакет отклонён: <reason>»."""
-    assert reject(PENDING, batch_id=7, by="planner", reason="не тот срок", now=NOW) == Approval(
-        state=ApprovalState.REJECTED, by="planner", at=NOW, reason="не тот срок"
+    assert reject(PENDING, batch_id=7, by="planner", reason="не тот срок", now=T0) == Approval(
+        state=ApprovalState.REJECTED, by="planner", at=T0, reason="не тот срок"
     )
     assert rejection_error("не тот срок") == "пакет отклонён: не тот срок"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -21,19 +21,16 @@ from reconcile.batch import (
 from reconcile.errors import ValidationError
 from reconcile.history import JournalMark
 from reconcile.settings import Settings
-
-T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
-BASE = 'project = AURORA AND labels in ("AWPCA")'
-BASE_BOTH = 'project = AURORA AND labels in ("AWPCA", "STOCKS_DRRK")'
+from tests.support import BASE_AWPCA, BASE_BOTH, T0
 
 
 def _decide(**given: Any) -> AutoRefresh:
     arguments: dict[str, Any] = {
         "queue_empty": True,
-        "base_jql": BASE,
+        "base_jql": BASE_AWPCA,
         "last_full_refresh_started_at": T0,
         "last_base_refresh_started_at": T0,
-        "mark": JournalMark(started_at=T0, query=BASE),
+        "mark": JournalMark(started_at=T0, query=BASE_AWPCA),
         "now": T0 + timedelta(minutes=16),
         "auto_refresh_minutes": 15,
         "full_refresh_hours": 24,
@@ -97,7 +94,7 @@ def test_a_mark_by_an_older_base_jql_makes_it_full() -> None:
 @given(
     full_ago=st.none() | st.integers(0, 3 * 24 * 60),
     base_ago=st.none() | st.integers(0, 3 * 24 * 60),
-    mark=st.sampled_from([None, BASE, BASE_BOTH]),
+    mark=st.sampled_from([None, BASE_AWPCA, BASE_BOTH]),
     auto=st.integers(0, 120),
     hours=st.integers(1, 48),
 )
@@ -111,7 +108,7 @@ def test_change_only_only_within_the_full_period_with_a_current_mark(
     last_base = None if base_ago is None else now - timedelta(minutes=base_ago)
     decided = decide_auto_refresh(
         queue_empty=True,
-        base_jql=BASE,
+        base_jql=BASE_AWPCA,
         last_full_refresh_started_at=last_full,
         last_base_refresh_started_at=last_base,
         mark=None if mark is None else JournalMark(started_at=now - timedelta(hours=1), query=mark),
@@ -126,15 +123,15 @@ def test_change_only_only_within_the_full_period_with_a_current_mark(
     if decided is not AutoRefresh.NONE and not full_due:
         assert min(recent) > auto
     if decided is AutoRefresh.CHANGES:
-        assert mark == BASE
+        assert mark == BASE_AWPCA
 
 
 def test_the_change_only_batch() -> None:
     """The hub's change-only batch: author hub, «автообновление (изменения)», refresh {jql: base, changes: true}."""
-    assert auto_refresh_body(BASE, changes=True) == {
+    assert auto_refresh_body(BASE_AWPCA, changes=True) == {
         "author": "hub",
         "title": "автообновление (изменения)",
-        "commands": [{"type": "refresh", "params": {"jql": BASE, "changes": True}}],
+        "commands": [{"type": "refresh", "params": {"jql": BASE_AWPCA, "changes": True}}],
     }
     assert AUTO_REFRESH_CHANGES_TITLE == "автообновление (изменения)"
 
@@ -145,11 +142,11 @@ def _ctx() -> BatchContext:
 
 def test_the_hub_may_set_changes_and_keeps_its_base_jql() -> None:
     """Validated as the hub's own batch, the change-only refresh is stored as it is (base JQL unwrapped)."""
-    valid = validate_batch(auto_refresh_body(BASE, changes=True), _ctx(), by_hub=True)
-    assert [(c.type, dict(c.params)) for c in valid.commands] == [("refresh", {"jql": BASE, "changes": True})]
+    valid = validate_batch(auto_refresh_body(BASE_AWPCA, changes=True), _ctx(), by_hub=True)
+    assert [(c.type, dict(c.params)) for c in valid.commands] == [("refresh", {"jql": BASE_AWPCA, "changes": True})]
 
 
-@pytest.mark.parametrize("params", [{"jql": BASE, "changes": True}, {"keys": ["AURORA-1"], "changes": False}])
+@pytest.mark.parametrize("params", [{"jql": BASE_AWPCA, "changes": True}, {"keys": ["AURORA-1"], "changes": False}])
 def test_a_client_may_not_send_changes(params: dict[str, Any]) -> None:
     """changes is the hub's own parameter: in a client's batch it is an extra one (422, the usual message)."""
     body = {"author": "a", "title": "t", "commands": [{"type": "refresh", "params": params}]}
@@ -160,7 +157,11 @@ def test_a_client_may_not_send_changes(params: dict[str, Any]) -> None:
 
 def test_the_hub_parameter_must_be_a_boolean() -> None:
     """Even the hub's own batch is checked: changes is true or false."""
-    body = {"author": "hub", "title": "t", "commands": [{"type": "refresh", "params": {"jql": BASE, "changes": 1}}]}
+    body = {
+        "author": "hub",
+        "title": "t",
+        "commands": [{"type": "refresh", "params": {"jql": BASE_AWPCA, "changes": 1}}],
+    }
     with pytest.raises(ValidationError) as refused:
         validate_batch(body, _ctx(), by_hub=True)
     assert refused.value.message == "команда 1 (refresh): changes — ожидается логическое значение true/false"
@@ -169,7 +170,7 @@ def test_the_hub_parameter_must_be_a_boolean() -> None:
 def test_a_retried_change_only_refresh_is_a_whole_read() -> None:
     """A retry is a person's request: the hub's changes is dropped and the retry validates as new."""
     body = retry_body(
-        command_type="refresh", params={"jql": BASE, "changes": True}, author="hub", title="повтор", project=None
+        command_type="refresh", params={"jql": BASE_AWPCA, "changes": True}, author="hub", title="повтор", project=None
     )
-    assert body["commands"] == [{"type": "refresh", "params": {"jql": BASE}}]
-    assert [dict(c.params) for c in validate_batch(body, _ctx()).commands] == [{"jql": BASE}]
+    assert body["commands"] == [{"type": "refresh", "params": {"jql": BASE_AWPCA}}]
+    assert [dict(c.params) for c in validate_batch(body, _ctx()).commands] == [{"jql": BASE_AWPCA}]

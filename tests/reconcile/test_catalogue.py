@@ -3,6 +3,8 @@ table derived from the catalogue sees a type added to a copy of it."""
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -63,6 +65,46 @@ DUE_ENTRY = CommandType(spec=DUE, executor=_set_due, plan_lines=fields_lines, co
 def with_due(spec: CommandSpec = DUE, **binding: Any) -> tuple[dict[str, CommandSpec], tuple[CommandType, ...]]:
     """A copy of the catalogue with ``spec`` added, and the entries with its binding (changed by ``binding``)."""
     return {**CATALOGUE, spec.type: spec}, (*ENTRIES, attrs.evolve(DUE_ENTRY, spec=spec, **binding))
+
+
+#: The one place the tests name the seed's eight command types by hand; every other test takes them from the
+#: catalogue.
+SEED_TYPES = (
+    "ensure_issue",
+    "ensure_fields",
+    "ensure_comment",
+    "ensure_status",
+    "ensure_link",
+    "ensure_sprint",
+    "ensure_attachment",
+    "refresh",
+)
+
+
+def test_the_catalogue_holds_exactly_the_seeds_eight_types_in_its_order() -> None:
+    """The seed's command types, in the order its messages list them (a new type is added here on purpose)."""
+    assert tuple(CATALOGUE) == SEED_TYPES
+
+
+def _type_lists(path: Path) -> list[int]:
+    """The lines of ``path`` where a list, tuple or set holds four or more type names, ``SEED_TYPES`` aside."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    pin = [n.value for n in tree.body if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "SEED_TYPES"]
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.List | ast.Tuple | ast.Set)
+        and node not in pin
+        and len({e.value for e in node.elts if isinstance(e, ast.Constant) and e.value in CATALOGUE}) >= 4
+    ]
+
+
+def test_no_other_test_lists_the_types_by_hand() -> None:
+    """A list, tuple or set of four or more type names restates the catalogue: a type added to it would silently
+    miss such a test. ``SEED_TYPES`` is the one pin."""
+    tests = Path(__file__).resolve().parents[1]
+    listed = [f"{path.relative_to(tests)}:{line}" for path in sorted(tests.rglob("*.py")) for line in _type_lists(path)]
+    assert listed == []
 
 
 def test_every_type_of_the_catalogue_is_whole() -> None:

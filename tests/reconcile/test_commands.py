@@ -8,15 +8,9 @@ import jsonschema
 import pytest
 
 from reconcile.catalogue import CATALOGUE, Editor, Format, Param
-from reconcile.commands import (
-    batch_create_description,
-    batch_create_schema,
-    check_command,
-    key_params,
-)
+from reconcile.commands import batch_create_description, batch_create_schema, check_command, key_params
 from reconcile.errors import ValidationError
-
-SHA = "a" * 64
+from tests.support import SHA, TYPE_LIST
 
 
 def _error(command: object) -> str:
@@ -138,8 +132,7 @@ def test_status_target_is_string_or_list_of_strings() -> None:
 def test_unknown_type_lists_the_types() -> None:
     """An unknown command type names the known ones."""
     assert _error({"type": "ensure_world_peace", "params": {}}) == (
-        "команда 1: неизвестный тип ensure_world_peace; ожидаются ensure_issue, ensure_fields, ensure_comment, "
-        "ensure_status, ensure_link, ensure_sprint, ensure_attachment, refresh"
+        f"команда 1: неизвестный тип ensure_world_peace; ожидаются {TYPE_LIST}"
     )
 
 
@@ -423,10 +416,7 @@ def test_the_messages_about_a_command_s_shape() -> None:
     assert error({"type": "refresh", "params": {}, "seq": 1, "at": 2}) == (
         "команда 3: лишние поля at, seq; ожидаются type, params"
     )
-    assert error({"type": None}) == (
-        "команда 3: неизвестный тип None; ожидаются ensure_issue, ensure_fields, ensure_comment, ensure_status, "
-        "ensure_link, ensure_sprint, ensure_attachment, refresh"
-    )
+    assert error({"type": None}) == (f"команда 3: неизвестный тип None; ожидаются {TYPE_LIST}")
     assert error({"type": "ensure_status", "params": ["X-1"]}) == "команда 3 (ensure_status): params — ожидается объект"
     assert error({"type": "ensure_status", "params": None}) == (
         "команда 3 (ensure_status): нет key, target; ожидаются key, target"
@@ -439,3 +429,14 @@ def test_the_messages_about_a_command_s_shape() -> None:
     assert error({"type": "ensure_status", "params": {"key": "X-1", "target": "Готово", "b": 1, "a": 2}}) == (
         "команда 3 (ensure_status): лишние параметры b, a; ожидаются key, target"
     )
+
+
+def test_the_batch_schema_describes_its_top_fields_in_the_seeds_words() -> None:
+    """The assistant reads these descriptions from the tool's schema: they are part of the interface."""
+    props = batch_create_schema()["properties"]
+    assert props["author"] == {"type": "string", "minLength": 1, "description": "кто ставит пакет"}
+    assert props["title"] == {"type": "string", "minLength": 1, "description": "заголовок пакета"}
+    assert props["project"]["description"] == "проект хаба (метка Jira): включает проверки пакета проекта"
+    assert props["notes"]["description"] == "заметки хаба к задачам пакета (в Jira не пишутся)"
+    note = props["notes"]["anyOf"][0]["items"]["properties"]
+    assert note["key"] == {"type": "string", "description": "ключ задачи или new:<n> этого пакета"}

@@ -395,3 +395,56 @@ def test_an_issue_without_a_readable_created_is_not_ours() -> None:
     """A missing, empty or unreadable ``created`` never confirms."""
     for created in (None, "", "вчера", "2026-13-01T00:00:00Z"):
         assert _created(created) is None
+
+
+# --- rules the mutation run found unstated (issue 16) ---
+
+
+def _fields_confirmed(wanted: str | None, now: str | None) -> bool:
+    issue = MirrorIssue(key="A-1", summary=now)
+    found = confirm(
+        "ensure_fields",
+        {"key": "A-1", "summary": wanted},
+        mirror={"A-1": issue},
+        facts=AgentFacts(jira_user="bridge-user"),
+        link_types={},
+        now=NOW,
+    )
+    return found is not None
+
+
+def test_a_null_summary_is_the_empty_summary_when_confirming() -> None:
+    """A summary of null and an empty (or blank) one are the same; null and a real summary are not."""
+    assert _fields_confirmed(None, None)
+    assert _fields_confirmed(None, "")
+    assert _fields_confirmed(None, "  ")
+    assert not _fields_confirmed(None, "Отчёт")
+    assert not _fields_confirmed("Отчёт", None)
+
+
+def _created_by(issue: MirrorIssue, summary: str, jira_user: str | None = "bridge-user") -> str | None:
+    found = confirm(
+        "ensure_issue",
+        {"temp_key": "new:1", "summary": summary},
+        mirror={issue.key: issue},
+        facts=AgentFacts(jira_user=jira_user),
+        link_types={},
+        now=NOW,
+    )
+    return None if found is None else found.key
+
+
+def test_an_issue_is_taken_as_created_only_by_a_known_agent_user() -> None:
+    """Without the agent's Jira user no issue is taken for the one it created, not even one without a reporter."""
+    issue = MirrorIssue(key="A-1", summary="Отчёт", reporter=None, created="2026-10-22T11:00:00Z")
+    assert _created_by(issue, "Отчёт", jira_user=None) is None
+    assert _created_by(issue, "Отчёт", jira_user="") is None
+    mine = MirrorIssue(key="A-2", summary="Отчёт", reporter="bridge-user", created="2026-10-22T11:00:00Z")
+    assert _created_by(mine, "Отчёт") == "A-2"
+
+
+def test_an_issue_without_a_summary_is_never_the_created_one() -> None:
+    """An issue whose summary is null matches no command's summary, whatever it is."""
+    for summary in ("Отчёт", "XXXX", "?"):
+        issue = MirrorIssue(key="A-1", summary=None, reporter="bridge-user", created="2026-10-22T11:00:00Z")
+        assert _created_by(issue, summary) is None

@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 from reconcile.delivery import boards_param, complete_params
 from reconcile.pacing import pause_seconds
 from reconcile.settings import Settings, settings_from_json
-
-SHA = "a" * 64
+from tests.support import SHA
 
 
 def test_attachment_after_creation_gets_key_and_size() -> None:

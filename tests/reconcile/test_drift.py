@@ -25,6 +25,7 @@ from reconcile.drift import (
 )
 from reconcile.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink, SprintRef
 from reconcile.settings import Settings
+from tests.support import T0
 
 LINK_TYPES = Settings().link_types
 FACTS = AgentFacts(jira_user="bridge-user", symmetric_link_types=frozenset({"Связанные"}))
@@ -36,6 +37,7 @@ def drift(
     mirror: Mapping[str, MirrorIssue],
     vanished: Mapping[str, MirrorIssue] | None = None,
     project: str | None = None,
+    **kw: Any,
 ) -> list[Drift]:
     return find_drift(
         latest_settings(commands),
@@ -44,6 +46,7 @@ def drift(
         facts=FACTS,
         link_types=LINK_TYPES,
         project=project,
+        **kw,
     )
 
 
@@ -474,3 +477,103 @@ def test_a_vanished_issue_comes_back_with_its_epic_as_created() -> None:
     assert reapply_body(found, author="planner", title="возврат", project=None)["commands"] == [
         {"type": "ensure_issue", "params": {"temp_key": "new:1", "summary": "Задача", "epic_key": "A-50"}}
     ]
+
+
+# --- rules the mutation run found unstated (issue 16) ---
+
+
+def created(command_id: int, temp_key: str, key: str | None, **params: Any) -> SetCommand:
+    result = None if key is None else {"key": key}
+    return SetCommand(
+        id=command_id,
+        batch_id=1,
+        type="ensure_issue",
+        params={"temp_key": temp_key, **params},
+        temp_key=temp_key,
+        result=result,
+    )
+
+
+def test_links_sharing_one_end_are_separate_aspects() -> None:
+    """A link's aspect is its pair of issues: A-1—A-3 and A-2—A-3 share an end but neither supersedes the other."""
+    cmds = [
+        cmd(1, "ensure_link", source="A-1", target="A-3", link_type="связанные"),
+        cmd(2, "ensure_link", source="A-2", target="A-3", link_type="связанные"),
+        cmd(3, "ensure_link", source="A-3", target="A-1", link_type="связанные"),
+    ]
+    assert [(s.command.id, s.aspects) for s in latest_settings(cmds)] == [(2, ("link",)), (3, ("link",))]
+
+
+def test_an_ensure_issue_whose_result_names_no_key_sets_nothing() -> None:
+    """Without a created key (no result, an empty or non-text key) an ensure_issue has no existence to follow."""
+    for key in (None, ""):
+        assert latest_settings([created(1, "new:1", key, summary="Отчёт")]) == []
+    odd = SetCommand(id=1, batch_id=1, type="ensure_issue", params={}, temp_key="new:1", result={"key": 5})
+    assert latest_settings([odd]) == []
+
+
+def test_a_status_target_given_as_a_name_is_wanted_whole() -> None:
+    """ensure_status's target may be one name (not a path): the drift wants that name, not its last letter."""
+    found = drift(
+        [cmd(1, "ensure_status", key="A-1", target="Готово")], {"A-1": MirrorIssue(key="A-1", status="Новая")}
+    )
+    assert brief(found) == [(1, "A-1", "status", "Готово", "Новая")]
+
+
+def test_a_sprint_drift_shows_the_sprint_the_issue_is_in_now() -> None:
+    """The current value of a sprint aspect is the name of the issue's sprint («backlog» only without one)."""
+    in_other = MirrorIssue(key="A-1", sprint=SprintRef(id=2, name="Спринт 1", state="active"))
+    found = drift([cmd(1, "ensure_sprint", key="A-1", sprint="Спринт 2", board_id=4)], {"A-1": in_other})
+    assert brief(found) == [(1, "A-1", "sprint", "Спринт 2", "Спринт 1")]
+
+
+def test_a_link_type_missing_from_the_settings_is_wanted_by_its_own_name() -> None:
+    """A logical link type the settings no longer map is wanted under its own name (Jira's name as given)."""
+    mirror = {"A-1": MirrorIssue(key="A-1"), "A-2": MirrorIssue(key="A-2")}
+    found = drift([cmd(1, "ensure_link", source="A-1", target="A-2", link_type="Дублирует")], mirror)
+    assert brief(found) == [(1, "A-1", "link", {"source": "A-1", "target": "A-2", "type": "Дублирует"}, [])]
+
+
+def test_a_drift_names_the_batch_of_its_command() -> None:
+    """Each drift carries its command's batch (the drift page links it)."""
+    found = drift([cmd(1, "ensure_fields", batch_id=7, key="A-1", priority="High")], {"A-1": MirrorIssue(key="A-1")})
+    assert [(d.command_id, d.batch_id) for d in found] == [(1, 7)]
+
+
+def test_a_setting_passed_over_does_not_stop_the_ones_after_it() -> None:
+    """A setting not yet judged (its issue read before it finished, or not in the mirror) is passed over; the
+    settings after it are still judged."""
+    late = SetCommand(
+        id=1,
+        batch_id=1,
+        type="ensure_fields",
+        params={"key": "A-1", "priority": "High"},
+        finished_at=T0 + timedelta(hours=1),
+    )
+    absent = cmd(2, "ensure_fields", key="A-5", priority="High")
+    judged = SetCommand(
+        id=3, batch_id=1, type="ensure_fields", params={"key": "A-2", "priority": "High"}, finished_at=T0
+    )
+    mirror = {"A-1": MirrorIssue(key="A-1", priority="Low"), "A-2": MirrorIssue(key="A-2", priority="Low")}
+    found = drift([late, absent, judged], mirror, read_at={"A-1": T0, "A-2": T0 + timedelta(hours=2)})
+    assert brief(found) == [(3, "A-2", "priority", "High", "Low")]
+
+
+def test_reapply_merges_every_drifted_label_of_a_command() -> None:
+    """All the drifted labels of one ensure_fields go back in one command: each list whole, in its order."""
+    cmds = [cmd(1, "ensure_fields", key="A-1", labels_add=["l1", "l2"], labels_remove=["r1", "r2"])]
+    found = drift(cmds, {"A-1": MirrorIssue(key="A-1", labels=("r1", "r2"))})
+    assert [d.aspect for d in found] == ["label:l1", "label:l2", "label:r1", "label:r2"]
+    body = reapply_body(found, author="planner", title="возврат", project=None)
+    assert body["commands"] == [
+        {"type": "ensure_fields", "params": {"key": "A-1", "labels_add": ["l1", "l2"], "labels_remove": ["r1", "r2"]}},
+    ]
+
+
+def test_reapply_numbers_each_recreated_issue_anew() -> None:
+    """Vanished issues a batch created come back as new:1, new:2, … in the order they were first set."""
+    cmds = [created(1, "new:7", "A-8", summary="Первая"), created(2, "new:3", "A-9", summary="Вторая")]
+    found = drift(cmds, {}, vanished={"A-8": MirrorIssue(key="A-8"), "A-9": MirrorIssue(key="A-9")})
+    body = reapply_body(found, author="planner", title="возврат", project="AWPCA")
+    assert [c["params"]["temp_key"] for c in body["commands"]] == ["new:1", "new:2"]
+    assert [c["params"]["summary"] for c in body["commands"]] == ["Первая", "Вторая"]

@@ -115,3 +115,39 @@ def test_the_journals_read_are_both_ends_of_links_once() -> None:
         drifted("duedate", key="A-4", target="A-5"),
     ]
     assert journal_keys(items) == ["A-1", "A-2", "A-3", "A-4"]
+
+
+def _planned(now: str | None) -> Drift:
+    return Drift(
+        command_id=1,
+        batch_id=1,
+        key="A-1",
+        type="ensure_fields",
+        aspect="planned_start",
+        wanted="2026-11-01",
+        now=now,
+        params={"key": "A-1", "planned_start": "2026-11-01"},
+    )
+
+
+@pytest.mark.parametrize(
+    ("now", "item"),
+    [
+        (None, HistoryItem(field="cf", from_="2026-11-01")),
+        ("2026-11-05", HistoryItem(field="cf", to="2026-11-05")),
+        ("2026-11-05", HistoryItem(field="cf", to_string="2026-11-05")),
+        (None, HistoryItem(field="cf", from_string="2026-11-01")),
+    ],
+)
+def test_a_planned_date_is_touched_by_a_date_in_any_one_of_the_four_values(now: str | None, item: HistoryItem) -> None:
+    """A custom field moved from or to a date — in its raw or its shown value, any one of them alone — touches
+    a planned date when it now shows the mirror's value (none when the date was cleared)."""
+    assert who(_planned(now), entry("A-1", T1, "p", item)) == ("p", T1)
+
+
+def test_a_custom_field_without_dates_never_touches_a_cleared_planned_date() -> None:
+    """A later change of a custom field that holds no date (story points cleared) is not the change of the
+    cleared planned date: the entry that cleared the date is."""
+    cleared = entry("A-1", T1, "ivanov", HistoryItem(field="Начало (план)", from_string="2026-11-01"))
+    points = entry("A-1", T2, "petrov", HistoryItem(field="Story Points", from_string="3"), id_="2")
+    assert who(_planned(None), cleared, points) == ("ivanov", T1)

@@ -7,10 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_dryrun import MIRROR, NOW, SETTINGS
 
 from reconcile.batch import NewCommand
 from reconcile.dryrun import predict_command, predict_commands
+from reconcile.records import MirrorIssue, MirrorLink
+from reconcile.settings import Settings
+
+from .test_dryrun import MIRROR, NOW, SETTINGS
 
 LINKS = frozenset({"Связанные"})
 
@@ -63,3 +66,37 @@ def test_a_status_path_skips_the_steps_already_reached() -> None:
     )
     assert prediction.result["transitions"] == ["Готово"]
     assert [w["method"] for w in prediction.writes] == ["POST"]
+
+
+def test_a_single_prediction_runs_the_executor_with_the_settings_given() -> None:
+    """Without a context from the caller, the executor reads the settings passed (here another Jira project)."""
+    prediction = predict_command(
+        seq=1,
+        command_type="ensure_issue",
+        params={"temp_key": "new:1", "summary": "Отчёт"},
+        issues={},
+        settings=Settings(jira_project="ZETA"),
+        jira_user="bridge-user",
+        symmetric_link_types=frozenset(),
+        now=NOW,
+    )
+    assert [w["json"]["fields"]["project"] for w in prediction.writes] == [{"key": "ZETA"}]
+
+
+def test_a_symmetric_link_found_the_other_way_round_is_no_change() -> None:
+    """For a symmetric link type the existing link B → A already is the link A → B: nothing to write."""
+    mirror = {
+        "A-1": MirrorIssue(key="A-1", links=(MirrorLink(id="7", type="Связанные", source="A-2", target="A-1"),)),
+        "A-2": MirrorIssue(key="A-2", links=(MirrorLink(id="7", type="Связанные", source="A-2", target="A-1"),)),
+    }
+    prediction = predict_command(
+        seq=1,
+        command_type="ensure_link",
+        params={"source": "A-1", "target": "A-2", "link_type": "связанные"},
+        issues=mirror,
+        settings=Settings(),
+        jira_user="bridge-user",
+        symmetric_link_types=frozenset({"Связанные"}),
+        now=NOW,
+    )
+    assert (prediction.status, prediction.writes) == ("done", ())

@@ -22,9 +22,9 @@ from reconcile.history import JournalMark
 from reconcile.records import MirrorIssue
 from reconcile.settings import Settings
 from reconcile.webhook_events import WebhookEvent
+from tests.support import BASE_AWPCA
 
-BASE = 'project = AURORA AND labels in ("AWPCA")'
-MARK = JournalMark(started_at=datetime(2026, 10, 22, 9, 0, tzinfo=UTC), query=BASE)
+MARK = JournalMark(started_at=datetime(2026, 10, 22, 9, 0, tzinfo=UTC), query=BASE_AWPCA)
 AT = "2026-10-22T09:00:00Z"
 
 
@@ -50,7 +50,7 @@ def _decide(events: list[WebhookEvent], **given: object) -> EventRefreshes:
         "queued": None,
         "changes_queued": False,
         "mark": MARK,
-        "base_jql": BASE,
+        "base_jql": BASE_AWPCA,
         "jira_project": "AURORA",
     }
     arguments.update(given)

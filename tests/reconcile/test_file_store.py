@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from hypothesis import given
@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from reconcile.errors import TooLargeError
 from reconcile.file_store import check_room, files_to_prune, retention_cutoff
+from tests.support import T0
 
-T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 SHAS = st.text("0123456789abcdef", min_size=1, max_size=3)
 UPLOADS = st.dictionaries(SHAS, st.integers(-500, 500).map(lambda h: T0 + timedelta(hours=h)), max_size=12)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -11,8 +11,7 @@ from reconcile.freshness import EventOutcome, event_outcomes, staleness_seconds
 from reconcile.mirror_rule import to_apply
 from reconcile.records import MirrorIssue
 from reconcile.webhook_events import WebhookEvent
-
-T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
+from tests.support import T0
 
 
 def _at(seconds: int) -> str:

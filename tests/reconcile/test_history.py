@@ -21,9 +21,8 @@ from reconcile.history import (
     start_jql,
     sync_query,
 )
+from tests.support import BASE_AWPCA, BASE_BOTH, T0
 
-BASE_AWPCA = 'project = AURORA AND labels in ("AWPCA")'
-BASE_BOTH = 'project = AURORA AND labels in ("AWPCA", "STOCKS_DRRK")'
 START_AWPCA = '(project = AURORA AND labels in ("AWPCA")) AND sprint in openSprints() AND statusCategory != Done'
 START_BOTH = (
     '(project = AURORA AND labels in ("AWPCA", "STOCKS_DRRK")) AND sprint in openSprints() AND statusCategory != Done'
@@ -278,3 +277,23 @@ def test_tail_refreshes_are_unchanged_by_change_only_refreshes() -> None:
     result = {"issues": 1, "history": {"entries": 2}}
     assert history_at_on_report(full=False, changes=False, result=result) is False
     assert history_param(full=False, has_base_jql=True, mark=None, base_jql=BASE_AWPCA) is None
+
+
+@pytest.mark.usefixtures("moscow")
+def test_journal_times_are_utc_whatever_the_machine_zone() -> None:
+    """A naive started_at (SQLite) is UTC, an aware one its instant; ``since`` is written in UTC — in any zone."""
+    assert format_since(datetime(2026, 10, 22, 9, 0)) == "2026-10-22T08:45:00Z"
+    assert format_since(datetime(2026, 10, 22, 12, 0, tzinfo=timezone(timedelta(hours=3)))) == "2026-10-22T08:45:00Z"
+    naive = SyncRunMark(started_at=datetime(2026, 10, 22, 9, 0), query="a", history_at=T0)
+    aware = SyncRunMark(
+        started_at=datetime(2026, 10, 22, 10, 0, tzinfo=timezone(timedelta(hours=3))), query="b", history_at=T0
+    )  # 07:00 UTC: earlier than the naive 09:00 UTC
+    assert journal_mark([naive, aware]) == JournalMark(started_at=naive.started_at, query="a")
+    assert journal_mark([aware, naive]) == JournalMark(started_at=naive.started_at, query="a")
+
+
+def test_history_param_refuses_a_base_flag_that_disagrees() -> None:
+    """``has_base_jql`` must agree with ``base_jql``: a caller that passes both differently is told so."""
+    with pytest.raises(ValueError) as refused:
+        history_param(full=True, has_base_jql=True, mark=None, base_jql=None)
+    assert str(refused.value) == "has_base_jql disagrees with base_jql"

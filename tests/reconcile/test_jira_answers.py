@@ -113,3 +113,10 @@ def test_the_key_of_an_answer() -> None:
 def test_a_numeric_id_reads_back_as_its_number(number: int) -> None:
     """A number, or its digits as a string, is the same numeric id."""
     assert jira_int(number, "X-1", "f") == jira_int(str(number), "X-1", "f") == number
+
+
+def test_a_jira_id_with_a_bad_character_names_the_issue_and_the_field() -> None:
+    """An id that looks like one (no spaces) but holds a NUL is refused naming the issue and the field."""
+    with pytest.raises(JiraAnswerError) as caught:
+        jira_id("100\x00", "AURORA-1", "issuelinks[0].id")
+    assert str(caught.value) == "ответ Jira по AURORA-1: issuelinks[0].id — недопустимый символ"

@@ -15,6 +15,7 @@ from reconcile.jira_model import (
     SprintInfo,
     epic_key_of,
     histories_from_jira,
+    issue_fields,
     issue_from_jira,
     links_from_jira,
     mirror_fields,
@@ -446,3 +447,87 @@ def test_a_history_names_the_issue_and_the_place_it_cannot_read(log: dict[str, A
     with pytest.raises(JiraAnswerError) as info:
         histories_from_jira("X-1", log)
     assert (info.value.key, info.value.field) == ("X-1", field)
+
+
+# --- rules the mutation run found unstated (issue 16) ---
+
+
+def _message(raw: Any, settings: Settings = SETTINGS) -> str:
+    with pytest.raises(JiraAnswerError) as caught:
+        issue_from_jira(raw, settings)
+    return str(caught.value)
+
+
+def test_a_link_end_that_is_no_object_is_named_with_its_place() -> None:
+    """An ``outwardIssue`` or ``inwardIssue`` that is not an object names the issue and the link's end."""
+    for end in ("outwardIssue", "inwardIssue"):
+        link = {"id": "10", "type": {"name": "Blocks"}, end: "AURORA-2"}
+        with pytest.raises(JiraAnswerError) as caught:
+            links_from_jira("AURORA-1", [link])
+        assert str(caught.value) == (
+            f"ответ Jira по AURORA-1: issuelinks[0].{end} — ожидается объект, получено: строка"
+        )
+
+
+def test_fields_of_an_issue_answer_name_their_place() -> None:
+    """duedate, status.statusCategory.key and reporter of the wrong shape name the issue and the field."""
+    cases = [
+        ({"duedate": 20261001}, "duedate — ожидается строка или null, получено: число"),
+        (
+            {"status": {"name": "Open", "statusCategory": {"key": 2}}},
+            "status.statusCategory.key — ожидается строка или null, получено: число",
+        ),
+        ({"reporter": "ivanov"}, "reporter — ожидается объект, получено: строка"),
+    ]
+    for fields, problem in cases:
+        assert _message({"key": "AURORA-7", "fields": fields}) == f"ответ Jira по AURORA-7: {problem}"
+
+
+def test_an_answer_that_is_no_object_is_named() -> None:
+    """An issue answer that is not an object: ``issue_fields`` names the key it was asked for, ``issue_from_jira``
+    (which has no key yet) names «?»."""
+    with pytest.raises(JiraAnswerError) as caught:
+        issue_fields(["AURORA-1"], "AURORA-1")
+    assert str(caught.value) == "ответ Jira по AURORA-1: ответ — ожидается объект, получено: список"
+    assert _message(["AURORA-1"]) == "ответ Jira по ?: ответ — ожидается объект, получено: список"
+
+
+def test_a_bad_character_the_readers_do_not_see_is_named_by_its_record_place() -> None:
+    """A NUL in a value no reader checks (a sprint's name in the old string form) names its place in the record."""
+    sprint = "com.atlassian.greenhopper.service.sprint.Sprint@1[id=5,rapidViewId=1,state=ACTIVE,name=S\x00 1]"
+    raw = {"key": "AURORA-7", "fields": {"customfield_10104": [sprint]}}
+    assert _message(raw) == "ответ Jira по AURORA-7: sprint.name — недопустимый символ"
+
+
+def test_an_issue_whose_key_cannot_be_read_is_named_by_a_question_mark() -> None:
+    """An unreadable key is never the issue's name in the message: «?», not the key repeated with its NUL."""
+    with pytest.raises(JiraAnswerError) as caught:
+        issue_from_jira({"key": "AB\x00-1", "fields": {}}, Settings())
+    assert str(caught.value) == "ответ Jira по ?: key — недопустимый символ"
+
+
+def test_the_board_of_a_sprint_is_its_rapid_view_else_board_else_origin_board() -> None:
+    """``board_id``: ``rapidViewId``, else ``boardId``, else ``originBoardId`` (the object form's names)."""
+    cases = [
+        ({"id": 1, "rapidViewId": 6, "boardId": 7, "originBoardId": 8}, 6),
+        ({"id": 1, "boardId": 7, "originBoardId": 8}, 7),
+        ({"id": 1, "originBoardId": 8}, 8),
+        ({"id": 1}, None),
+    ]
+    assert [info.board_id for case, _ in cases for info in sprint_infos(case)] == [board for _, board in cases]
+
+
+def test_a_future_sprint_without_a_sequence_is_ordered_by_its_id() -> None:
+    """Among future sprints the latest wins: by ``sequence``, and by ``id`` for one without a sequence."""
+    sprints = [
+        {"id": 3, "name": "S3", "state": "future", "sequence": 10},
+        {"id": 12, "name": "S12", "state": "future"},
+    ]
+    assert sprint_of(sprints) == SprintRef(id=12, name="S12", state="future")
+    assert sprint_of([sprints[0], {**sprints[1], "id": 9, "name": "S9"}]) == SprintRef(id=3, name="S3", state="future")
+
+
+def test_a_sprint_name_may_hold_an_earlier_key() -> None:
+    """A key that already has its value is no boundary: ``,id=`` inside a name stays in the name."""
+    parsed = parse_sprint_string("Sprint@1[id=1,name=a,id=2,state=ACTIVE]")
+    assert parsed == {"id": "1", "name": "a,id=2", "state": "ACTIVE"}

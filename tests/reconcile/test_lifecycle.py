@@ -114,3 +114,17 @@ def test_no_outcome_without_a_claim(sequence: list[Event]) -> None:
     for outcome in (S.DONE, S.FAILED, S.CONFIRMED_BY_STATE):
         if outcome in seen:
             assert S.CLAIMED in seen[: seen.index(outcome)]
+
+
+def test_an_illegal_move_carries_the_command_it_refused() -> None:
+    """The refusal keeps the command's id (none when not given) beside its status and event."""
+    with pytest.raises(IllegalTransition) as refused:
+        advance(CommandStatus.CLAIMED, Event.CANCEL, command_id=40)
+    assert (refused.value.status, refused.value.event, refused.value.command_id) == (
+        CommandStatus.CLAIMED,
+        Event.CANCEL,
+        40,
+    )
+    with pytest.raises(IllegalTransition) as anonymous:
+        advance(CommandStatus.DONE, Event.ISSUE)
+    assert anonymous.value.command_id is None

@@ -3,7 +3,7 @@ with repeats leave each row at the newest state, and no delivery makes a row old
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from hypothesis import given
@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 
 from reconcile.mirror_rule import applies, newest, to_apply, updated_at
 from reconcile.records import MirrorIssue
-
-T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
+from tests.support import T0
 
 
 def _at(seconds: int) -> str:

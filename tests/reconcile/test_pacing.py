@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import attrs
 from hypothesis import given
@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 from reconcile.lifecycle import FINAL, CommandStatus
 from reconcile.pacing import elapsed_seconds, estimate_seconds, remaining_seconds
 from reconcile.settings import DEFAULT_PACING, Settings
-
-T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
+from tests.support import T0
 
 
 @attrs.frozen(kw_only=True)

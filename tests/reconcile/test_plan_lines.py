@@ -5,13 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from test_dryrun import MIRROR, NOW, SETTINGS
 
 from reconcile.batch import BatchContext, NewCommand, ProjectInfo, validate_batch
-from reconcile.dryrun import predict_commands, with_issues_to_be_created
-from reconcile.plan_lines import CommandPlan, PlanLine, plan_command, plan_commands, totals
+from reconcile.dryrun import Prediction, predict_commands, with_issues_to_be_created
+from reconcile.plan_lines import CommandPlan, PlanLine, plan_command, plan_commands, temp_key_unknown, totals
+from reconcile.records import MirrorIssue, MirrorLink
+from reconcile.settings import Settings
+from tests.support import cmd
+
+from .test_dryrun import MIRROR, NOW, SETTINGS
 
 SPRINTS_UNKNOWN = "спринты доски зеркалу не известны: спринт считается существующим"
 
@@ -41,10 +46,6 @@ def plan(*commands: dict[str, Any]) -> list[tuple[int, list[tuple[str, str, bool
     """(seq, lines, unknown) of each command but the tail refresh."""
     plans = plans_of(*commands)
     return [(p.seq, [(x.sign, x.text, x.unknown) for x in p.lines], list(p.unknown)) for p in plans[:-1]]
-
-
-def cmd(type_: str, **params: Any) -> dict[str, Any]:
-    return {"type": type_, "params": params}
 
 
 def test_nothing_to_do_reads_as_no_changes() -> None:
@@ -162,3 +163,100 @@ def test_every_predicted_write_has_its_line_and_totals_count_them(keys: list[str
     ]
     assert [len(p.writes) for p in plans] == [1] * len(keys) + [0]
     assert totals(plans) == {"+": 0, "~": len(keys), "-": 0}
+
+
+def predicted(command: NewCommand, *writes: dict[str, Any], **result: Any) -> Prediction:
+    return Prediction(seq=command.seq, type=command.type, writes=writes, status="done", result=result)
+
+
+def test_a_refresh_plan_reads_every_key_of_its_list_once() -> None:
+    """A refresh's ``keys`` are each looked at: one still to be created and one the mirror lacks are unknown, once."""
+    refresh = NewCommand(seq=3, type="refresh", params={"keys": ["new:1", "AURORA-9", "AURORA-9", "new:1"]})
+    plan = plan_command(refresh, predicted(refresh), issues={}, settings=Settings(), created=["new:1"])
+    assert plan.unknown == (
+        temp_key_unknown("new:1"),
+        "задачи AURORA-9 ещё нет в зеркале — этот refresh прочтёт её из Jira, если она там есть",
+    )
+
+
+def test_only_temp_keys_still_to_be_created_make_a_plan_unknown() -> None:
+    """A temp key the batch no longer has to create adds no «станет известен» reason."""
+    fields = NewCommand(seq=2, type="ensure_fields", params={"key": "new:1", "duedate": "2026-10-23"})
+    issues = {"new:1": MirrorIssue(key="new:1")}
+    plan = plan_command(fields, predicted(fields, changed=["duedate"]), issues=issues, settings=Settings(), created=())
+    assert plan.unknown == ()
+    assert plan.lines == (PlanLine(sign="~", text="duedate: пусто → «2026-10-23»"),)
+
+
+def test_an_issue_to_be_created_names_its_own_key_first_then_its_epic() -> None:
+    """An ensure_issue that creates: its own temp key is the first reason, before the temp keys it names."""
+    issue = NewCommand(
+        seq=2, type="ensure_issue", params={"temp_key": "new:2", "summary": "Б", "epic_key": "new:1"}, temp_key="new:2"
+    )
+    write = {"method": "POST", "path": "/rest/api/2/issue", "json": {}}
+    plan = plan_command(issue, predicted(issue, write), issues={}, settings=Settings(), created=["new:1", "new:2"])
+    assert plan.unknown == (temp_key_unknown("new:2"), temp_key_unknown("new:1"))
+
+
+def test_fields_after_both_label_lists_still_get_their_lines() -> None:
+    """labels_add and labels_remove make one labels line; the fields after them in the catalogue follow it."""
+    fields = NewCommand(
+        seq=1,
+        type="ensure_fields",
+        params={"key": "A-1", "labels_add": ["b"], "labels_remove": ["a"], "epic_key": "A-9", "assignee": "ivanov"},
+    )
+    issues = {"A-1": MirrorIssue(key="A-1", labels=("a",))}
+    changed = ["labels_add", "labels_remove", "epic_key", "assignee"]
+    plan = plan_command(fields, predicted(fields, changed=changed), issues=issues, settings=Settings())
+    assert plan.lines == (
+        PlanLine(sign="~", text="labels: a → b"),
+        PlanLine(sign="~", text="epic_key: пусто → «A-9»"),
+        PlanLine(sign="~", text="assignee: пусто → «ivanov»"),
+    )
+
+
+def test_a_new_link_naming_a_temp_key_at_either_end_is_unknown() -> None:
+    """A link to be created between a temp key and a real one rests on the key to come, whichever end it is."""
+    for source, target in (("new:1", "A-1"), ("A-1", "new:1")):
+        link = NewCommand(
+            seq=2, type="ensure_link", params={"source": source, "target": target, "link_type": "связанные"}
+        )
+        write = {"method": "POST", "path": "/rest/api/2/issueLink", "json": {}}
+        plan = plan_command(link, predicted(link, write), issues={}, settings=Settings(), created=())
+        assert plan.lines == (PlanLine(sign="+", text=f"связь «Связанные» {source} → {target}", unknown=True),)
+    real = NewCommand(seq=2, type="ensure_link", params={"source": "A-1", "target": "A-2", "link_type": "связанные"})
+    write = {"method": "POST", "path": "/rest/api/2/issueLink", "json": {}}
+    plan = plan_command(real, predicted(real, write), issues={}, settings=Settings())
+    assert plan.lines == (PlanLine(sign="+", text="связь «Связанные» A-1 → A-2", unknown=False),)
+
+
+def test_a_deleted_link_is_named_by_the_last_part_of_its_path() -> None:
+    """The id of a DELETE is the path's last segment, and the mirror's link of that id is described."""
+    link = NewCommand(seq=1, type="ensure_link", params={"source": "A-1", "target": "A-2", "link_type": "связанные"})
+    issues = {
+        "A-1": MirrorIssue(key="A-1", links=(MirrorLink(id="501", type="Блокирует", source="A-1", target="A-3"),))
+    }
+    write = {"method": "DELETE", "path": "/rest/api/2/issueLink/501"}
+    plan = plan_command(link, predicted(link, write), issues=issues, settings=Settings())
+    assert plan.lines[0] == PlanLine(sign="-", text="связь «Блокирует» A-1 → A-3 (id 501)")
+
+
+def test_a_skipped_command_keeps_its_seq_type_and_subject() -> None:
+    """A skipped command's plan is one «пропуск» line under the command's own seq, type and subject."""
+    fields = NewCommand(seq=4, type="ensure_fields", params={"key": "new:1", "duedate": "2026-10-23"})
+    plans = plan_commands([fields], [None], issues={}, settings=Settings(), skips={4: "задача new:1 не создана"})
+    assert plans == (
+        CommandPlan(
+            seq=4,
+            type="ensure_fields",
+            subject="new:1",
+            lines=(PlanLine(sign="!", text="пропуск: задача new:1 не создана"),),
+        ),
+    )
+
+
+def test_plans_need_one_prediction_per_command() -> None:
+    """Predictions pair with commands by position: a list of another length is a caller's error, not a short plan."""
+    fields = NewCommand(seq=1, type="ensure_fields", params={"key": "A-1", "duedate": "2026-10-23"})
+    with pytest.raises(ValueError):
+        plan_commands([fields, fields], [predicted(fields)], issues={}, settings=Settings())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import attrs
@@ -25,8 +25,7 @@ from reconcile.queue import (
     outlook,
 )
 from reconcile.settings import Settings
-
-T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
+from tests.support import T0
 
 
 def _comment(command_id: int, key: str, batch_id: int = 1) -> QueuedCommand:

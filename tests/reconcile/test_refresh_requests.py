@@ -20,28 +20,27 @@ from reconcile.history import answers_full_refresh
 from reconcile.lifecycle import CommandStatus
 from reconcile.queue import DELIVERY_LIMIT
 from reconcile.reports import unreadable_keys
-
-BASE = 'project = AURORA AND labels in ("AWPCA")'
+from tests.support import BASE_AWPCA
 
 
 def test_a_refresh_request_becomes_one_refresh_command() -> None:
     """Keys, a JQL, or neither (the base JQL: a full refresh), under the caller's name."""
 
     def params(**kw: Any) -> Any:
-        body = refresh_body(base_jql=BASE, author="planner", **kw)
+        body = refresh_body(base_jql=BASE_AWPCA, author="planner", **kw)
         assert (body["author"], body["title"], len(body["commands"])) == ("planner", "обновление из Jira", 1)
         assert body["commands"][0]["type"] == "refresh"
         return body["commands"][0]["params"]
 
     assert params(keys=["AURORA-1"], jql=None) == {"keys": ["AURORA-1"]}
     assert params(keys=None, jql="key = AURORA-1") == {"jql": "key = AURORA-1"}
-    assert params(keys=None, jql=None) == {"jql": BASE}
+    assert params(keys=None, jql=None) == {"jql": BASE_AWPCA}
     assert refresh_body(keys=[], jql=None, base_jql=None, author="a")["commands"][0]["params"] == {"keys": []}
 
 
 def test_a_refresh_request_that_cannot_be_made() -> None:
     with pytest.raises(ValidationError) as both:
-        refresh_body(keys=["AURORA-1"], jql="x", base_jql=BASE, author="a")
+        refresh_body(keys=["AURORA-1"], jql="x", base_jql=BASE_AWPCA, author="a")
     assert str(both.value) == "только одно из keys, jql"
     with pytest.raises(ValidationError) as none:
         refresh_body(keys=None, jql=None, base_jql=None, author="a")
@@ -49,10 +48,10 @@ def test_a_refresh_request_that_cannot_be_made() -> None:
 
 
 def test_the_hubs_own_full_refresh() -> None:
-    assert auto_refresh_body(BASE) == {
+    assert auto_refresh_body(BASE_AWPCA) == {
         "author": AUTO_REFRESH_AUTHOR,
         "title": AUTO_REFRESH_TITLE,
-        "commands": [{"type": "refresh", "params": {"jql": BASE}}],
+        "commands": [{"type": "refresh", "params": {"jql": BASE_AWPCA}}],
     }
     assert (AUTO_REFRESH_AUTHOR, AUTO_REFRESH_TITLE) == ("hub", "автообновление")
 
@@ -60,14 +59,14 @@ def test_the_hubs_own_full_refresh() -> None:
 @pytest.mark.parametrize(
     ("params", "status", "deliveries", "answers"),
     [
-        ({"jql": BASE}, CommandStatus.QUEUED, 0, True),
+        ({"jql": BASE_AWPCA}, CommandStatus.QUEUED, 0, True),
         ({}, CommandStatus.QUEUED, 0, True),
-        ({"jql": BASE}, CommandStatus.CLAIMED, 1, True),
-        ({"jql": BASE}, CommandStatus.CLAIMED, DELIVERY_LIMIT - 1, True),
-        ({"jql": BASE}, CommandStatus.CLAIMED, DELIVERY_LIMIT, False),
-        ({"jql": BASE}, CommandStatus.DONE, 1, False),
-        ({"jql": BASE}, CommandStatus.FAILED, 1, False),
-        ({"jql": BASE}, CommandStatus.CANCELLED, 0, False),
+        ({"jql": BASE_AWPCA}, CommandStatus.CLAIMED, 1, True),
+        ({"jql": BASE_AWPCA}, CommandStatus.CLAIMED, DELIVERY_LIMIT - 1, True),
+        ({"jql": BASE_AWPCA}, CommandStatus.CLAIMED, DELIVERY_LIMIT, False),
+        ({"jql": BASE_AWPCA}, CommandStatus.DONE, 1, False),
+        ({"jql": BASE_AWPCA}, CommandStatus.FAILED, 1, False),
+        ({"jql": BASE_AWPCA}, CommandStatus.CANCELLED, 0, False),
         ({"jql": "project = AURORA"}, CommandStatus.QUEUED, 0, False),
         ({"keys": ["AURORA-1"]}, CommandStatus.QUEUED, 0, False),
     ],
@@ -76,7 +75,7 @@ def test_a_full_refresh_that_will_still_run_answers_a_new_request(
     params: dict[str, Any], status: CommandStatus, deliveries: int, answers: bool
 ) -> None:
     """Only a full run under the current base JQL, queued or claimed with deliveries left."""
-    assert answers_full_refresh(params, status=status, deliveries=deliveries, base=BASE) is answers
+    assert answers_full_refresh(params, status=status, deliveries=deliveries, base=BASE_AWPCA) is answers
 
 
 def test_without_projects_nothing_is_a_full_refresh() -> None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
 from reconcile.queue import DELIVERY_LIMIT_ERROR
 from reconcile.reports import board_types, decide_report, trim_error, vanishes
+from tests.support import T0
 
 
 def test_claimed_command_records_the_report() -> None:
@@ -91,3 +93,68 @@ def test_vanishing_needs_a_project_label_and_no_newer_refresh() -> None:
     assert not vanishes(labels=["AWPCA"], returned_by_run=True, refreshed_at=before, **common)
     assert not vanishes(labels=["AWPCA"], returned_by_run=False, refreshed_at=after, **common)
     assert not vanishes(labels=["other"], returned_by_run=False, refreshed_at=before, **common)
+
+
+@pytest.mark.parametrize(
+    ("command_type", "status", "result"),
+    [
+        ("ensure_issue", "failed", {"key": "A-9"}),
+        ("ensure_comment", "done", {"key": "A-9"}),
+        ("ensure_issue", "done", {"key": ""}),
+        ("ensure_issue", "done", {"key": 9}),
+    ],
+)
+def test_only_a_done_ensure_issue_names_a_created_key(command_type: str, status: str, result: dict[str, Any]) -> None:
+    """The key a report records is a done ensure_issue's non-empty text key, and nothing else's."""
+    decision = decide_report(
+        command_type=command_type,
+        current_status="claimed",
+        current_error=None,
+        reported_status=status,
+        result=result,
+        refresh_finished=False,
+    )
+    assert decision.key is None
+    done = decide_report(
+        command_type="ensure_issue",
+        current_status="claimed",
+        current_error=None,
+        reported_status="done",
+        result={"key": "A-9"},
+        refresh_finished=False,
+    )
+    assert done.key == "A-9"
+
+
+def test_only_a_done_refresh_applies_its_result() -> None:
+    """A claimed refresh reported done applies its facts; a done ensure_issue or a failed refresh does not."""
+
+    def apply(command_type: str, status: str) -> bool:
+        return decide_report(
+            command_type=command_type,
+            current_status="claimed",
+            current_error=None,
+            reported_status=status,
+            result={},
+            refresh_finished=False,
+        ).apply_refresh
+
+    assert apply("refresh", "done") is True
+    assert apply("ensure_issue", "done") is False
+    assert apply("refresh", "failed") is False
+
+
+def test_an_issue_refreshed_at_the_instant_the_run_began_stays() -> None:
+    """«Refreshed since the run began» includes the very instant it began: such an issue has not vanished."""
+
+    def gone(refreshed_at: datetime) -> bool:
+        return vanishes(
+            labels=["AWPCA"],
+            project_names=["AWPCA"],
+            returned_by_run=False,
+            refreshed_at=refreshed_at,
+            run_started_at=T0,
+        )
+
+    assert gone(T0) is False
+    assert gone(T0 - timedelta(microseconds=1)) is True

@@ -6,10 +6,12 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from test_batch import body, cmd, refused
 
 from reconcile.agents import BACKOFF_CAP_SECONDS, ONLINE_FACTOR, is_online
 from reconcile.reports import board_types
+from tests.support import cmd
+
+from .test_batch import body, refused
 
 
 def test_a_temp_key_taken_twice_names_the_command_that_took_it() -> None:

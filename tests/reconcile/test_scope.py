@@ -18,10 +18,9 @@ from reconcile.errors import ValidationError
 from reconcile.policy import AgentPolicy, jql_problem, refusal
 from reconcile.scope import outside, scoped_jql, wrap_prefix
 from reconcile.settings import Settings, settings_from_json
+from tests.support import BASE_AWPCA, SHA, cmd
 
-SHA = "0123456789abcdef" * 4
 PROJECTS = {"AWPCA": ProjectInfo(name="AWPCA", board_id=4216, board_type="scrum")}
-BASE = 'project = AURORA AND labels in ("AWPCA")'
 
 
 def ctx(jira_project: str = "AURORA", **changes: Any) -> BatchContext:
@@ -38,10 +37,6 @@ def ctx(jira_project: str = "AURORA", **changes: Any) -> BatchContext:
 
 def body(*commands: dict[str, Any], **top: Any) -> dict[str, Any]:
     return {"author": "ассистент", "title": "план", "commands": list(commands), **top}
-
-
-def cmd(command_type: str, **params: Any) -> dict[str, Any]:
-    return {"type": command_type, "params": params}
 
 
 def refused(batch: dict[str, Any], context: BatchContext | None = None) -> str:
@@ -109,7 +104,7 @@ def test_notes_on_keys_of_another_project_are_refused() -> None:
             "project = AURORA AND (project = AURORA AND (x) OR (project = HR))",
         ),
         ("project = AURORA AND (key = HR-1)", "project = AURORA AND (key = HR-1)"),
-        (BASE, BASE),
+        (BASE_AWPCA, BASE_AWPCA),
     ],
 )
 def test_a_client_jql_is_stored_inside_the_project(jql: str, stored: str) -> None:
@@ -122,8 +117,8 @@ def test_a_client_jql_is_stored_inside_the_project(jql: str, stored: str) -> Non
 def test_a_base_jql_of_other_projects_is_a_client_jql() -> None:
     """Only the base JQL of the hub's projects now is kept; an older one (another label set) is wrapped."""
     old = 'project = AURORA AND labels in ("STOCKS_DRRK")'
-    assert scoped_jql(1, old, jira_project="AURORA", base_jql=BASE) == f"project = AURORA AND ({old})"
-    assert scoped_jql(1, BASE, jira_project="AURORA", base_jql=None) == f"project = AURORA AND ({BASE})"
+    assert scoped_jql(1, old, jira_project="AURORA", base_jql=BASE_AWPCA) == f"project = AURORA AND ({old})"
+    assert scoped_jql(1, BASE_AWPCA, jira_project="AURORA", base_jql=None) == f"project = AURORA AND ({BASE_AWPCA})"
 
 
 @pytest.mark.parametrize(
@@ -160,13 +155,13 @@ JQLS = st.lists(JQL_PIECES, min_size=1, max_size=8).map("".join)
 def test_scoping_is_idempotent_and_always_inside(jql: str, jira_project: str) -> None:
     """A scoped JQL scoped again is the same; it opens with the project and its inside is a whole JQL."""
     try:
-        once = scoped_jql(1, jql, jira_project=jira_project, base_jql=BASE)
+        once = scoped_jql(1, jql, jira_project=jira_project, base_jql=BASE_AWPCA)
     except ValidationError:
         assert jql_problem(jql) is not None
         return
-    assert scoped_jql(1, once, jira_project=jira_project, base_jql=BASE) == once
+    assert scoped_jql(1, once, jira_project=jira_project, base_jql=BASE_AWPCA) == once
     prefix = wrap_prefix(jira_project)
-    assert once == BASE or (once.startswith(prefix) and jql_problem(once[len(prefix) : -1]) is None)
+    assert once == BASE_AWPCA or (once.startswith(prefix) and jql_problem(once[len(prefix) : -1]) is None)
 
 
 # --- the law: what the hub accepts, the agent's policy for the hub's project lets through -------------------
@@ -204,7 +199,7 @@ def _batch(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[str]]:
             created += 1
             params.update(temp_key=f"new:{created}", summary=f"Задача {created}")
         if kind == "refresh" and draw(st.booleans()):
-            params = {"jql": draw(JQLS | st.just(BASE))}
+            params = {"jql": draw(JQLS | st.just(BASE_AWPCA))}
         commands.append(cmd(kind, **params))
     return commands, draw(st.lists(_key(created), max_size=2))
 

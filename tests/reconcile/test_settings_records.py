@@ -199,3 +199,32 @@ def test_an_issue_type_is_sent_by_id_when_it_has_one() -> None:
         True,
     ]
     assert IssueTypeRef(id=" ", name=" ").is_set() is False
+
+
+def test_an_issue_type_is_set_by_a_non_blank_id_or_name() -> None:
+    """Neither id nor name, or only blanks, is not set; either one non-blank is."""
+    assert IssueTypeRef().is_set() is False
+    assert IssueTypeRef(id=" ", name=" ").is_set() is False
+    assert IssueTypeRef(name="Задача").is_set() is True
+    assert IssueTypeRef(id="10001").is_set() is True
+
+
+def test_the_default_link_types_are_the_seeds() -> None:
+    """Out of the box the logical link types map to Jira's «Блокирует начало» and «Связанные»."""
+    assert Settings().link_types == {"блокирует начало": "Блокирует начало", "связанные": "Связанные"}
+    assert settings_from_json({}).link_types == {"блокирует начало": "Блокирует начало", "связанные": "Связанные"}
+
+
+def test_the_epic_link_field_given_is_the_one_kept() -> None:
+    """epic_link keeps the field id it is given, and none in parent mode without one."""
+    field = settings_from_json({"epic_link": {"mode": "field", "field_id": "customfield_12345"}})
+    assert (field.epic_link.mode, field.epic_link.field_id) == ("field", "customfield_12345")
+    parent = settings_from_json({"epic_link": {"mode": "parent", "field_id": None}})
+    assert (parent.epic_link.mode, parent.epic_link.field_id) == ("parent", None)
+
+
+def test_the_jira_project_and_epic_name_field_are_read_as_given() -> None:
+    """jira_project is a non-blank text; epic_name_field_id a non-blank text or null."""
+    settings = settings_from_json({"jira_project": "ZEUS", "epic_name_field_id": None})
+    assert (settings.jira_project, settings.epic_name_field_id) == ("ZEUS", None)
+    assert settings_from_json({"epic_name_field_id": "customfield_1"}).epic_name_field_id == "customfield_1"

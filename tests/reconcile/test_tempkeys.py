@@ -14,6 +14,8 @@ from reconcile.tempkeys import (
     Skip,
     TempKeyOutcome,
     Wait,
+    outcome_of,
+    resolved_keys,
     settle,
     skip_reason,
     substitute,
@@ -212,3 +214,26 @@ def test_substitution_removes_every_resolved_reference(
         assert left == ()
     if kind == "ensure_issue":
         assert substitute(kind, params, resolved)["temp_key"] == params["temp_key"]
+
+
+def test_the_outcome_of_an_ensure_issue_without_a_result_or_a_text_key_has_no_key() -> None:
+    """A queued ensure_issue has no result; a key that is not a text is no key."""
+    assert outcome_of("queued", None) == TempKeyOutcome(status="queued")
+    assert outcome_of("done", {"key": 5}) == TempKeyOutcome(status="done")
+    assert outcome_of("done", {"key": "A-1"}) == TempKeyOutcome(status="done", key="A-1")
+
+
+def test_only_resolved_outcomes_give_keys() -> None:
+    """A cancelled ensure_issue whose late report named its key is not resolved: its dependents get no key."""
+    outcomes = {
+        "new:1": TempKeyOutcome(status="cancelled", key="A-5"),
+        "new:2": TempKeyOutcome(status="done", key="A-6"),
+        "new:3": TempKeyOutcome(status="failed", key="A-7"),
+    }
+    assert resolved_keys(outcomes) == {"new:2": "A-6"}
+
+
+def test_a_refresh_by_jql_with_null_keys_keeps_them_null() -> None:
+    """A refresh whose keys are null (it reads its jql) has nothing to substitute."""
+    params = {"jql": "project = AURORA", "keys": None}
+    assert substitute("refresh", params, {"new:1": "A-1"}) == params

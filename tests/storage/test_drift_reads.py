@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -13,10 +13,9 @@ from adapters.storage.models import CommandRow, table_of
 from reconcile.batch import NewCommand, ValidBatch
 from reconcile.drift import SETTING_TYPES, SetCommand
 from reconcile.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink, SprintRef
+from tests.support import T0
 
 pytestmark = pytest.mark.anyio
-
-T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 
 
 def batch(*commands: tuple[str, dict[str, Any]]) -> ValidBatch:

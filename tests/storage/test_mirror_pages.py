@@ -4,16 +4,16 @@ bookkeeping of the refresh, and a vanished issue brought back by a later page.""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
 from adapters.storage.database import Database
 from reconcile.records import MirrorIssue, MirrorLink, SprintRef
+from tests.support import T0
 
 pytestmark = pytest.mark.anyio
 
-T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 AWKWARD = "кавычки \" и \\ обратная черта, ' апостроф, %_ шаблоны, $.key, 😀 и\nперевод строки\t"
 
 

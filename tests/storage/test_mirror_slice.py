@@ -4,7 +4,7 @@ vanished issues left out, text and status filters, counts; and the migration tha
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from hypothesis import given
@@ -14,12 +14,12 @@ from sqlalchemy import text
 from adapters.storage.database import Database
 from adapters.storage.engine import make_engine, truncate_all
 from reconcile.records import ISSUE_LIMITS, NATURAL_KEY_MAX, MirrorIssue, natural_key
+from tests.support import T0
 
 from .conftest import to_revision
 
 pytestmark = pytest.mark.anyio
 
-T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 PREFIXES = ("AURORA", "AB", "A", "B2B")
 STATUSES = ("Открыт", "В работе", "Готово")
 

@@ -4,7 +4,7 @@ order with repeats leave the newest state of each issue."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,10 +13,9 @@ from hypothesis import strategies as st
 from adapters.storage.database import Database
 from adapters.storage.engine import truncate_all
 from reconcile.records import MirrorIssue, MirrorLink
+from tests.support import T0
 
 pytestmark = pytest.mark.anyio
-
-T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 
 
 def _at(minutes: int) -> str:

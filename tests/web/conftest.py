@@ -9,9 +9,9 @@ import httpx
 import pytest
 from litestar import Litestar
 
-from hub.conftest import Api, Clock, api, clock, hub  # noqa: F401 — the API's fixtures, shared
 from hub_app.app import create_app
 from hub_app.runtime import Hub
+from tests.hub.conftest import Api, Clock, api, clock, hub  # noqa: F401 — the API's fixtures, shared
 
 from .support import Browser
 

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from hub.support import cmd, create_ok, issue, seed_mirror
 from hub_app.web.new import WAITS
+from tests.hub.support import create_ok, issue, seed_mirror
+from tests.support import cmd
 
 from .conftest import Api, Open
 from .support import cells, element_text, has_element

@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from hub.support import claim_ok, cmd, create_ok, done
 from hub_app.web.batches import STILL_WRITTEN
 from hub_app.web.labels import STATUS_LABELS
+from tests.hub.support import claim_ok, create_ok, done
+from tests.support import cmd
 
 from .conftest import Api, Clock, Open
 from .support import cells, element_text

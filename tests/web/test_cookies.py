@@ -5,9 +5,9 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from hub.conftest import Api, Clock, api, clock, hub  # noqa: F401 — the API's fixtures, shared
 from hub_app.app import create_app
 from hub_app.runtime import Hub
+from tests.hub.conftest import Api, Clock, api, clock, hub  # noqa: F401 — the API's fixtures, shared
 
 from .support import Browser
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hub.test_drift import HAND_EDITS, JOURNAL, full_refresh, run_batch
+from tests.hub.test_drift import HAND_EDITS, JOURNAL, full_refresh, run_batch
 
 from .conftest import Api, Clock, Open
 from .support import cells, element_text

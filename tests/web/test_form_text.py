@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from hub.support import cmd, create_ok, issue, seed_mirror
+from tests.hub.support import create_ok, issue, seed_mirror
+from tests.support import cmd
 
 from .conftest import Api, Open
 from .support import HTML, element_text

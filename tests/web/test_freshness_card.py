@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hub.support import claim_ok, run_refresh
+from tests.hub.support import claim_ok, run_refresh
 
 from .conftest import Api, Clock, Open
 from .support import element_text

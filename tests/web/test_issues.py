@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hub.support import claim_ok, done, issue, link
+from tests.hub.support import claim_ok, done, issue, link
 
 from .conftest import Api, Open
 from .support import cells, element_text

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from hub.support import issue, seed_mirror
+from tests.hub.support import issue, seed_mirror
 
 from .conftest import Api, Open
 from .support import element_text

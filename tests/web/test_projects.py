@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hub.support import issue, link, seed_mirror
+from tests.hub.support import issue, link, seed_mirror
 
 from .conftest import Api, Open
 from .support import cells, element_text

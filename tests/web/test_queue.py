@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from hub.support import claim_ok, cmd, create_ok, done
+from tests.hub.support import claim_ok, create_ok, done
+from tests.support import cmd
 
 from .conftest import Api, Clock, Open
 from .support import cells, element_text, has_element

@@ -8,10 +8,11 @@ import json
 
 import pytest
 
-from hub.support import cmd, create_ok
-from hub.test_token_approval import ASSISTANT, drifted
-from hub.test_token_approval import assistant as assistant  # noqa: PLC0414 — the fixture, shared
 from hub_app.web.acting import WAITS
+from tests.hub.support import create_ok
+from tests.hub.test_token_approval import ASSISTANT, drifted
+from tests.hub.test_token_approval import assistant as assistant  # noqa: PLC0414 — the fixture, shared
+from tests.support import cmd
 
 from .conftest import Api, Open
 

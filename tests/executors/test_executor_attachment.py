@@ -1,0 +1,91 @@
+"""``ensure_attachment`` fed Jira's answers as values (no I/O): uploaded only when missing or of another size,
+and the issue or upload named when Jira's answer cannot be read."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import pytest
+
+from reconcile.executors import JiraCall
+from tests.support import SHA
+
+from .executors_support import ISSUE, KEY, SHA_ABC, issue, kinds, ok, play
+
+CONTENT = b"schet"
+
+
+SCHET_SHA = hashlib.sha256(CONTENT).hexdigest()
+
+
+UPLOAD = f"POST {ISSUE}/attachments"
+
+
+def _attach(*answers: Any) -> Any:
+    params = {"key": KEY, "file": SCHET_SHA, "filename": "a.xlsx", "size": len(CONTENT)}
+    report, _ = play("ensure_attachment", params, list(answers), files={SCHET_SHA: CONTENT})
+    return report
+
+
+@pytest.mark.parametrize(
+    ("answer", "error"),
+    [
+        ({"key": KEY, "fields": []}, "fields — ожидается объект, получено: список"),
+        (issue(KEY, attachment=5), "attachment — ожидается список, получено: число"),
+        (
+            issue(KEY, attachment=[{"id": "1", "filename": "b", "size": 1}, 5]),
+            "attachment[1] — ожидается объект, получено: число",
+        ),
+    ],
+)
+def test_an_issue_answer_that_cannot_be_read_names_the_issue_and_the_place(answer: Any, error: str) -> None:
+    report = _attach(ok(answer))
+    assert (report.status, report.error) == ("failed", f"ответ Jira по {KEY}: {error}")
+
+
+@pytest.mark.parametrize(
+    ("answer", "error"),
+    [
+        ({"id": "10"}, "ответ — ожидается список, получено: объект"),
+        ([], "ответ — пустой список вместо созданного вложения"),
+        ([5], "[0] — ожидается объект, получено: число"),
+    ],
+)
+def test_an_upload_answer_that_cannot_be_read_names_the_call(answer: Any, error: str) -> None:
+    report = _attach(ok(issue(KEY, attachment=[])), ok(answer))
+    assert (report.status, report.error) == ("failed", f"ответ Jira по {UPLOAD}: {error}")
+
+
+def attachments(*items: tuple[str, str, int]) -> dict[str, Any]:
+    return {"key": "X-1", "fields": {"attachment": [{"id": i, "filename": n, "size": s} for i, n, s in items]}}
+
+
+def test_attachment_present_is_not_fetched() -> None:
+    """Same filename and size: done with its id, no file fetched (seed: «Вложение уже есть»)."""
+    params = {"key": "X-1", "file": SHA, "filename": "ОСВ 60.xlsx", "size": 2048}
+    report, steps = play("ensure_attachment", params, [ok(attachments(("10500", "ОСВ 60.xlsx", 2048)))])
+    assert kinds(steps) == ["GET /rest/api/2/issue/X-1"]
+    assert dict(report.result) == {"attachment_id": "10500", "uploaded": False}
+
+
+def test_attachment_other_size_is_uploaded_again() -> None:
+    """Same name, other size: the hub's file is fetched and uploaded as a second attachment."""
+    params = {"key": "X-1", "file": SHA_ABC, "filename": "ОСВ 60.xlsx", "size": 3}
+    answers = [
+        ok(attachments(("10500", "ОСВ 60.xlsx", 2048))),
+        ok([{"id": "10501", "filename": "ОСВ 60.xlsx", "size": 3}]),
+    ]
+    report, steps = play("ensure_attachment", params, answers, files={SHA_ABC: b"abc"})
+    assert kinds(steps) == ["GET /rest/api/2/issue/X-1", "fetch", "POST /rest/api/2/issue/X-1/attachments"]
+    upload = steps[2]
+    assert isinstance(upload, JiraCall) and upload.upload is not None
+    assert (upload.upload.filename, upload.upload.content) == ("ОСВ 60.xlsx", b"abc")
+    assert dict(report.result) == {"attachment_id": "10501", "uploaded": True}
+
+
+def test_attachment_gone_from_the_hub_fails() -> None:
+    """The hub no longer has the file: failed with the seed-style message."""
+    params = {"key": "X-1", "file": SHA, "filename": "a.xlsx", "size": None}
+    report, _ = play("ensure_attachment", params, [ok(attachments())])
+    assert (report.status, report.error) == ("failed", f"файл {SHA} больше нет у хаба")

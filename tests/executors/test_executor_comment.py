@@ -1,0 +1,145 @@
+"""``ensure_comment`` fed Jira's answers as values (no I/O): left alone, updated or posted by its marker, which
+of several marked comments is kept, and the call named when Jira's answer cannot be read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from reconcile.executors import JiraCall
+
+from .executors_support import ISSUE, KEY, kinds, ok, play
+
+WHEN = "2026-10-22T12:00:00.000+0300"
+
+
+TEXT = "[m]\nтекст"
+
+
+def _comments(*comments: dict[str, Any]) -> Any:
+    return ok({"startAt": 0, "total": len(comments), "comments": list(comments)})
+
+
+def _keep(*comments: dict[str, Any]) -> Any:
+    report, _ = play("ensure_comment", {"key": KEY, "marker": "[m]", "body": "текст"}, [_comments(*comments)])
+    return report
+
+
+@pytest.mark.parametrize(
+    ("ids", "kept"),
+    [
+        ([10, 9], "9"),  # ids Jira gives as numbers compare as numbers
+        (["10", "9"], "9"),  # and so do ids of digits
+        (["1", "x"], "x"),  # an id that is not a number orders as 0
+        (["5", "100000000000000000"], "5"),  # 18 digits are still a number
+        (["5", "1000000000000000000"], "1000000000000000000"),  # 19 are not: it orders as 0
+    ],
+)
+def test_of_marked_comments_of_one_time_the_lowest_numbered_id_is_kept(ids: list[Any], kept: str) -> None:
+    """Among marked comments created at the same time the one whose id is the lowest number is kept; an id
+    that is not a number of at most 18 digits orders as 0."""
+    report = _keep(*({"id": i, "created": WHEN, "body": TEXT} for i in ids))
+    assert (report.status, report.result) == ("done", {"comment_id": kept, "action": "none"})
+
+
+def test_a_marked_comment_without_created_is_the_oldest() -> None:
+    """A missing ``created`` orders before every time."""
+    report = _keep({"id": "1", "created": WHEN, "body": TEXT}, {"id": "2", "body": TEXT})
+    assert report.result == {"comment_id": "2", "action": "none"}
+
+
+def test_the_kept_comment_without_id_fails_naming_it() -> None:
+    """The kept marked comment (one without id orders first among its time) has no id: failed, naming the
+    issue and ``comments[].id``; the next comment is not taken instead."""
+    report = _keep({"id": "3", "created": WHEN, "body": TEXT}, {"created": WHEN, "body": TEXT})
+    assert (report.status, report.error) == (
+        "failed",
+        f"ответ Jira по {KEY}: comments[].id — ожидается идентификатор Jira, получено: null",
+    )
+
+
+def test_an_empty_body_is_the_marker_alone() -> None:
+    """``body`` is required but may be empty: the comment is the marker and a newline."""
+    report, steps = play(
+        "ensure_comment",
+        {"key": KEY, "marker": "[m]", "body": ""},
+        [_comments(), ok({"id": "5"}, status=201)],
+    )
+    posts = [s for s in steps if isinstance(s, JiraCall) and s.method == "POST"]
+    assert [p.json for p in posts] == [{"body": "[m]\n"}]
+    assert report.result == {"comment_id": "5", "action": "created"}
+
+
+def test_a_created_comment_answer_that_is_not_an_object_names_the_call() -> None:
+    report, _ = play("ensure_comment", {"key": KEY, "marker": "[m]", "body": "b"}, [_comments(), ok([], status=201)])
+    assert report.error == f"ответ Jira по POST {ISSUE}/comment: ответ — ожидается объект, получено: список"
+
+
+def comments(*items: tuple[str, str], total: int | None = None, start: int = 0) -> dict[str, Any]:
+    return {
+        "startAt": start,
+        "maxResults": 100,
+        "total": len(items) if total is None else total,
+        "comments": [
+            {"id": cid, "body": body, "created": f"2026-10-1{cid[-1]}T10:00:00.000+0300"} for cid, body in items
+        ],
+    }
+
+
+def test_comment_in_step_is_left_alone() -> None:
+    """The oldest comment starting with the marker and equal up to CRLF means no write."""
+    answer = comments(("10001", "[план] Срок согласован\r\nс заказчиком"), ("10002", "[план] позже"))
+    report, steps = play(
+        "ensure_comment",
+        {"key": "AURORA-1533", "marker": "[план]", "body": "[план] Срок согласован\nс заказчиком"},
+        [ok(answer)],
+    )
+    assert len(steps) == 1
+    assert dict(report.result) == {"comment_id": "10001", "action": "none"}
+
+
+def test_comment_differing_is_updated_with_the_marker_prefixed() -> None:
+    """A body without the marker is written as marker + newline + body into the oldest marked comment."""
+    answer = comments(("10003", "другое"), ("10004", "[план] старое"))
+    report, steps = play(
+        "ensure_comment", {"key": "X-1", "marker": "[план]", "body": "новое"}, [ok(answer), ok({"id": "10004"})]
+    )
+    put = steps[1]
+    assert isinstance(put, JiraCall)
+    assert (put.method, put.path, put.json) == ("PUT", "/rest/api/2/issue/X-1/comment/10004", {"body": "[план]\nновое"})
+    assert dict(report.result) == {"comment_id": "10004", "action": "updated"}
+
+
+def test_comment_absent_is_posted_after_reading_all_pages() -> None:
+    """Without a marked comment on any page the comment is created."""
+    first = comments(("10001", "a"), total=2)
+    second = comments(("10002", "b"), total=2, start=1)
+    report, steps = play(
+        "ensure_comment",
+        {"key": "X-1", "marker": "[m]", "body": "[m] текст"},
+        [ok(first), ok(second), ok({"id": "10009"}, status=201)],
+    )
+    assert kinds(steps) == [
+        "GET /rest/api/2/issue/X-1/comment",
+        "GET /rest/api/2/issue/X-1/comment",
+        "POST /rest/api/2/issue/X-1/comment",
+    ]
+    assert isinstance(steps[2], JiraCall)
+    assert steps[2].json == {"body": "[m] текст"}
+    assert dict(report.result) == {"comment_id": "10009", "action": "created"}
+
+
+def test_comment_keeps_the_oldest_marked_comment_then_the_lowest_id() -> None:
+    """The oldest comment with the marker is kept in step; on equal ``created``, the lower id (9 before 10)."""
+    answer = {
+        "startAt": 0,
+        "total": 3,
+        "comments": [
+            {"id": "10", "body": "[m] a", "created": "2026-10-11T10:00:00.000+0300"},
+            {"id": "9", "body": "[m] b", "created": "2026-10-11T10:00:00.000+0300"},
+            {"id": "8", "body": "[m] c", "created": "2026-10-12T10:00:00.000+0300"},
+        ],
+    }
+    report, steps = play("ensure_comment", {"key": "X-1", "marker": "[m]", "body": "[m] b"}, [ok(answer)])
+    assert (len(steps), dict(report.result)) == (1, {"comment_id": "9", "action": "none"})
