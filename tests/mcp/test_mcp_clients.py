@@ -13,9 +13,10 @@ import httpx2
 import pytest
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
-from mcp_support import Served, tool_json
 
 from hub_app.cli import main
+
+from .mcp_support import Served, tool_json
 
 pytestmark = pytest.mark.anyio
 
