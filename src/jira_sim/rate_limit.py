@@ -109,5 +109,6 @@ class RateLimiter:
         allowed = bucket.tokens > 0
         if allowed:
             bucket.tokens -= 1
-        retry_after = 0 if bucket.tokens > 0 else math.ceil(bucket.refilled_at + policy.interval - now)
-        return Admission(allowed=allowed, policy=policy, remaining=bucket.tokens, retry_after=max(retry_after, 0))
+        # At least 1 when empty: float rounding can leave the next refill a hair away (or at) ``now``.
+        retry_after = 0 if bucket.tokens > 0 else max(1, math.ceil(bucket.refilled_at + policy.interval - now))
+        return Admission(allowed=allowed, policy=policy, remaining=bucket.tokens, retry_after=retry_after)

@@ -8,7 +8,7 @@ from datetime import datetime
 
 import httpx
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from adapters.clock import FakeClock
@@ -144,6 +144,8 @@ def test_rates_in_jiras_whole_number_form(per_second: float, expected: tuple[int
 
 
 @settings(max_examples=200, deadline=None)
+# 1.3 + 0.3 + 0.7 lands a hair off 2.3 in floats: the empty bucket refills "now", yet Retry-After is ≥ 1
+@example(fill=1, interval=1, max_tokens=1, steps=[(1.3, 1), (0.3, 1), (0.7, 1), (0.3, 1)])
 @given(
     fill=st.integers(1, 5),
     interval=st.integers(1, 3),
