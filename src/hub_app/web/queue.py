@@ -1,12 +1,15 @@
 """«Очередь» (``/``): the agent, the command in flight and its pause, depth and ETA, and the batches, newest first.
 
-The live part is re-fetched by htmx every 2 s while the tab is visible (``static/hub.js``); without JavaScript
-the page is the same, read once.
+The batches are filtered by the URL's query (:func:`reconcile.queue_filter.parse_filter`: state, author's token,
+project, text, and ``auto`` for the hub's automatic refreshes, hidden otherwise), a GET form that works without
+JavaScript and is bookmarkable. The live part is re-fetched by htmx every 2 s while the tab is visible
+(``static/hub.js``), with the same filter; without JavaScript the page is the same, read once.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 from litestar import get
 from litestar.params import QueryParameter
@@ -17,10 +20,12 @@ from hub_app.connection import HubRequest
 from hub_app.runtime import Unit
 from hub_app.web.acting import read
 from hub_app.web.render import fragment, is_htmx, page
+from reconcile.queue_filter import STATE_LABELS, parse_filter
 
 __all__ = ["BATCHES_PER_PAGE", "ROUTES", "PageNumber", "pages"]
 
 BATCHES_PER_PAGE = 20
+_FILTER_FIELDS = ("status", "author", "project", "q", "auto")
 
 #: ``?page=N`` of a paged view (1-based).
 PageNumber = Annotated[int, QueryParameter(name="page", ge=1, le=2**31)]
@@ -33,14 +38,25 @@ def pages(total: int, size: int) -> int:
 
 @get("/")
 async def queue_view(request: HubRequest, number: PageNumber = 1) -> Template:
+    only = parse_filter({name: request.query_params.get(name) or "" for name in _FILTER_FIELDS})
+    query = only.query()
+
     async def look(unit: Unit) -> dict[str, Any]:
-        listed = await batches.list_batches(unit, limit=BATCHES_PER_PAGE, offset=(number - 1) * BATCHES_PER_PAGE)
+        offset = (number - 1) * BATCHES_PER_PAGE
+        listed = await batches.list_batches(unit, limit=BATCHES_PER_PAGE, offset=offset, only=only)
+        authors, projects = await unit.db.queue.filter_choices()
         return {
             "overview": await overview.queue_overview(unit),
             "batches": listed.items,
             "total": listed.total,
             "number": number,
             "pages": pages(listed.total, BATCHES_PER_PAGE),
+            "only": only,
+            "choices": {"states": STATE_LABELS, "authors": authors, "projects": projects},
+            "filtered": bool(query),
+            "live_url": "/"
+            + (f"?{live}" if (live := urlencode({**query, **({"page": number} if number > 1 else {})})) else ""),
+            "pager_extra": "".join(f"&{urlencode({name: value})}" for name, value in query.items()),
         }
 
     context = await read(request, look)
