@@ -189,7 +189,7 @@ def test_only_temp_keys_still_to_be_created_make_a_plan_unknown() -> None:
     issues = {"new:1": MirrorIssue(key="new:1")}
     plan = plan_command(fields, predicted(fields, changed=["duedate"]), issues=issues, settings=Settings(), created=())
     assert plan.unknown == ()
-    assert plan.lines == (PlanLine(sign="~", text="duedate: пусто → «2026-10-23»"),)
+    assert plan.lines == (PlanLine(sign="~", text="срок: пусто → 23.10.2026"),)
 
 
 def test_an_issue_to_be_created_names_its_own_key_first_then_its_epic() -> None:
@@ -213,9 +213,9 @@ def test_fields_after_both_label_lists_still_get_their_lines() -> None:
     changed = ["labels_add", "labels_remove", "epic_key", "assignee"]
     plan = plan_command(fields, predicted(fields, changed=changed), issues=issues, settings=Settings())
     assert plan.lines == (
-        PlanLine(sign="~", text="labels: a → b"),
-        PlanLine(sign="~", text="epic_key: пусто → «A-9»"),
-        PlanLine(sign="~", text="assignee: пусто → «ivanov»"),
+        PlanLine(sign="~", text="метки: a → b"),
+        PlanLine(sign="~", text="эпик: пусто → «A-9»"),
+        PlanLine(sign="~", text="исполнитель: пусто → «ivanov»"),
     )
 
 

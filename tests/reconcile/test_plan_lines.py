@@ -74,8 +74,8 @@ def test_changes_read_old_to_new_and_long_texts_are_cut() -> None:
     [(seq, lines, unknown)] = plan(cmd("ensure_fields", key="AURORA-1533", description=long, summary=None))
     assert (seq, unknown) == (1, [])
     assert lines == [
-        ("~", "summary: «Сверка» → пусто", False),
-        ("~", f"description: «а ⏎ б» → «строка ⏎ {'х' * 70}…»", False),
+        ("~", "тема: «Сверка» → пусто", False),
+        ("~", f"описание: «а ⏎ б» → «строка ⏎ {'х' * 70}…»", False),
     ]
 
 
@@ -118,7 +118,7 @@ def test_what_the_mirror_cannot_know_is_unknown() -> None:
     assert result == [
         (
             1,
-            [("+", "задача «Новая» в AURORA: тип «Задача»; description «d»; labels AWPCA", True)],
+            [("+", "задача «Новая» в AURORA: тип «Задача»; описание «d»; метки AWPCA", True)],
             ["ключ задачи new:1 станет известен только после её создания"],
         ),
         (
@@ -158,7 +158,7 @@ def test_every_predicted_write_has_its_line_and_totals_count_them(keys: list[str
     commands = [cmd("ensure_fields", key=key, duedate=f"2026-11-{n + 10}") for n, key in enumerate(keys)]
     plans = plans_of(*commands)
     assert [[(x.sign, x.text) for x in p.lines] for p in plans[:-1]] == [
-        [("~", f"duedate: пусто → «2026-11-{n + 10}»")] for n in range(len(keys))
+        [("~", f"срок: пусто → {n + 10}.11.2026")] for n in range(len(keys))
     ]
     assert [len(p.writes) for p in plans] == [1] * len(keys) + [0]
     assert totals(plans) == {"+": 0, "~": len(keys), "-": 0}

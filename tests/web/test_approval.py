@@ -33,8 +33,7 @@ async def test_a_pending_batch_shows_its_plan_and_the_two_buttons(browser: Open,
     person = await browser("admin")
     page = (await person.get(f"/batches/{batch['id']}")).text
     assert element_text(page, "plan-command-1") == (
-        f"1. ensure_fields · AURORA-1 (команда {batch['commands'][0]['id']}, в очереди) "
-        "~ duedate: «2026-10-01» → «2026-10-23»"
+        f"1. ensure_fields · AURORA-1 (команда {batch['commands'][0]['id']}, в очереди) ~ срок: 01.10 → 23.10"
     )
     assert "Одобрить</button>" in page
     assert has_element(page, "reject") and 'name="reason"' in page

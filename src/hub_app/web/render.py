@@ -22,6 +22,7 @@ from litestar.template import TemplateConfig
 from hub_app.connection import HubRequest
 from hub_app.web.cookies import page_session
 from hub_app.web.labels import APPROVAL_LABELS, STATUS_LABELS, duration, pretty_json, status_label, when
+from reconcile.readable import params_in_words, result_in_words
 from reconcile.text import bad_place
 
 __all__ = [
@@ -50,6 +51,14 @@ def _segment(value: str) -> str:
     return quote(str(value), safe="")
 
 
+def _result_words(command: Any) -> list[str]:
+    return result_in_words(command.type, command.params, command.result)
+
+
+def _params_words(command: Any) -> list[tuple[str, str]]:
+    return params_in_words(command.type, command.params)
+
+
 def _environment() -> Environment:
     env = Environment(
         loader=FileSystemLoader(TEMPLATES),
@@ -59,6 +68,7 @@ def _environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters.update(status=status_label, when=when, duration=duration, pretty=pretty_json, segment=_segment)
+    env.filters.update(result_words=_result_words, params_words=_params_words)
     env.globals.update(STATUS_LABELS=STATUS_LABELS, APPROVAL_LABELS=APPROVAL_LABELS)
     env.policies["json.dumps_kwargs"] = {"ensure_ascii": False, "sort_keys": False}
     return env
