@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reconcile.catalogue import CATALOGUE
-from reconcile.readable import params_in_words, result_in_words
+from reconcile.readable import journal_field, journal_value, params_in_words, result_in_words, sprint_state
 from reconcile.wording import field_change, field_name, field_value
 
 
@@ -150,3 +150,26 @@ def test_fields_are_named_and_dated_as_a_person_reads_them() -> None:
     assert field_change("duedate", None, "2026-12-15") == "срок: пусто → 15.12.2026"
     assert field_change("priority", "Low", "High") == "приоритет: «Low» → «High»"
     assert field_value("duedate", "23 октября") == "«23 октября»"
+
+
+def test_sprint_states_and_journal_fields_in_russian() -> None:
+    """active/future/closed in Russian, an unknown state as Jira says it; journal fields and dates for people."""
+    assert [sprint_state(s) for s in ("active", "future", "closed", "weird", None)] == [
+        "активный",
+        "будущий",
+        "закрыт",
+        "weird",
+        "—",
+    ]
+    assert [journal_field(f) for f in ("duedate", "labels", "status", "Sprint", "customfield_9")] == [
+        "Срок",
+        "Метки",
+        "Статус",
+        "Спринт",
+        "customfield_9",
+    ]
+    assert journal_value("duedate", None, "2026-10-20 00:00:00.0") == "20.10.2026"
+    assert journal_value("duedate", "2026-10-20", None) == "20.10.2026"
+    assert journal_value("duedate", None, None) == "—"
+    assert journal_value("status", "3", "Разработка") == "Разработка"
+    assert journal_value("summary", "x", None) == "x"

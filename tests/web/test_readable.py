@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hub.support import claim_ok, cmd, create_ok, done
+from hub.support import claim_ok, cmd, create_ok, done, issue
 
 from .conftest import Api, Open
 from .support import cells, element_text
@@ -29,3 +29,29 @@ async def test_a_commands_result_and_parameters_in_words(browser: Open, api: Api
     assert '<details class="raw"><summary>JSON</summary>' in page
     rows = cells((await person.get(f"/batches/{batch['id']}")).text, "commands")
     assert rows[1][6] == 'создана AURORA-1590 JSON { "key": "AURORA-1590", "created": true }'
+
+
+async def test_sprint_state_and_journal_in_russian(browser: Open, api: Api) -> None:
+    """The issue's sprint «(активный)»; the journal's fields by their Russian names and dates as dates."""
+    response = await api.post("/refresh", {"keys": ["AURORA-1"]})
+    assert response.status_code == 201, response.text
+    delivery = await claim_ok(api)
+    items = [
+        {"field": "duedate", "from": "2026-10-20", "from_string": "2026-10-20 00:00:00.0", "to": None},
+        {"field": "status", "from": "1", "from_string": "Анализ", "to": "3", "to_string": "Разработка"},
+        {"field": "Sprint", "from": None, "to": "5", "to_string": "Спринт 2"},
+        {"field": "customfield_1", "from": None, "to": "x"},
+    ]
+    history = {"key": "AURORA-1", "id": "501", "created": "2026-10-21T08:00:00Z", "author": "petrov", "items": items}
+    record = issue("AURORA-1", sprint={"id": 5, "name": "Спринт 2", "state": "active"})
+    page = {"page": 1, "kind": "issues", "issues": [record], "history": [history]}
+    assert (await api.pages(delivery["id"], page)).status_code == 200
+    await done(api, delivery["id"], {"issues": 1, "neighbours": 0, "boards": {}})
+    shown = (await (await browser("interface")).get("/issues/AURORA-1")).text
+    assert "<dt>Спринт</dt><dd>Спринт 2 (активный)</dd>" in shown
+    assert [row[2:] for row in cells(shown, "journal")[1:]] == [
+        ["Срок", "20.10.2026", "—"],
+        ["Статус", "Анализ", "Разработка"],
+        ["Спринт", "—", "Спринт 2"],
+        ["customfield_1", "—", "x"],
+    ]

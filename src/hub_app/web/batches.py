@@ -22,7 +22,7 @@ from hub_app.connection import HubRequest
 from hub_app.runtime import Unit
 from hub_app.web.acting import attempt, author, form_body, read, requester, waits
 from hub_app.web.render import flash, form_text, fragment, is_htmx, page, safe_next
-from reconcile.approval import ApprovalState
+from reconcile.approval import OWN_BATCH, WAITS_FOR_ANOTHER, Approval, ApprovalState, approval_refusal
 
 __all__ = ["ROUTES", "STILL_WRITTEN"]
 
@@ -32,6 +32,10 @@ STILL_WRITTEN = (
     "допишет её; если он ещё выжидает паузу, он бросит её, ничего не записав. Что в итоге в Jira, покажет "
     "следующее обновление зеркала."
 )
+
+
+#: What the page says instead of «Одобрить» to whom the hub would refuse it.
+_WHY_NOT = {OWN_BATCH: f"Ваш пакет {WAITS_FOR_ANOTHER}: одобрить свой пакет нельзя."}
 
 
 @get("/batches")
@@ -46,10 +50,23 @@ async def batch_view(request: HubRequest, batch_id: FromPath[int]) -> Template:
     if is_htmx(request):
         return fragment(request, "_batch.html", batch=await read(request, lambda u: batches.get_batch(u, batch_id)))
 
+    asking = requester(request)
+
     async def look(unit: Unit) -> dict[str, Any]:
         detail = await batches.get_batch(unit, batch_id)
         pending = detail.approval is not None and detail.approval.state == ApprovalState.PENDING
-        return {"batch": detail, "plan": await plan.batch_plan(unit, batch_id) if pending else None}
+        refused = approval_refusal(
+            Approval(state=ApprovalState.PENDING),
+            batch_id=batch_id,
+            creator=detail.token_name,
+            approver=asking.token_name or "",
+            approver_needs_approval=asking.needs_approval,
+        )
+        return {
+            "batch": detail,
+            "plan": await plan.batch_plan(unit, batch_id) if pending else None,
+            "cannot_approve": None if refused is None else _WHY_NOT.get(refused.message, refused.message),
+        }
 
     return page(request, "batch.html", **await read(request, look))
 

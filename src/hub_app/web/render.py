@@ -22,7 +22,7 @@ from litestar.template import TemplateConfig
 from hub_app.connection import HubRequest
 from hub_app.web.cookies import page_session
 from hub_app.web.labels import APPROVAL_LABELS, STATUS_LABELS, duration, pretty_json, status_label, when
-from reconcile.readable import params_in_words, result_in_words
+from reconcile.readable import journal_field, journal_value, params_in_words, result_in_words, sprint_state
 from reconcile.text import bad_place
 
 __all__ = [
@@ -59,6 +59,14 @@ def _params_words(command: Any) -> list[tuple[str, str]]:
     return params_in_words(command.type, command.params)
 
 
+def _journal_from(item: Any) -> str:
+    return journal_value(item.field, item.from_, item.from_string)
+
+
+def _journal_to(item: Any) -> str:
+    return journal_value(item.field, item.to, item.to_string)
+
+
 def _environment() -> Environment:
     env = Environment(
         loader=FileSystemLoader(TEMPLATES),
@@ -68,7 +76,8 @@ def _environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters.update(status=status_label, when=when, duration=duration, pretty=pretty_json, segment=_segment)
-    env.filters.update(result_words=_result_words, params_words=_params_words)
+    env.filters.update(result_words=_result_words, params_words=_params_words, sprint_state=sprint_state)
+    env.filters.update(journal_field=journal_field, journal_from=_journal_from, journal_to=_journal_to)
     env.globals.update(STATUS_LABELS=STATUS_LABELS, APPROVAL_LABELS=APPROVAL_LABELS)
     env.policies["json.dumps_kwargs"] = {"ensure_ascii": False, "sort_keys": False}
     return env
