@@ -35,6 +35,7 @@ __all__ = [
     "page",
     "public_path",
     "safe_next",
+    "segment",
     "template_config",
 ]
 
@@ -46,7 +47,7 @@ TEMPLATES = Path(__file__).parent / "templates"
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
 
 
-def _segment(value: str) -> str:
+def segment(value: str) -> str:
     """A name as one segment of a URL's path (a project ``x#y?z`` is ``x%23y%3Fz``)."""
     return quote(str(value), safe="")
 
@@ -75,7 +76,7 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(status=status_label, when=when, duration=duration, pretty=pretty_json, segment=_segment)
+    env.filters.update(status=status_label, when=when, duration=duration, pretty=pretty_json, segment=segment)
     env.filters.update(result_words=_result_words, params_words=_params_words, sprint_state=sprint_state)
     env.filters.update(journal_field=journal_field, journal_from=_journal_from, journal_to=_journal_to)
     env.globals.update(STATUS_LABELS=STATUS_LABELS, APPROVAL_LABELS=APPROVAL_LABELS)
