@@ -1,6 +1,7 @@
 """What the page shows in words where the hub holds values (DESIGN.md 8, round 3): a command's result by its type's
 rule (:mod:`reconcile.result_words`), its parameters by their catalogue labels, a sprint's state, and the journal's
-fields and values (Jira's own fields by their Russian names, the catalogue's by their labels, dates as dates).
+fields and values (Jira's own fields by their Russian names, the catalogue's by their labels, dates as dates), and
+a drifted aspect with what was wanted and what is there now.
 
 Pure: the page, and any reader of the API, renders these same words.
 """
@@ -11,13 +12,16 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from reconcile.catalogue import FIELD_PARAMS, Format
+from reconcile.catalogue import FIELD_PARAMS, AspectKind, Format
 from reconcile.command_types import TYPES
-from reconcile.wording import field_value
+from reconcile.wording import field_value, show
 
 __all__ = [
+    "ASPECT_NAMES",
     "JIRA_FIELD_NAMES",
     "SPRINT_STATES",
+    "aspect_label",
+    "drift_value",
     "journal_field",
     "journal_value",
     "params_in_words",
@@ -28,6 +32,15 @@ __all__ = [
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 SPRINT_STATES: Mapping[str, str] = {"active": "активный", "future": "будущий", "closed": "закрыт"}
+
+#: The aspects of an issue's state other than its fields (drift's «Что»).
+ASPECT_NAMES: Mapping[str, str] = {
+    AspectKind.EXISTENCE.value: "Задача",
+    AspectKind.STATUS.value: "Статус",
+    AspectKind.SPRINT.value: "Спринт",
+    AspectKind.LINK.value: "Связь",
+}
+_LABEL = "label:"
 
 #: The journal's fields that no command sets, as Jira names them in a changelog.
 JIRA_FIELD_NAMES: Mapping[str, str] = {
@@ -84,3 +97,30 @@ def journal_value(field: str, raw: str | None, shown: str | None) -> str:
     if param is not None and param.format is Format.DATE and _DATE.fullmatch(date):
         return field_value(field, date)
     return shown or raw or "—"
+
+
+def aspect_label(aspect: str) -> str:
+    """A drifted aspect as a person names it: «Срок», «Метка AWPCA», «Статус», «Связь»…"""
+    if aspect.startswith(_LABEL):
+        return f"Метка {aspect.removeprefix(_LABEL)}"
+    param = FIELD_PARAMS.get(aspect)
+    return param.label if param is not None else ASPECT_NAMES.get(aspect, aspect)
+
+
+def _link(value: Any) -> str:
+    if not isinstance(value, Mapping):
+        return show(value)
+    return f"«{value.get('type')}» {value.get('source')} → {value.get('target')}"
+
+
+def drift_value(value: Any, aspect: str) -> str:
+    """What a command wanted of an aspect, or what the mirror shows now, in words."""
+    if aspect.startswith(_LABEL):
+        return "есть" if value else "нет"
+    if aspect == AspectKind.LINK.value:
+        if isinstance(value, list):
+            return "; ".join(_link(link) for link in value) or "нет связи"
+        return _link(value)
+    if aspect == AspectKind.SPRINT.value and value == "backlog":
+        return "бэклог"
+    return field_value(aspect, value)

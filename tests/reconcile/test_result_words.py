@@ -10,7 +10,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reconcile.catalogue import CATALOGUE
-from reconcile.readable import journal_field, journal_value, params_in_words, result_in_words, sprint_state
+from reconcile.readable import (
+    aspect_label,
+    drift_value,
+    journal_field,
+    journal_value,
+    params_in_words,
+    result_in_words,
+    sprint_state,
+)
 from reconcile.wording import field_change, field_name, field_value
 
 
@@ -173,3 +181,24 @@ def test_sprint_states_and_journal_fields_in_russian() -> None:
     assert journal_value("duedate", None, None) == "—"
     assert journal_value("status", "3", "Разработка") == "Разработка"
     assert journal_value("summary", "x", None) == "x"
+
+
+def test_drifted_aspects_in_words() -> None:
+    """«Что»: the field's label, a label, the state's part; «Задано»/«Сейчас»: dates, yes/no, links, the backlog."""
+    assert [aspect_label(a) for a in ("duedate", "label:AWPCA", "status", "sprint", "link", "issue", "x")] == [
+        "Срок",
+        "Метка AWPCA",
+        "Статус",
+        "Спринт",
+        "Связь",
+        "Задача",
+        "x",
+    ]
+    assert drift_value("2026-10-23", "duedate") == "23.10.2026"
+    assert (drift_value(True, "label:AWPCA"), drift_value(False, "label:AWPCA")) == ("есть", "нет")
+    link = {"source": "A-1", "target": "A-2", "type": "Блокирует"}
+    assert drift_value(link, "link") == "«Блокирует» A-1 → A-2"
+    assert drift_value([link, link], "link") == "«Блокирует» A-1 → A-2; «Блокирует» A-1 → A-2"
+    assert drift_value([], "link") == "нет связи"
+    assert drift_value("backlog", "sprint") == "бэклог"
+    assert drift_value(None, "priority") == "пусто"

@@ -22,7 +22,15 @@ from litestar.template import TemplateConfig
 from hub_app.connection import HubRequest
 from hub_app.web.cookies import page_session
 from hub_app.web.labels import APPROVAL_LABELS, STATUS_LABELS, duration, pretty_json, status_label, when
-from reconcile.readable import journal_field, journal_value, params_in_words, result_in_words, sprint_state
+from reconcile.readable import (
+    aspect_label,
+    drift_value,
+    journal_field,
+    journal_value,
+    params_in_words,
+    result_in_words,
+    sprint_state,
+)
 from reconcile.text import bad_place
 
 __all__ = [
@@ -79,6 +87,7 @@ def _environment() -> Environment:
     env.filters.update(status=status_label, when=when, duration=duration, pretty=pretty_json, segment=segment)
     env.filters.update(result_words=_result_words, params_words=_params_words, sprint_state=sprint_state)
     env.filters.update(journal_field=journal_field, journal_from=_journal_from, journal_to=_journal_to)
+    env.filters.update(aspect_label=aspect_label, drift_value=drift_value)
     env.globals.update(STATUS_LABELS=STATUS_LABELS, APPROVAL_LABELS=APPROVAL_LABELS)
     env.policies["json.dumps_kwargs"] = {"ensure_ascii": False, "sort_keys": False}
     return env
