@@ -128,6 +128,21 @@ async def test_text_is_found_in_titles_keys_and_summaries_whatever_the_case(db: 
     assert await _titles(db, QueueFilter(text="ensure_comment")) == (["Перенос сроков"], 1)
 
 
+async def test_the_key_of_an_issue_a_batch_created_finds_it(db: Database) -> None:
+    """Once ``ensure_issue`` reported its key, that key finds the batch (though no parameter names it)."""
+    issue = ("ensure_issue", {"temp_key": "new:1", "summary": "Сверка"})
+    await _add(db, "Новая задача", (_S.QUEUED,), minute=1, commands=(issue,))
+    assert await _titles(db, QueueFilter(text="AURORA-1590")) == ([], 0)
+    async with db.unit() as unit:
+        found, _ = await unit.queue.batches(limit=1, offset=0)
+        [created] = (await unit.queue.commands_of([found[0].id]))[found[0].id]
+        done = attrs.evolve(created, status=_S.DONE, result={"key": "AURORA-1590", "created": True})
+        await unit.queue.save(done)
+    assert await _titles(db, QueueFilter(text="aurora-1590")) == (["Новая задача"], 1)
+    assert await _titles(db, QueueFilter(text="AURORA-15")) == (["Новая задача"], 1)
+    assert await _titles(db, QueueFilter(text="created")) == ([], 0)
+
+
 async def test_a_filtered_queue_is_paged_with_its_own_total(db: Database) -> None:
     """The page and the total are those of what matched, newest first."""
     for n in range(5):

@@ -2,7 +2,8 @@
 
 A state is a condition on the batch's approval and on which statuses its commands have (``EXISTS`` over the
 ``(batch_id, status)`` index); the text is a ``LIKE`` over ``batch.search``, written with the batch
-(:func:`reconcile.queue_filter.search_text`). Both databases answer the same: the text is case-folded before.
+(:func:`reconcile.queue_filter.search_text`), or over the keys of the issues the batch created (their commands'
+results). Both databases answer the same: the text is case-folded before, and keys are ASCII.
 """
 
 from __future__ import annotations
@@ -10,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, exists, not_, or_, select, true
+from sqlalchemy import ColumnElement, and_, exists, func, not_, or_, select, true
 
 from adapters.storage.models import BatchRow, CommandRow, table_of
 from reconcile.approval import ApprovalState
+from reconcile.catalogue import CATALOGUE, creating_types
 from reconcile.lifecycle import PENDING, CommandStatus
 from reconcile.queue_filter import BatchState, QueueFilter
 
@@ -24,6 +26,7 @@ _COMMAND = table_of(CommandRow)
 
 _S = CommandStatus
 _ERRORS = (_S.FAILED, _S.SKIPPED)
+_CREATING = creating_types(CATALOGUE)
 
 
 def _has(statuses: Collection[CommandStatus]) -> ColumnElement[bool]:
@@ -51,6 +54,14 @@ def _state(state: BatchState) -> ColumnElement[bool]:
     return and_(finished, not_(_has([*_ERRORS, _S.CANCELLED])))
 
 
+def _created(needle: str) -> ColumnElement[bool]:
+    """The batch created an issue whose key holds ``needle`` (known only once its command reported: the result)."""
+    key = func.lower(_COMMAND.c.result["key"].as_string())
+    return exists().where(
+        _COMMAND.c.batch_id == _BATCH.c.id, _COMMAND.c.type.in_(_CREATING), key.contains(needle, autoescape=True)
+    )
+
+
 def batch_filter(only: QueueFilter) -> ColumnElement[bool]:
     """The ``WHERE`` of the batches ``only`` asks for."""
     conditions: list[ColumnElement[bool]] = []
@@ -63,7 +74,7 @@ def batch_filter(only: QueueFilter) -> ColumnElement[bool]:
     if only.project is not None:
         conditions.append(_BATCH.c.project == only.project)
     if only.needle:
-        conditions.append(_BATCH.c.search.contains(only.needle, autoescape=True))
+        conditions.append(or_(_BATCH.c.search.contains(only.needle, autoescape=True), _created(only.needle)))
     return and_(true(), *conditions)
 
 
