@@ -36,15 +36,22 @@ def pages(total: int, size: int) -> int:
     return max(1, -(-total // size))
 
 
+def _here(query: dict[str, str], number: int) -> str:
+    """This page of the queue with its filter: what the live part polls."""
+    asked = urlencode({**query, **({"page": str(number)} if number > 1 else {})})
+    return f"/?{asked}" if asked else "/"
+
+
 @get("/")
 async def queue_view(request: HubRequest, number: PageNumber = 1) -> Template:
     only = parse_filter({name: request.query_params.get(name) or "" for name in _FILTER_FIELDS})
     query = only.query()
+    live = is_htmx(request)  # the live part: the form and its choices stay on the page
 
     async def look(unit: Unit) -> dict[str, Any]:
         offset = (number - 1) * BATCHES_PER_PAGE
         listed = await batches.list_batches(unit, limit=BATCHES_PER_PAGE, offset=offset, only=only)
-        authors, projects = await unit.db.queue.filter_choices()
+        authors, projects = ([], []) if live else await unit.db.queue.filter_choices()
         return {
             "overview": await overview.queue_overview(unit),
             "batches": listed.items,
@@ -54,13 +61,12 @@ async def queue_view(request: HubRequest, number: PageNumber = 1) -> Template:
             "only": only,
             "choices": {"states": STATE_LABELS, "authors": authors, "projects": projects},
             "filtered": bool(query),
-            "live_url": "/"
-            + (f"?{live}" if (live := urlencode({**query, **({"page": number} if number > 1 else {})})) else ""),
+            "live_url": _here(query, number),
             "pager_extra": "".join(f"&{urlencode({name: value})}" for name, value in query.items()),
         }
 
     context = await read(request, look)
-    if is_htmx(request):
+    if live:
         return fragment(request, "_queue.html", **context)
     return page(request, "queue.html", **context)
 
