@@ -94,3 +94,14 @@ async def test_a_bad_filter_is_a_clear_refusal(browser: Open) -> None:
     response = await person.get("/?status=finished")
     assert response.status_code == 422
     assert "status — неизвестное состояние пакета finished" in response.text
+
+
+async def test_the_forms_empty_fields_leave_the_address(browser: Open, api: Api) -> None:
+    """The form as submitted (empty fields too) lands on the address that names only what is asked; htmx is told
+    to push that address."""
+    person = await browser("interface")
+    response = await person.get("/?status=&author=&project=&q=aurora-1")
+    assert (response.status_code, response.headers["location"]) == (303, "/?q=aurora-1")
+    response = await person.get("/?status=&author=&project=&q=", htmx=True)
+    assert (response.status_code, response.headers["hx-push-url"]) == (200, "/")
+    assert "hx-push-url" not in (await person.get("/?q=x", htmx=True)).headers

@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 from litestar import get
 from litestar.params import QueryParameter
-from litestar.response import Template
+from litestar.response import Redirect, Template
 
 from hub_app import batches, overview
 from hub_app.connection import HubRequest
@@ -43,10 +43,14 @@ def _here(query: dict[str, str], number: int) -> str:
 
 
 @get("/")
-async def queue_view(request: HubRequest, number: PageNumber = 1) -> Template:
+async def queue_view(request: HubRequest, number: PageNumber = 1) -> Template | Redirect:
     only = parse_filter({name: request.query_params.get(name) or "" for name in _FILTER_FIELDS})
     query = only.query()
     live = is_htmx(request)  # the live part: the form and its choices stay on the page
+    # A submitted form sends its empty fields too: the address to bookmark names only what is asked.
+    blank = any(name in request.query_params and name not in query for name in _FILTER_FIELDS)
+    if blank and not live:
+        return Redirect(_here(query, number), status_code=303)
 
     async def look(unit: Unit) -> dict[str, Any]:
         offset = (number - 1) * BATCHES_PER_PAGE
@@ -67,7 +71,8 @@ async def queue_view(request: HubRequest, number: PageNumber = 1) -> Template:
 
     context = await read(request, look)
     if live:
-        return fragment(request, "_queue.html", **context)
+        pushed = {"HX-Push-Url": _here(query, number)} if blank else {}
+        return fragment(request, "_queue.html", headers=pushed, **context)
     return page(request, "queue.html", **context)
 
 

@@ -160,6 +160,8 @@ def page(request: HubRequest, template: str, *, status_code: int = 200, **contex
     return Template(template, context={**_context(request, context), "messages": messages}, status_code=status_code)
 
 
-def fragment(request: HubRequest, template: str, *, status_code: int = 200, **context: Any) -> Template:
-    """The part of a page htmx swaps in (messages stay for the next full page)."""
-    return Template(template, context=_context(request, context), status_code=status_code)
+def fragment(
+    request: HubRequest, template: str, *, status_code: int = 200, headers: dict[str, str] | None = None, **context: Any
+) -> Template:
+    """The part of a page htmx swaps in (messages stay for the next full page); ``headers`` tell htmx more."""
+    return Template(template, context=_context(request, context), status_code=status_code, headers=headers)
