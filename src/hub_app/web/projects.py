@@ -74,7 +74,7 @@ async def project_change(request: HubRequest, name: FromPath[str]) -> Redirect:
 
 
 #: What deleting a project does, said before the person confirms.
-PROJECT_DELETED = "Его задачи останутся в зеркале, но выпадут из полного обновления, а пакеты проекта — из его фильтра."
+PROJECT_DELETED = "Его задачи останутся в зеркале, но выпадут из полного обновления."
 
 
 @get("/projects/{name:str}/delete", opt=_ADMIN)
