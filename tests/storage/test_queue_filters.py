@@ -9,14 +9,18 @@ from typing import Any
 
 import attrs
 import pytest
-from sqlalchemy import update
+from alembic import command
+from sqlalchemy import Connection, inspect, text, update
 
 from adapters.storage.database import Database
+from adapters.storage.engine import alembic_config, make_engine
 from adapters.storage.models import CommandRow, table_of
 from reconcile.approval import Approval, ApprovalState
 from reconcile.batch import NewCommand, ValidBatch
 from reconcile.lifecycle import CommandStatus
 from reconcile.queue_filter import BatchState, QueueFilter
+
+from .test_schema import empty_url  # noqa: F401 — an empty database of each kind
 
 pytestmark = pytest.mark.anyio
 
@@ -188,3 +192,42 @@ async def test_filters_stay_fast_at_five_thousand_batches(db: Database) -> None:
     assert max(timings.values()) < 0.1, timings
     assert await _titles(db, QueueFilter(text="aurora-4995")) == (["пакет 4995"], 1)
     assert (await _titles(db, QueueFilter(state=BatchState.FAILED, automatic=True)))[1] == len(failed)
+
+
+async def test_the_migration_writes_the_search_text_of_every_batch(empty_url: str) -> None:  # noqa: F811
+    """``queue_filters`` fills ``batch.search`` of the batches already stored (from their commands), and its
+    downgrade removes the column again."""
+
+    def move(connection: Connection, revision: str, *, up: bool) -> None:
+        config = alembic_config()
+        config.attributes["connection"] = connection
+        (command.upgrade if up else command.downgrade)(config, revision)
+
+    engine = make_engine(empty_url)
+    try:
+        async with engine.begin() as conn:
+            await conn.run_sync(move, "freshness", up=True)
+            await conn.execute(
+                text(
+                    "INSERT INTO batch (id, author, title, project, token_name, estimate_seconds, created_at) "
+                    "VALUES (1, 'Planner', 'Перенос', 'AWPCA', 'lead', 0, '2026-10-22 09:00:00')"
+                )
+            )
+            await conn.execute(
+                text(
+                    "INSERT INTO command (id, batch_id, seq, type, params, status, deliveries) VALUES "
+                    """(1, 1, 1, 'ensure_issue', '{"temp_key": "new:1", "summary": "ОСВ 60"}', 'queued', 0)"""
+                )
+            )
+            await conn.run_sync(move, "queue_filters", up=True)
+            found = (await conn.execute(text("SELECT search FROM batch"))).scalar_one()
+            head, values = found.split("\n")[:5], found.split("\n")[5:]  # PostgreSQL's JSONB orders the params
+            assert (head, sorted(values)) == (
+                ["перенос", "planner", "awpca", "lead", "ensure_issue"],
+                ["new:1", "осв 60"],
+            )
+            await conn.run_sync(move, "freshness", up=False)
+            columns = await conn.run_sync(lambda c: [col["name"] for col in inspect(c).get_columns("batch")])
+            assert "search" not in columns
+    finally:
+        await engine.dispose()
