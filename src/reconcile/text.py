@@ -18,6 +18,7 @@ __all__ = [
     "body_text",
     "check_request_json",
     "check_text",
+    "error_text",
     "normalise_text",
     "readable",
     "same_text",
@@ -84,6 +85,18 @@ def body_text(body: str, status: int | None = None) -> str:
     if status is not None and words.startswith(f"{status} "):
         words = words[len(str(status)) + 1 :].strip()
     return words if len(words) <= BODY_HEAD else words[: BODY_HEAD - 1] + "…"
+
+
+_HTTP_ERROR = re.compile(r"(.*?\bHTTP (\d{3}): )(.*)", re.DOTALL)
+
+
+def error_text(error: str) -> str:
+    """An error line as a person reads it: one stored before :func:`body_text` named HTML pages by their title
+    («HTTP 503: <html>…») reads as one stored after; any other line as it is."""
+    found = _HTTP_ERROR.fullmatch(error)
+    if found is None or not _HTML.search(found.group(3)):
+        return error
+    return found.group(1) + body_text(found.group(3), int(found.group(2)))
 
 
 def check_text(text: str, where: str) -> None:

@@ -19,6 +19,7 @@ from reconcile.text import (
     body_text,
     check_request_json,
     check_text,
+    error_text,
     readable,
 )
 
@@ -172,3 +173,15 @@ def test_readable_replaces_each_bad_character_by_one_replacement_character() -> 
 def test_an_error_body_reads_as_words(body: str, status: int | None, shown: str) -> None:
     """An HTML page by its title (the status it repeats left out), else the head of its text; plain text as is."""
     assert body_text(body, status) == shown
+
+
+def test_an_error_stored_with_markup_reads_as_words() -> None:
+    """«HTTP 503: <html>…» stored before reads as «HTTP 503: Service Unavailable», wherever it sits in the line;
+    other lines as they are."""
+    html = "<html><head><title>503 Service Unavailable</title></head><body>x</body></html>"
+    assert error_text(f"HTTP 503: {html}") == "HTTP 503: Service Unavailable"
+    assert error_text(f"jira at http://jira answered GET /myself with HTTP 503: {html}") == (
+        "jira at http://jira answered GET /myself with HTTP 503: Service Unavailable"
+    )
+    assert error_text("HTTP 404: Issue Does Not Exist") == "HTTP 404: Issue Does Not Exist"
+    assert error_text("конфликт: связь «Блокирует»") == "конфликт: связь «Блокирует»"

@@ -55,3 +55,18 @@ async def test_sprint_state_and_journal_in_russian(browser: Open, api: Api) -> N
         ["Спринт", "—", "Спринт 2"],
         ["customfield_1", "—", "x"],
     ]
+
+
+async def test_an_error_with_markup_is_shown_by_its_title(browser: Open, api: Api) -> None:
+    """An error stored with Jira's HTML page (an older agent's report) shows as the page's title."""
+    batch = await create_ok(api, [cmd("ensure_fields", key="AURORA-1", duedate="2026-10-23")])
+    delivery = await claim_ok(api)
+    html = "<html><head><title>503 Service Unavailable</title></head><body>Service Unavailable</body></html>"
+    report = {"status": "failed", "error": f"HTTP 503: {html}", "operations": []}
+    assert (await api.report(delivery["id"], report)).status_code == 200
+    person = await browser("interface")
+    rows = cells((await person.get(f"/batches/{batch['id']}")).text, "commands")
+    assert rows[1][7] == "HTTP 503: Service Unavailable"
+    page = (await person.get(f"/commands/{delivery['id']}")).text
+    assert '<p class="error-box">HTTP 503: Service Unavailable</p>' in page
+    assert "&lt;html&gt;" not in page

@@ -31,7 +31,7 @@ from reconcile.readable import (
     result_in_words,
     sprint_state,
 )
-from reconcile.text import bad_place
+from reconcile.text import bad_place, error_text
 
 __all__ = [
     "PAGE_PREFIX",
@@ -87,7 +87,7 @@ def _environment() -> Environment:
     env.filters.update(status=status_label, when=when, duration=duration, pretty=pretty_json, segment=segment)
     env.filters.update(result_words=_result_words, params_words=_params_words, sprint_state=sprint_state)
     env.filters.update(journal_field=journal_field, journal_from=_journal_from, journal_to=_journal_to)
-    env.filters.update(aspect_label=aspect_label, drift_value=drift_value)
+    env.filters.update(aspect_label=aspect_label, drift_value=drift_value, error=error_text)
     env.globals.update(STATUS_LABELS=STATUS_LABELS, APPROVAL_LABELS=APPROVAL_LABELS)
     env.policies["json.dumps_kwargs"] = {"ensure_ascii": False, "sort_keys": False}
     return env
