@@ -41,10 +41,16 @@ async def test_the_hubs_refreshes_are_hidden_unless_asked(browser: Open, api: Ap
     person = await browser("interface")
     page = (await person.get("/")).text
     assert _titles(page) == ["Администратор", "Новая", "Сроки"]
+    assert element_text(page, "batches-hidden") == "Скрыто автоматических обновлений хаба: 1 — показать"
+    assert "показать</a>" in page and '<a href="/?auto=1">' in page
+    assert element_text((await person.get("/?status=done")).text, "batches-hidden").startswith(
+        "Скрыто автоматических обновлений хаба: 1"
+    )
     shown = (await person.get("/?auto=1")).text
     assert _titles(shown) == ["Администратор", "Новая", "Сроки", "автообновление"]
     assert element_text(shown, "batches-found") == "Найдено пакетов: 4"
     assert 'id="queue-auto" name="auto" value="1" checked' in shown
+    assert "batches-hidden" not in shown
 
 
 async def test_filter_by_state_token_project_and_text(browser: Open, api: Api, clock: Clock) -> None:

@@ -201,6 +201,10 @@ class QueueRepository:
         )
         return [_batch(row) for row in (await self._session.execute(query)).all()], total
 
+    async def count_batches(self, only: QueueFilter) -> int:
+        """How many batches ``only`` asks for."""
+        return await self._session.scalar(select(func.count()).select_from(_BATCH).where(batch_filter(only))) or 0
+
     async def filter_choices(self) -> tuple[list[str], list[str]]:
         """The token names and the projects the batches have (what the queue's filter offers)."""
         tokens = (await self._session.scalars(distinct_of(_BATCH.c.token_name))).all()

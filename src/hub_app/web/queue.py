@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
+import attrs
 from litestar import get
 from litestar.params import QueryParameter
 from litestar.response import Redirect, Template
@@ -56,6 +57,8 @@ async def queue_view(request: HubRequest, number: PageNumber = 1) -> Template | 
         offset = (number - 1) * BATCHES_PER_PAGE
         listed = await batches.list_batches(unit, limit=BATCHES_PER_PAGE, offset=offset, only=only)
         authors, projects = ([], []) if live else await unit.db.queue.filter_choices()
+        shown = attrs.evolve(only, automatic=True)
+        hidden = 0 if only.automatic else await unit.db.queue.count_batches(shown) - listed.total
         return {
             "overview": await overview.queue_overview(unit),
             "batches": listed.items,
@@ -65,6 +68,8 @@ async def queue_view(request: HubRequest, number: PageNumber = 1) -> Template | 
             "only": only,
             "choices": {"states": STATE_LABELS, "authors": authors, "projects": projects},
             "filtered": bool(query),
+            "hidden": hidden,
+            "with_automatic": _here(shown.query(), 1),
             "live_url": _here(query, number),
             "pager_extra": "".join(f"&{urlencode({name: value})}" for name, value in query.items()),
         }
