@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from adapters.clock import FakeClock
-from adapters.jira_http import JiraAuthError, JiraHttp
+from adapters.jira_http import JiraAuthError, JiraError, JiraHttp
 from agent_app.drive import DriveOutcome, drive
 from jira_sim.simulator import Simulator
 from reconcile.command_types import executor_for
@@ -137,15 +137,23 @@ async def test_retries_give_up_after_max_retries() -> None:
     await jira.aclose()
 
 
-async def test_html_error_body_is_quoted_in_the_error() -> None:
-    """A non-JSON error page becomes the error text (503 after retries are exhausted)."""
+async def test_an_html_error_page_is_named_by_its_title() -> None:
+    """Jira's HTML 503 page (after retries are exhausted) is the command's error by its title, never markup."""
     sim, _, jira = _connected(max_retries=0)
     await jira.exec_context()
     sim.add_fault(path_regex="/issue/AURORA-1533$", status=503, times=1)
     outcome = await _drive(jira, "ensure_fields", {"key": "AURORA-1533", "duedate": "2026-10-23"})
-    assert outcome.report.error == (
-        "HTTP 503: <html><head><title>503 Service Unavailable</title></head><body>Service Unavailable</body></html>"
-    )
+    assert outcome.report.error == "HTTP 503: Service Unavailable"
+    await jira.aclose()
+
+
+async def test_the_agents_own_error_line_names_an_html_page_by_its_title() -> None:
+    """Jira's HTML 503 on the agent's own read (``myself``): the agent's error (its status line) by the title."""
+    sim, _, jira = _connected(max_retries=0)
+    sim.add_fault(path_regex="/myself$", status=503, times=1)
+    with pytest.raises(JiraError) as caught:
+        await jira.myself()
+    assert str(caught.value) == "HTTP 503: Service Unavailable"
     await jira.aclose()
 
 

@@ -23,6 +23,7 @@ import httpx
 from adapters.targets import Target, explain, explain_status, http_client
 from reconcile.executors.base import Delivery, Operation, Page, Report
 from reconcile.records import converter, issue_to_wire
+from reconcile.text import body_text
 
 __all__ = [
     "UNKNOWN_COMMAND",
@@ -124,7 +125,7 @@ def _detail(response: httpx.Response) -> str:
     try:
         body = response.json()
     except ValueError:
-        return response.text[:500]
+        return body_text(response.text, response.status_code)[:500]  # a proxy's HTML page: by its title
     if isinstance(body, dict) and "detail" in body:
         return str(body["detail"])
     return str(body)[:500]

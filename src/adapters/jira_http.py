@@ -26,6 +26,7 @@ from adapters.clock import Clock, SystemClock
 from adapters.targets import Target, explain, explain_status, http_client, shown
 from reconcile.executors.base import ExecContext, JiraCall, JiraResponse
 from reconcile.jira_bucket import BucketPacer
+from reconcile.text import body_text
 
 __all__ = ["JiraAuthError", "JiraError", "JiraHttp", "Retry", "Sent", "explain_jira"]
 
@@ -46,7 +47,7 @@ class JiraError(Exception):
     @classmethod
     def answered(cls, call: JiraCall, answer: JiraResponse) -> Self:
         """The error of Jira's ``answer`` to ``call``, with Jira's words."""
-        return cls(answer.status, _message(answer.json), method=call.method, path=call.path)
+        return cls(answer.status, _message(answer.json, answer.status), method=call.method, path=call.path)
 
 
 class JiraAuthError(JiraError):
@@ -101,7 +102,7 @@ def _body(response: httpx.Response) -> Any:
         return response.text
 
 
-def _message(body: Any) -> str:
+def _message(body: Any, status: int | None = None) -> str:
     if isinstance(body, Mapping):
         messages = body.get("errorMessages")
         parts = [str(m) for m in messages] if isinstance(messages, list) else [str(messages or "")]
@@ -109,7 +110,7 @@ def _message(body: Any) -> str:
         if isinstance(errors, Mapping):
             parts.extend(f"{k}: {v}" for k, v in errors.items())
         return "; ".join(p for p in parts if p)[:1000]
-    return str(body or "")[:500]
+    return body_text(str(body or ""), status)[:500]
 
 
 class JiraHttp:

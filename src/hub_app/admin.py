@@ -23,7 +23,7 @@ from reconcile import file_store
 from reconcile.catalogue import CATALOGUE
 from reconcile.errors import ConflictError, NotFoundError, ValidationError
 from reconcile.project_names import check_project_name
-from reconcile.settings import Settings, merge_settings, settings_to_json
+from reconcile.settings import Settings, merge_settings, settings_from_json, settings_to_json
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +41,7 @@ __all__ = [
     "patch_project",
     "patch_settings",
     "prune_files",
+    "replace_settings",
     "revoke_token",
     "store_file",
     "token_digest",
@@ -113,6 +114,14 @@ async def patch_settings(unit: Unit, body: Any) -> dict[str, Any]:
     """Merge a partial settings object into the current settings (DESIGN.md 3) and validate the whole; 422 on a
     bad value, nothing written."""
     settings: Settings = merge_settings(await unit.db.admin.settings(), body)
+    await unit.db.admin.save_settings(settings)
+    return settings_to_json(settings)
+
+
+async def replace_settings(unit: Unit, body: Any) -> dict[str, Any]:
+    """The whole settings object of the page's form, validated as ``PATCH`` validates the merged whole; 422 on a
+    bad value, nothing written."""
+    settings = settings_from_json(body)
     await unit.db.admin.save_settings(settings)
     return settings_to_json(settings)
 

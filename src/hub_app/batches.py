@@ -27,6 +27,7 @@ from reconcile.approval import Requester
 from reconcile.batch import ValidBatch, batch_needs, refresh_body, retry_body, validate_batch
 from reconcile.errors import ConflictError
 from reconcile.lifecycle import PENDING, RETRYABLE, CommandStatus, Event, advance, can
+from reconcile.queue_filter import QueueFilter
 from reconcile.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -129,10 +130,12 @@ async def create_refresh(unit: Unit, body: RefreshIn, *, requester: Requester) -
     return created
 
 
-async def list_batches(unit: Unit, *, limit: int | None = None, offset: int | None = None) -> Items[BatchView]:
-    """Batches, newest first."""
+async def list_batches(
+    unit: Unit, *, limit: int | None = None, offset: int | None = None, only: QueueFilter | None = None
+) -> Items[BatchView]:
+    """Batches, newest first: all, or those ``only`` asks for (the page's queue)."""
     size, start = page_bounds(limit, offset)
-    batches, total = await unit.db.queue.batches(limit=size, offset=start)
+    batches, total = await unit.db.queue.batches(limit=size, offset=start, only=only)
     settings = await unit.db.admin.settings()
     commands = await unit.db.queue.commands_of([b.id for b in batches])
     return Items(items=[BatchView.of(b, commands[b.id], settings=settings, now=unit.now) for b in batches], total=total)

@@ -33,10 +33,12 @@ from reconcile.settings import Settings
 __all__ = [
     "HUB",
     "OWN_BATCH",
+    "WAITS_FOR_ANOTHER",
     "Approval",
     "ApprovalState",
     "Door",
     "Requester",
+    "approval_refusal",
     "approve",
     "approves_nothing",
     "holds",
@@ -46,6 +48,8 @@ __all__ = [
 ]
 
 OWN_BATCH = "нельзя одобрить свой пакет"
+#: What the creator of a waiting batch reads where another person sees «Одобрить».
+WAITS_FOR_ANOTHER = "ждёт одобрения другим человеком"
 
 
 class Door(StrEnum):
@@ -123,6 +127,26 @@ def approves_nothing(token_name: str) -> str:
     return f"токен {token_name} сам требует одобрения своих пакетов и одобрять пакеты не может"
 
 
+def approval_refusal(
+    approval: Approval | None,
+    *,
+    batch_id: int,
+    creator: str | None,
+    approver: str,
+    approver_needs_approval: bool = False,
+) -> ForbiddenError | ConflictError | None:
+    """Why ``approver`` may not say yes (``None``: they may): 403 for a token that requires approval itself, 409
+    when the batch does not wait, 403 for the creator's token. The page asks first, so it offers «Одобрить» only
+    to whom the hub would not refuse."""
+    if approver_needs_approval:
+        return ForbiddenError(approves_nothing(approver))
+    if not holds(approval):
+        return _not_waiting(batch_id, approval)
+    if creator is not None and approver == creator:
+        return ForbiddenError(OWN_BATCH)
+    return None
+
+
 def approve(
     approval: Approval | None,
     *,
@@ -132,14 +156,12 @@ def approve(
     now: datetime,
     approver_needs_approval: bool = False,
 ) -> Approval:
-    """The approval after ``approver`` said yes: 403 for a token that requires approval itself, 409 when the batch
-    does not wait, 403 for the creator's token."""
-    if approver_needs_approval:
-        raise ForbiddenError(approves_nothing(approver))
-    if not holds(approval):
-        raise _not_waiting(batch_id, approval)
-    if creator is not None and approver == creator:
-        raise ForbiddenError(OWN_BATCH)
+    """The approval after ``approver`` said yes, unless :func:`approval_refusal` refuses it."""
+    refused = approval_refusal(
+        approval, batch_id=batch_id, creator=creator, approver=approver, approver_needs_approval=approver_needs_approval
+    )
+    if refused is not None:
+        raise refused
     return Approval(state=ApprovalState.APPROVED, by=approver, at=now)
 
 

@@ -23,6 +23,7 @@ import attrs
 
 __all__ = [
     "CATALOGUE",
+    "FIELD_PARAMS",
     "AspectKind",
     "CommandSpec",
     "Editor",
@@ -30,6 +31,7 @@ __all__ = [
     "Param",
     "creating_types",
     "default_gaps",
+    "field_params",
     "read_only_types",
     "setting_types",
 ]
@@ -399,3 +401,17 @@ def creating_types(catalogue: Mapping[str, CommandSpec]) -> tuple[str, ...]:
 def setting_types(catalogue: Mapping[str, CommandSpec]) -> tuple[str, ...]:
     """The types that set an aspect of an issue's state (drift follows them)."""
     return tuple(name for name, spec in catalogue.items() if spec.sets is not None)
+
+
+def field_params(catalogue: Mapping[str, CommandSpec]) -> dict[str, Param]:
+    """Each parameter name with its first entry in the catalogue's order: an issue's field (``duedate``,
+    ``labels``…) keeps the one label and format a person reads it by wherever it is set."""
+    found: dict[str, Param] = {}
+    for spec in catalogue.values():
+        for param in spec.params:
+            found.setdefault(param.name, param)
+    return found
+
+
+#: The fields' labels and formats (plans and results in words name fields by them).
+FIELD_PARAMS: Mapping[str, Param] = field_params(CATALOGUE)

@@ -46,6 +46,17 @@ from reconcile.plan_line_rules import (
     sprint_lines,
     status_lines,
 )
+from reconcile.result_words import (
+    ResultRule,
+    attachment_words,
+    comment_words,
+    fields_words,
+    issue_words,
+    link_words,
+    refresh_words,
+    sprint_words,
+    status_words,
+)
 from reconcile.settings import Settings
 from reconcile.state_checks import (
     LooksAt,
@@ -74,7 +85,7 @@ StateCheck = LooksAt | LooksFor | NotConfirmed
 
 @attrs.frozen(kw_only=True)
 class CommandType:
-    """One command type: its catalogue entry, its executor, its plan lines, its state check.
+    """One command type: its catalogue entry, its executor, its plan lines, its state check, its result in words.
 
     ``plan_subject`` renders what the plan names the command by; ``None`` renders the value of the catalogue's
     ``subject`` parameter.
@@ -84,6 +95,7 @@ class CommandType:
     executor: Callable[[Run], Body]
     plan_lines: LineRule
     confirmation: StateCheck
+    result_words: ResultRule
     plan_subject: SubjectRule | None = None
 
 
@@ -92,6 +104,7 @@ ENTRIES: tuple[CommandType, ...] = (
         spec=CATALOGUE["ensure_issue"],
         executor=ensure_issue,
         plan_lines=issue_lines,
+        result_words=issue_words,
         plan_subject=issue_subject,
         confirmation=LooksFor(find=created_issue),
     ),
@@ -99,24 +112,28 @@ ENTRIES: tuple[CommandType, ...] = (
         spec=CATALOGUE["ensure_fields"],
         executor=ensure_fields,
         plan_lines=fields_lines,
+        result_words=fields_words,
         confirmation=LooksAt(match=fields_match),
     ),
     CommandType(
         spec=CATALOGUE["ensure_comment"],
         executor=ensure_comment,
         plan_lines=comment_lines,
+        result_words=comment_words,
         confirmation=NotConfirmed(why="the mirror holds no comments (seed 001)"),
     ),
     CommandType(
         spec=CATALOGUE["ensure_status"],
         executor=ensure_status,
         plan_lines=status_lines,
+        result_words=status_words,
         confirmation=LooksAt(match=status_match),
     ),
     CommandType(
         spec=CATALOGUE["ensure_link"],
         executor=ensure_link,
         plan_lines=link_lines,
+        result_words=link_words,
         plan_subject=link_subject,
         confirmation=LooksAt(match=link_match),
     ),
@@ -124,18 +141,21 @@ ENTRIES: tuple[CommandType, ...] = (
         spec=CATALOGUE["ensure_sprint"],
         executor=ensure_sprint,
         plan_lines=sprint_lines,
+        result_words=sprint_words,
         confirmation=LooksAt(match=sprint_match),
     ),
     CommandType(
         spec=CATALOGUE["ensure_attachment"],
         executor=ensure_attachment,
         plan_lines=attachment_lines,
+        result_words=attachment_words,
         confirmation=NotConfirmed(why="the mirror holds no attachments (seed 001)"),
     ),
     CommandType(
         spec=CATALOGUE["refresh"],
         executor=refresh,
         plan_lines=read_lines,
+        result_words=refresh_words,
         plan_subject=refresh_subject,
         confirmation=NotConfirmed(why="it sets nothing: it reads Jira into the mirror"),
     ),
@@ -174,6 +194,8 @@ def _binding_missing(entry: CommandType, spec: CommandSpec) -> list[str]:
     missing = [] if callable(entry.executor) else [f"{name}: no executor"]
     if not callable(entry.plan_lines):
         missing.append(f"{name}: no plan lines")
+    if not callable(entry.result_words):
+        missing.append(f"{name}: no result in words")
     if entry.plan_subject is None and spec.subject is None:
         missing.append(f"{name}: no plan subject (and no subject parameter to show)")
     if spec.sets is None and not isinstance(check, NotConfirmed):

@@ -18,6 +18,8 @@ from reconcile.executors.fields import FIELD_ORDER
 from reconcile.prediction import Prediction
 from reconcile.records import MirrorIssue
 from reconcile.settings import Settings
+from reconcile.wording import field_change, field_name, field_value
+from reconcile.wording import show as _show
 
 __all__ = [
     "CHANGE",
@@ -45,7 +47,6 @@ __all__ = [
 
 CREATE, CHANGE, DELETE, SAME, FAIL = "+", "~", "-", "=", "!"
 NO_CHANGES = "нет изменений"
-_LONG = 80
 
 
 @attrs.frozen(kw_only=True)
@@ -72,18 +73,6 @@ class PlanInput:
 LineRule = Callable[[PlanInput], list[PlanLine]]
 #: The subject of a command as its plan names it, from its params.
 SubjectRule = Callable[[Mapping[str, Any]], str]
-
-
-def _show(value: Any) -> str:
-    """A value as a person reads it in a line: «пусто» for none, long texts cut, line breaks visible."""
-    if value is None or value in ("", []):
-        return "пусто"
-    if isinstance(value, list | tuple):
-        return ", ".join(str(v) for v in value)
-    text = str(value).replace("\r\n", "\n").replace("\n", " ⏎ ")
-    if len(text) > _LONG:
-        text = text[: _LONG - 1] + "…"
-    return f"«{text}»"
 
 
 # --- subjects ----------------------------------------------------------------------------------------------
@@ -116,9 +105,9 @@ def issue_lines(plan: PlanInput) -> list[PlanLine]:
     parts = [f"тип {_show(type_name or issue_type)}"]
     for name in ("description", "priority", "duedate", "planned_start", "planned_end", "labels", "epic_key"):
         if params.get(name) not in (None, "", []):
-            parts.append(f"{name} {_show(params[name])}")
+            parts.append(f"{field_name(name)} {field_value(name, params[name])}")
     if params.get("assignee"):
-        parts.append(f"assignee {_show(params['assignee'])}")
+        parts.append(f"{field_name('assignee')} {_show(params['assignee'])}")
     text = f"задача {_show(params.get('summary'))} в {settings.jira_project}: {'; '.join(parts)}"
     return [PlanLine(sign=CREATE, text=text, unknown=True)]
 
@@ -145,10 +134,10 @@ def fields_lines(plan: PlanInput) -> list[PlanLine]:
             labels_done = True
             before = list(issue.labels) if issue is not None else []
             after = _labels_after(before, params)
-            lines.append(PlanLine(sign=CHANGE, text=f"labels: {_show(before)} → {_show(after)}"))
+            lines.append(PlanLine(sign=CHANGE, text=f"{field_name('labels')}: {_show(before)} → {_show(after)}"))
             continue
         before_value = getattr(issue, name) if issue is not None else None
-        lines.append(PlanLine(sign=CHANGE, text=f"{name}: {_show(before_value)} → {_show(params.get(name))}"))
+        lines.append(PlanLine(sign=CHANGE, text=field_change(name, before_value, params.get(name))))
     return lines
 
 

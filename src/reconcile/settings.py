@@ -1,5 +1,8 @@
 """Hub settings (DESIGN.md section 3): defaults in code, validated on every change.
 
+Each setting says what it is next to its definition: ``metadata={"label": …, "doc": …}`` (:func:`about`), which
+the page's settings form shows (:mod:`reconcile.settings_form`).
+
 A change (``PATCH /settings``) **merges** into the current settings (:func:`merge_settings`): an object
 merges key by key, recursively; a scalar or a list replaces; ``null`` at the top level restores that key's
 default, and inside an object removes the entry (so a removed gap falls back to its default, a removed link
@@ -26,6 +29,7 @@ __all__ = [
     "EpicLink",
     "IssueTypeRef",
     "Settings",
+    "about",
     "merge_settings",
     "settings_from_json",
     "settings_to_json",
@@ -48,10 +52,15 @@ LIMITS: dict[str, int] = {
 }
 
 
+def about(label: str, doc: str, **extra: Any) -> dict[str, Any]:
+    """A setting's ``metadata``: its name and description for a person (and, for a choice, its ``choices``)."""
+    return {"label": label, "doc": doc, **extra}
+
+
 @attrs.frozen(kw_only=True)
 class IssueTypeRef:
-    id: str | None = None
-    name: str | None = None
+    id: str | None = attrs.field(default=None, metadata=about("id", "id типа задачи в Jira (если задан, имя не нужно)"))
+    name: str | None = attrs.field(default=None, metadata=about("имя", "имя типа задачи в Jira"))
 
     def is_set(self) -> bool:
         return bool((self.id or "").strip() or (self.name or "").strip())
@@ -71,8 +80,10 @@ DOORS: tuple[str, ...] = ("mcp", "http")
 class ApprovalDoors:
     """``approval``: per door, whether its batches wait for a person's approval (off by default)."""
 
-    mcp: bool = False
-    http: bool = False
+    mcp: bool = attrs.field(default=False, metadata=about("через MCP", "пакеты ассистентов (MCP) ждут одобрения"))
+    http: bool = attrs.field(
+        default=False, metadata=about("через HTTP", "пакеты скриптов и страницы (HTTP) ждут одобрения")
+    )
 
     def required(self, door: str) -> bool:
         return bool(getattr(self, door))
@@ -80,8 +91,15 @@ class ApprovalDoors:
 
 @attrs.frozen(kw_only=True)
 class EpicLink:
-    mode: Literal["field", "parent"] = "field"
-    field_id: str | None = "customfield_10100"
+    mode: Literal["field", "parent"] = attrs.field(
+        default="field",
+        metadata=about(
+            "способ", "field — через поле Epic Link, parent — через parent задачи", choices=("field", "parent")
+        ),
+    )
+    field_id: str | None = attrs.field(
+        default="customfield_10100", metadata=about("поле Epic Link", "id поля Epic Link; обязательно при field")
+    )
 
 
 def _default_issue_types() -> dict[str, IssueTypeRef]:
@@ -106,21 +124,71 @@ def _default_link_types() -> dict[str, str]:
 
 @attrs.frozen(kw_only=True)
 class Settings:
-    jira_project: str = "AURORA"
-    issue_types: dict[str, IssueTypeRef] = attrs.field(factory=_default_issue_types)
-    epic_name_field_id: str | None = "customfield_10102"
-    epic_link: EpicLink = attrs.field(factory=EpicLink)
-    fields: dict[str, str] = attrs.field(factory=_default_fields)
-    link_types: dict[str, str] = attrs.field(factory=_default_link_types)
-    pacing: dict[str, float] = attrs.field(factory=lambda: dict(DEFAULT_PACING))
-    auto_refresh_minutes: float = 15
-    full_refresh_hours: float = 24
-    claim_wait_seconds: float = 25
-    max_file_bytes: int = 104857600
-    max_store_bytes: int = 10737418240
-    file_retention_hours: float = 168
-    max_batch_commands: int = 5000
-    approval: ApprovalDoors = attrs.field(factory=ApprovalDoors)
+    jira_project: str = attrs.field(
+        default="AURORA",
+        metadata=about("Проект Jira", "ключ проекта Jira, в котором хаб создаёт и меняет задачи; ключи и JQL — в нём"),
+    )
+    issue_types: dict[str, IssueTypeRef] = attrs.field(
+        factory=_default_issue_types,
+        metadata=about("Типы задач", "типы задач Jira для task, epic и bug: по id или по имени (id важнее)"),
+    )
+    epic_name_field_id: str | None = attrs.field(
+        default="customfield_10102",
+        metadata=about("Поле «Имя эпика»", "id поля Jira с именем эпика (Epic Name); пусто — такого поля нет"),
+    )
+    epic_link: EpicLink = attrs.field(
+        factory=EpicLink, metadata=about("Связь с эпиком", "как задача привязывается к своему эпику")
+    )
+    fields: dict[str, str] = attrs.field(
+        factory=_default_fields,
+        metadata=about(
+            "Поля Jira", "поля хаба → id полей Jira (sprint, planned_start, planned_end), по строке «имя = id»"
+        ),
+    )
+    link_types: dict[str, str] = attrs.field(
+        factory=_default_link_types,
+        metadata=about(
+            "Типы связей",
+            "логические имена типов связей (link_type в ensure_link) → типы связей Jira, по строке «имя = тип»",
+        ),
+    )
+    pacing: dict[str, float] = attrs.field(
+        factory=lambda: dict(DEFAULT_PACING),
+        metadata=about("Темп, с", "пауза в секундах перед записью в Jira и между записями, по типам команд"),
+    )
+    auto_refresh_minutes: float = attrs.field(
+        default=15,
+        metadata=about(
+            "Автообновление, мин", "через сколько минут после прошлого обновления хаб обновляет зеркало сам"
+        ),
+    )
+    full_refresh_hours: float = attrs.field(
+        default=24,
+        metadata=about("Полное обновление, ч", "как часто хаб читает задачи проектов целиком, а не только изменения"),
+    )
+    claim_wait_seconds: float = attrs.field(
+        default=25,
+        metadata=about(
+            "Ожидание агента, с", "сколько ждёт запрос агента; молчащий дольше двух таких сроков агент не в сети"
+        ),
+    )
+    max_file_bytes: int = attrs.field(
+        default=104857600, metadata=about("Файл, байт", "наибольший размер одного файла вложения")
+    )
+    max_store_bytes: int = attrs.field(
+        default=10737418240, metadata=about("Хранилище файлов, байт", "сколько могут занимать все файлы хаба")
+    )
+    file_retention_hours: float = attrs.field(
+        default=168,
+        metadata=about("Хранение файлов, ч", "через сколько часов удаляется файл, который не нужен командам в очереди"),
+    )
+    max_batch_commands: int = attrs.field(
+        default=5000, metadata=about("Команд в пакете", "наибольшее число команд в одном пакете")
+    )
+    approval: ApprovalDoors = attrs.field(
+        factory=ApprovalDoors,
+        metadata=about("Одобрение", "пакеты, пришедшие через эту дверь, ждут одобрения другого человека"),
+    )
 
     def gap(self, command_type: str) -> float:
         """The pacing gap of a command type (seed: «Политика темпа»)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import math
 import re
 from collections.abc import Mapping
@@ -10,11 +11,14 @@ from typing import Any
 from reconcile.errors import ValidationError
 
 __all__ = [
+    "BODY_HEAD",
     "MAX_JSON_DEPTH",
     "TooDeep",
     "bad_place",
+    "body_text",
     "check_request_json",
     "check_text",
+    "error_text",
     "normalise_text",
     "readable",
     "same_text",
@@ -57,6 +61,42 @@ def readable(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [readable(v) for v in value]
     return value
+
+
+_HTML = re.compile(r"<\s*(?:!doctype|html|head|body|title)\b", re.IGNORECASE)
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
+_HIDDEN = re.compile(r"<(script|style|head)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
+#: The most of an HTML page's text an error line shows when the page has no title.
+BODY_HEAD = 200
+
+
+def body_text(body: str, status: int | None = None) -> str:
+    """An error body as a line a person reads: an HTML page (a proxy's or Jira's own 503) by its ``<title>``, without
+    the status code it repeats («503 Service Unavailable» → «Service Unavailable»), or else by the head of its text;
+    any other body as it is, trimmed."""
+    text = body.strip()
+    if not _HTML.search(text):
+        return text
+    found = _TITLE.search(text)
+    words = " ".join(html.unescape(_TAG.sub(" ", found.group(1))).split()) if found else ""
+    if not words:
+        words = " ".join(html.unescape(_TAG.sub(" ", _HIDDEN.sub(" ", text))).split())
+    if status is not None and words.startswith(f"{status} "):
+        words = words[len(str(status)) + 1 :].strip()
+    return words if len(words) <= BODY_HEAD else words[: BODY_HEAD - 1] + "…"
+
+
+_HTTP_ERROR = re.compile(r"(.*?\bHTTP (\d{3}): )(.*)", re.DOTALL)
+
+
+def error_text(error: str) -> str:
+    """An error line as a person reads it: one stored before :func:`body_text` named HTML pages by their title
+    («HTTP 503: <html>…») reads as one stored after; any other line as it is."""
+    found = _HTTP_ERROR.fullmatch(error)
+    if found is None or not _HTML.search(found.group(3)):
+        return error
+    return found.group(1) + body_text(found.group(3), int(found.group(2)))
 
 
 def check_text(text: str, where: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import attrs
+import httpx
 import pytest
 
 from adapters.hub_client import (
@@ -182,3 +183,12 @@ async def test_report_refusal_carries_detail() -> None:
         with pytest.raises(HubRefused) as caught:
             await hub_client.report(1, Report(status="done"), jira_calls=0)
     assert caught.value.status_code == 422
+
+
+async def test_a_proxys_html_page_is_named_by_its_title() -> None:
+    """A 502 page of a proxy in front of the hub reads «HTTP 502: Bad Gateway» in the agent's error, not markup."""
+    page = "<html><head><title>502 Bad Gateway</title></head><body><center>nginx</center></body></html>"
+    transport = httpx.MockTransport(lambda _: httpx.Response(502, text=page, headers={"content-type": "text/html"}))
+    async with HubClient("http://hub/", "agent-secret", transport=transport) as hub_client:
+        with pytest.raises(HubUnreachable, match=r"^POST /agent/claim: HTTP 502: Bad Gateway$"):
+            await hub_client.claim(agent_id="a1", version="v", wait=0)

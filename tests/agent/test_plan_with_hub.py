@@ -90,8 +90,8 @@ async def test_plan_is_what_the_agent_writes_after_approval(rig: tuple[HubRig, s
     assert plan["totals"] == {"+": 4, "~": 4, "-": 1}
     lines = {c["seq"]: [(x["sign"], x["text"], x["unknown"]) for x in c["lines"]] for c in plan["commands"]}
     assert lines[2] == [
-        ("~", "duedate: «2026-10-23» → «2026-11-01»", False),
-        ("~", "labels: AWPCA → AWPCA, plan", False),
+        ("~", "срок: 23.10 → 01.11", False),
+        ("~", "метки: AWPCA → AWPCA, plan", False),
     ]
     assert lines[4] == [("~", "статус: «Ожидание разработки» → «Разработка» → «Тестирование»", True)]
     assert lines[5][0][0] == "-" and lines[5][0][1].startswith("связь «Блокирует начало» AURORA-1537 → AURORA-1538")

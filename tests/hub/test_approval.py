@@ -211,7 +211,7 @@ async def test_plan_of_a_stored_batch(api: Api) -> None:
         (
             2,
             "AURORA-1",
-            [("~", "duedate: «2026-10-20» → «2026-10-23»", False), ("~", "labels: AWPCA → пусто", False)],
+            [("~", "срок: 20.10 → 23.10", False), ("~", "метки: AWPCA → пусто", False)],
         ),
         (3, "new:1 → AURORA-2", [("+", "связь «Связанные» new:1 → AURORA-2", True)]),
         (4, "AURORA-2", [("=", "нет изменений", False)]),

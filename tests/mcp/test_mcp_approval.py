@@ -44,7 +44,7 @@ async def test_batch_plan_answers_the_plan_and_writes_nothing(served: Served) ->
     assert plan["totals"] == {"+": 2, "~": 1, "-": 0}
     assert [(c["seq"], c["command_id"], c["status"], c["lines"]) for c in plan["commands"]] == [
         (1, None, "queued", [{"sign": "+", "text": "задача «Сверка» в AURORA: тип «Задача»", "unknown": True}]),
-        (2, None, "queued", [{"sign": "~", "text": "duedate: «2026-10-23» → «2026-10-30»", "unknown": False}]),
+        (2, None, "queued", [{"sign": "~", "text": "срок: 23.10 → 30.10", "unknown": False}]),
         (3, None, "queued", [{"sign": "+", "text": "связь «Связанные» new:1 → AURORA-1533", "unknown": True}]),
         (4, None, "queued", [{"sign": "=", "text": "нет изменений: только чтение Jira в зеркало", "unknown": False}]),
     ]

@@ -34,6 +34,7 @@ from reconcile.drift import SETTING_TYPES
 from reconcile.executors._run import Body, Run
 from reconcile.plan_line_rules import fields_lines, read_lines, refresh_subject
 from reconcile.policy import READ_ONLY_TYPES
+from reconcile.result_words import fields_words
 from reconcile.settings import DEFAULT_PACING
 from reconcile.state_checks import LooksAt, LooksFor, NotConfirmed, created_issue, fields_match
 
@@ -59,7 +60,13 @@ def _set_due(run: Run) -> Body:
     yield  # pragma: no cover - makes this a generator
 
 
-DUE_ENTRY = CommandType(spec=DUE, executor=_set_due, plan_lines=fields_lines, confirmation=LooksAt(match=fields_match))
+DUE_ENTRY = CommandType(
+    spec=DUE,
+    executor=_set_due,
+    plan_lines=fields_lines,
+    result_words=fields_words,
+    confirmation=LooksAt(match=fields_match),
+)
 
 
 def with_due(spec: CommandSpec = DUE, **binding: Any) -> tuple[dict[str, CommandSpec], tuple[CommandType, ...]]:
@@ -167,6 +174,7 @@ def _label(text: str) -> CommandSpec:
                 "команда 1 (ensure_due): нет duedate; ожидаются key, duedate"
             ],
         ),
+        (DUE, {"result_words": None}, ["ensure_due: no result in words"]),
         (
             DUE,
             {"confirmation": NotConfirmed(why="no")},

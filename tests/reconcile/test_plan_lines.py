@@ -75,8 +75,8 @@ def test_changes_read_old_to_new_and_long_texts_are_cut() -> None:
     [(seq, lines, unknown)] = plan(cmd("ensure_fields", key="AURORA-1533", description=long, summary=None))
     assert (seq, unknown) == (1, [])
     assert lines == [
-        ("~", "summary: «Сверка» → пусто", False),
-        ("~", f"description: «а ⏎ б» → «строка ⏎ {'х' * 70}…»", False),
+        ("~", "тема: «Сверка» → пусто", False),
+        ("~", f"описание: «а ⏎ б» → «строка ⏎ {'х' * 70}…»", False),
     ]
 
 
@@ -119,7 +119,7 @@ def test_what_the_mirror_cannot_know_is_unknown() -> None:
     assert result == [
         (
             1,
-            [("+", "задача «Новая» в AURORA: тип «Задача»; description «d»; labels AWPCA", True)],
+            [("+", "задача «Новая» в AURORA: тип «Задача»; описание «d»; метки AWPCA", True)],
             ["ключ задачи new:1 станет известен только после её создания"],
         ),
         (
@@ -159,7 +159,7 @@ def test_every_predicted_write_has_its_line_and_totals_count_them(keys: list[str
     commands = [cmd("ensure_fields", key=key, duedate=f"2026-11-{n + 10}") for n, key in enumerate(keys)]
     plans = plans_of(*commands)
     assert [[(x.sign, x.text) for x in p.lines] for p in plans[:-1]] == [
-        [("~", f"duedate: пусто → «2026-11-{n + 10}»")] for n in range(len(keys))
+        [("~", f"срок: пусто → {n + 10}.11.2026")] for n in range(len(keys))
     ]
     assert [len(p.writes) for p in plans] == [1] * len(keys) + [0]
     assert totals(plans) == {"+": 0, "~": len(keys), "-": 0}
@@ -185,7 +185,7 @@ def test_only_temp_keys_still_to_be_created_make_a_plan_unknown() -> None:
     issues = {"new:1": MirrorIssue(key="new:1")}
     plan = plan_command(fields, predicted(fields, changed=["duedate"]), issues=issues, settings=Settings(), created=())
     assert plan.unknown == ()
-    assert plan.lines == (PlanLine(sign="~", text="duedate: пусто → «2026-10-23»"),)
+    assert plan.lines == (PlanLine(sign="~", text="срок: пусто → 23.10.2026"),)
 
 
 def test_an_issue_to_be_created_names_its_own_key_first_then_its_epic() -> None:
@@ -209,9 +209,9 @@ def test_fields_after_both_label_lists_still_get_their_lines() -> None:
     changed = ["labels_add", "labels_remove", "epic_key", "assignee"]
     plan = plan_command(fields, predicted(fields, changed=changed), issues=issues, settings=Settings())
     assert plan.lines == (
-        PlanLine(sign="~", text="labels: a → b"),
-        PlanLine(sign="~", text="epic_key: пусто → «A-9»"),
-        PlanLine(sign="~", text="assignee: пусто → «ivanov»"),
+        PlanLine(sign="~", text="метки: a → b"),
+        PlanLine(sign="~", text="эпик: пусто → «A-9»"),
+        PlanLine(sign="~", text="исполнитель: пусто → «ivanov»"),
     )
 
 

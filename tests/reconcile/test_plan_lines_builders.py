@@ -86,8 +86,8 @@ def test_a_new_issue_lists_what_it_is_created_with() -> None:
     assert lines(plan) == [
         (
             CREATE,
-            "задача «Отчёт» в AURORA: тип «Ошибка»; priority «High»; duedate «2026-12-01»; planned_start "
-            "«2026-11-01»; planned_end «2026-11-30»; labels AWPCA, x; epic_key «AURORA-9»; assignee «ivanov»",
+            "задача «Отчёт» в AURORA: тип «Ошибка»; приоритет «High»; срок 01.12.2026; плановое начало "
+            "01.11.2026; плановое окончание 30.11.2026; метки AWPCA, x; эпик «AURORA-9»; исполнитель «ivanov»",
             True,
         )
     ]
@@ -136,8 +136,8 @@ def test_labels_added_and_removed_are_one_line_before_and_after() -> None:
     plan = planned("ensure_fields", params, predicted("ensure_fields", writes=(WRITE,), result=result))
     assert plan.subject == "AURORA-1"
     assert lines(plan) == [
-        (CHANGE, "priority: «Low» → «High»", False),
-        (CHANGE, "labels: AWPCA, old → AWPCA, new", False),
+        (CHANGE, "приоритет: «Low» → «High»", False),
+        (CHANGE, "метки: AWPCA, old → AWPCA, new", False),
     ]
 
 
@@ -148,7 +148,7 @@ def test_fields_of_an_issue_the_mirror_lacks_read_from_empty() -> None:
         params,
         predicted("ensure_fields", writes=(WRITE,), result={"changed": ["summary", "labels_remove"]}),
     )
-    assert lines(plan) == [(CHANGE, "summary: пусто → «S»", False), (CHANGE, "labels: пусто → пусто", False)]
+    assert lines(plan) == [(CHANGE, "тема: пусто → «S»", False), (CHANGE, "метки: пусто → пусто", False)]
     assert plan.unknown == ("задачи AURORA-5 нет в зеркале — обновите зеркало (refresh), чтобы увидеть план",)
 
 
@@ -272,7 +272,7 @@ def test_a_line_on_a_key_still_to_be_created_becomes_unknown() -> None:
     params = {"key": "new:2", "priority": "High"}
     prediction = predicted("ensure_fields", writes=(WRITE,), result={"changed": ["priority"]}, unknown=("своё",))
     plan = planned("ensure_fields", params, prediction, created=("new:2",))
-    assert lines(plan) == [(CHANGE, "priority: пусто → «High»", True)]
+    assert lines(plan) == [(CHANGE, "приоритет: пусто → «High»", True)]
     assert plan.unknown == (temp_key_unknown("new:2"), "своё")
     same = planned("ensure_fields", params, predicted("ensure_fields", result={"changed": []}), created=("new:2",))
     assert lines(same) == [(SAME, "нет изменений", False)]
@@ -297,7 +297,7 @@ def test_values_as_a_person_reads_them(value: Any, shown: str) -> None:
         {"key": "AURORA-2", "summary": value},
         predicted("ensure_fields", writes=(WRITE,), result={"changed": ["summary"]}),
     )
-    assert lines(plan) == [(CHANGE, f"summary: пусто → {shown}", False)]
+    assert lines(plan) == [(CHANGE, f"тема: пусто → {shown}", False)]
 
 
 def test_plans_of_a_batch_know_its_temp_keys_and_its_skips() -> None:

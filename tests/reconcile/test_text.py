@@ -10,7 +10,18 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from reconcile.errors import ValidationError
-from reconcile.text import MAX_JSON_DEPTH, TooDeep, _clean, _walk, check_request_json, check_text, readable
+from reconcile.text import (
+    BODY_HEAD,
+    MAX_JSON_DEPTH,
+    TooDeep,
+    _clean,
+    _walk,
+    body_text,
+    check_request_json,
+    check_text,
+    error_text,
+    readable,
+)
 
 _CLEAN_TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=8)
 _KEYS = st.text(st.characters(min_codepoint=97, max_codepoint=122), min_size=1, max_size=4)
@@ -141,3 +152,36 @@ def test_the_fast_check_agrees_with_the_walk(value: Any, levels: int, container:
 def test_readable_replaces_each_bad_character_by_one_replacement_character() -> None:
     assert readable({"a\x00": ["b\ud800c", 1, None], "n": 2.5}) == {"a\ufffd": ["b\ufffdc", 1, None], "n": 2.5}
     assert readable(("x\x00\x00",)) == ["x\ufffd\ufffd"]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "shown"),
+    [
+        ("<html><head><title>503 Service Unavailable</title></head><body>x</body></html>", 503, "Service Unavailable"),
+        ("<html><head><title>503 Service Unavailable</title></head></html>", None, "503 Service Unavailable"),
+        ("<!DOCTYPE html>\n<html><head><TITLE>\n  Bad &amp; Gateway </TITLE></head></html>", 502, "Bad & Gateway"),
+        (
+            "<html><head><style>p{}</style></head><body><h1>Oops</h1><p>Try <b>later</b></p></body></html>",
+            500,
+            "Oops Try later",
+        ),
+        ("<html><body>" + "слово " * 60 + "</body></html>", 500, ("слово " * 60)[: BODY_HEAD - 1] + "…"),
+        ("  Rate limit exceeded.  ", 429, "Rate limit exceeded."),
+        ("a < b and c > d", 400, "a < b and c > d"),
+    ],
+)
+def test_an_error_body_reads_as_words(body: str, status: int | None, shown: str) -> None:
+    """An HTML page by its title (the status it repeats left out), else the head of its text; plain text as is."""
+    assert body_text(body, status) == shown
+
+
+def test_an_error_stored_with_markup_reads_as_words() -> None:
+    """«HTTP 503: <html>…» stored before reads as «HTTP 503: Service Unavailable», wherever it sits in the line;
+    other lines as they are."""
+    html = "<html><head><title>503 Service Unavailable</title></head><body>x</body></html>"
+    assert error_text(f"HTTP 503: {html}") == "HTTP 503: Service Unavailable"
+    assert error_text(f"jira at http://jira answered GET /myself with HTTP 503: {html}") == (
+        "jira at http://jira answered GET /myself with HTTP 503: Service Unavailable"
+    )
+    assert error_text("HTTP 404: Issue Does Not Exist") == "HTTP 404: Issue Does Not Exist"
+    assert error_text("конфликт: связь «Блокирует»") == "конфликт: связь «Блокирует»"

@@ -34,8 +34,7 @@ async def test_a_pending_batch_shows_its_plan_and_the_two_buttons(browser: Open,
     person = await browser("admin")
     page = (await person.get(f"/batches/{batch['id']}")).text
     assert element_text(page, "plan-command-1") == (
-        f"1. ensure_fields · AURORA-1 (команда {batch['commands'][0]['id']}, в очереди) "
-        "~ duedate: «2026-10-01» → «2026-10-23»"
+        f"1. ensure_fields · AURORA-1 (команда {batch['commands'][0]['id']}, в очереди) ~ срок: 01.10 → 23.10"
     )
     assert "Одобрить</button>" in page
     assert has_element(page, "reject") and 'name="reason"' in page
@@ -46,10 +45,13 @@ async def test_a_pending_batch_shows_its_plan_and_the_two_buttons(browser: Open,
 
 
 async def test_the_creator_cannot_approve_their_own_batch(browser: Open, api: Api) -> None:
-    """«Одобрить» by the token that created the batch: «нельзя одобрить свой пакет», it stays pending."""
+    """The creator's page says the batch waits for another person instead of offering «Одобрить» (they may still
+    withdraw it); a «Одобрить» posted all the same: «нельзя одобрить свой пакет», it stays pending."""
     batch = await _pending(api)
     person = await browser("interface")
-    await person.get(f"/batches/{batch['id']}")
+    own = (await person.get(f"/batches/{batch['id']}")).text
+    assert element_text(own, "approve") == "Ваш пакет ждёт одобрения другим человеком: одобрить свой пакет нельзя."
+    assert "Одобрить</button>" not in own and has_element(own, "reject")
     response = await person.post(f"/batches/{batch['id']}/approve")
     page = (await person.follow(response)).text
     assert "нельзя одобрить свой пакет" in page

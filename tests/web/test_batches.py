@@ -52,7 +52,17 @@ async def test_batch_page_lists_commands(browser: Open, api: Api) -> None:
     page = (await person.get(f"/batches/{batch['id']}")).text
     ids = [c["id"] for c in batch["commands"]]
     assert cells(page, "commands")[1:] == [
-        ["1", str(ids[0]), "ensure_fields", "AURORA-1", "выполнена", "1", '{"changed": ["duedate"]}', "", ""],
+        [
+            "1",
+            str(ids[0]),
+            "ensure_fields",
+            "AURORA-1",
+            "выполнена",
+            "1",
+            'срок → 23.10.2026 JSON { "changed": [ "duedate" ] }',
+            "",
+            "",
+        ],
         ["2", str(ids[1]), "ensure_comment", "AURORA-2", "ошибка", "1", "", "HTTP 404: задачи нет", "Повторить"],
         ["3", str(ids[2]), "refresh", "AURORA-1, AURORA-2", "в очереди", "0", "", "", "Отменить"],
     ]

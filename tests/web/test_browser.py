@@ -184,7 +184,7 @@ def test_plan_then_queue(driver: WebDriver, stack: Stack, tmp_path: Path) -> Non
     area.send_keys(json.dumps(body, ensure_ascii=False, indent=1))
     driver.find_element(By.ID, "check").click()
     wait_for(driver, "the plan", lambda d: d.find_elements(By.ID, "plan-result"))
-    assert text(driver, "plan-command-1") == "1. ensure_fields · AURORA-1537 ~ duedate: пусто → «2026-12-01»"
+    assert text(driver, "plan-command-1") == "1. ensure_fields · AURORA-1537 ~ срок: пусто → 01.12.2026"
     assert text(driver, "plan-command-2").startswith(
         "2. ensure_comment · AURORA-1537 + комментарий «[план] ⏎ Срок согласован» (?)"
     )
@@ -332,7 +332,7 @@ def test_approve_a_pending_batch_with_a_second_token(driver: WebDriver, stack: S
 
         _login(driver, stack, "admin")
         driver.get(batch_url)
-        assert text(driver, "plan-command-1").endswith("~ duedate: пусто → «2026-12-20»")
+        assert text(driver, "plan-command-1").endswith("~ срок: пусто → 20.12.2026")
         shoot(driver, "web-approval", tmp_path)
         click(driver, By.CSS_SELECTOR, "#approval button.primary")
         wait_for(driver, "approved", lambda d: text(d, "approval-state").startswith("одобрен demo-admin"))

@@ -15,6 +15,7 @@ from tests.hub.test_token_approval import assistant as assistant  # noqa: PLC041
 from tests.support import cmd
 
 from .conftest import Api, Open
+from .support import element_text
 
 pytestmark = pytest.mark.anyio
 
@@ -62,7 +63,10 @@ async def test_the_token_cannot_approve_on_the_page(browser: Open, assistant: Ap
     await assistant.patch("/settings", {"approval": {"http": True}})
     batch = await create_ok(assistant, [cmd("ensure_fields", key="AURORA-1", duedate="2026-10-23")])
     person = await browser(ASSISTANT)
-    await person.get(f"/batches/{batch['id']}")
+    shown = (await person.get(f"/batches/{batch['id']}")).text
+    assert (
+        element_text(shown, "approve") == "токен claude сам требует одобрения своих пакетов и одобрять пакеты не может"
+    )
     page = (await person.follow(await person.post(f"/batches/{batch['id']}/approve"))).text
     assert "токен claude сам требует одобрения своих пакетов и одобрять пакеты не может" in page
     assert (await assistant.get(f"/batches/{batch['id']}")).json()["approval"]["state"] == "pending"

@@ -132,6 +132,8 @@ class BatchRow(Base):
     approval_by: Mapped[str | None] = mapped_column(String(200))
     approval_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     approval_reason: Mapped[str | None] = mapped_column(Text)
+    # reconcile.queue_filter.search_text: what the queue's text filter finds the batch by.
+    search: Mapped[str] = mapped_column(Text, server_default="")
 
 
 class CommandRow(Base):
@@ -139,6 +141,7 @@ class CommandRow(Base):
     __table_args__ = (
         UniqueConstraint("batch_id", "seq", name="uq_command_batch_id_seq"),
         Index("ix_command_status", "status"),
+        Index("ix_command_batch_id_status", "batch_id", "status"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -10,10 +10,11 @@ from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, case, func, insert, null, select, update
+from sqlalchemy import Row, case, func, insert, null, select, true, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from adapters.storage.models import BatchRow, CommandRow, SyncRunRow, storable_id, table_of
+from adapters.storage.queue_filters import batch_filter, distinct_of
 from adapters.storage.records import BatchRecord, CommandRecord, SyncRunRecord
 from reconcile.approval import Approval, ApprovalState
 from reconcile.batch import ValidBatch
@@ -21,6 +22,7 @@ from reconcile.catalogue import CATALOGUE, creating_types
 from reconcile.drift import SetCommand
 from reconcile.history import SyncRunMark
 from reconcile.lifecycle import RESOLVED, CommandStatus
+from reconcile.queue_filter import QueueFilter, search_text
 from reconcile.tempkeys import TempKeyOutcome, outcome_of
 
 __all__ = ["QueueRepository"]
@@ -29,6 +31,8 @@ __all__ = ["QueueRepository"]
 _BATCH = table_of(BatchRow)
 _COMMAND = table_of(CommandRow)
 _RUN = table_of(SyncRunRow)
+#: A batch's columns as its record holds them (its search text stays in the database).
+_LISTED = [column for column in _BATCH.c if column.name != "search"]
 #: The command types whose result names the issue they created.
 _CREATING = creating_types(CATALOGUE)
 
@@ -123,9 +127,16 @@ class QueueRepository:
                 estimate_seconds=valid.estimate_seconds,
                 created_at=now,
                 door=door,
+                search=search_text(
+                    title=valid.title,
+                    author=valid.author,
+                    project=valid.project,
+                    token_name=token_name,
+                    commands=((c.type, c.params) for c in valid.commands),
+                ),
                 **_approval_values(approval),
             )
-            .returning(*_BATCH.c)
+            .returning(*_LISTED)
         )
         batch = _batch(inserted.one())
         rows: list[dict[str, Any]] = [
@@ -166,20 +177,39 @@ class QueueRepository:
         wanted = sorted({batch_id for batch_id in batch_ids if storable_id(batch_id)})
         if not wanted:
             return {}
-        rows = (await self._session.execute(select(_BATCH).where(_BATCH.c.id.in_(wanted)))).all()
+        rows = (await self._session.execute(select(*_LISTED).where(_BATCH.c.id.in_(wanted)))).all()
         return {row.id: _batch(row) for row in rows}
 
     async def batch(self, batch_id: int) -> BatchRecord | None:
         if not storable_id(batch_id):
             return None
-        row = (await self._session.execute(select(_BATCH).where(_BATCH.c.id == batch_id))).first()
+        row = (await self._session.execute(select(*_LISTED).where(_BATCH.c.id == batch_id))).first()
         return _batch(row) if row is not None else None
 
-    async def batches(self, *, limit: int, offset: int) -> tuple[list[BatchRecord], int]:
-        """A page of batches, newest first, and how many there are."""
-        total = await self._session.scalar(select(func.count()).select_from(BatchRow)) or 0
-        query = select(_BATCH).order_by(_BATCH.c.created_at.desc(), _BATCH.c.id.desc()).limit(limit).offset(offset)
+    async def batches(
+        self, *, limit: int, offset: int, only: QueueFilter | None = None
+    ) -> tuple[list[BatchRecord], int]:
+        """A page of batches, newest first, and how many there are (all, or those ``only`` asks for)."""
+        where = batch_filter(only) if only is not None else true()
+        total = await self._session.scalar(select(func.count()).select_from(_BATCH).where(where)) or 0
+        query = (
+            select(*_LISTED)
+            .where(where)
+            .order_by(_BATCH.c.created_at.desc(), _BATCH.c.id.desc())
+            .limit(limit)
+            .offset(offset)
+        )
         return [_batch(row) for row in (await self._session.execute(query)).all()], total
+
+    async def count_batches(self, only: QueueFilter) -> int:
+        """How many batches ``only`` asks for."""
+        return await self._session.scalar(select(func.count()).select_from(_BATCH).where(batch_filter(only))) or 0
+
+    async def filter_choices(self) -> tuple[list[str], list[str]]:
+        """The token names and the projects the batches have (what the queue's filter offers)."""
+        tokens = (await self._session.scalars(distinct_of(_BATCH.c.token_name))).all()
+        projects = (await self._session.scalars(distinct_of(_BATCH.c.project))).all()
+        return [str(t) for t in tokens], [str(p) for p in projects]
 
     async def save_approval(self, batch_id: int, approval: Approval | None) -> None:
         await self._session.execute(update(_BATCH).where(_BATCH.c.id == batch_id).values(**_approval_values(approval)))
@@ -187,7 +217,7 @@ class QueueRepository:
     async def awaiting_approval(self) -> list[BatchRecord]:
         """The batches whose approval is ``pending``, oldest first."""
         query = (
-            select(_BATCH)
+            select(*_LISTED)
             .where(_BATCH.c.approval_state == ApprovalState.PENDING.value)
             .order_by(_BATCH.c.created_at, _BATCH.c.id)
         )

@@ -1,18 +1,19 @@
 """A batch (``/batches/{id}``) and a command (``/commands/{id}``): reading them, approving or rejecting a batch
 that waits for a person, cancelling, retrying.
 
-«Отменить» cancels what is queued at once; «Отменить принудительно» and «Повторить» first show a confirmation
-page (it works without JavaScript): the forced cancel explains that a command already with the agent may still
-be written, the retry shows the batch it will create with its parameters. Each action answers with a redirect
+«Отменить», «Отменить принудительно» and «Повторить» first show a confirmation page (it works without
+JavaScript): the cancel says which commands stop and that the batch's tail refresh stops with them, the forced
+cancel explains that a command already with the agent may still be written, the retry shows the batch it will
+create with its parameters. Each action answers with a redirect
 to the page that shows its result (and its refusal, in the hub's words).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from litestar import get, post
-from litestar.params import FromPath
+from litestar.params import FromPath, QueryParameter
 from litestar.response import Redirect, Template
 
 from hub_app import batches, plan
@@ -21,10 +22,11 @@ from hub_app.bodies.batches import CancelIn, RejectIn
 from hub_app.connection import HubRequest
 from hub_app.runtime import Unit
 from hub_app.web.acting import attempt, author, form_body, read, requester, waits
+from hub_app.web.labels import duration
 from hub_app.web.render import flash, form_text, fragment, is_htmx, page, safe_next
-from reconcile.approval import ApprovalState
+from reconcile.approval import OWN_BATCH, WAITS_FOR_ANOTHER, Approval, ApprovalState, approval_refusal
 
-__all__ = ["ROUTES", "STILL_WRITTEN"]
+__all__ = ["QUEUED_ONLY", "ROUTES", "STILL_WRITTEN", "tail_refresh_note"]
 
 #: What «Отменить принудительно» asks the person to understand before confirming.
 STILL_WRITTEN = (
@@ -32,6 +34,32 @@ STILL_WRITTEN = (
     "допишет её; если он ещё выжидает паузу, он бросит её, ничего не записав. Что в итоге в Jira, покажет "
     "следующее обновление зеркала."
 )
+
+
+#: What the page says instead of «Одобрить» to whom the hub would refuse it.
+_WHY_NOT = {OWN_BATCH: f"Ваш пакет {WAITS_FOR_ANOTHER}: одобрить свой пакет нельзя."}
+
+
+#: What «Отменить» (without force) asks the person to understand before confirming.
+QUEUED_ONLY = (
+    "Отменятся команды в очереди; команда, уже выданная агенту, допишется (её снимает только принудительная отмена)."
+)
+
+
+def tail_refresh_note(auto_refresh_minutes: float) -> str:
+    """Why cancelling a batch also cancels its tail refresh, and when the mirror catches up instead."""
+    return (
+        "Обновление из Jira в конце пакета тоже отменится: отменённый пакет больше не обращается к Jira. Что пакет "
+        f"успел записать, зеркало покажет после автообновления (раз в {duration(auto_refresh_minutes * 60)}, "
+        "когда очередь пуста)."
+    )
+
+
+#: ``?force=false``: the confirmation of «Отменить»; without it, of «Отменить принудительно».
+Forced = Annotated[bool, QueryParameter(name="force")]
+
+#: The forms of the confirmation page: its title and its warning, by ``force``.
+_CANCEL = {True: ("Отменить принудительно", STILL_WRITTEN), False: ("Отменить", QUEUED_ONLY)}
 
 
 @get("/batches")
@@ -46,10 +74,23 @@ async def batch_view(request: HubRequest, batch_id: FromPath[int]) -> Template:
     if is_htmx(request):
         return fragment(request, "_batch.html", batch=await read(request, lambda u: batches.get_batch(u, batch_id)))
 
+    asking = requester(request)
+
     async def look(unit: Unit) -> dict[str, Any]:
         detail = await batches.get_batch(unit, batch_id)
         pending = detail.approval is not None and detail.approval.state == ApprovalState.PENDING
-        return {"batch": detail, "plan": await plan.batch_plan(unit, batch_id) if pending else None}
+        refused = approval_refusal(
+            Approval(state=ApprovalState.PENDING),
+            batch_id=batch_id,
+            creator=detail.token_name,
+            approver=asking.token_name or "",
+            approver_needs_approval=asking.needs_approval,
+        )
+        return {
+            "batch": detail,
+            "plan": await plan.batch_plan(unit, batch_id) if pending else None,
+            "cannot_approve": None if refused is None else _WHY_NOT.get(refused.message, refused.message),
+        }
 
     return page(request, "batch.html", **await read(request, look))
 
@@ -78,18 +119,26 @@ async def batch_reject(request: HubRequest, batch_id: FromPath[int]) -> Redirect
 
 
 @get("/batches/{batch_id:int}/cancel")
-async def batch_cancel_confirm(request: HubRequest, batch_id: FromPath[int]) -> Template:
-    """The confirmation of «Отменить принудительно» for the whole batch."""
-    detail = await read(request, lambda u: batches.get_batch(u, batch_id))
-    claimed = [c for c in detail.commands if c.status == "claimed"]
+async def batch_cancel_confirm(request: HubRequest, batch_id: FromPath[int], force: Forced = True) -> Template:
+    """The confirmation of «Отменить» (``?force=false``) or «Отменить принудительно» for the whole batch."""
+
+    async def look(unit: Unit) -> tuple[Any, float]:
+        return await batches.get_batch(unit, batch_id), (await unit.db.admin.settings()).auto_refresh_minutes
+
+    detail, minutes = await read(request, look)
+    title, warning = _CANCEL[force]
     return page(
         request,
         "confirm_cancel.html",
         action=f"/batches/{batch_id}/cancel",
         back=f"/batches/{batch_id}",
+        title=title,
+        force=force,
         what=f"пакет {batch_id} «{detail.title}»",
-        claimed=claimed,
-        warning=STILL_WRITTEN,
+        claimed=[c for c in detail.commands if c.status == "claimed"],
+        queued=[c for c in detail.commands if c.status == "queued"],
+        warning=warning,
+        tail=tail_refresh_note(minutes) if any(c.status == "queued" for c in detail.commands) else None,
     )
 
 
@@ -118,17 +167,22 @@ async def command_view(request: HubRequest, command_id: FromPath[int]) -> Templa
 
 
 @get("/commands/{command_id:int}/cancel")
-async def command_cancel_confirm(request: HubRequest, command_id: FromPath[int]) -> Template:
-    """The confirmation of «Отменить принудительно» for one command."""
+async def command_cancel_confirm(request: HubRequest, command_id: FromPath[int], force: Forced = True) -> Template:
+    """The confirmation of «Отменить» (``?force=false``) or «Отменить принудительно» for one command."""
     command = await read(request, lambda u: batches.get_command(u, command_id))
+    title, _ = _CANCEL[force]
     return page(
         request,
         "confirm_cancel.html",
         action=f"/commands/{command_id}/cancel",
         back=f"/batches/{command.batch_id}",
+        title=title,
+        force=force,
         what=f"команду {command_id} ({command.type})",
         claimed=[command] if command.status == "claimed" else [],
-        warning=STILL_WRITTEN,
+        queued=[command] if command.status == "queued" else [],
+        warning=STILL_WRITTEN if force else "Команда не будет выдана агенту.",
+        tail=None,
     )
 
 

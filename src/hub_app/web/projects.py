@@ -19,7 +19,7 @@ from hub_app.roles import ADMIN
 from hub_app.runtime import Unit
 from hub_app.web.acting import attempt, form_body, read
 from hub_app.web.queue import PageNumber, pages
-from hub_app.web.render import flash, form_text, fragment, is_htmx, page
+from hub_app.web.render import flash, form_text, fragment, is_htmx, page, segment
 
 __all__ = ["ISSUES_PER_PAGE", "ROUTES"]
 
@@ -73,6 +73,24 @@ async def project_change(request: HubRequest, name: FromPath[str]) -> Redirect:
     return Redirect("/projects", status_code=303)
 
 
+#: What deleting a project does, said before the person confirms.
+PROJECT_DELETED = "Его задачи останутся в зеркале, но выпадут из полного обновления."
+
+
+@get("/projects/{name:str}/delete", opt=_ADMIN)
+async def project_delete_confirm(request: HubRequest, name: FromPath[str]) -> Template:
+    """«Удалить» first asks (it works without JavaScript)."""
+    project = await read(request, lambda u: lookups.project(u, name))
+    return page(
+        request,
+        "confirm_delete.html",
+        title=f"Удалить проект {project.name}",
+        warning=PROJECT_DELETED,
+        action=f"/projects/{segment(project.name)}/delete",
+        back="/projects",
+    )
+
+
 @post("/projects/{name:str}/delete", opt=_ADMIN)
 async def project_delete(request: HubRequest, name: FromPath[str]) -> Redirect:
     outcome = await attempt(request, lambda u: admin.delete_project(u, name))
@@ -111,4 +129,4 @@ async def project_slice(
     return page(request, "project.html", **context)
 
 
-ROUTES = [projects_view, project_add, project_change, project_delete, project_slice]
+ROUTES = [projects_view, project_add, project_change, project_delete_confirm, project_delete, project_slice]

@@ -22,7 +22,16 @@ from litestar.template import TemplateConfig
 from hub_app.connection import HubRequest
 from hub_app.web.cookies import page_session
 from hub_app.web.labels import APPROVAL_LABELS, STATUS_LABELS, duration, pretty_json, status_label, when
-from reconcile.text import bad_place
+from reconcile.readable import (
+    aspect_label,
+    drift_value,
+    journal_field,
+    journal_value,
+    params_in_words,
+    result_in_words,
+    sprint_state,
+)
+from reconcile.text import bad_place, error_text
 
 __all__ = [
     "PAGE_PREFIX",
@@ -34,6 +43,7 @@ __all__ = [
     "page",
     "public_path",
     "safe_next",
+    "segment",
     "template_config",
 ]
 
@@ -45,9 +55,25 @@ TEMPLATES = Path(__file__).parent / "templates"
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
 
 
-def _segment(value: str) -> str:
+def segment(value: str) -> str:
     """A name as one segment of a URL's path (a project ``x#y?z`` is ``x%23y%3Fz``)."""
     return quote(str(value), safe="")
+
+
+def _result_words(command: Any) -> list[str]:
+    return result_in_words(command.type, command.params, command.result)
+
+
+def _params_words(command: Any) -> list[tuple[str, str]]:
+    return params_in_words(command.type, command.params)
+
+
+def _journal_from(item: Any) -> str:
+    return journal_value(item.field, item.from_, item.from_string)
+
+
+def _journal_to(item: Any) -> str:
+    return journal_value(item.field, item.to, item.to_string)
 
 
 def _environment() -> Environment:
@@ -58,7 +84,10 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(status=status_label, when=when, duration=duration, pretty=pretty_json, segment=_segment)
+    env.filters.update(status=status_label, when=when, duration=duration, pretty=pretty_json, segment=segment)
+    env.filters.update(result_words=_result_words, params_words=_params_words, sprint_state=sprint_state)
+    env.filters.update(journal_field=journal_field, journal_from=_journal_from, journal_to=_journal_to)
+    env.filters.update(aspect_label=aspect_label, drift_value=drift_value, error=error_text)
     env.globals.update(STATUS_LABELS=STATUS_LABELS, APPROVAL_LABELS=APPROVAL_LABELS)
     env.policies["json.dumps_kwargs"] = {"ensure_ascii": False, "sort_keys": False}
     return env
@@ -131,6 +160,8 @@ def page(request: HubRequest, template: str, *, status_code: int = 200, **contex
     return Template(template, context={**_context(request, context), "messages": messages}, status_code=status_code)
 
 
-def fragment(request: HubRequest, template: str, *, status_code: int = 200, **context: Any) -> Template:
-    """The part of a page htmx swaps in (messages stay for the next full page)."""
-    return Template(template, context=_context(request, context), status_code=status_code)
+def fragment(
+    request: HubRequest, template: str, *, status_code: int = 200, headers: dict[str, str] | None = None, **context: Any
+) -> Template:
+    """The part of a page htmx swaps in (messages stay for the next full page); ``headers`` tell htmx more."""
+    return Template(template, context=_context(request, context), status_code=status_code, headers=headers)

@@ -28,7 +28,7 @@ from reconcile.executors.base import (
 )
 from reconcile.jira_answers import jira_list, jira_object
 from reconcile.settings import Settings, settings_from_json, settings_to_json
-from reconcile.text import readable
+from reconcile.text import body_text, readable
 
 __all__ = [
     "CommandFailed",
@@ -54,7 +54,8 @@ class CommandFailed(Exception):
 
 
 def http_error(response: JiraResponse) -> str:
-    """«HTTP <code>: <Jira's errorMessages and errors>» (DESIGN.md 5.2)."""
+    """«HTTP <code>: <Jira's errorMessages and errors>» (DESIGN.md 5.2); a body that is no JSON by its words
+    (:func:`reconcile.text.body_text`: an HTML page by its title)."""
     body = response.json
     parts: list[str] = []
     if isinstance(body, Mapping):
@@ -67,7 +68,7 @@ def http_error(response: JiraResponse) -> str:
         if isinstance(errors, Mapping):
             parts.extend(f"{field}: {message}" for field, message in errors.items())
     elif isinstance(body, str) and body.strip():
-        parts.append(body.strip())
+        parts.append(body_text(body, response.status))
     text = "; ".join(parts)[:1000]
     return f"HTTP {response.status}: {text}" if text else f"HTTP {response.status}"
 

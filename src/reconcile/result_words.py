@@ -1,0 +1,120 @@
+"""Each command type's result in words (DESIGN.md 8, round 3: «создана AURORA-1590», «срок → 15.12.2026»):
+what the agent's report says, as a person reads it (:mod:`reconcile.command_types` names each type's rule).
+
+A rule takes the command's params and its ``result`` (what the executor reported, in full on ``done``, partly on
+``failed``) and gives phrases; it reads only what is there, so a partial or an older result gives fewer words,
+never an error. The raw result stays on the page for experts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from reconcile.executors.fields import FIELD_ORDER
+from reconcile.wording import field_name, field_value, show
+
+__all__ = [
+    "ResultRule",
+    "attachment_words",
+    "comment_words",
+    "fields_words",
+    "issue_words",
+    "link_words",
+    "refresh_words",
+    "sprint_words",
+    "status_words",
+]
+
+#: ``(params, result)`` → phrases.
+ResultRule = Callable[[Mapping[str, Any], Mapping[str, Any]], list[str]]
+
+
+def _texts(value: Any) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, Sequence) and not isinstance(value, str) else []
+
+
+def issue_words(params: Mapping[str, Any], result: Mapping[str, Any]) -> list[str]:
+    key = result.get("key")
+    if not isinstance(key, str):
+        return []
+    return [f"создана {key}" if result.get("created") else f"уже была: {key}"]
+
+
+def fields_words(params: Mapping[str, Any], result: Mapping[str, Any]) -> list[str]:
+    if "changed" not in result:
+        return []
+    changed = _texts(result.get("changed"))
+    if not changed:
+        return ["поля уже такие: без изменений"]
+    words = []
+    for name in FIELD_ORDER:
+        if name not in changed:
+            continue
+        if name in ("labels_add", "labels_remove"):
+            words.append(f"{field_name(name)}: {show(_texts(params.get(name)))}")
+        else:
+            words.append(f"{field_name(name)} → {field_value(name, params.get(name))}")
+    return words
+
+
+def comment_words(params: Mapping[str, Any], result: Mapping[str, Any]) -> list[str]:
+    said = {"created": "комментарий добавлен", "updated": "комментарий изменён", "none": "комментарий уже такой"}
+    action = result.get("action")
+    return [said[action]] if isinstance(action, str) and action in said else []
+
+
+def status_words(params: Mapping[str, Any], result: Mapping[str, Any]) -> list[str]:
+    status = result.get("status")
+    taken = _texts(result.get("transitions"))
+    words = []
+    if taken:
+        words.append("переходы: " + " → ".join(show(step) for step in taken))
+    if isinstance(status, str):
+        words.append(f"статус: {show(status)}" if taken else f"статус уже {show(status)}")
+    return words
+
+
+def link_words(params: Mapping[str, Any], result: Mapping[str, Any]) -> list[str]:
+    link = f"связь {params.get('source')} → {params.get('target')}"
+    removed = _texts(result.get("removed"))
+    words = [f"удалены конфликтующие связи: {', '.join(removed)}"] if removed else []
+    if result.get("existed") is True:
+        words.append(f"{link} уже была")
+    elif result.get("link_id") is not None and "existed" in result:
+        words.append(f"{link} создана")
+    return words
+
+
+def sprint_words(params: Mapping[str, Any], result: Mapping[str, Any]) -> list[str]:
+    if "moved" not in result:
+        return []
+    place = "бэклог" if params.get("sprint") == "backlog" else f"спринт {show(params.get('sprint'))}"
+    return [f"перенесена в {place}" if result.get("moved") else f"уже в: {place}"]
+
+
+def attachment_words(params: Mapping[str, Any], result: Mapping[str, Any]) -> list[str]:
+    if "uploaded" not in result:
+        return []
+    name = show(params.get("filename"))
+    return [f"вложение {name} загружено" if result.get("uploaded") else f"вложение {name} уже было"]
+
+
+def refresh_words(params: Mapping[str, Any], result: Mapping[str, Any]) -> list[str]:
+    words = []
+    if isinstance(result.get("issues"), int):
+        read = f"прочитано задач: {result['issues']}"
+        if result.get("neighbours"):
+            read += f", связанных: {result['neighbours']}"
+        words.append(read + (" (только изменения)" if result.get("changes") else ""))
+    history = result.get("history")
+    if isinstance(history, Mapping):
+        if isinstance(history.get("entries"), int):
+            words.append(f"записей журнала: {history['entries']}")
+        elif history.get("error"):
+            words.append(f"журнал не прочитан: {history['error']}")
+    unreadable = result.get("unreadable")
+    if isinstance(unreadable, list) and unreadable:
+        keys = ", ".join(str(item.get("key")) for item in unreadable if isinstance(item, Mapping))
+        words.append(f"не прочитаны: {keys}")
+    return words
