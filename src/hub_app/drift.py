@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from hub_app.answers.batches import BatchCreated
 from hub_app.answers.drift import DriftItemView, DriftPage
@@ -22,6 +22,7 @@ from hub_app.bodies.parsing import page_bounds
 from hub_app.lookups import agent_facts, project
 from hub_app.runtime import Unit
 from reconcile.approval import Requester
+from reconcile.confirm import AgentFacts
 from reconcile.drift import (
     SETTING_TYPES,
     Drift,
@@ -51,10 +52,25 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-async def _drift(unit: Unit, project_name: str | None) -> list[Drift]:
-    """Every drifted aspect (of one project's slice, or of the whole mirror), in natural key order."""
+async def _kept_drift(unit: Unit, project_name: str | None) -> list[Drift]:
+    """:func:`_drift`, computed again only when what it is computed from changed since the last request: a command
+    resolved, the mirror written (the database's drift generation, read first), the link types or the agent's facts.
+    """
+    generation = await unit.db.drift_generation()
     settings = await unit.db.admin.settings()
     facts = await agent_facts(unit)
+    stamp = (generation, dict(settings.link_types), facts)
+    kept = unit.drift.get(project_name, stamp)
+    if kept is None:
+        kept = await _drift(unit, project_name, link_types=settings.link_types, facts=facts)
+        unit.drift.keep(project_name, stamp, kept)
+    return kept
+
+
+async def _drift(
+    unit: Unit, project_name: str | None, *, link_types: Mapping[str, str], facts: AgentFacts
+) -> list[Drift]:
+    """Every drifted aspect (of one project's slice, or of the whole mirror), in natural key order."""
     commands = await unit.db.queue.setting_commands(SETTING_TYPES)
     with _collector_paused():
         latest = latest_settings(commands)
@@ -66,7 +82,7 @@ async def _drift(unit: Unit, project_name: str | None) -> list[Drift]:
             mirror={key: entry.issue for key, entry in entries.items() if entry.vanished_at is None},
             vanished={key: entry.issue for key, entry in entries.items() if entry.vanished_at is not None},
             facts=facts,
-            link_types=settings.link_types,
+            link_types=link_types,
             project=project_name,
             read_at={key: entry.vanished_at or entry.refreshed_at for key, entry in entries.items()},
         )
@@ -79,7 +95,7 @@ async def list_drift(
     size, start = page_bounds(limit, offset)
     if project_name is not None:
         await project(unit, project_name)
-    found = await _drift(unit, project_name)
+    found = await _kept_drift(unit, project_name)
     page = found[start : start + size]
     journals = await unit.db.mirror.journals(journal_keys(page))
     return DriftPage(
@@ -99,7 +115,9 @@ async def reapply(unit: Unit, body: ReapplyIn, *, requester: Requester) -> Batch
     if not wanted:
         raise ValidationError("command_ids — ожидается непустой список номеров команд")
     by_command: dict[int, list[Drift]] = {}
-    for drift in await _drift(unit, None):
+    settings = await unit.db.admin.settings()
+    # Computed afresh: what is chosen goes into a new batch, never a kept answer's values.
+    for drift in await _drift(unit, None, link_types=settings.link_types, facts=await agent_facts(unit)):
         by_command.setdefault(drift.command_id, []).append(drift)
     for command_id in wanted:
         if command_id in by_command:

@@ -37,8 +37,9 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from adapters.storage.generation import bump_generation
 from adapters.storage.models import HistoryEntryRow, MirrorIssueRow, MirrorLabelRow, MirrorLinkRow, table_of
-from adapters.storage.records import MirrorEntry
+from adapters.storage.records import MirrorEntry, Sighting
 from reconcile.mirror_rule import to_apply
 from reconcile.records import (
     ISSUE_TEXT_FIELDS,
@@ -51,7 +52,7 @@ from reconcile.records import (
     natural_key,
 )
 
-__all__ = ["MirrorRepository", "Sighting"]
+__all__ = ["MirrorRepository"]
 
 _ISSUE = table_of(MirrorIssueRow)
 _LINK = table_of(MirrorLinkRow)
@@ -61,14 +62,6 @@ _HISTORY = table_of(HistoryEntryRow)
 _ISSUE_COLUMNS = ("key", "sort_key", *ISSUE_TEXT_FIELDS, "labels", "sprint")
 _HISTORY_COLUMNS = ("issue_key", "jira_id", "created", "author", "items")
 _Updated = Mapping[str, str | None]
-
-
-@attrs.frozen(kw_only=True)
-class Sighting:
-    key: str
-    labels: tuple[str, ...]
-    seen_by: int | None
-    refreshed_at: datetime
 
 
 def _link(row: Row[Any]) -> MirrorLink:
@@ -398,6 +391,7 @@ class MirrorRepository:
             for issue in latest.values()
         ]
         await writes.issues.run(self._session, page, refreshed_at=now, vanished_at=None, seen_by=command_id)
+        await bump_generation(self._session)
         await self._session.execute(writes.unlabel, {"keys": keys})
         labels = [
             {"label": name, "issue_key": row["key"], "sort_key": row["sort_key"]}
@@ -448,3 +442,4 @@ class MirrorRepository:
             return
         await self._session.execute(update(_ISSUE).where(_ISSUE.c.key.in_(self._key_set(keys))).values(vanished_at=now))
         await self._session.execute(delete(_LABEL).where(_LABEL.c.issue_key.in_(self._key_set(keys))))
+        await bump_generation(self._session)

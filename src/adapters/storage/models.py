@@ -40,6 +40,7 @@ __all__ = [
     "Base",
     "BatchRow",
     "CommandRow",
+    "DriftGenerationRow",
     "FileRow",
     "HistoryEntryRow",
     "MirrorIssueRow",
@@ -290,6 +291,17 @@ class SettingsRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     data: Mapped[dict[str, Any]] = mapped_column(JSONType)
+
+
+class DriftGenerationRow(Base):
+    """How many times what drift is computed from changed (one row, ``id = 1``; absent: never): a command resolved,
+    a mirror record written or vanished. Bumped in the writing transaction, so a value read names one state of
+    those tables in every hub process (:mod:`adapters.storage.generation`)."""
+
+    __tablename__ = "drift_generation"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    value: Mapped[int] = mapped_column(BigInteger)
 
 
 class WebSessionRow(Base):
