@@ -26,6 +26,8 @@ from reconcile.confirm import AgentFacts
 from reconcile.drift import (
     SETTING_TYPES,
     Drift,
+    MirrorReads,
+    Setting,
     attribute,
     find_drift,
     journal_keys,
@@ -53,32 +55,46 @@ def _collector_paused() -> Iterator[None]:
 
 
 async def _kept_drift(unit: Unit, project_name: str | None) -> list[Drift]:
-    """:func:`_drift`, computed again only when what it is computed from changed since the last request: a command
-    resolved, the mirror written (the database's drift generation, read first), the link types or the agent's facts.
-    """
-    generation = await unit.db.drift_generation()
+    """:func:`_judged`, computed again only when what it is computed from changed since it was kept: a command
+    resolved, the mirror written (the database's drift generations, read first), the link types, the agent's facts;
+    of the settings (:func:`_settings`) only when a command resolved."""
+    commands, mirrored = await unit.db.drift_generations()
     settings = await unit.db.admin.settings()
     facts = await agent_facts(unit)
-    stamp = (generation, dict(settings.link_types), facts)
-    kept = unit.drift.get(project_name, stamp)
-    if kept is None:
-        kept = await _drift(unit, project_name, link_types=settings.link_types, facts=facts)
-        unit.drift.keep(project_name, stamp, kept)
-    return kept
+    stamp = (commands, mirrored, dict(settings.link_types), facts)
+    found = unit.drift.found.get(project_name, stamp)
+    if found is None:
+        latest = unit.drift.settings.get(None, commands)
+        if latest is None:
+            latest = await _settings(unit)
+            unit.drift.settings.keep(None, commands, latest)
+        found = await _judged(unit, latest, project_name, link_types=settings.link_types, facts=facts)
+        unit.drift.found.keep(project_name, stamp, found)
+    return found
 
 
-async def _drift(
-    unit: Unit, project_name: str | None, *, link_types: Mapping[str, str], facts: AgentFacts
-) -> list[Drift]:
-    """Every drifted aspect (of one project's slice, or of the whole mirror), in natural key order."""
+async def _settings(unit: Unit) -> tuple[list[Setting], MirrorReads]:
+    """The settings of the resolved commands, and what the mirror must hold to judge them."""
     commands = await unit.db.queue.setting_commands(SETTING_TYPES)
     with _collector_paused():
         latest = latest_settings(commands)
-        reads = mirror_reads(latest)
+        return latest, mirror_reads(latest)
+
+
+async def _judged(
+    unit: Unit,
+    latest: tuple[list[Setting], MirrorReads],
+    project_name: str | None,
+    *,
+    link_types: Mapping[str, str],
+    facts: AgentFacts,
+) -> list[Drift]:
+    """Every drifted aspect of ``latest`` (of one project's slice, or of the whole mirror), in natural key order."""
+    settings, reads = latest
     entries = await unit.db.mirror.entries(reads.keys, fields=reads.fields, linked=reads.linked)
     with _collector_paused():
         return find_drift(
-            latest,
+            settings,
             mirror={key: entry.issue for key, entry in entries.items() if entry.vanished_at is None},
             vanished={key: entry.issue for key, entry in entries.items() if entry.vanished_at is not None},
             facts=facts,
@@ -117,7 +133,10 @@ async def reapply(unit: Unit, body: ReapplyIn, *, requester: Requester) -> Batch
     by_command: dict[int, list[Drift]] = {}
     settings = await unit.db.admin.settings()
     # Computed afresh: what is chosen goes into a new batch, never a kept answer's values.
-    for drift in await _drift(unit, None, link_types=settings.link_types, facts=await agent_facts(unit)):
+    found = await _judged(
+        unit, await _settings(unit), None, link_types=settings.link_types, facts=await agent_facts(unit)
+    )
+    for drift in found:
         by_command.setdefault(drift.command_id, []).append(drift)
     for command_id in wanted:
         if command_id in by_command:

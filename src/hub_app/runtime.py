@@ -20,12 +20,12 @@ from adapters.files import FileStore
 from adapters.storage.database import Database, UnitOfWork
 from adapters.storage.engine import make_engine, migrate, sqlite_url
 from hub_app.longpoll import Wakeup
-from reconcile.drift import Drift
+from reconcile.drift import Drift, MirrorReads, Setting
 
 if TYPE_CHECKING:
     from hub_app.metrics import HubMetrics
 
-__all__ = ["GC_FIRST_THRESHOLD", "Hub", "Memo", "Unit", "Wakeup", "open_hub", "tune_gc", "utc_now"]
+__all__ = ["GC_FIRST_THRESHOLD", "Hub", "KeptDrift", "Memo", "Unit", "Wakeup", "open_hub", "tune_gc", "utc_now"]
 
 
 def utc_now() -> datetime:
@@ -67,6 +67,16 @@ class Memo(Generic[V]):
         self._kept[key] = (stamp, value)
 
 
+@attrs.define
+class KeptDrift:
+    """What ``hub_app.drift`` keeps across this process's requests: the settings of the resolved commands and what
+    the mirror must show for them (stamped with the commands' generation), and the drift found (stamped with both
+    generations, the link types and the agent's facts), of the whole mirror and of each project asked about."""
+
+    settings: Memo[tuple[list[Setting], MirrorReads]] = attrs.field(factory=Memo)
+    found: Memo[list[Drift]] = attrs.field(factory=Memo)
+
+
 @attrs.define(kw_only=True)
 class Unit:
     """One operation of the hub: its transaction, the time of the call, the file store and the wake-up."""
@@ -76,8 +86,7 @@ class Unit:
     files: FileStore
     wakeup: Wakeup
     metrics: Callable[[], HubMetrics]
-    #: The drift of the whole mirror or of one project (``hub_app.drift``), kept across this process's requests.
-    drift: Memo[list[Drift]] = attrs.field(factory=Memo)
+    drift: KeptDrift = attrs.field(factory=KeptDrift)
 
     def after_commit(self, action: Callable[[HubMetrics], None]) -> None:
         """Count ``action`` in the metrics once this unit's transaction commits (never for a rolled-back one)."""
@@ -92,7 +101,7 @@ class Hub:
     wakeup: Wakeup = attrs.field(factory=Wakeup)
     #: The migrations :func:`open_hub` applied, oldest first (``sdlc-hub migrate`` names them).
     migrated: tuple[str, ...] = ()
-    drift: Memo[list[Drift]] = attrs.field(factory=Memo)
+    drift: KeptDrift = attrs.field(factory=KeptDrift)
     _metrics: HubMetrics | None = attrs.field(default=None, init=False)
 
     @property

@@ -150,27 +150,27 @@ async def test_another_hub_process_sees_the_writes_of_this_one(api: Api, other: 
     assert await aspects(other) == []
 
 
-async def test_the_writes_that_bump_the_generation(hub: Hub, clock: Clock) -> None:
-    """Resolving a command, writing mirror records and vanishing them each bump it; a claim or nothing to write
-    does not (a standing clock throughout)."""
+async def test_the_writes_that_bump_the_generations(hub: Hub, clock: Clock) -> None:
+    """Writing mirror records or vanishing them bumps the mirror's; resolving a command, the commands'; nothing
+    written or a claim bumps neither (a standing clock throughout)."""
 
-    async def generation() -> int:
+    async def generations() -> tuple[int, int]:
         async with hub.unit() as unit:
-            return await unit.db.drift_generation()
+            return await unit.db.drift_generations()
 
-    assert await generation() == 0
+    assert await generations() == (0, 0)
     record = MirrorIssue(key="AURORA-1", summary="Задача", updated="2026-10-20T09:00:00Z")
     async with hub.unit() as unit:
         assert await unit.db.mirror.upsert_issues([record], command_id=None, now=clock()) == ["AURORA-1"]
-    assert await generation() == 1
+    assert await generations() == (0, 1)
     older = attrs.evolve(record, updated="2026-10-19T09:00:00Z")
     async with hub.unit() as unit:  # older than the stored record: nothing written
         assert await unit.db.mirror.upsert_issues([older], command_id=None, now=clock()) == []
         await unit.db.mirror.vanish([], now=clock())
-    assert await generation() == 1
+    assert await generations() == (0, 1)
     async with hub.unit() as unit:
         await unit.db.mirror.vanish(["AURORA-1"], now=clock())
-    assert await generation() == 2
+    assert await generations() == (0, 2)
     body = {"author": "planner", "title": "план", "commands": [cmd("ensure_fields", key="AURORA-1", priority="High")]}
     async with hub.unit() as unit:
         created = await create_batch(unit, body, requester=HUB)
@@ -178,7 +178,7 @@ async def test_the_writes_that_bump_the_generation(hub: Hub, clock: Clock) -> No
         command = await unit.db.queue.command(created.commands[0].id)
         assert command is not None
         await unit.db.queue.save(attrs.evolve(command, status=CommandStatus.CLAIMED))
-    assert await generation() == 2
+    assert await generations() == (0, 2)
     async with hub.unit() as unit:
         await unit.db.queue.save(attrs.evolve(command, status=CommandStatus.DONE, finished_at=clock()))
-    assert await generation() == 3
+    assert await generations() == (1, 2)

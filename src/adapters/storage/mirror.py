@@ -37,7 +37,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from adapters.storage.generation import bump_generation
+from adapters.storage.generation import Generation, bump_generation
 from adapters.storage.models import HistoryEntryRow, MirrorIssueRow, MirrorLabelRow, MirrorLinkRow, table_of
 from adapters.storage.records import MirrorEntry, Sighting
 from reconcile.mirror_rule import to_apply
@@ -391,7 +391,7 @@ class MirrorRepository:
             for issue in latest.values()
         ]
         await writes.issues.run(self._session, page, refreshed_at=now, vanished_at=None, seen_by=command_id)
-        await bump_generation(self._session)
+        await bump_generation(self._session, Generation.MIRROR)
         await self._session.execute(writes.unlabel, {"keys": keys})
         labels = [
             {"label": name, "issue_key": row["key"], "sort_key": row["sort_key"]}
@@ -442,4 +442,4 @@ class MirrorRepository:
             return
         await self._session.execute(update(_ISSUE).where(_ISSUE.c.key.in_(self._key_set(keys))).values(vanished_at=now))
         await self._session.execute(delete(_LABEL).where(_LABEL.c.issue_key.in_(self._key_set(keys))))
-        await bump_generation(self._session)
+        await bump_generation(self._session, Generation.MIRROR)

@@ -294,8 +294,8 @@ class SettingsRow(Base):
 
 
 class DriftGenerationRow(Base):
-    """How many times what drift is computed from changed (one row, ``id = 1``; absent: never): a command resolved,
-    a mirror record written or vanished. Bumped in the writing transaction, so a value read names one state of
+    """How many times what drift is computed from changed, a row each (absent: never): the commands resolved, the
+    mirror's records written or vanished. Bumped in the writing transaction, so a value read names one state of
     those tables in every hub process (:mod:`adapters.storage.generation`)."""
 
     __tablename__ = "drift_generation"

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import Row, case, func, insert, null, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from adapters.storage.generation import bump_generation
+from adapters.storage.generation import Generation, bump_generation
 from adapters.storage.models import BatchRow, CommandRow, SyncRunRow, storable_id, table_of
 from adapters.storage.records import BatchRecord, CommandRecord, SyncRunRecord
 from reconcile.approval import Approval, ApprovalState
@@ -255,7 +255,7 @@ class QueueRepository:
         """Write back what a command's life changes (status, deliveries, times, outcome); a resolved one is a new
         input of drift."""
         if command.status in RESOLVED:
-            await bump_generation(self._session)
+            await bump_generation(self._session, Generation.COMMANDS)
         await self._session.execute(
             update(_COMMAND)
             .where(_COMMAND.c.id == command.id)

@@ -1,4 +1,4 @@
-"""drift_generation: a counter of the writes that can change drift, for the hub's cache of drift (issue 27)
+"""drift_generation: counters of the writes that can change drift, for the hub's kept drift (issue 27)
 
 Revision ID: drift_generation
 Revises: freshness
