@@ -91,7 +91,9 @@ async def _judged(
 ) -> list[Drift]:
     """Every drifted aspect of ``latest`` (of one project's slice, or of the whole mirror), in natural key order."""
     settings, reads = latest
-    entries = await unit.db.mirror.entries(reads.keys, fields=reads.fields, linked=reads.linked)
+    labels = reads.labels or project_name is not None  # a project's drift: its issues by their label
+    fields = {*reads.fields, *(("labels",) if labels else ()), *(("sprint",) if reads.sprints else ())}
+    entries = await unit.db.mirror.entries(reads.keys, fields=fields, linked=reads.linked)
     with _collector_paused():
         return find_drift(
             settings,
