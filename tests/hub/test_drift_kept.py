@@ -182,3 +182,28 @@ async def test_the_writes_that_bump_the_generations(hub: Hub, clock: Clock) -> N
     async with hub.unit() as unit:
         await unit.db.queue.save(attrs.evolve(command, status=CommandStatus.DONE, finished_at=clock()))
     assert await generations() == (1, 2)
+
+
+async def test_labels_and_sprints_are_read_when_set(api: Api) -> None:
+    """A label and a sprint drift on the whole mirror's page too (their mirror parts read only for such settings)."""
+    assert (
+        await api.post("/projects", {"name": "AWPCA", "board_id": 4216, "board_type": "scrum"}, role="admin")
+    ).status_code == 201
+    sprint = {"id": 7, "name": "Спринт 2", "state": "active"}
+    await seed_mirror(api, [issue("AURORA-1", labels=["AWPCA"]), issue("AURORA-2", labels=["AWPCA"])])
+    await create_ok(
+        api,
+        [
+            cmd("ensure_fields", key="AURORA-1", labels_add=["срочно"]),
+            cmd("ensure_sprint", key="AURORA-2", sprint="Спринт 2"),
+        ],
+        project="AWPCA",
+    )
+    for _ in range(2):
+        await done(api, (await claim_ok(api))["id"])
+    made = [issue("AURORA-1", labels=["AWPCA", "срочно"]), issue("AURORA-2", labels=["AWPCA"], sprint=sprint)]
+    await run_refresh(api, await claim_ok(api), made)
+    assert await aspects(api) == []
+    await seed_mirror(api, [issue("AURORA-1", labels=["AWPCA"]), issue("AURORA-2", labels=["AWPCA"])])
+    assert await aspects(api) == [("AURORA-1", "label:срочно"), ("AURORA-2", "sprint")]
+    assert await aspects(api, project="AWPCA") == [("AURORA-1", "label:срочно"), ("AURORA-2", "sprint")]
