@@ -3,8 +3,9 @@ tool ``drift_list``.
 
 The rules are :mod:`reconcile.drift`; here the inputs are gathered set-based — the setting commands in one
 query, the mirror records of the issues they name in a few, the journal of one page's issues in a few — and a
-page of the answer is cut in natural key order. Putting drift back is a batch like any other
-(:func:`hub_app.batches.create_batch`): validated as new, with its tail refresh.
+page of the answer is cut in natural key order. What was found is kept in the process until a write changes what
+it is computed from (:func:`_kept_drift`; the database's drift generations say when). Putting drift back is a
+batch like any other (:func:`hub_app.batches.create_batch`): validated as new, with its tail refresh.
 """
 
 from __future__ import annotations
