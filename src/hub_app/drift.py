@@ -3,15 +3,16 @@ tool ``drift_list``.
 
 The rules are :mod:`reconcile.drift`; here the inputs are gathered set-based — the setting commands in one
 query, the mirror records of the issues they name in a few, the journal of one page's issues in a few — and a
-page of the answer is cut in natural key order. Putting drift back is a batch like any other
-(:func:`hub_app.batches.create_batch`): validated as new, with its tail refresh.
+page of the answer is cut in natural key order. What was found is kept in the process until a write changes what
+it is computed from (:func:`_kept_drift`; the database's drift generations say when). Putting drift back is a
+batch like any other (:func:`hub_app.batches.create_batch`): validated as new, with its tail refresh.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from hub_app.answers.batches import BatchCreated
 from hub_app.answers.drift import DriftItemView, DriftPage
@@ -22,9 +23,12 @@ from hub_app.bodies.parsing import page_bounds
 from hub_app.lookups import agent_facts, project
 from hub_app.runtime import Unit
 from reconcile.approval import Requester
+from reconcile.confirm import AgentFacts
 from reconcile.drift import (
     SETTING_TYPES,
     Drift,
+    MirrorReads,
+    Setting,
     attribute,
     find_drift,
     journal_keys,
@@ -51,22 +55,53 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-async def _drift(unit: Unit, project_name: str | None) -> list[Drift]:
-    """Every drifted aspect (of one project's slice, or of the whole mirror), in natural key order."""
+async def _kept_drift(unit: Unit, project_name: str | None) -> list[Drift]:
+    """:func:`_judged`, computed again only when what it is computed from changed since it was kept: a command
+    resolved, the mirror written (the database's drift generations, read first), the link types, the agent's facts;
+    of the settings (:func:`_settings`) only when a command resolved."""
+    commands, mirrored = await unit.db.drift_generations()
     settings = await unit.db.admin.settings()
     facts = await agent_facts(unit)
+    stamp = (commands, mirrored, dict(settings.link_types), facts)
+    found = unit.drift.found.get(project_name, stamp)
+    if found is None:
+        latest = unit.drift.settings.get(None, commands)
+        if latest is None:
+            latest = await _settings(unit)
+            unit.drift.settings.keep(None, commands, latest)
+        found = await _judged(unit, latest, project_name, link_types=settings.link_types, facts=facts)
+        unit.drift.found.keep(project_name, stamp, found)
+    return found
+
+
+async def _settings(unit: Unit) -> tuple[list[Setting], MirrorReads]:
+    """The settings of the resolved commands, and what the mirror must hold to judge them."""
     commands = await unit.db.queue.setting_commands(SETTING_TYPES)
     with _collector_paused():
         latest = latest_settings(commands)
-        reads = mirror_reads(latest)
-    entries = await unit.db.mirror.entries(reads.keys, fields=reads.fields, linked=reads.linked)
+        return latest, mirror_reads(latest)
+
+
+async def _judged(
+    unit: Unit,
+    latest: tuple[list[Setting], MirrorReads],
+    project_name: str | None,
+    *,
+    link_types: Mapping[str, str],
+    facts: AgentFacts,
+) -> list[Drift]:
+    """Every drifted aspect of ``latest`` (of one project's slice, or of the whole mirror), in natural key order."""
+    settings, reads = latest
+    labels = reads.labels or project_name is not None  # a project's drift: its issues by their label
+    fields = {*reads.fields, *(("labels",) if labels else ()), *(("sprint",) if reads.sprints else ())}
+    entries = await unit.db.mirror.entries(reads.keys, fields=fields, linked=reads.linked)
     with _collector_paused():
         return find_drift(
-            latest,
+            settings,
             mirror={key: entry.issue for key, entry in entries.items() if entry.vanished_at is None},
             vanished={key: entry.issue for key, entry in entries.items() if entry.vanished_at is not None},
             facts=facts,
-            link_types=settings.link_types,
+            link_types=link_types,
             project=project_name,
             read_at={key: entry.vanished_at or entry.refreshed_at for key, entry in entries.items()},
         )
@@ -79,7 +114,7 @@ async def list_drift(
     size, start = page_bounds(limit, offset)
     if project_name is not None:
         await project(unit, project_name)
-    found = await _drift(unit, project_name)
+    found = await _kept_drift(unit, project_name)
     page = found[start : start + size]
     journals = await unit.db.mirror.journals(journal_keys(page))
     return DriftPage(
@@ -99,7 +134,12 @@ async def reapply(unit: Unit, body: ReapplyIn, *, requester: Requester) -> Batch
     if not wanted:
         raise ValidationError("command_ids — ожидается непустой список номеров команд")
     by_command: dict[int, list[Drift]] = {}
-    for drift in await _drift(unit, None):
+    settings = await unit.db.admin.settings()
+    # Computed afresh: what is chosen goes into a new batch, never a kept answer's values.
+    found = await _judged(
+        unit, await _settings(unit), None, link_types=settings.link_types, facts=await agent_facts(unit)
+    )
+    for drift in found:
         by_command.setdefault(drift.command_id, []).append(drift)
     for command_id in wanted:
         if command_id in by_command:

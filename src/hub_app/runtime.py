@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Hashable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import attrs
 
@@ -20,11 +20,12 @@ from adapters.files import FileStore
 from adapters.storage.database import Database, UnitOfWork
 from adapters.storage.engine import make_engine, migrate, sqlite_url
 from hub_app.longpoll import Wakeup
+from reconcile.drift import Drift, MirrorReads, Setting
 
 if TYPE_CHECKING:
     from hub_app.metrics import HubMetrics
 
-__all__ = ["GC_FIRST_THRESHOLD", "Hub", "Unit", "Wakeup", "open_hub", "tune_gc", "utc_now"]
+__all__ = ["GC_FIRST_THRESHOLD", "Hub", "KeptDrift", "Memo", "Unit", "Wakeup", "open_hub", "tune_gc", "utc_now"]
 
 
 def utc_now() -> datetime:
@@ -45,6 +46,37 @@ def tune_gc() -> None:
     gc.set_threshold(GC_FIRST_THRESHOLD, second, third)
 
 
+V = TypeVar("V")
+
+
+@attrs.define
+class Memo(Generic[V]):
+    """Answers computed from the database, each kept with the stamp of the state it was computed from (a number
+    the database bumps with every write of the inputs, read before them, and whatever else it was computed from);
+    served again only while that stamp is the current one. Per process: every hub process keeps its own."""
+
+    _kept: dict[Hashable, tuple[object, V]] = attrs.field(factory=dict)
+
+    def get(self, key: Hashable, stamp: object) -> V | None:
+        kept = self._kept.get(key)
+        return kept[1] if kept is not None and kept[0] == stamp else None
+
+    def keep(self, key: Hashable, stamp: object, value: V) -> None:
+        """Keep ``value`` for ``key``, dropping whatever was kept under another stamp (the state has moved on)."""
+        self._kept = {k: kept for k, kept in self._kept.items() if kept[0] == stamp}
+        self._kept[key] = (stamp, value)
+
+
+@attrs.define
+class KeptDrift:
+    """What ``hub_app.drift`` keeps across this process's requests: the settings of the resolved commands and what
+    the mirror must show for them (stamped with the commands' generation), and the drift found (stamped with both
+    generations, the link types and the agent's facts), of the whole mirror and of each project asked about."""
+
+    settings: Memo[tuple[list[Setting], MirrorReads]] = attrs.field(factory=Memo)
+    found: Memo[list[Drift]] = attrs.field(factory=Memo)
+
+
 @attrs.define(kw_only=True)
 class Unit:
     """One operation of the hub: its transaction, the time of the call, the file store and the wake-up."""
@@ -54,6 +86,7 @@ class Unit:
     files: FileStore
     wakeup: Wakeup
     metrics: Callable[[], HubMetrics]
+    drift: KeptDrift = attrs.field(factory=KeptDrift)
 
     def after_commit(self, action: Callable[[HubMetrics], None]) -> None:
         """Count ``action`` in the metrics once this unit's transaction commits (never for a rolled-back one)."""
@@ -68,6 +101,7 @@ class Hub:
     wakeup: Wakeup = attrs.field(factory=Wakeup)
     #: The migrations :func:`open_hub` applied, oldest first (``sdlc-hub migrate`` names them).
     migrated: tuple[str, ...] = ()
+    drift: KeptDrift = attrs.field(factory=KeptDrift)
     _metrics: HubMetrics | None = attrs.field(default=None, init=False)
 
     @property
@@ -83,7 +117,14 @@ class Hub:
     async def unit(self) -> AsyncIterator[Unit]:
         """A transaction: committed when the block ends normally, rolled back on an exception."""
         async with self.database.unit() as db:
-            yield Unit(db=db, now=self.now(), files=self.files, wakeup=self.wakeup, metrics=lambda: self.metrics)
+            yield Unit(
+                db=db,
+                now=self.now(),
+                files=self.files,
+                wakeup=self.wakeup,
+                metrics=lambda: self.metrics,
+                drift=self.drift,
+            )
 
     async def start_listening(self) -> None:
         """Wake this process's claims when another hub process announces a batch (PostgreSQL)."""

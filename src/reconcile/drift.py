@@ -190,11 +190,14 @@ def _ends(key: str, params: Mapping[str, Any], command_type: str) -> tuple[str, 
 @attrs.frozen(kw_only=True)
 class MirrorReads:
     """What :func:`find_drift` reads of the mirror for some settings: the records of ``keys`` (a link: both ends),
-    of their text fields only ``fields``, and the links only of ``linked`` (the links' sources)."""
+    of their text fields only ``fields``, the links only of ``linked`` (the links' sources), the labels only when
+    a label was set (or a project's drift is asked for: its label) and the sprints only when a sprint was."""
 
     keys: frozenset[str]
     fields: frozenset[str]
     linked: frozenset[str]
+    labels: bool = False
+    sprints: bool = False
 
 
 def mirror_reads(settings: Iterable[Setting]) -> MirrorReads:
@@ -202,17 +205,23 @@ def mirror_reads(settings: Iterable[Setting]) -> MirrorReads:
     keys: set[str] = set()
     fields: set[str] = set()
     linked: set[str] = set()
+    labels = sprints = False
     for setting in settings:
         command_type, params = setting.command.type, setting.params
         keys.update(_ends(setting.key, params, command_type))
         kind = CATALOGUE[command_type].sets
         if kind is AspectKind.FIELDS:
             fields.update(name for name in params if name in ISSUE_TEXT_FIELDS)
+            labels = labels or "labels_add" in params or "labels_remove" in params
         elif kind is AspectKind.STATUS:
             fields.add("status")
+        elif kind is AspectKind.SPRINT:
+            sprints = True
         elif kind is AspectKind.LINK:
             linked.add(setting.key)
-    return MirrorReads(keys=frozenset(keys), fields=frozenset(fields), linked=frozenset(linked))
+    return MirrorReads(
+        keys=frozenset(keys), fields=frozenset(fields), linked=frozenset(linked), labels=labels, sprints=sprints
+    )
 
 
 def _drift(setting: Setting, aspect: Aspect, wanted: Any, now: Any) -> Drift:

@@ -97,7 +97,8 @@ def _set(command_id: int, type_: str, **params: Any) -> SetCommand:
 
 
 def test_drift_reads_only_what_the_settings_need() -> None:
-    """Both ends of a link, the text fields set (not labels), status when a status was set, links of sources."""
+    """Both ends of a link, the text fields set, status when a status was set, links of sources; labels and
+    sprints only when one was set."""
     settings = latest_settings(
         [
             _set(1, "ensure_fields", key="AURORA-1", summary="S", labels_add=["x"], duedate=None),
@@ -110,5 +111,14 @@ def test_drift_reads_only_what_the_settings_need() -> None:
         keys=frozenset({"AURORA-1", "AURORA-2", "AURORA-3", "AURORA-4", "AURORA-5"}),
         fields=frozenset({"summary", "duedate", "status"}),
         linked=frozenset({"AURORA-3"}),
+        labels=True,
+        sprints=True,
     )
+    assert mirror_reads(settings[1:3]) == MirrorReads(
+        keys=frozenset({"AURORA-2", "AURORA-3", "AURORA-4"}),
+        fields=frozenset({"status"}),
+        linked=frozenset({"AURORA-3"}),
+    )
+    removed = latest_settings([_set(1, "ensure_fields", key="AURORA-1", labels_remove=["x"])])
+    assert (mirror_reads(removed).labels, mirror_reads(removed).sprints) == (True, False)
     assert mirror_reads([]) == MirrorReads(keys=frozenset(), fields=frozenset(), linked=frozenset())

@@ -79,7 +79,8 @@ async def test_setting_commands_are_the_done_ones_in_the_order_they_finished(db:
 
 
 async def test_entries_read_what_they_are_asked_for_in_one_set(db: Database) -> None:
-    """Any number of keys in one statement; only the named text fields; links only of the linked issues."""
+    """Any number of keys in one statement; only the named text fields, labels and sprint; links only of the
+    linked issues."""
     link = MirrorLink(id="10", type="Связанные", source="A-1", target="A-2")
     issues = [
         MirrorIssue(
@@ -99,7 +100,8 @@ async def test_entries_read_what_they_are_asked_for_in_one_set(db: Database) -> 
         await unit.mirror.vanish(["A-3"], now=T0 + timedelta(hours=1))
     async with db.unit() as unit:
         every = await unit.mirror.entries([f"A-{n}" for n in range(1, 1201)] + ["B-1"])
-        some = await unit.mirror.entries(["A-1", "A-2", "A-3"], fields=["status"], linked=["A-1"])
+        some = await unit.mirror.entries(["A-1", "A-2", "A-3"], fields=["status", "labels", "sprint"], linked=["A-1"])
+        bare = await unit.mirror.entries(["A-1"], fields=["duedate"], linked=[])
     assert len(every) == 1200
     assert every["A-1"].issue == issues[0]
     assert some["A-1"].issue == MirrorIssue(
@@ -109,6 +111,7 @@ async def test_entries_read_what_they_are_asked_for_in_one_set(db: Database) -> 
         sprint=SprintRef(id=7, name="Спринт 2", state="active"),
         links=(link,),
     )
+    assert bare["A-1"].issue == MirrorIssue(key="A-1", duedate="2026-10-23")
     assert some["A-2"].issue.links == ()
     assert (some["A-3"].refreshed_at, some["A-3"].vanished_at) == (T0, T0 + timedelta(hours=1))
 

@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from adapters.storage.admin import AdminRepository
 from adapters.storage.engine import is_postgres
+from adapters.storage.generation import drift_generations
 from adapters.storage.mirror import MirrorRepository
 from adapters.storage.notes import NotesRepository
 from adapters.storage.outage import outage_reason
@@ -68,6 +69,11 @@ class UnitOfWork:
         """
         if self.postgres:
             await self.session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": QUEUE_LOCK_KEY})
+
+    async def drift_generations(self) -> tuple[int, int]:
+        """The drift generations of the resolved commands and of the mirror (:mod:`adapters.storage.generation`):
+        read them before the inputs they stand for."""
+        return await drift_generations(self.session)
 
     async def lock_files(self) -> None:
         """Serialise what adds or removes files across hub processes: an upload (the store's room), the pruning of

@@ -37,8 +37,9 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from adapters.storage.generation import Generation, bump_generation
 from adapters.storage.models import HistoryEntryRow, MirrorIssueRow, MirrorLabelRow, MirrorLinkRow, table_of
-from adapters.storage.records import MirrorEntry
+from adapters.storage.records import MirrorEntry, Sighting
 from reconcile.mirror_rule import to_apply
 from reconcile.records import (
     ISSUE_TEXT_FIELDS,
@@ -51,7 +52,7 @@ from reconcile.records import (
     natural_key,
 )
 
-__all__ = ["MirrorRepository", "Sighting"]
+__all__ = ["MirrorRepository"]
 
 _ISSUE = table_of(MirrorIssueRow)
 _LINK = table_of(MirrorLinkRow)
@@ -61,14 +62,8 @@ _HISTORY = table_of(HistoryEntryRow)
 _ISSUE_COLUMNS = ("key", "sort_key", *ISSUE_TEXT_FIELDS, "labels", "sprint")
 _HISTORY_COLUMNS = ("issue_key", "jira_id", "created", "author", "items")
 _Updated = Mapping[str, str | None]
-
-
-@attrs.frozen(kw_only=True)
-class Sighting:
-    key: str
-    labels: tuple[str, ...]
-    seen_by: int | None
-    refreshed_at: datetime
+#: The issue's JSON columns besides its text fields (a caller of :meth:`MirrorRepository.entries` may skip them).
+_PARTS = ("labels", "sprint")
 
 
 def _link(row: Row[Any]) -> MirrorLink:
@@ -86,13 +81,15 @@ def _history_entry(row: Row[Any]) -> HistoryEntry:
     )
 
 
-def _issue(row: Row[Any], links: Sequence[MirrorLink], fields: Sequence[str] = ISSUE_TEXT_FIELDS) -> MirrorIssue:
+def _issue(
+    row: Row[Any], links: Sequence[MirrorLink], fields: Sequence[str] = ISSUE_TEXT_FIELDS, parts: Sequence[str] = _PARTS
+) -> MirrorIssue:
     values = row._mapping  # by name from the mapping: twice as fast as attributes, which counts at 10 000 rows
-    sprint = values["sprint"]
+    sprint = values["sprint"] if "sprint" in parts else None  # what the row does not hold, the record has not
     return MirrorIssue(
         key=values["key"],
         **{name: values[name] for name in fields},
-        labels=tuple(values["labels"] or ()),
+        labels=tuple(values["labels"] or ()) if "labels" in parts else (),
         sprint=SprintRef(id=sprint["id"], name=sprint["name"], state=sprint["state"]) if sprint else None,
         links=tuple(links),
     )
@@ -251,10 +248,11 @@ class MirrorRepository:
     async def _entries(
         self, rows: Sequence[Row[Any]], fields: Sequence[str] = ISSUE_TEXT_FIELDS, linked: Iterable[str] | None = None
     ) -> list[MirrorEntry]:
+        parts = [name for name in _PARTS if name in rows[0]._fields] if rows else []  # those the rows hold
         links = await self.links_of([row.key for row in rows] if linked is None else list(linked))
         return [
             MirrorEntry(
-                issue=_issue(row, links.get(row.key, ()), fields),
+                issue=_issue(row, links.get(row.key, ()), fields, parts),
                 refreshed_at=row.refreshed_at,
                 vanished_at=row.vanished_at,
             )
@@ -348,17 +346,17 @@ class MirrorRepository:
         """The mirror records of ``keys`` that the mirror holds, vanished or not, with their links (two
         statements whatever the number of keys).
 
-        A caller that reads a few fields of many issues names them: only ``fields`` of the text fields are read
-        (the others stay ``None``: no description is read when none is asked for), and the links only of
-        ``linked`` (the others have none).
+        A caller that reads a few fields of many issues names them: only ``fields`` of the text fields, the labels
+        and the sprint are read (the others stay empty: no description is read when none is asked for), and the
+        links only of ``linked`` (the others have none).
         """
-        chosen = (
-            ISSUE_TEXT_FIELDS if fields is None else tuple(name for name in ISSUE_TEXT_FIELDS if name in set(fields))
-        )
-        columns = [_ISSUE.c[name] for name in ("key", *chosen, "labels", "sprint", "refreshed_at", "vanished_at")]
+        wanted = None if fields is None else set(fields)
+        chosen = tuple(name for name in (*ISSUE_TEXT_FIELDS, *_PARTS) if wanted is None or name in wanted)
+        columns = [_ISSUE.c[name] for name in ("key", *chosen, "refreshed_at", "vanished_at")]
         query = select(*columns).where(_ISSUE.c.key.in_(self._key_set(keys)))
         rows = (await self._session.execute(query)).all()
-        return {entry.issue.key: entry for entry in await self._entries(rows, chosen, linked)}
+        texts = tuple(name for name in chosen if name not in _PARTS)
+        return {entry.issue.key: entry for entry in await self._entries(rows, texts, linked)}
 
     async def journals(self, keys: Iterable[str]) -> dict[str, list[HistoryEntry]]:
         """The journal of each of ``keys``, oldest first (a key without entries is absent)."""
@@ -398,6 +396,7 @@ class MirrorRepository:
             for issue in latest.values()
         ]
         await writes.issues.run(self._session, page, refreshed_at=now, vanished_at=None, seen_by=command_id)
+        await bump_generation(self._session, Generation.MIRROR)
         await self._session.execute(writes.unlabel, {"keys": keys})
         labels = [
             {"label": name, "issue_key": row["key"], "sort_key": row["sort_key"]}
@@ -448,3 +447,4 @@ class MirrorRepository:
             return
         await self._session.execute(update(_ISSUE).where(_ISSUE.c.key.in_(self._key_set(keys))).values(vanished_at=now))
         await self._session.execute(delete(_LABEL).where(_LABEL.c.issue_key.in_(self._key_set(keys))))
+        await bump_generation(self._session, Generation.MIRROR)

@@ -40,6 +40,7 @@ __all__ = [
     "Base",
     "BatchRow",
     "CommandRow",
+    "DriftGenerationRow",
     "FileRow",
     "HistoryEntryRow",
     "MirrorIssueRow",
@@ -293,6 +294,17 @@ class SettingsRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     data: Mapped[dict[str, Any]] = mapped_column(JSONType)
+
+
+class DriftGenerationRow(Base):
+    """How many times what drift is computed from changed, a row each (absent: never): the commands resolved, the
+    mirror's records written or vanished. Bumped in the writing transaction, so a value read names one state of
+    those tables in every hub process (:mod:`adapters.storage.generation`)."""
+
+    __tablename__ = "drift_generation"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    value: Mapped[int] = mapped_column(BigInteger)
 
 
 class WebSessionRow(Base):

@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import Row, case, func, insert, null, select, true, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from adapters.storage.generation import Generation, bump_generation
 from adapters.storage.models import BatchRow, CommandRow, SyncRunRow, storable_id, table_of
 from adapters.storage.queue_filters import batch_filter, distinct_of
 from adapters.storage.records import BatchRecord, CommandRecord, SyncRunRecord
@@ -281,7 +282,10 @@ class QueueRepository:
         return sum((await self.unfinished_by_type(held=held)).values())
 
     async def save(self, command: CommandRecord) -> None:
-        """Write back what a command's life changes (status, deliveries, times, outcome)."""
+        """Write back what a command's life changes (status, deliveries, times, outcome); a resolved one is a new
+        input of drift."""
+        if command.status in RESOLVED:
+            await bump_generation(self._session, Generation.COMMANDS)
         await self._session.execute(
             update(_COMMAND)
             .where(_COMMAND.c.id == command.id)

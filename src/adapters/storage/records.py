@@ -24,6 +24,7 @@ __all__ = [
     "MirrorEntry",
     "NoteRecord",
     "ProjectRecord",
+    "Sighting",
     "SyncRunRecord",
     "TokenRecord",
     "WebSessionRecord",
@@ -153,3 +154,13 @@ class WebSessionRecord:
     created_at: datetime
     expires_at: datetime
     flash: tuple[dict[str, Any], ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class Sighting:
+    """When a refresh last returned a mirror issue not vanished, and which (a full run vanishes the others)."""
+
+    key: str
+    labels: tuple[str, ...]
+    seen_by: int | None
+    refreshed_at: datetime
