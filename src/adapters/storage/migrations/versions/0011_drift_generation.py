@@ -1,7 +1,7 @@
 """drift_generation: counters of the writes that can change drift, for the hub's kept drift (issue 27)
 
 Revision ID: drift_generation
-Revises: freshness
+Revises: queue_filters
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "drift_generation"
-down_revision = "freshness"
+down_revision = "queue_filters"
 branch_labels = None
 depends_on = None
 
