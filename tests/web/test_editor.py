@@ -12,7 +12,7 @@ import pytest
 
 from hub.support import claim_ok, issue, seed_mirror
 
-from .conftest import Api, Open
+from .conftest import Api, Clock, Open
 from .support import Browser, element_text, has_element
 
 pytestmark = pytest.mark.anyio
@@ -223,3 +223,41 @@ async def test_retry_all_failed_opens_the_editor_prefilled(browser: Open, api: A
     assert response.status_code == 303, response.text
     again = (await api.get("/batches")).json()["items"][0]
     assert [c["params"].get("key") for c in again["commands"]] == ["AURORA-77", "AURORA-77", None]
+
+
+async def test_a_draft_posted_after_the_session_ended_opens_after_the_login(
+    browser: Open, api: Api, clock: Clock
+) -> None:
+    """The session ends while the person edits: «Проверить» sends them to log in, keeping the draft; after the
+    login /new opens with it (once); nothing was checked or stored meanwhile."""
+    person = await browser("interface")
+    await person.get("/new")
+    await _submit(person, "add", add_type="ensure_comment", title="длинный пакет")
+    fields = {**_fields(person.last.text if person.last else ""), "c2.key": "AURORA-5", "op": "check"}
+    clock.advance(hours=13)
+    response = await person.post("/new/edit", fields)
+    assert (response.status_code, response.headers["location"]) == (303, "/login?next=/new")
+    login = await person.login(api.tokens["interface"], target="/new")
+    page = (await person.follow(login)).text
+    assert has_element(page, "draft-restored")
+    restored = _fields(page)
+    assert (restored["title"], restored["c2.type"], restored["c2.key"]) == (
+        "длинный пакет",
+        "ensure_comment",
+        "AURORA-5",
+    )
+    assert not has_element((await person.get("/new")).text, "draft-restored")
+    assert (await api.get("/batches")).json()["total"] == 0
+
+
+async def test_a_kept_draft_expires(browser: Open, api: Api, clock: Clock) -> None:
+    """A draft not taken within a day is gone: /new opens with the example."""
+    person = await browser("interface")
+    await person.get("/new")
+    fields = {**_fields(person.last.text if person.last else ""), "title": "забытый", "op": "check"}
+    clock.advance(hours=13)
+    await person.post("/new/edit", fields)
+    clock.advance(hours=25)
+    page = (await person.follow(await person.login(api.tokens["interface"], target="/new"))).text
+    assert not has_element(page, "draft-restored")
+    assert _fields(page)["title"] == "Сверка оборотов"

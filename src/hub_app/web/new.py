@@ -29,6 +29,7 @@ from hub_app.web import drafts
 from hub_app.web.acting import WAITS, Outcome, attempt, author, checked, read, read_json, requester
 from hub_app.web.editor import Draft, command_views, from_body, from_form
 from hub_app.web.render import flash, form_text, fragment, is_htmx, page
+from hub_app.web.session import KEEP_BEFORE_LOGIN
 from reconcile.approval import ApprovalState
 from reconcile.batch_errors import BatchError, InvalidBatch
 from reconcile.catalogue import CATALOGUE
@@ -99,6 +100,7 @@ async def _editor_context(
         "author": author(request),
         "plan": None,
         "error": None,
+        "restored": False,
         "errors": found,
         **more,
     }
@@ -121,8 +123,8 @@ async def _with_errors(
     return outcome, tuple(found)
 
 
-async def _opened(request: HubRequest, retry: int | None, retry_failed: int | None) -> Draft:
-    """The draft ``/new`` opens with: the commands to retry, a draft kept over a login, or the example."""
+async def _opened(request: HubRequest, retry: int | None, retry_failed: int | None) -> dict[str, Any]:
+    """What ``/new`` opens with: the commands to retry, a draft kept over a login, or the example."""
     if retry is not None or retry_failed is not None:
         ids = [retry] if retry is not None else None
 
@@ -131,11 +133,12 @@ async def _opened(request: HubRequest, retry: int | None, retry_failed: int | No
 
         found = await read(request, body)
         draft = from_body(found, author=author(request))
-        return attrs.evolve(draft, retry_of=tuple(found["retry_of"]))
+        return {"draft": attrs.evolve(draft, retry_of=tuple(found["retry_of"]))}
     kept = await drafts.take(request)
     if kept is not None:
-        return kept
-    return from_body(read_json(EXAMPLE.encode()).value, author=author(request))
+        value = read_json(kept.encode()).value
+        return {"draft": from_body(value, author=author(request)), "text": kept, "restored": True}
+    return {"draft": from_body(read_json(EXAMPLE.encode()).value, author=author(request))}
 
 
 @get("/new")
@@ -144,8 +147,8 @@ async def new_form(
     retry: Annotated[int | None, QueryParameter(ge=1)] = None,
     retry_failed: Annotated[int | None, QueryParameter(ge=1)] = None,
 ) -> Template:
-    draft = await _opened(request, retry, retry_failed)
-    return page(request, "new.html", **await _editor_context(request, draft))
+    opened = await _opened(request, retry, retry_failed)
+    return page(request, "new.html", **await _editor_context(request, **opened))
 
 
 def _operated(draft: Draft, op: str, form: FormMultiDict) -> Draft:
@@ -161,7 +164,7 @@ def _operated(draft: Draft, op: str, form: FormMultiDict) -> Draft:
     return draft
 
 
-@post("/new/edit")
+@post("/new/edit", opt={KEEP_BEFORE_LOGIN: drafts.keep})
 async def new_edit(request: HubRequest) -> Template | Redirect | Response[Any]:
     """The editor's form: ``op`` says what to do (``load``: redraw from the JSON view; no ``op``: a field changed,
     htmx asks for the JSON view alone)."""
@@ -200,7 +203,7 @@ def _answer(request: HubRequest, context: dict[str, Any], *, status_code: int = 
     return page(request, "new.html", status_code=status_code, **context)
 
 
-async def _queue(request: HubRequest, draft: Draft) -> Template | Redirect:
+async def _queue(request: HubRequest, draft: Draft) -> Template | Redirect | Response[Any]:
     asking = requester(request)
 
     async def create(unit: Unit) -> BatchCreated:
@@ -215,17 +218,15 @@ async def _queue(request: HubRequest, draft: Draft) -> Template | Redirect:
     return _created(request, outcome.value)
 
 
-def _created(request: HubRequest, created: BatchCreated) -> Redirect:
+def _created(request: HubRequest, created: BatchCreated) -> Redirect | Response[Any]:
     waits = created.approval is not None and created.approval.state == ApprovalState.PENDING
     flash(request, f"пакет {created.id} " + (WAITS if waits else "поставлен в очередь"))
-    if is_htmx(request):
-        redirect = Redirect(f"/batches/{created.id}", status_code=303)
-        redirect.headers["HX-Redirect"] = f"/batches/{created.id}"
-        return redirect
+    if is_htmx(request):  # a 303 would be followed inside htmx's request: the browser is sent there instead
+        return Response(b"", status_code=200, headers={"HX-Redirect": f"/batches/{created.id}"})
     return Redirect(f"/batches/{created.id}", status_code=303)
 
 
-@post("/new/plan")
+@post("/new/plan", opt={KEEP_BEFORE_LOGIN: drafts.keep})
 async def new_plan(request: HubRequest) -> Template:
     """«Проверить» of the JSON view: the dry run's plan, or the refusal with every error; nothing is written."""
     who, text, body = await _submitted(request)
@@ -244,8 +245,8 @@ async def new_plan(request: HubRequest) -> Template:
     return page(request, "new.html", status_code=422 if outcome.error else 200, **editor)
 
 
-@post("/new")
-async def new_batch(request: HubRequest) -> Template | Redirect:
+@post("/new", opt={KEEP_BEFORE_LOGIN: drafts.keep})
+async def new_batch(request: HubRequest) -> Template | Redirect | Response[Any]:
     """«В очередь» of the JSON view: the batch is created and its page opens; a refused one stays in the form
     with the reason."""
     who, text, body = await _submitted(request)
