@@ -215,7 +215,8 @@ class CommandView:
     label: str
     doc: str
     known: bool
-    fields: tuple[FieldView, ...]
+    fields: tuple[FieldView, ...]  # shown: the required ones, those of the type's condition, those with a value
+    more: tuple[FieldView, ...]  # the other optional ones, folded («Ещё параметры»)
     extra: str  # the names of the parameters the type does not have, comma-separated
     temp_keys: tuple[tuple[str, str], ...]  # (temp key, what it creates) defined by the commands before
     errors: tuple[str, ...] = ()  # the errors about no one field
@@ -282,6 +283,15 @@ def command_views(draft: Draft, errors: Sequence[BatchError] = ()) -> tuple[Comm
                 )
             )
         shown = {f.param for f in fields if f.errors}
+        folded = tuple(
+            f
+            for f in fields
+            if spec is not None
+            and not f.required
+            and f.param not in spec.at_least_one
+            and not (f.value or f.picked or f.errors)
+            and f.editor != "json"
+        )
         views.append(
             CommandView(
                 index=index,
@@ -289,7 +299,8 @@ def command_views(draft: Draft, errors: Sequence[BatchError] = ()) -> tuple[Comm
                 label=spec.label if spec is not None else "неизвестный тип",
                 doc=spec.doc if spec is not None else "",
                 known=spec is not None,
-                fields=tuple(fields),
+                fields=tuple(f for f in fields if f not in folded),
+                more=folded,
                 extra=",".join(extra),
                 temp_keys=tuple(temp_keys.items()),
                 errors=tuple(e.message for e in mine if e.param not in shown),
