@@ -206,6 +206,9 @@ def test_compose_check_queue_and_retry_what_failed(driver: WebDriver, stack: Sta
     )
     assert text(driver, f"cmd-{link}-errors") == f"команда {link} (ensure_link): source и target — одна задача"
     assert text(driver, f"cmd-{attachment}-errors") == f"команда {attachment}: файл {'0' * 64} не загружен: POST /files"
+    marked = driver.find_elements(By.CSS_SELECTOR, ".command-edit.has-error")
+    assert [element.get_attribute("id") for element in marked] == [f"cmd-{n}" for n in (status, link, attachment)]
+    assert "has-error" in (driver.find_element(By.ID, f"c{status}-target-field").get_attribute("class") or "")
     if os.environ.get("SDLC_SCREENSHOTS") == "1":
         SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
         shot = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})  # type: ignore[attr-defined]

@@ -46,6 +46,9 @@ EXAMPLE = """{
 
 #: How many keys of the mirror the editor suggests (the project's slice first).
 SUGGESTED_KEYS = 500
+#: Above this many commands the editor's buttons load the whole page (the browser draws it in a second) instead of
+#: having htmx swap the editor, which matches every element's id against the old editor's and takes it tens.
+BIG_DRAFT = 100
 
 
 async def _submitted(request: HubRequest) -> tuple[str, str, Outcome]:
@@ -101,6 +104,7 @@ async def _editor_context(
         "plan": None,
         "error": None,
         "restored": False,
+        "big_draft": BIG_DRAFT,
         "errors": found,
         **more,
     }
@@ -184,7 +188,7 @@ async def new_edit(request: HubRequest) -> Template | Redirect | Response[Any]:
     if op == "check":
         outcome, errors = await _with_errors(request, lambda u: plan.body_plan(u, draft.body()))
         context = await _editor_context(request, draft, errors, plan=outcome.value, error=outcome.error)
-        return _answer(request, context, status_code=422 if outcome.error else 200)
+        return _answer(request, context, status_code=422 if outcome.error else 200, checked=True)
     return _answer(request, await _editor_context(request, draft))
 
 
@@ -195,9 +199,17 @@ def _json_view(request: HubRequest, draft: Draft) -> Template:
     return answer
 
 
-def _answer(request: HubRequest, context: dict[str, Any], *, status_code: int = 200) -> Template:
-    """The editor redrawn: the whole page, or with htmx the editor with the JSON view and the plan out of band.
+def _answer(
+    request: HubRequest, context: dict[str, Any], *, status_code: int = 200, checked: bool = False
+) -> Template:
+    """The editor redrawn: the whole page, or with htmx the editor with the JSON view and the plan out of band —
+    after «Проверить» and a refused «Поставить в очередь» only the errors beside their commands and the plan
+    (the editor on the page is the one checked; redrawing a thousand commands would cost the browser seconds).
     htmx swaps a 422 too, so a refusal is answered 200 to it."""
+    if is_htmx(request) and checked:
+        answer = fragment(request, "_editor_checked.html", **context)
+        answer.headers["HX-Reswap"] = "none"
+        return answer
     if is_htmx(request):
         return fragment(request, "_editor.html", oob=True, **context)
     return page(request, "new.html", status_code=status_code, **context)
@@ -214,7 +226,7 @@ async def _queue(request: HubRequest, draft: Draft) -> Template | Redirect | Res
     outcome, errors = await _with_errors(request, create)
     if outcome.error is not None:
         context = await _editor_context(request, draft, errors, error=outcome.error)
-        return _answer(request, context, status_code=422)
+        return _answer(request, context, status_code=422, checked=True)
     return _created(request, outcome.value)
 
 
