@@ -199,9 +199,7 @@ def _json_view(request: HubRequest, draft: Draft) -> Template:
     return answer
 
 
-def _answer(
-    request: HubRequest, context: dict[str, Any], *, status_code: int = 200, checked: bool = False
-) -> Template:
+def _answer(request: HubRequest, context: dict[str, Any], *, status_code: int = 200, checked: bool = False) -> Template:
     """The editor redrawn: the whole page, or with htmx the editor with the JSON view and the plan out of band —
     after «Проверить» and a refused «Поставить в очередь» only the errors beside their commands and the plan
     (the editor on the page is the one checked; redrawing a thousand commands would cost the browser seconds).
