@@ -261,3 +261,45 @@ async def test_a_kept_draft_expires(browser: Open, api: Api, clock: Clock) -> No
     page = (await person.follow(await person.login(api.tokens["interface"], target="/new"))).text
     assert not has_element(page, "draft-restored")
     assert _fields(page)["title"] == "Сверка оборотов"
+
+
+async def test_json_that_is_no_json_leaves_the_editor_as_it_was(browser: Open) -> None:
+    """htmx: a JSON view that does not parse is told under the editor; the editor is not swapped."""
+    person = await browser("interface")
+    await person.get("/new")
+    response = await person.post("/new/edit", {"op": "load", "batch": "{не json"}, htmx=True)
+    assert response.headers["hx-reswap"] == "none"
+    assert element_text(response.text, "plan-error").startswith("тело запроса — не JSON: ")
+    assert not has_element(response.text, "cmd-1")
+
+
+async def test_retry_opens_the_editor_with_the_command_and_the_batch_retries_it(browser: Open, api: Api) -> None:
+    """«Изменить и повторить»: the failed command in the editor, editable; queued, the batch retries it."""
+    created = (
+        await api.post(
+            "/batches",
+            {
+                "author": "a",
+                "title": "срок",
+                "commands": [{"type": "ensure_fields", "params": {"key": "AURORA-1", "duedate": "2026-10-23"}}],
+            },
+        )
+    ).json()
+    command = await claim_ok(api)
+    await api.report(command["id"], {"status": "failed", "error": "Jira 503"})
+    person = await browser("interface")
+    assert element_text((await person.get(f"/commands/{command['id']}")).text, "retry-edit") == "Изменить и повторить"
+    page = (await person.get(f"/new?retry={command['id']}")).text
+    fields = _fields(page)
+    assert (fields["c1.key"], fields["c1.duedate"], fields["retry_of"]) == (
+        "AURORA-1",
+        "2026-10-23",
+        str(command["id"]),
+    )
+    assert fields["title"] == f"повтор команды {command['id']}: срок"
+    response = await _submit(person, "queue", **{"c1.duedate": "2026-11-30"})
+    assert response.status_code == 303, response.text
+    again = (await api.get("/batches")).json()["items"][0]
+    assert again["id"] != created["id"]
+    assert again["commands"][0]["params"] == {"key": "AURORA-1", "duedate": "2026-11-30"}
+    assert again["commands"][0]["retry_of"] == command["id"]

@@ -25,8 +25,18 @@ from reconcile.batch_errors import BatchError
 from reconcile.catalogue import CATALOGUE, Editor, Param
 from reconcile.commands import is_temp_key
 
-__all__ = ["CommandView", "Draft", "DraftCommand", "FieldView", "command_views", "from_body", "from_form"]
+__all__ = [
+    "PICKED_TEMP_KEYS",
+    "CommandView",
+    "Draft",
+    "DraftCommand",
+    "FieldView",
+    "command_views",
+    "from_body",
+    "from_form",
+]
 
+PICKED_TEMP_KEYS = 20
 _LISTS = frozenset({Editor.LIST, Editor.KEY_LIST})
 _SPLIT = re.compile(r"[\r\n,]+")
 _PATH = re.compile(r"[\r\n,→]+")
@@ -218,7 +228,9 @@ class CommandView:
     fields: tuple[FieldView, ...]  # shown: the required ones, those of the type's condition, those with a value
     more: tuple[FieldView, ...]  # the other optional ones, folded («Ещё параметры»)
     extra: str  # the names of the parameters the type does not have, comma-separated
-    temp_keys: tuple[tuple[str, str], ...]  # (temp key, what it creates) defined by the commands before
+    # (temp key, what it creates) of the last PICKED_TEMP_KEYS commands before that define one (all of them are in
+    # the page's list of keys: a picker per field of every one would grow with the square of the batch)
+    temp_keys: tuple[tuple[str, str], ...]
     errors: tuple[str, ...] = ()  # the errors about no one field
 
 
@@ -254,8 +266,9 @@ def command_views(draft: Draft, errors: Sequence[BatchError] = ()) -> tuple[Comm
         if error.command is not None:
             by_command.setdefault(error.command, []).append(error)
     views = []
-    temp_keys: dict[str, str] = {}
+    defined: list[tuple[str, str]] = []
     for index, command in enumerate(draft.commands, start=1):
+        temp_keys = dict(defined[-PICKED_TEMP_KEYS:])
         spec = CATALOGUE.get(command.type)
         mine = by_command.get(index, [])
         known_params = {p.name for p in spec.params} if spec is not None else set()
@@ -307,5 +320,5 @@ def command_views(draft: Draft, errors: Sequence[BatchError] = ()) -> tuple[Comm
             )
         )
         if spec is not None and spec.creates_issue and is_temp_key(command.params.get("temp_key")):
-            temp_keys[command.params["temp_key"]] = str(command.params.get("summary") or "")
+            defined.append((command.params["temp_key"], str(command.params.get("summary") or "")))
     return tuple(views)

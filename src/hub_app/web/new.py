@@ -176,8 +176,9 @@ async def new_edit(request: HubRequest) -> Template | Redirect | Response[Any]:
     op = form_text(form, "op")
     if op == "load":
         who, text, body = await _submitted(request)
-        if body.error is not None:
-            return _answer(request, await _editor_context(request, Draft(author=who), text=text, error=body.error))
+        if body.error is not None:  # the editor stays as it was (htmx), the JSON view as typed
+            context = await _editor_context(request, Draft(author=who), text=text, error=body.error)
+            return _answer(request, context, status_code=422, checked=True)
         draft = from_body(body.value)
     else:
         draft = _operated(from_form(form), op, form)
