@@ -12,7 +12,6 @@ import base64
 import hashlib
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,10 +19,16 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.select import Select
 
-from loopback.stack import DEMO_PACING, Stack, start_stack, wait_batch
+from loopback.stack import Stack
 from reconcile.catalogue import CATALOGUE
 
-from .browser_support import CHROMEDRIVER, CHROMIUM, chromium, click, console_errors, requests_seen, text, wait_for
+from . import test_browser as _browser
+from .browser_support import CHROMEDRIVER, CHROMIUM, click, text, wait_for
+
+# The browser tests' fixtures, shared: the stack (hub, simulator, agent, the mirror filled), Chromium, and the check
+# that every request went to the hub with no script error.
+stack, driver, only_the_hub = _browser.stack, _browser.driver, _browser.only_the_hub
+_login = _browser._login
 
 pytestmark = [
     pytest.mark.browser,
@@ -33,57 +38,6 @@ pytestmark = [
 
 SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "editor.png"
 ATTACHMENT = "Отчёт редактора\n".encode()
-
-
-class _Quiet:
-    def write(self, _: str) -> int:
-        return 0
-
-    def flush(self) -> None:
-        pass
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    """Hub, simulator and agent on loopback, the mirror filled by a full refresh, one file uploaded."""
-    running = start_stack(tmp_path_factory.mktemp("stack"), pacing=DEMO_PACING, claim_wait_seconds=1.0)
-    try:
-        running.start_agent()
-        with running.client() as client:
-            refresh = client.post("/refresh", json={})
-            assert refresh.status_code in (200, 201), refresh.text
-            wait_batch(client, refresh.json()["id"], out=_Quiet(), timeout=60)
-            assert client.post("/files", content=ATTACHMENT).status_code in (200, 201)
-        yield running
-    finally:
-        running.stop()
-
-
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory: pytest.TempPathFactory, stack: Stack) -> Iterator[WebDriver]:
-    browser = chromium(tmp_path_factory.mktemp("profile"))
-    try:
-        yield browser
-    finally:
-        browser.quit()
-
-
-@pytest.fixture(autouse=True)
-def only_the_hub(driver: WebDriver, stack: Stack) -> Iterator[None]:
-    requests_seen(driver)
-    console_errors(driver)
-    yield
-    urls = requests_seen(driver)
-    assert urls
-    assert [url for url in urls if not url.startswith(stack.hub_url + "/")] == []
-    assert console_errors(driver) == []
-
-
-def _login(driver: WebDriver, stack: Stack) -> None:
-    driver.get(stack.hub_url + "/login")
-    driver.find_element(By.ID, "token").send_keys(stack.tokens["interface"])
-    driver.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
-    wait_for(driver, "logged in", lambda d: d.current_url == stack.hub_url + "/")
 
 
 def _commands(driver: WebDriver) -> int:
@@ -191,6 +145,8 @@ def _statuses(driver: WebDriver) -> list[str]:
 def test_compose_check_queue_and_retry_what_failed(driver: WebDriver, stack: Stack) -> None:
     """Eight types through the form; «Проверить» shows the three mistakes at once next to their commands; fixed,
     the batch is queued; the comment Jira refuses fails, and «Повторить все с ошибкой» opens the editor with it."""
+    with stack.client() as client:
+        assert client.post("/files", content=ATTACHMENT).status_code in (200, 201)
     _login(driver, stack)
     driver.get(stack.hub_url + "/new")
     summary = f"Редактор {time.time_ns()}"
@@ -210,6 +166,7 @@ def test_compose_check_queue_and_retry_what_failed(driver: WebDriver, stack: Sta
     assert [element.get_attribute("id") for element in marked] == [f"cmd-{n}" for n in (status, link, attachment)]
     assert "has-error" in (driver.find_element(By.ID, f"c{status}-target-field").get_attribute("class") or "")
     if os.environ.get("SDLC_SCREENSHOTS") == "1":
+        driver.execute_script("window.scrollTo(0, 0)")
         SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
         shot = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})  # type: ignore[attr-defined]
         SCREENSHOT.write_bytes(base64.b64decode(shot["data"]))

@@ -105,6 +105,7 @@ async def _editor_context(
         "error": None,
         "restored": False,
         "big_draft": BIG_DRAFT,
+        "from_json": False,  # the editor drawn from the JSON view (htmx: which stays as typed)
         "errors": found,
         **more,
     }
@@ -179,9 +180,8 @@ async def new_edit(request: HubRequest) -> Template | Redirect | Response[Any]:
         if body.error is not None:  # the editor stays as it was (htmx), the JSON view as typed
             context = await _editor_context(request, Draft(author=who), text=text, error=body.error)
             return _answer(request, context, status_code=422, checked=True)
-        draft = from_body(body.value)
-    else:
-        draft = _operated(from_form(form), op, form)
+        return _answer(request, await _editor_context(request, from_body(body.value), text=text, from_json=True))
+    draft = _operated(from_form(form), op, form)
     if not op and is_htmx(request):
         return _json_view(request, draft)
     if op == "queue":
