@@ -137,6 +137,20 @@ _FILL = {
 }
 
 
+def _shoot(driver: WebDriver, last: str) -> None:
+    """The editor from the page's top to the bottom of the element ``last``, into docs/screenshots/editor.png."""
+    driver.execute_script("window.scrollTo(0, 0)")  # the JSON view is sticky: at the top with the page's top
+    bottom = driver.execute_script(
+        "return arguments[0].getBoundingClientRect().bottom", driver.find_element(By.ID, last)
+    )
+    clip = {"x": 0, "y": 0, "width": 1366, "height": bottom + 16, "scale": 0.75}
+    shot = driver.execute_cdp_cmd(  # type: ignore[attr-defined]
+        "Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True, "clip": clip}
+    )
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    SCREENSHOT.write_bytes(base64.b64decode(shot["data"]))
+
+
 def _statuses(driver: WebDriver) -> list[str]:
     rows = driver.find_elements(By.CSS_SELECTOR, "#commands tbody tr")
     return [row.find_elements(By.TAG_NAME, "td")[4].text for row in rows]
@@ -166,10 +180,7 @@ def test_compose_check_queue_and_retry_what_failed(driver: WebDriver, stack: Sta
     assert [element.get_attribute("id") for element in marked] == [f"cmd-{n}" for n in (status, link, attachment)]
     assert "has-error" in (driver.find_element(By.ID, f"c{status}-target-field").get_attribute("class") or "")
     if os.environ.get("SDLC_SCREENSHOTS") == "1":
-        driver.execute_script("window.scrollTo(0, 0)")
-        SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-        shot = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})  # type: ignore[attr-defined]
-        SCREENSHOT.write_bytes(base64.b64decode(shot["data"]))
+        _shoot(driver, f"cmd-{link}")
 
     _type(driver, f"c{status}.target", "Разработка")
     _type(driver, f"c{link}.target", "AURORA-1538")
