@@ -218,7 +218,7 @@ async def test_retry_all_failed_opens_the_editor_prefilled(browser: Open, api: A
         "ensure_comment",
         "AURORA-77",
     )
-    assert fields["title"] == f"повтор ошибок пакета {created['id']}: t"
+    assert (fields["title"], fields["author"]) == (f"повтор ошибок пакета {created['id']}: t", "a")
     response = await _submit(person, "queue")
     assert response.status_code == 303, response.text
     again = (await api.get("/batches")).json()["items"][0]
@@ -303,3 +303,22 @@ async def test_retry_opens_the_editor_with_the_command_and_the_batch_retries_it(
     assert again["id"] != created["id"]
     assert again["commands"][0]["params"] == {"key": "AURORA-1", "duedate": "2026-11-30"}
     assert again["commands"][0]["retry_of"] == command["id"]
+
+
+async def test_the_keys_suggested_are_the_projects_slice(browser: Open, api: Api) -> None:
+    """A project chosen, the editor suggests its slice's keys and statuses (the page's lists), not another's."""
+    await seed_mirror(
+        api,
+        [
+            issue("AURORA-1533", labels=["AWPCA"], status="Разработка"),
+            issue("AURORA-1", labels=["STOCKS_DRRK"], status="Готово"),
+        ],
+    )
+    for name in ("AWPCA", "STOCKS_DRRK"):
+        await api.post("/projects", {"name": name}, role="admin")
+    person = await browser("interface")
+    await person.get("/new")
+    page = (await _submit(person, "redraw", project="AWPCA")).text
+    assert re.search(r'<datalist id="mirror-keys">.*AURORA-1533.*</datalist>', page, re.S)
+    assert '<option value="AURORA-1">' not in page
+    assert re.search(r'<datalist id="mirror-statuses"><option value="Разработка"></option></datalist>', page)

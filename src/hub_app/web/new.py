@@ -136,13 +136,16 @@ async def _opened(request: HubRequest, retry: int | None, retry_failed: int | No
         async def body(unit: Unit) -> dict[str, Any]:
             return await batches.retry_draft(unit, command_ids=ids, batch_id=retry_failed)
 
-        found = await read(request, body)
-        draft = from_body(found, author=author(request))
-        return {"draft": attrs.evolve(draft, retry_of=tuple(found["retry_of"]))}
+        found = await read(request, body)  # the retried batch's author, as «Повторить» keeps it
+        return {"draft": attrs.evolve(from_body(found), retry_of=tuple(found["retry_of"]))}
     kept = await drafts.take(request)
     if kept is not None:
-        value = read_json(kept.encode()).value
-        return {"draft": from_body(value, author=author(request)), "text": kept, "restored": True}
+        draft = from_body(read_json(kept.encode()).value)
+        return {
+            "draft": draft if draft.author else attrs.evolve(draft, author=author(request)),
+            "text": kept,
+            "restored": True,
+        }
     return {"draft": from_body(read_json(EXAMPLE.encode()).value, author=author(request))}
 
 
