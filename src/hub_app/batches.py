@@ -25,6 +25,7 @@ from hub_app.runtime import Unit
 from reconcile import approval, delivery, history, reports
 from reconcile.approval import Requester
 from reconcile.batch import ValidBatch, batch_needs, refresh_body, retry_body, validate_batch
+from reconcile.batch_bodies import retry_params
 from reconcile.errors import ConflictError
 from reconcile.lifecycle import PENDING, RETRYABLE, CommandStatus, Event, advance, can
 from reconcile.queue_filter import QueueFilter
@@ -43,8 +44,10 @@ __all__ = [
     "list_batches",
     "reject_batch",
     "request_refresh",
+    "retried",
     "retry_batch",
     "retry_command",
+    "retry_draft",
     "store_batch",
     "validate",
 ]
@@ -185,21 +188,31 @@ async def cancel_batch(unit: Unit, batch_id: int, body: CancelIn) -> BatchView:
     return BatchView.of(found, commands, settings=await unit.db.admin.settings(), now=unit.now)
 
 
-async def _retry(unit: Unit, command_id: int) -> tuple[dict[str, Any], BatchRecord]:
+async def _retried_params(unit: Unit, found: CommandRecord) -> dict[str, Any]:
+    """A stored command's params as a new command's: resolved temp keys substituted, the hub's additions dropped."""
+    params = delivery.complete_params(
+        found.type, found.params, resolved_temp_keys=await resolved_in_batch(unit, found.batch_id)
+    )
+    params.pop("boards", None)
+    params.pop("size", None)
+    return retry_params(found.type, params)
+
+
+async def _retryable(unit: Unit, command_id: int) -> CommandRecord:
     found = await command(unit, command_id)
     if found.status not in RETRYABLE:
         raise ConflictError(
             f"команда {command_id} в статусе {found.status} — повтор только после failed, skipped, cancelled"
         )
+    return found
+
+
+async def _retry(unit: Unit, command_id: int) -> tuple[dict[str, Any], BatchRecord]:
+    found = await _retryable(unit, command_id)
     parent = await batch(unit, found.batch_id)
-    params = delivery.complete_params(
-        found.type, found.params, resolved_temp_keys=await resolved_in_batch(unit, parent.id)
-    )
-    params.pop("boards", None)
-    params.pop("size", None)
     body = retry_body(
         command_type=found.type,
-        params=params,
+        params=await _retried_params(unit, found),
         author=parent.author,
         title=f"повтор команды {command_id}: {parent.title}",
         project=parent.project,
@@ -207,6 +220,41 @@ async def _retry(unit: Unit, command_id: int) -> tuple[dict[str, Any], BatchReco
     if body.get("project") is None:
         body.pop("project")
     return body, parent
+
+
+async def retry_draft(unit: Unit, *, command_ids: list[int] | None, batch_id: int | None) -> dict[str, Any]:
+    """The batch the editor opens with to retry: the commands ``command_ids`` (each failed, skipped or cancelled;
+    409 otherwise), or every failed command of batch ``batch_id`` but its tail refresh; temp keys resolved where
+    known. ``retry_of`` lists the commands retried (:func:`retried` reads it back)."""
+    if command_ids is None:
+        assert batch_id is not None
+        parent = await batch(unit, batch_id)
+        stored = (await unit.db.queue.commands_of([parent.id]))[parent.id]
+        tail = stored[-1].id if len(stored) > 1 and stored[-1].type == "refresh" else None
+        found = [c for c in stored if c.status is CommandStatus.FAILED and c.id != tail]
+        title = f"повтор ошибок пакета {parent.id}: {parent.title}"
+    else:
+        found = [await _retryable(unit, command_id) for command_id in command_ids]
+        parent = await batch(unit, found[0].batch_id)
+        title = f"повтор команды {found[0].id}: {parent.title}"
+    body: dict[str, Any] = {"author": parent.author, "title": title}
+    if parent.project is not None:
+        body["project"] = parent.project
+    body["commands"] = [{"type": c.type, "params": await _retried_params(unit, c)} for c in found]
+    body["retry_of"] = [c.id for c in found]
+    return body
+
+
+async def retried(unit: Unit, command_ids: Iterable[int]) -> dict[str, Any]:
+    """What :func:`create_batch` is told of a batch that retries ``command_ids`` (the editor's retry): the one
+    command it retries, and the approvals of their batches, so that it waits again when one of them waited."""
+    ids, parents = [], []
+    for command_id in dict.fromkeys(command_ids):
+        found = await unit.db.queue.command(command_id)
+        if found is not None:
+            ids.append(command_id)
+            parents.append((await batch(unit, found.batch_id)).approval)
+    return {"retry_of": ids[0] if len(ids) == 1 else None, "brings_back": parents}
 
 
 async def retry_batch(unit: Unit, command_id: int) -> dict[str, Any]:

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
+from typing import Any
 
 import attrs
 
+from reconcile.batch_errors import InvalidBatch
 from reconcile.errors import ConflictError, ForbiddenError, NotFoundError, TooLargeError, ValidationError
 
 __all__ = ["INTERNAL_ERROR", "STATUS_BY_ERROR", "Refusal", "refusal"]
@@ -36,10 +38,12 @@ STATUS_BY_ERROR: Mapping[type[Exception], int] = MappingProxyType(
 
 @attrs.frozen
 class Refusal:
-    """A refused request: its HTTP status and the message a person reads (the seed's words)."""
+    """A refused request: its HTTP status and the message a person reads (the seed's words); a batch refused for
+    more than one error adds every error found, ``{command, param?, message}`` (the first is ``message``)."""
 
     status: int
     message: str
+    errors: tuple[dict[str, Any], ...] = ()
 
 
 def refusal(exc: BaseException) -> Refusal | None:
@@ -48,5 +52,7 @@ def refusal(exc: BaseException) -> Refusal | None:
     for cls in type(exc).__mro__:
         status = STATUS_BY_ERROR.get(cls)
         if status is not None:
-            return Refusal(status=status, message=str(exc))
+            # One error is ``detail`` alone, as every door has always answered it; more come as ``errors`` too.
+            found = exc.errors if isinstance(exc, InvalidBatch) and len(exc.errors) > 1 else ()
+            return Refusal(status=status, message=str(exc), errors=tuple(e.to_json() for e in found))
     return None

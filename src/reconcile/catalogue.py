@@ -68,6 +68,7 @@ class Editor(Enum):
     TEMP_KEY = "temp_key"
     ISSUE_TYPE = "issue_type"  # task, epic or bug
     LINK_TYPE = "link_type"  # a logical name of the settings' link_types
+    SPRINT = "sprint"  # a sprint's name (the mirror's sprints suggested) or backlog
     FILE = "file"  # a file uploaded to the hub, sent as its sha256
 
 
@@ -320,7 +321,7 @@ CATALOGUE: Mapping[str, CommandSpec] = {
                 "задача в спринте sprint (активном или будущем) доски своего проекта или в бэклоге; "
                 "доску хаб определяет сам по метке проекта"
             ),
-            required=(_KEY, _p("sprint", Format.NONEMPTY_TEXT, "Спринт", Editor.TEXT, "имя спринта или backlog")),
+            required=(_KEY, _p("sprint", Format.NONEMPTY_TEXT, "Спринт", Editor.SPRINT, "имя спринта или backlog")),
             gap=30,
             writes=True,
             sets=AspectKind.SPRINT,

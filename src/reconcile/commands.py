@@ -163,12 +163,12 @@ def check_params(index: int, spec: CommandSpec, params: dict[str, Any], *, by_hu
     label = command_label(index, spec.type)
     missing = [p.name for p in spec.required if p.name not in params]
     if missing:
-        raise ValidationError(f"{label}: нет {', '.join(missing)}; {spec.expected_suffix()}")
+        raise ValidationError(f"{label}: нет {', '.join(missing)}; {spec.expected_suffix()}", param=missing[0])
     checked = spec.params + (spec.hub_params if by_hub else ())
     known = {p.name for p in checked}
     extra = [name for name in params if name not in known]
     if extra:
-        raise ValidationError(f"{label}: лишние параметры {', '.join(extra)}; {spec.expected_suffix()}")
+        raise ValidationError(f"{label}: лишние параметры {', '.join(extra)}; {spec.expected_suffix()}", param=extra[0])
 
     for param in checked:
         if param.name not in params:
@@ -178,14 +178,16 @@ def check_params(index: int, spec: CommandSpec, params: dict[str, Any], *, by_hu
         if value is None and optional and param.format in _NULLABLE:
             continue
         if not _value_ok(param.format, value):
-            raise ValidationError(f"{label}: {param.name} — ожидается {_EXPECTED[param.format]}")
+            raise ValidationError(f"{label}: {param.name} — ожидается {_EXPECTED[param.format]}", param=param.name)
 
     given = [name for name in spec.at_least_one if name in params]
     if spec.at_least_one and not given:
-        raise ValidationError(f"{label}: нужен хотя бы один из {', '.join(spec.at_least_one)}")
+        raise ValidationError(
+            f"{label}: нужен хотя бы один из {', '.join(spec.at_least_one)}", param=spec.at_least_one[0]
+        )
     both = [name for name in spec.exclusive if name in params]
     if len(both) > 1:
-        raise ValidationError(f"{label}: только одно из {', '.join(spec.exclusive)}")
+        raise ValidationError(f"{label}: только одно из {', '.join(spec.exclusive)}", param=both[-1])
     return dict(params)
 
 

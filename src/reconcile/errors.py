@@ -22,7 +22,12 @@ class ReconcileError(Exception):
 
 
 class ValidationError(ReconcileError):
-    """The caller's input breaks a rule: HTTP 422, nothing written."""
+    """The caller's input breaks a rule: HTTP 422, nothing written. ``param`` names the parameter of a batch's
+    command the message is about, when one is (the editor shows the message next to its field)."""
+
+    def __init__(self, message: str, *, param: str | None = None) -> None:
+        super().__init__(message)
+        self.param = param
 
 
 class ConflictError(ReconcileError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import attrs
@@ -350,3 +351,26 @@ async def test_unknown_tool_is_a_tool_error(served: Served) -> None:
     async with served.mcp() as client:
         result = await client.call_tool("batch_delete", {"batch_id": 1})
     assert tool_error(result) == f"инструмента batch_delete нет; есть {', '.join(TOOLS)}"
+
+
+async def test_a_batch_with_several_errors_names_them_all(served: Served) -> None:
+    """batch_create of a batch with two broken commands: the tool's message is the first error (the API's
+    ``detail``), and a second text lists every error with its command and parameter (the API's ``errors``)."""
+    body = batch(
+        cmd("ensure_status", key="AURORA-1", status="Готово"), cmd("ensure_fields", key="AURORA-2", duedate="23")
+    )
+    async with served.mcp() as client:
+        result = await client.call_tool("batch_create", body)
+    assert result.is_error is True
+    first = "команда 1 (ensure_status): нет target; ожидаются key, target"
+    assert result.content[0].text == first
+    assert json.loads(result.content[1].text) == {
+        "errors": [
+            {"command": 1, "param": "target", "message": first},
+            {
+                "command": 2,
+                "param": "duedate",
+                "message": "команда 2 (ensure_fields): duedate — ожидается дата ГГГГ-ММ-ДД",
+            },
+        ]
+    }

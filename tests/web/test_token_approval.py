@@ -70,3 +70,26 @@ async def test_the_token_cannot_approve_on_the_page(browser: Open, assistant: Ap
     page = (await person.follow(await person.post(f"/batches/{batch['id']}/approve"))).text
     assert "токен claude сам требует одобрения своих пакетов и одобрять пакеты не может" in page
     assert (await assistant.get(f"/batches/{batch['id']}")).json()["approval"]["state"] == "pending"
+
+
+async def test_a_retry_from_the_editor_waits_when_the_batch_waited(browser: Open, assistant: Api) -> None:
+    """«Изменить и повторить» then «Поставить в очередь» by a person, of a command whose batch waited: pending."""
+    held = (await assistant.post("/batches", {"author": "a", **BODY}, role=ASSISTANT)).json()
+    command_id = held["commands"][0]["id"]
+    await assistant.post(f"/batches/{held['id']}/cancel", {}, role=ASSISTANT)
+    person = await browser("interface")
+    page = (await person.get(f"/new?retry={command_id}")).text
+    fields = {
+        "author": "a",
+        "title": "повтор",
+        "c1.type": "ensure_fields",
+        "c1.key": "AURORA-1",
+        "c1.duedate": "2026-10-24",
+        "retry_of": str(command_id),
+        "op": "queue",
+    }
+    assert f'name="retry_of" value="{command_id}"' in page
+    response = await person.post("/new/edit", fields)
+    assert response.status_code == 303, response.text
+    created = (await assistant.get("/batches")).json()["items"][0]
+    assert (created["token_name"], created["approval"]["state"]) == ("interface-token", "pending")

@@ -51,6 +51,7 @@ __all__ = [
     "SettingsRow",
     "SyncRunRow",
     "UTCDateTime",
+    "WebDraftRow",
     "WebSessionRow",
     "storable_id",
     "table_of",
@@ -318,6 +319,18 @@ class WebSessionRow(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
     flash: Mapped[list[Any] | None] = mapped_column(JSONType)
+
+
+class WebDraftRow(Base):
+    """A batch a browser posted from «Новый пакет» after its session ended, kept until the person logs in again
+    (at most until ``expires_at``): keyed by the sha256 of the browser's login-form cookie, the editor's JSON."""
+
+    __tablename__ = "web_draft"
+
+    id_sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
 
 
 def table_of(model: type[Base]) -> Table:

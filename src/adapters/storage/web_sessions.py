@@ -1,4 +1,5 @@
-"""The web page's sessions (one row each, shared by every hub process on the database) as named queries."""
+"""The web page's sessions (one row each, shared by every hub process on the database) and the drafts kept over a
+login, as named queries."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ from typing import Any
 from sqlalchemy import Row, delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from adapters.storage.models import WebSessionRow, table_of
+from adapters.storage.models import WebDraftRow, WebSessionRow, table_of
 from adapters.storage.records import WebSessionRecord
 
 __all__ = ["WebSessionRepository"]
 
 _SESSION = table_of(WebSessionRow)
+_DRAFT = table_of(WebDraftRow)
 
 
 def _session(row: Row[Any]) -> WebSessionRecord:
@@ -60,3 +62,20 @@ class WebSessionRepository:
         """Drop the sessions expired by ``now``; how many."""
         result = await self._session.execute(delete(_SESSION).where(_SESSION.c.expires_at <= now))
         return int(result.rowcount)  # type: ignore[attr-defined]
+
+    async def keep_draft(self, id_sha256: str, text: str, *, now: datetime, expires_at: datetime) -> None:
+        """Keep a browser's draft (one per browser: a newer one replaces it); expired drafts are dropped."""
+        await self._session.execute(
+            delete(_DRAFT).where((_DRAFT.c.expires_at <= now) | (_DRAFT.c.id_sha256 == id_sha256))
+        )
+        await self._session.execute(
+            insert(_DRAFT).values(id_sha256=id_sha256, text=text, created_at=now, expires_at=expires_at)
+        )
+
+    async def take_draft(self, id_sha256: str, *, now: datetime) -> str | None:
+        """The browser's draft unless expired by ``now``; it is taken (gone after)."""
+        query = select(_DRAFT.c.text).where(_DRAFT.c.id_sha256 == id_sha256, _DRAFT.c.expires_at > now)
+        text = await self._session.scalar(query)
+        if text is not None:
+            await self._session.execute(delete(_DRAFT).where(_DRAFT.c.id_sha256 == id_sha256))
+        return text

@@ -15,7 +15,7 @@ import cattrs
 from reconcile.records import HistoryEntry, MirrorLink, SprintRef
 from reconcile.records import converter as records_converter
 
-__all__ = ["ErrorView", "Items", "iso", "to_json"]
+__all__ = ["BatchErrorView", "ErrorView", "Items", "iso", "to_json"]
 
 T = TypeVar("T")
 
@@ -32,11 +32,23 @@ def iso(value: datetime | None) -> str | None:
 
 
 @attrs.frozen(kw_only=True)
+class BatchErrorView:
+    """One error of a refused batch: ``command`` its 1-based position (``null`` for the batch's own fields and
+    notes), ``param`` the parameter it is about (absent when none)."""
+
+    command: int | None
+    message: str
+    param: str | None = None
+
+
+@attrs.frozen(kw_only=True)
 class ErrorView:
-    """Every error: the HTTP status and the message a person reads (the seed's words, in Russian)."""
+    """Every error: the HTTP status and the message a person reads (the seed's words, in Russian); a batch
+    refused for more than one error adds ``errors``, every error found, the first of which is ``detail``."""
 
     status_code: int
     detail: str
+    errors: list[BatchErrorView] | None = None
 
 
 @attrs.frozen(kw_only=True)

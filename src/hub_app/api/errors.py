@@ -1,4 +1,5 @@
-"""The API's answers to errors, all shaped ``{"status_code": N, "detail": "<message>"}``.
+"""The API's answers to errors, all shaped ``{"status_code": N, "detail": "<message>"}`` (a batch refused for more
+than one error adds ``errors``: ``[{command, param?, message}]``, every error found, the first being ``detail``).
 
 A refusal of the core gets the status of :mod:`hub_app.refusals` (422, 409, 403, 404, 413; a second agent's 409
 adds ``Retry-After``); Litestar's own 400/401/403/404/405/413 keep their codes; a database that cannot be reached
@@ -27,8 +28,15 @@ log = logging.getLogger("hub_app")
 DATABASE_UNAVAILABLE = "база данных не отвечает"
 
 
-def error_response(status: int, detail: str, headers: dict[str, str] | None = None) -> Response[Any]:
-    return Response({"status_code": status, "detail": detail}, status_code=status, headers=headers)
+def error_response(
+    status: int, detail: str, headers: dict[str, str] | None = None, *, errors: tuple[dict[str, Any], ...] = ()
+) -> Response[Any]:
+    """``{status_code, detail}``; a batch refused for more than one error adds ``errors``, every error found
+    (``detail`` is the first)."""
+    body: dict[str, Any] = {"status_code": status, "detail": detail}
+    if errors:
+        body["errors"] = list(errors)
+    return Response(body, status_code=status, headers=headers)
 
 
 def _refused(request: HubRequest, exc: Exception) -> Response[Any]:
@@ -37,7 +45,7 @@ def _refused(request: HubRequest, exc: Exception) -> Response[Any]:
         return _internal_error(request, exc)
     # A second agent is told when the active one would count as away: it asks again then, not a poll later.
     headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, AgentConflict) else None
-    return error_response(refused.status, refused.message, headers)
+    return error_response(refused.status, refused.message, headers, errors=refused.errors)
 
 
 def _http_error(_: HubRequest, exc: Exception) -> Response[Any]:

@@ -16,7 +16,14 @@ import logging
 from typing import Any
 
 from mcp.server import Server, ServerRequestContext
-from mcp.types import CallToolRequestParams, CallToolResult, ListToolsResult, PaginatedRequestParams, TextContent
+from mcp.types import (
+    CallToolRequestParams,
+    CallToolResult,
+    ContentBlock,
+    ListToolsResult,
+    PaginatedRequestParams,
+    TextContent,
+)
 
 from hub_app.answers.wire import to_json
 from hub_app.mcp.tools import McpCaller, McpTool, tools
@@ -44,8 +51,13 @@ def _answer(view: Any) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
 
 
-def _refusal(message: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+def _refusal(message: str, errors: tuple[dict[str, Any], ...] = ()) -> CallToolResult:
+    """A tool error: the message; a batch refused for more than one error adds them all, as the API's ``errors``,
+    in a second text (``{"errors": [{command, param?, message}]}``)."""
+    content: list[ContentBlock] = [TextContent(type="text", text=message)]
+    if len(errors) > 1:
+        content.append(TextContent(type="text", text=json.dumps({"errors": list(errors)}, ensure_ascii=False)))
+    return CallToolResult(content=content, is_error=True)
 
 
 def _caller(ctx: ServerRequestContext[Any, Any]) -> McpCaller:
@@ -80,7 +92,7 @@ def build_server(tool_set: tuple[McpTool, ...] | None = None) -> Server[Any]:
         except Exception as exc:
             refused = refusal(exc)
             if refused is not None:
-                return _refusal(refused.message)
+                return _refusal(refused.message, refused.errors)
             # As the HTTP API's 500: logged here, and the assistant is told no more than that it failed.
             log.exception("MCP tool %s failed", tool.name)
             return _refusal(INTERNAL_ERROR)

@@ -29,8 +29,8 @@ def error_page(request: HubRequest, status: int, message: str) -> Response[Any]:
     return page(request, "error.html", status_code=status, status=status, message=message)
 
 
-def _login(request: HubRequest, _: Exception) -> Response[Any]:
-    return login_redirect(request)
+def _login(request: HubRequest, exc: Exception) -> Response[Any]:
+    return login_redirect(request, exc.then if isinstance(exc, LoginRequired) else None)
 
 
 def _permission(request: HubRequest, exc: Exception) -> Response[Any]:

@@ -32,6 +32,7 @@ from hub_app.web.render import form_text, page, public_path, safe_next
 __all__ = [
     "ADMIN_ONLY",
     "AGENT_REFUSED",
+    "KEEP_BEFORE_LOGIN",
     "KEY_FILE",
     "ROUTES",
     "WRONG_TOKEN",
@@ -51,8 +52,17 @@ KEY_FILE = "web-session.key"
 _KEY_BYTES = 32
 
 
+#: A route's ``opt`` key: an async function of the request that keeps what its form posted without a live session
+#: (the editor's draft) before the person is sent to log in, and answers where to go after the login.
+KEEP_BEFORE_LOGIN = "keep_before_login"
+
+
 class LoginRequired(Exception):
-    """No valid session: the page sends the person to ``/login``."""
+    """No valid session: the page sends the person to ``/login`` (and after it to ``then``, when set)."""
+
+    def __init__(self, then: str | None = None) -> None:
+        super().__init__(then)
+        self.then = then
 
 
 class PageRefused(PermissionDeniedException):
@@ -123,7 +133,8 @@ async def page_guard(connection: HubConnection, handler: BaseRouteHandler) -> No
     session = page_session(connection)
     caller = session.caller if session is not None and session.live else None
     if caller is None:
-        raise LoginRequired
+        keep = handler.opt.get(KEEP_BEFORE_LOGIN)
+        raise LoginRequired(await keep(connection) if keep is not None else None)
     connection.state.caller = caller
     if caller.role not in handler.opt.get("page_roles", INTERFACE):
         raise PageRefused(ADMIN_ONLY)
@@ -164,11 +175,11 @@ async def logout(request: HubRequest) -> Redirect:
     return Redirect("/login", status_code=303)
 
 
-def login_redirect(request: HubRequest) -> Response[Any]:
-    """Where a request without a session goes: ``/login?next=<here>`` (htmx: a full navigation)."""
+def login_redirect(request: HubRequest, then: str | None = None) -> Response[Any]:
+    """Where a request without a session goes: ``/login?next=<here>`` (or ``then``; htmx: a full navigation)."""
     target = "/login"
-    here = public_path(request, with_query=True)
-    if request.method == "GET" and here != "/":
+    here = then or public_path(request, with_query=True)
+    if (request.method == "GET" or then) and here != "/":
         target = f"/login?next={quote(here, safe='/')}"
     if request.headers.get("hx-request"):
         return Response(b"", status_code=200, headers={"HX-Redirect": target})

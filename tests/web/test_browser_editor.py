@@ -1,0 +1,206 @@
+"""«Новый пакет»'s editor in a real headless Chromium against real ``sdlc-hub serve``, ``jira-sim`` and
+``sdlc-agent``: a batch of every command type composed through the form only, «Проверить» showing three mistakes
+at once next to their commands, queued once fixed, and «Повторить все с ошибкой» opening the editor prefilled with
+what failed. Every request went to the hub; no script error, no CSP refusal.
+
+``SDLC_SCREENSHOTS=1`` saves the editor to ``docs/screenshots/editor.png``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import time
+from pathlib import Path
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.select import Select
+
+from loopback.stack import Stack
+from reconcile.catalogue import CATALOGUE
+
+from . import test_browser as _browser
+from .browser_support import CHROMEDRIVER, CHROMIUM, click, text, wait_for
+
+# The browser tests' fixtures, shared: the stack (hub, simulator, agent, the mirror filled), Chromium, and the check
+# that every request went to the hub with no script error.
+stack, driver, only_the_hub = _browser.stack, _browser.driver, _browser.only_the_hub
+_login = _browser._login
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.e2e,
+    pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None, reason="chromium and chromium-driver not installed"),
+]
+
+SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "editor.png"
+ATTACHMENT = "Отчёт редактора\n".encode()
+
+
+def _commands(driver: WebDriver) -> int:
+    return len(driver.find_elements(By.CSS_SELECTOR, "#editor-commands > li"))
+
+
+def _add(driver: WebDriver, command_type: str) -> int:
+    """«Добавить команду» of a type; the number of the new command once the editor shows it."""
+    count = _commands(driver)
+    Select(driver.find_element(By.ID, "add_type")).select_by_value(command_type)
+    click(driver, By.ID, "add")
+    wait_for(driver, f"command {count + 1} added", lambda d: _commands(d) == count + 1)
+    return count + 1
+
+
+def _type(driver: WebDriver, field: str, value: str) -> None:
+    element = driver.find_element(By.ID, field)
+    element.clear()
+    element.send_keys(value)
+
+
+def _choose(driver: WebDriver, field: str, value: str) -> None:
+    Select(driver.find_element(By.ID, field)).select_by_value(value)
+
+
+def _date(driver: WebDriver, field: str, value: str) -> None:
+    """A date picked (a date input takes its value in the browser's own format: set as the picker would)."""
+    driver.execute_script(
+        "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('change', {bubbles: true}))",
+        driver.find_element(By.ID, field),
+        value,
+    )
+
+
+def _compose(driver: WebDriver, summary: str) -> None:
+    """Every type of the catalogue through the form, three of them wrong."""
+    click(driver, By.ID, "remove-1")
+    wait_for(driver, "the example removed", lambda d: d.find_elements(By.ID, "editor-empty"))
+    _type(driver, "title", "Редактор: все типы")
+    _choose(driver, "project", "AWPCA")
+    for command_type in CATALOGUE:
+        index = _add(driver, command_type)
+        fill = _FILL[command_type]
+        fill(driver, index, summary)
+
+
+def _issue(driver: WebDriver, i: int, summary: str) -> None:
+    assert driver.find_element(By.ID, f"c{i}.temp_key").get_attribute("value") == "new:1"
+    _type(driver, f"c{i}.summary", summary)
+
+
+def _fields(driver: WebDriver, i: int, _: str) -> None:
+    _choose(driver, f"c{i}.key.new", "new:1")
+    _date(driver, f"c{i}.duedate", "2026-12-15")
+
+
+def _comment(driver: WebDriver, i: int, _: str) -> None:
+    _type(driver, f"c{i}.key", "AURORA-1537")
+    _type(driver, f"c{i}.marker", "[редактор]")
+    _type(driver, f"c{i}.body", "Собран в редакторе")
+
+
+def _status(driver: WebDriver, i: int, _: str) -> None:
+    _choose(driver, f"c{i}.key.new", "new:1")  # mistake 1: no target
+
+
+def _link(driver: WebDriver, i: int, _: str) -> None:
+    _type(driver, f"c{i}.source", "AURORA-1537")
+    _type(driver, f"c{i}.target", "AURORA-1537")  # mistake 2: the same issue
+    _choose(driver, f"c{i}.link_type", "связанные")
+
+
+def _sprint(driver: WebDriver, i: int, _: str) -> None:
+    _choose(driver, f"c{i}.key.new", "new:1")
+    _type(driver, f"c{i}.sprint", "Спринт 2")
+
+
+def _attachment(driver: WebDriver, i: int, _: str) -> None:
+    _type(driver, f"c{i}.key", "AURORA-1537")
+    _type(driver, f"c{i}.file", "0" * 64)  # mistake 3: a file not uploaded
+    _type(driver, f"c{i}.filename", "отчёт редактора.txt")
+
+
+def _refresh(driver: WebDriver, i: int, _: str) -> None:
+    _type(driver, f"c{i}.keys", "AURORA-1533")
+
+
+_FILL = {
+    "ensure_issue": _issue,
+    "ensure_fields": _fields,
+    "ensure_comment": _comment,
+    "ensure_status": _status,
+    "ensure_link": _link,
+    "ensure_sprint": _sprint,
+    "ensure_attachment": _attachment,
+    "refresh": _refresh,
+}
+
+
+def _shoot(driver: WebDriver, last: str) -> None:
+    """The editor from the page's top to the bottom of the element ``last``, into docs/screenshots/editor.png."""
+    driver.execute_script("window.scrollTo(0, 0)")  # the JSON view is sticky: at the top with the page's top
+    bottom = driver.execute_script(
+        "return arguments[0].getBoundingClientRect().bottom", driver.find_element(By.ID, last)
+    )
+    clip = {"x": 0, "y": 0, "width": 1366, "height": bottom + 16, "scale": 0.75}
+    shot = driver.execute_cdp_cmd(  # type: ignore[attr-defined]
+        "Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True, "clip": clip}
+    )
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    SCREENSHOT.write_bytes(base64.b64decode(shot["data"]))
+
+
+def _statuses(driver: WebDriver) -> list[str]:
+    rows = driver.find_elements(By.CSS_SELECTOR, "#commands tbody tr")
+    return [row.find_elements(By.TAG_NAME, "td")[4].text for row in rows]
+
+
+def test_compose_check_queue_and_retry_what_failed(driver: WebDriver, stack: Stack) -> None:
+    """Eight types through the form; «Проверить» shows the three mistakes at once next to their commands; fixed,
+    the batch is queued; the comment Jira refuses fails, and «Повторить все с ошибкой» opens the editor with it."""
+    with stack.client() as client:
+        assert client.post("/files", content=ATTACHMENT).status_code in (200, 201)
+    _login(driver, stack)
+    driver.get(stack.hub_url + "/new")
+    summary = f"Редактор {time.time_ns()}"
+    _compose(driver, summary)
+    types = list(CATALOGUE)
+    position = {name: number for number, name in enumerate(types, start=1)}
+    click(driver, By.ID, "editor-check")
+    wait_for(driver, "the errors", lambda d: d.find_elements(By.ID, "editor-summary"))
+    assert text(driver, "editor-summary").startswith("Ошибок: 3. Первая: ")
+    status, link, attachment = position["ensure_status"], position["ensure_link"], position["ensure_attachment"]
+    assert (
+        text(driver, f"cmd-{status}-errors") == f"команда {status} (ensure_status): нет target; ожидаются key, target"
+    )
+    assert text(driver, f"cmd-{link}-errors") == f"команда {link} (ensure_link): source и target — одна задача"
+    assert text(driver, f"cmd-{attachment}-errors") == f"команда {attachment}: файл {'0' * 64} не загружен: POST /files"
+    marked = driver.find_elements(By.CSS_SELECTOR, ".command-edit.has-error")
+    assert [element.get_attribute("id") for element in marked] == [f"cmd-{n}" for n in (status, link, attachment)]
+    assert "has-error" in (driver.find_element(By.ID, f"c{status}-target-field").get_attribute("class") or "")
+    if os.environ.get("SDLC_SCREENSHOTS") == "1":
+        _shoot(driver, f"cmd-{link}")
+
+    _type(driver, f"c{status}.target", "Разработка")
+    _type(driver, f"c{link}.target", "AURORA-1538")
+    _type(driver, f"c{attachment}.file", hashlib.sha256(ATTACHMENT).hexdigest())
+    with stack.sim() as sim:
+        fault = {"method": "POST", "path_regex": "/issue/AURORA-1537/comment$", "status": 503, "retry_after": 0.05}
+        assert sim.post("/_sim/faults", json={**fault, "times": 6}).status_code == 201
+    click(driver, By.ID, "editor-enqueue")
+    wait_for(driver, "the batch's page", lambda d: "/batches/" in d.current_url)
+    assert "поставлен в очередь" in driver.find_element(By.CSS_SELECTOR, "p.message").text
+    final = {"выполнена", "ошибка", "пропущена", "отменена", "подтверждена по состоянию"}
+    wait_for(driver, "the batch finished", lambda d: set(_statuses(d)) <= final, timeout=90)
+    assert _statuses(driver)[position["ensure_comment"] - 1] == "ошибка"
+
+    click(driver, By.ID, "retry-failed")
+    wait_for(driver, "the editor", lambda d: d.current_url.startswith(stack.hub_url + "/new?retry_failed="))
+    prefilled = [
+        (element.get_attribute("value"), driver.find_element(By.ID, f"c{n}.key").get_attribute("value"))
+        for n, element in enumerate(driver.find_elements(By.CSS_SELECTOR, "input[name$='.type']"), start=1)
+        if element.get_attribute("value") == "ensure_comment"
+    ]
+    assert prefilled == [("ensure_comment", "AURORA-1537")]
+    assert driver.find_element(By.ID, "title").get_attribute("value").startswith("повтор ошибок пакета ")
