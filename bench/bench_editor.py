@@ -23,9 +23,9 @@ from typing import Any
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
-from tests.web.browser_support import chromium, wait_for
 
 from loopback.stack import DEMO_PACING, start_stack
+from tests.web.browser_support import chromium, wait_for
 
 
 def _batch(count: int, *, mistakes: bool) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from hub.support import claim_ok, issue, seed_mirror
+from tests.hub.support import claim_ok, issue, seed_mirror
 
 from .conftest import Api, Clock, Open
 from .support import Browser, element_text, has_element

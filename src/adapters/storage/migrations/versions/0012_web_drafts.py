@@ -1,7 +1,7 @@
 """web_draft: a batch posted from «Новый пакет» after the session ended, kept until the person logs in again
 
 Revision ID: web_drafts
-Revises: freshness
+Revises: drift_generation
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from alembic import op
 from adapters.storage.models import UTCDateTime
 
 revision = "web_drafts"
-down_revision = "freshness"
+down_revision = "drift_generation"
 branch_labels = None
 depends_on = None
 
