@@ -284,6 +284,7 @@ class Agent:
     async def _paced(self, delivery: Delivery, ctx: ExecContext, line: CommandLine) -> Ending:
         """The delivery under the bank's policy (its keys scoped, its gaps floored): the pause before it, then the
         executor driven to its report."""
+        hub_gap = delivery.pause_seconds
         delivery = attrs.evolve(
             delivery,
             params=scoped_params(self.policy, delivery.type, delivery.params),
@@ -295,6 +296,8 @@ class Agent:
             self.listener.follow(delivery.context)
         try:
             try:
+                left = self.jira.gap_left(delivery.pause_seconds)
+                await race(self.presence.pausing(delivery.id, left, hub_assumes=hub_gap), self.stopping)
                 await race(self.jira.wait_gap(delivery.pause_seconds, sleep=self._pause), self.stopping)
             except Stopped:
                 return line.finish("abandoned", jira_calls=0)
@@ -303,6 +306,7 @@ class Agent:
         finally:
             await self.fence.end()
             self.presence.clear("retry", "budget")
+            self.presence.released()
 
     async def _pause(self, seconds: float) -> None:
         """The pause before a command: heartbeats, and the delivery check asked so that it is in by its end."""

@@ -151,7 +151,7 @@ async def get_batch(unit: Unit, batch_id: int) -> BatchDetail:
 
 
 async def get_command(unit: Unit, command_id: int) -> CommandView:
-    return CommandView.of(await command(unit, command_id))
+    return CommandView.of(await command(unit, command_id), now=unit.now)
 
 
 async def cancel_command(unit: Unit, command_id: int, body: CancelIn) -> CommandView:
@@ -161,10 +161,10 @@ async def cancel_command(unit: Unit, command_id: int, body: CancelIn) -> Command
     event = Event.FORCE_CANCEL if body.force else Event.CANCEL
     status = advance(found.status, event, command_id=command_id)
     if found.status is CommandStatus.CANCELLED:
-        return CommandView.of(found)
+        return CommandView.of(found, now=unit.now)
     cancelled = attrs.evolve(found, status=status, finished_at=unit.now)
     await unit.db.queue.save(cancelled)
-    return CommandView.of(cancelled)
+    return CommandView.of(cancelled, now=unit.now)
 
 
 async def cancel_batch(unit: Unit, batch_id: int, body: CancelIn) -> BatchView:

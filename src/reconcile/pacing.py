@@ -16,7 +16,7 @@ from typing import Protocol
 from reconcile.lifecycle import FINAL, CommandStatus
 from reconcile.settings import Settings
 
-__all__ = ["Paced", "elapsed_seconds", "estimate_seconds", "pause_seconds", "remaining_seconds"]
+__all__ = ["Paced", "elapsed_seconds", "estimate_seconds", "pause_left", "pause_seconds", "remaining_seconds"]
 
 
 class Paced(Protocol):
@@ -59,6 +59,16 @@ def remaining_seconds(commands: Iterable[Paced], settings: Settings, now: dateti
             gap = max(gap - waited, 0.0)
         total += gap
     return _to_ms(total)
+
+
+def pause_left(gap: float, claimed_at: datetime | None, now: datetime, *, ends_at: datetime | None = None) -> float:
+    """What is left of a claimed command's pause at ``now``: until ``ends_at`` when the agent reported when its
+    pause ends (it waits from its last Jira call, often less than the whole gap), else the gap less the time
+    since the delivery; never below zero."""
+    if ends_at is not None:
+        return _to_ms(max((ends_at - now).total_seconds(), 0.0))
+    waited = max((now - claimed_at).total_seconds(), 0.0) if claimed_at is not None else 0.0
+    return _to_ms(max(gap - waited, 0.0))
 
 
 def elapsed_seconds(created_at: datetime, commands: Iterable[Paced], now: datetime) -> float:

@@ -7,7 +7,17 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-__all__ = ["APPROVAL_LABELS", "STATUS_LABELS", "duration", "pretty_json", "status_label", "when"]
+__all__ = [
+    "APPROVAL_LABELS",
+    "BAR_LABELS",
+    "BATCH_STATE_LABELS",
+    "STATUS_LABELS",
+    "duration",
+    "estimate",
+    "pretty_json",
+    "status_label",
+    "when",
+]
 
 STATUS_LABELS: dict[str, str] = {
     "queued": "в очереди",
@@ -23,6 +33,27 @@ APPROVAL_LABELS: dict[str, str] = {
     "pending": "ждёт одобрения",
     "approved": "одобрен",
     "rejected": "отклонён",
+}
+
+
+#: A batch's state (:class:`reconcile.batch_state.BatchState`) in words.
+BATCH_STATE_LABELS: dict[str, str] = {
+    "awaiting_approval": "ждёт одобрения",
+    "queued": "в очереди",
+    "running": "выполняется",
+    "done": "завершён",
+    "done_with_errors": "завершён с ошибками",
+    "cancelled": "отменён",
+    "rejected": "отклонён",
+}
+
+#: What a part of the bar (:class:`reconcile.batch_state.BarPart`) counts.
+BAR_LABELS: dict[str, str] = {
+    "done": "выполнено",
+    "failed": "с ошибкой",
+    "stopped": "пропущено или отменено",
+    "running": "выполняется",
+    "queued": "в очереди",
 }
 
 
@@ -56,6 +87,18 @@ def duration(seconds: float | None) -> str:
     if minutes:
         return f"{minutes} мин {secs} с" if secs else f"{minutes} мин"
     return f"{secs} с"
+
+
+#: An estimate longer than this is said to be long, in so many words.
+LONG_ESTIMATE_SECONDS = 3600
+
+
+def estimate(seconds: float | None) -> str:
+    """A batch's estimate as a person reads it: «около 4 мин», «около 8 ч 21 мин — дольше часа»."""
+    if seconds is None:
+        return "—"
+    said = f"около {duration(seconds)}"
+    return f"{said} — дольше часа" if seconds > LONG_ESTIMATE_SECONDS else said
 
 
 def pretty_json(value: Any) -> str:

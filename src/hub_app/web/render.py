@@ -21,7 +21,18 @@ from litestar.template import TemplateConfig
 
 from hub_app.connection import HubRequest
 from hub_app.web.cookies import page_session
-from hub_app.web.labels import APPROVAL_LABELS, STATUS_LABELS, duration, pretty_json, status_label, when
+from hub_app.web.labels import (
+    APPROVAL_LABELS,
+    BAR_LABELS,
+    BATCH_STATE_LABELS,
+    STATUS_LABELS,
+    duration,
+    estimate,
+    pretty_json,
+    status_label,
+    when,
+)
+from reconcile.batch_state import bar
 from reconcile.text import bad_place
 
 __all__ = [
@@ -58,8 +69,21 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(status=status_label, when=when, duration=duration, pretty=pretty_json, segment=_segment)
-    env.globals.update(STATUS_LABELS=STATUS_LABELS, APPROVAL_LABELS=APPROVAL_LABELS)
+    env.filters.update(
+        status=status_label,
+        when=when,
+        duration=duration,
+        pretty=pretty_json,
+        segment=_segment,
+        bar=bar,
+        estimate=estimate,
+    )
+    env.globals.update(
+        STATUS_LABELS=STATUS_LABELS,
+        APPROVAL_LABELS=APPROVAL_LABELS,
+        BATCH_STATE_LABELS=BATCH_STATE_LABELS,
+        BAR_LABELS=BAR_LABELS,
+    )
     env.policies["json.dumps_kwargs"] = {"ensure_ascii": False, "sort_keys": False}
     return env
 
