@@ -200,7 +200,7 @@ async def test_the_hub_hears_at_once_what_is_really_left_of_the_pause(tmp_path: 
     await rig.close()
     assert hub.problems[0]["pause_command_id"] == 72
     assert hub.problems[0]["pause_left_seconds"] == pytest.approx(3.0)
-    assert [t - 1008.0 for t, r in hub.timeline if r == STATUS][0] == 0.0
+    assert next(t - 1008.0 for t, r in hub.timeline if r == STATUS) == 0.0
     assert all(p["pause_command_id"] == 72 for p in hub.problems)
 
 
