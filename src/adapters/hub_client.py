@@ -195,6 +195,7 @@ class HubClient:
         instance: str | None = None,
         jira_user: str | None = None,
         jira_time_zone: str | None = None,
+        jira_base_url: str | None = None,
         symmetric_link_types: Iterable[str] = (),
         wait: float | None = None,
     ) -> Delivery | None:
@@ -206,6 +207,7 @@ class HubClient:
             "version": version,
             "jira_user": jira_user,
             "jira_time_zone": jira_time_zone,
+            "jira_base_url": jira_base_url,
             "symmetric_link_types": sorted(symmetric_link_types),
         }
         if instance is not None:

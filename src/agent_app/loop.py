@@ -199,9 +199,10 @@ class Agent:
             log.info("journal_report_sent", extra={**fields, "ack": ack.status})
 
     async def context(self) -> ExecContext:
-        """Jira's user, time zone and symmetric link types (read once by the Jira client, then cached)."""
+        """Jira's user, time zone, address and symmetric link types (read once by the Jira client, then cached);
+        the address neither asked nor told when the bank's policy hides it."""
         ctx = await self.retrying(
-            lambda: race(self.jira.exec_context(), self.stopping),
+            lambda: race(self.jira.exec_context(base_url=not self.policy.hide_jira_url), self.stopping),
             on=self._jira_down,
             what="jira",
             interrupt=self.stopping,
@@ -230,6 +231,7 @@ class Agent:
                 version=self.version,
                 jira_user=ctx.jira_user,
                 jira_time_zone=ctx.jira_time_zone,
+                jira_base_url=ctx.jira_base_url,
                 symmetric_link_types=ctx.symmetric_link_types,
                 wait=self.claim_wait,
             )

@@ -33,6 +33,7 @@ from hub_app.web.labels import (
     when,
 )
 from reconcile.batch_state import bar
+from reconcile.commands import is_temp_key
 from reconcile.text import bad_place
 
 __all__ = [
@@ -78,6 +79,7 @@ def _environment() -> Environment:
         bar=bar,
         estimate=estimate,
     )
+    env.tests["temp_key"] = is_temp_key
     env.globals.update(
         STATUS_LABELS=STATUS_LABELS,
         APPROVAL_LABELS=APPROVAL_LABELS,
@@ -142,6 +144,8 @@ def _context(request: HubRequest, context: dict[str, Any]) -> dict[str, Any]:
         "caller": caller,
         "is_admin": caller is not None and caller.role == "admin",
         "here": public_path(request),
+        "jira_base_url": request.state.get("jira_base_url"),
+        "jira_time_zone": request.state.get("jira_time_zone"),
         **context,
     }
 
