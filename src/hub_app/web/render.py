@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import functools
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context
+from jinja2.runtime import Context
+from markupsafe import Markup, escape
 from litestar.datastructures import FormMultiDict
 from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.response import Template
@@ -28,6 +31,7 @@ from hub_app.web.labels import (
     STATUS_LABELS,
     duration,
     estimate,
+    moment,
     pretty_json,
     status_label,
     when,
@@ -62,6 +66,19 @@ def _segment(value: str) -> str:
     return quote(str(value), safe="")
 
 
+@pass_context
+def _time(context: Context, value: Any) -> Markup | str:
+    """The one filter every template shows a moment with (``| when``): in the Jira user's time zone as the agent
+    reported it (``jira_time_zone``), UTC on hover; in UTC, said so, while no zone is known."""
+    found = moment(value) if isinstance(value, str | datetime) else None
+    if found is None:
+        return when(value)
+    utc = when(found)
+    shown = when(found, context.get("jira_time_zone"))
+    iso = found.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    return Markup(f'<time datetime="{escape(iso)}" title="{escape(utc)}">{escape(shown)}</time>')
+
+
 def _environment() -> Environment:
     env = Environment(
         loader=FileSystemLoader(TEMPLATES),
@@ -72,7 +89,7 @@ def _environment() -> Environment:
     )
     env.filters.update(
         status=status_label,
-        when=when,
+        when=_time,
         duration=duration,
         pretty=pretty_json,
         segment=_segment,
