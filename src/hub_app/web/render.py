@@ -16,11 +16,11 @@ from urllib.parse import quote
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context
 from jinja2.runtime import Context
-from markupsafe import Markup, escape
 from litestar.datastructures import FormMultiDict
 from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.response import Template
 from litestar.template import TemplateConfig
+from markupsafe import Markup, escape
 
 from hub_app.connection import HubRequest
 from hub_app.web.cookies import page_session
