@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from hub.support import claim_ok, cmd, create_ok, done
+from hub.support import claim_ok, cmd, create_ok, done, issue, link, seed_mirror
 
 from .conftest import Api, Open
 from .support import cells
@@ -72,3 +72,19 @@ async def test_every_issue_links_to_jira_itself(browser: Open, api: Api) -> None
     assert 'href="https://jira.bank/jira/browse/AURORA-7"' in page
     assert 'aria-label="Открыть AURORA-7 в Jira"' in page
     assert cells(page, "commands")[1][3] == "AURORA-7"  # an icon: the key reads as before
+
+
+async def test_the_issue_page_links_itself_its_epic_and_its_links_to_jira(browser: Open, api: Api) -> None:
+    """Every key on an issue's page has its way to Jira; without the address, none has."""
+    await seed_mirror(
+        api,
+        [
+            issue("AURORA-2", epic_key="AURORA-1", links=[link("10", "Связанные", "AURORA-2", "AURORA-3")]),
+        ],
+    )
+    person = await browser("interface")
+    assert "/browse/" not in (await person.get("/issues/AURORA-2")).text
+    await claim_ok_or_none(api, jira_base_url="https://jira.bank")
+    page = (await person.get("/issues/AURORA-2")).text
+    for key in ("AURORA-1", "AURORA-2", "AURORA-3"):
+        assert f'href="https://jira.bank/browse/{key}"' in page
