@@ -20,7 +20,7 @@ from hub_app.answers.mirror import NoteView
 from hub_app.answers.wire import Items
 from hub_app.bodies.batches import CancelIn, RefreshIn, RejectIn
 from hub_app.bodies.parsing import page_bounds
-from hub_app.lookups import base_jql, batch, batch_context, command, held_batches, resolved_in_batch
+from hub_app.lookups import base_jql, batch, batch_context, command, held_batches, reported_pause, resolved_in_batch
 from hub_app.runtime import Unit
 from reconcile import approval, delivery, history, reports
 from reconcile.approval import Requester
@@ -135,7 +135,9 @@ async def list_batches(unit: Unit, *, limit: int | None = None, offset: int | No
     batches, total = await unit.db.queue.batches(limit=size, offset=start)
     settings = await unit.db.admin.settings()
     commands = await unit.db.queue.commands_of([b.id for b in batches])
-    return Items(items=[BatchView.of(b, commands[b.id], settings=settings, now=unit.now) for b in batches], total=total)
+    told = await reported_pause(unit)
+    items = [BatchView.of(b, commands[b.id], settings=settings, now=unit.now, pause=told) for b in batches]
+    return Items(items=items, total=total)
 
 
 async def get_batch(unit: Unit, batch_id: int) -> BatchDetail:
@@ -144,7 +146,14 @@ async def get_batch(unit: Unit, batch_id: int) -> BatchDetail:
     notes = [NoteView.of(n) for n in await unit.db.notes.of_batch(found.id)]
     return BatchDetail(
         **attrs.asdict(
-            BatchView.of(found, commands, settings=await unit.db.admin.settings(), now=unit.now), recurse=False
+            BatchView.of(
+                found,
+                commands,
+                settings=await unit.db.admin.settings(),
+                now=unit.now,
+                pause=await reported_pause(unit),
+            ),
+            recurse=False,
         ),
         notes=notes,
     )

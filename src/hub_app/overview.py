@@ -13,6 +13,7 @@ from adapters.storage.gauges import read_gauges
 from hub_app.answers.batches import CommandView
 from hub_app.answers.queue import InFlight, QueueOverview, QueueReadings
 from hub_app.claims import agent_status
+from hub_app.lookups import reported_pause
 from hub_app.runtime import Unit
 from reconcile.lifecycle import CommandStatus
 from reconcile.pacing import pause_left, pause_seconds
@@ -24,11 +25,11 @@ async def queue_overview(unit: Unit) -> QueueOverview:
     """The agent's status (with depth and ETA) and the commands in flight."""
     settings = await unit.db.admin.settings()
     claimed = await unit.db.queue.with_status(CommandStatus.CLAIMED)
-    status = await unit.db.admin.agent_status()
+    told = await reported_pause(unit)
     in_flight: list[InFlight] = []
     for command in claimed:
         gap = pause_seconds(command.type, settings)
-        ends_at = status.pause_ends_at if status is not None and status.pause_command_id == command.id else None
+        ends_at = told[1] if told is not None and told[0] == command.id else None
         in_flight.append(
             InFlight(
                 command=CommandView.of(command, now=unit.now),

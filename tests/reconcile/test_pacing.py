@@ -19,6 +19,7 @@ T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 @attrs.frozen(kw_only=True)
 class Cmd:
     type: str
+    id: int = 0
     status: CommandStatus = CommandStatus.QUEUED
     claimed_at: datetime | None = None
     finished_at: datetime | None = None
@@ -99,3 +100,14 @@ def test_the_pause_left_is_the_agents_word_when_it_gave_it() -> None:
     assert pause_left(120, t0, now, ends_at=t0) == 0
     assert pause_left(5, t0, now) == 0
     assert pause_left(30, None, now) == 30
+
+
+def test_the_remaining_figure_takes_the_agents_word_for_its_pause() -> None:
+    """A claimed ensure_fields (gap 120 s) delivered 10 s ago whose agent said 8.7 s are left: 8.7 s remain of
+    it, not 110; another command's word changes nothing."""
+    settings = Settings()
+    claimed = Cmd(type="ensure_fields", id=7, status=CommandStatus.CLAIMED, claimed_at=T0)
+    now = at(10)
+    assert remaining_seconds([claimed], settings, now) == 110
+    assert remaining_seconds([claimed], settings, now, pause=(7, at(18.7))) == 8.7
+    assert remaining_seconds([claimed], settings, now, pause=(8, at(18.7))) == 110

@@ -106,7 +106,7 @@ async def _heartbeat(api: Api, **pause: Any) -> None:
 async def test_the_in_flight_card_shows_the_wait_really_left(browser: Open, api: Api, clock: Clock) -> None:
     """The agent says 8.7 s of its pause are left (it waits from its last Jira call, not the whole 2 min gap):
     the card says so and counts down; once the pause is over it says the agent writes."""
-    await create_ok(api, [cmd("ensure_issue", summary="Новая", temp_key="new:1")])
+    batch = await create_ok(api, [cmd("ensure_issue", summary="Новая", temp_key="new:1")])
     delivery = await claim_ok(api)
     person = await browser("interface")
     assert "до записи осталось не больше 2 мин (пауза 2 мин)" in element_text((await person.get("/")).text, "in-flight")
@@ -114,6 +114,8 @@ async def test_the_in_flight_card_shows_the_wait_really_left(browser: Open, api:
     assert "до записи осталось: 8,7 с (пауза 2 мин)" in element_text((await person.get("/")).text, "in-flight")
     clock.advance(seconds=5)
     assert "до записи осталось: 3,7 с" in element_text((await person.get("/")).text, "in-flight")
+    # The batch's remaining figure takes the same word: 3.7 s of this pause, then the tail refresh's 2 s.
+    assert (await api.get(f"/batches/{batch['id']}")).json()["progress"]["remaining_seconds"] == 5.7
     await _heartbeat(api, pause_command_id=delivery["id"], pause_left_seconds=0)
     assert "пауза выдержана: агент пишет в Jira" in element_text((await person.get("/")).text, "in-flight")
     status = (await api.get("/agent-status")).json()

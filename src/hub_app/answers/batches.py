@@ -86,7 +86,13 @@ class Progress:
 
     @classmethod
     def of(
-        cls, batch: BatchRecord, commands: Sequence[CommandRecord], *, settings: Settings, now: datetime
+        cls,
+        batch: BatchRecord,
+        commands: Sequence[CommandRecord],
+        *,
+        settings: Settings,
+        now: datetime,
+        pause: tuple[int, datetime] | None = None,
     ) -> Progress:
         counts: dict[str, int] = {}
         for command in commands:
@@ -96,7 +102,7 @@ class Progress:
             total=len(commands),
             finished=finished,
             by_status=counts,
-            remaining_seconds=pacing.remaining_seconds(commands, settings, now),
+            remaining_seconds=pacing.remaining_seconds(commands, settings, now, pause=pause),
             elapsed_seconds=pacing.elapsed_seconds(batch.created_at, commands, now),
         )
 
@@ -165,9 +171,16 @@ class BatchView:
 
     @classmethod
     def of(
-        cls, batch: BatchRecord, commands: Sequence[CommandRecord], *, settings: Settings, now: datetime
+        cls,
+        batch: BatchRecord,
+        commands: Sequence[CommandRecord],
+        *,
+        settings: Settings,
+        now: datetime,
+        pause: tuple[int, datetime] | None = None,
     ) -> BatchView:
-        """The batch as it stands at ``now`` (its live progress figures read the current pacing)."""
+        """The batch as it stands at ``now`` (its live progress figures read the current pacing and ``pause``, the
+        command whose pause the agent reported with that pause's end)."""
         return cls(
             id=batch.id,
             author=batch.author,
@@ -176,7 +189,7 @@ class BatchView:
             token_name=batch.token_name,
             created_at=iso(batch.created_at),
             estimate_seconds=batch.estimate_seconds,
-            progress=Progress.of(batch, commands, settings=settings, now=now),
+            progress=Progress.of(batch, commands, settings=settings, now=now, pause=pause),
             state=batch_state(
                 (c.status for c in commands), batch.approval.state if batch.approval is not None else None
             ).value,
