@@ -10,7 +10,7 @@ import pytest
 from hub.support import claim_ok, cmd, create_ok, done, issue, link, seed_mirror
 
 from .conftest import Api, Open
-from .support import cells
+from .support import cells, element_text
 
 pytestmark = pytest.mark.anyio
 
@@ -55,6 +55,15 @@ async def test_the_agent_reports_jiras_address_and_the_hub_keeps_it(api: Api) ->
     assert (await api.get("/agent-status")).json()["jira_base_url"] == "https://jira.bank/jira"
     await claim_ok_or_none(api, jira_base_url="javascript:alert(1)")
     assert (await api.get("/agent-status")).json()["jira_base_url"] is None
+
+
+async def test_the_agent_card_names_jira_and_its_time_zone(browser: Open, api: Api) -> None:
+    """«Агент» says where Jira is and whose time the page shows."""
+    await claim_ok_or_none(api, jira_base_url="https://jira.bank/jira", jira_time_zone="Europe/Moscow")
+    person = await browser("interface")
+    page = (await person.get("/")).text
+    assert element_text(page, "jira-base-url") == "https://jira.bank/jira"
+    assert "Jira https://jira.bank/jira (время — Europe/Moscow)" in element_text(page, "agent-card")
 
 
 async def claim_ok_or_none(api: Api, **extra: Any) -> None:
