@@ -65,7 +65,7 @@ async def _drive(jira: JiraHttp, type_: str, params: dict[str, Any], pause: floa
 
 
 async def test_myself_and_link_types_are_read_once() -> None:
-    """exec_context reads myself and issueLinkType once; symmetric = inward == outward."""
+    """exec_context reads myself, issueLinkType and serverInfo once; symmetric = inward == outward."""
     sim, _, jira = _connected()
     first = await jira.exec_context()
     second = await jira.exec_context()
@@ -75,11 +75,16 @@ async def test_myself_and_link_types_are_read_once() -> None:
         == ExecContext(
             jira_user="bridge-user",
             jira_time_zone="Europe/Moscow",
+            jira_base_url="http://jira.test",
             symmetric_link_types=frozenset({"Связанные"}),
             link_types=frozenset({"Связанные", "Блокирует начало"}),
         )
     )
-    assert [c["path"] for c in sim.calls] == ["/rest/api/2/myself", "/rest/api/2/issueLinkType"]
+    assert [c["path"] for c in sim.calls] == [
+        "/rest/api/2/myself",
+        "/rest/api/2/issueLinkType",
+        "/rest/api/2/serverInfo",
+    ]
     await jira.aclose()
 
 

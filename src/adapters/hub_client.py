@@ -196,6 +196,7 @@ class HubClient:
         instance: str | None = None,
         jira_user: str | None = None,
         jira_time_zone: str | None = None,
+        jira_base_url: str | None = None,
         symmetric_link_types: Iterable[str] = (),
         wait: float | None = None,
     ) -> Delivery | None:
@@ -207,6 +208,7 @@ class HubClient:
             "version": version,
             "jira_user": jira_user,
             "jira_time_zone": jira_time_zone,
+            "jira_base_url": jira_base_url,
             "symmetric_link_types": sorted(symmetric_link_types),
         }
         if instance is not None:
@@ -241,12 +243,18 @@ class HubClient:
         instance: str | None,
         last_error: str | None,
         read_seconds: float | None = None,
+        pause_command_id: int | None = None,
+        pause_left_seconds: float | None = None,
     ) -> None:
         """``POST /agent/status``: the agent is alive (a heartbeat), and what keeps it waiting (``None``: nothing),
-        shown by ``/agent-status`` and the page. ``read_seconds``: the longest this may take (else the client's)."""
+        shown by ``/agent-status`` and the page; and the command it holds with what is left of its pause.
+        ``read_seconds``: the longest this may take (else the client's)."""
         body: dict[str, Any] = {"agent_id": agent_id, "version": version, "last_error": last_error}
         if instance is not None:
             body["instance"] = instance
+        if pause_command_id is not None and pause_left_seconds is not None:
+            body["pause_command_id"] = pause_command_id
+            body["pause_left_seconds"] = pause_left_seconds
         await self._request("POST", "/agent/status", json=body, refusal=_claim_refusal, read_seconds=read_seconds)
 
     async def check(self) -> None:

@@ -3,7 +3,8 @@
 :meth:`JiraHttp.send` sends one :class:`JiraCall` and tries it again after a 429/503 (after ``Retry-After``, by
 the wait it is given: the agent's heartbeats, or a sleep on its clock), counting every try; :meth:`gap_left` and
 :meth:`wait_gap` measure a pause from the last Jira call, and never end it before Jira's token bucket lets the next
-call through (:class:`reconcile.jira_bucket.BucketPacer`); ``myself`` and ``issueLinkType`` are read once.
+call through (:class:`reconcile.jira_bucket.BucketPacer`); ``myself``, ``serverInfo`` and ``issueLinkType`` are read
+once.
 
 The pacer lives here, not in the driver: the bucket is the Jira user's, and this client sees every answer its
 user gets — the commands' calls, the agent's own reads and probes, a webhook registration — so one pacer per
@@ -26,6 +27,7 @@ from adapters.clock import Clock, SystemClock
 from adapters.targets import Target, explain, explain_status, http_client, shown
 from reconcile.executors.base import ExecContext, JiraCall, JiraResponse
 from reconcile.jira_bucket import BucketPacer
+from reconcile.jira_site import site_url
 from reconcile.text import body_text
 
 __all__ = ["JiraAuthError", "JiraError", "JiraHttp", "Retry", "Sent", "explain_jira"]
@@ -134,6 +136,7 @@ class JiraHttp:
         self._last_call_at: float | None = None
         self.pacer = BucketPacer()
         self._myself: tuple[str, str | None] | None = None
+        self._base_url: tuple[str | None] | None = None
         self._link_types: tuple[frozenset[str], frozenset[str]] | None = None
 
     @classmethod
@@ -243,6 +246,15 @@ class JiraHttp:
             self._myself = (name if isinstance(name, str) else "", zone if isinstance(zone, str) and zone else None)
         return self._myself
 
+    async def base_url(self) -> str | None:
+        """Jira's own address from ``serverInfo`` (``baseUrl``), without userinfo; ``None`` when Jira does not say
+        (an answer other than 200, a value that is no web address). Read once, then cached."""
+        if self._base_url is None:
+            answer = (await self.send(JiraCall(method="GET", path="/rest/api/2/serverInfo"))).answer
+            body = answer.json if answer.ok and isinstance(answer.json, Mapping) else {}
+            self._base_url = (site_url(body.get("baseUrl")),)
+        return self._base_url[0]
+
     async def link_types(self) -> tuple[frozenset[str], frozenset[str]]:
         """(names of all link types, those whose ``inward == outward``: change 000); read once, then cached."""
         if self._link_types is None:
@@ -260,11 +272,16 @@ class JiraHttp:
         """Names of the link types whose ``inward == outward`` (change 000); read once, then cached."""
         return (await self.link_types())[1]
 
-    async def exec_context(self) -> ExecContext:
+    async def exec_context(self, *, base_url: bool = True) -> ExecContext:
+        """Jira's user, time zone, link types and (unless ``base_url`` is false: not even asked) its address."""
         name, zone = await self.myself()
         names, symmetric = await self.link_types()
         return ExecContext(
-            jira_user=name or None, jira_time_zone=zone, symmetric_link_types=symmetric, link_types=names
+            jira_user=name or None,
+            jira_time_zone=zone,
+            jira_base_url=await self.base_url() if base_url else None,
+            symmetric_link_types=symmetric,
+            link_types=names,
         )
 
     async def aclose(self) -> None:

@@ -199,9 +199,10 @@ class Agent:
             log.info("journal_report_sent", extra={**fields, "ack": ack.status})
 
     async def context(self) -> ExecContext:
-        """Jira's user, time zone and symmetric link types (read once by the Jira client, then cached)."""
+        """Jira's user, time zone, address and symmetric link types (read once by the Jira client, then cached);
+        the address neither asked nor told when the bank's policy hides it."""
         ctx = await self.retrying(
-            lambda: race(self.jira.exec_context(), self.stopping),
+            lambda: race(self.jira.exec_context(base_url=not self.policy.hide_jira_url), self.stopping),
             on=self._jira_down,
             what="jira",
             interrupt=self.stopping,
@@ -230,6 +231,7 @@ class Agent:
                 version=self.version,
                 jira_user=ctx.jira_user,
                 jira_time_zone=ctx.jira_time_zone,
+                jira_base_url=ctx.jira_base_url,
                 symmetric_link_types=ctx.symmetric_link_types,
                 wait=self.claim_wait,
             )
@@ -284,6 +286,7 @@ class Agent:
     async def _paced(self, delivery: Delivery, ctx: ExecContext, line: CommandLine) -> Ending:
         """The delivery under the bank's policy (its keys scoped, its gaps floored): the pause before it, then the
         executor driven to its report."""
+        hub_gap = delivery.pause_seconds
         delivery = attrs.evolve(
             delivery,
             params=scoped_params(self.policy, delivery.type, delivery.params),
@@ -295,6 +298,8 @@ class Agent:
             self.listener.follow(delivery.context)
         try:
             try:
+                left = self.jira.gap_left(delivery.pause_seconds)
+                await race(self.presence.pausing(delivery.id, left, hub_assumes=hub_gap), self.stopping)
                 await race(self.jira.wait_gap(delivery.pause_seconds, sleep=self._pause), self.stopping)
             except Stopped:
                 return line.finish("abandoned", jira_calls=0)
@@ -303,6 +308,7 @@ class Agent:
         finally:
             await self.fence.end()
             self.presence.clear("retry", "budget")
+            self.presence.released()
 
     async def _pause(self, seconds: float) -> None:
         """The pause before a command: heartbeats, and the delivery check asked so that it is in by its end."""

@@ -8,7 +8,9 @@
 - ``--read-only`` (only ``refresh``), ``SDLC_AGENT_READ_ONLY=1``, ``read_only = true``;
 - ``--min-gap TYPE=SECONDS`` or ``*=SECONDS`` (repeatable), ``SDLC_AGENT_MIN_GAP=ensure_issue=120,*=30``,
   ``min_gap = {ensure_issue = 120}``;
-- ``--max-writes-per-hour N`` (0: no limit), ``SDLC_AGENT_MAX_WRITES_PER_HOUR=N``, ``max_writes_per_hour = N``.
+- ``--max-writes-per-hour N`` (0: no limit), ``SDLC_AGENT_MAX_WRITES_PER_HOUR=N``, ``max_writes_per_hour = N``;
+- ``--hide-jira-url`` (the hub is not told Jira's address, so the page links to no issue in Jira),
+  ``SDLC_AGENT_HIDE_JIRA_URL=1``, ``hide_jira_url = true``.
 
 A value the agent cannot use is one line naming it and exit code 2 (:mod:`adapters.cli_config`).
 """
@@ -118,6 +120,13 @@ POLICY_OPTIONS = [
         key="policy.max_writes_per_hour",
         help="the most Jira writes in any hour; past it the agent waits (0: no limit)",
     ),
+    Option(
+        "hide-jira-url",
+        type=bool,
+        env="SDLC_AGENT_HIDE_JIRA_URL",
+        key="policy.hide_jira_url",
+        help="do not tell the hub Jira's address (serverInfo's baseUrl): the page then links to no issue in Jira",
+    ),
 ]
 
 
@@ -131,4 +140,5 @@ def policy_of(args: argparse.Namespace) -> AgentPolicy | None:
         read_only=bool(args.read_only),
         min_gap=dict(args.min_gap),
         max_writes_per_hour=int(args.max_writes_per_hour or 0),
+        hide_jira_url=bool(args.hide_jira_url),
     )

@@ -5,6 +5,11 @@
   wait of the agent goes through :meth:`Presence.sleep`, which tells the hub it is alive (``POST /agent/status``,
   a heartbeat) at least every ``claim_wait_seconds / 2`` since the hub last heard from it. The hub's value comes
   in every delivery's ``context``; before the first one the setting's default is assumed.
+- **The pause it waits out**: while it holds a command, every heartbeat says which and how much of the pause
+  before its first write is left (``pause_command_id``, ``pause_left_seconds``; zero once it is over), so the
+  page shows the wait really left — the agent waits from its last Jira call, often less than the whole gap.
+  When that differs from what the hub would assume (the whole gap since the delivery) by more than
+  :data:`TELL_AT_ONCE_SECONDS`, the hub is told at once rather than at the next heartbeat.
 - **What keeps it waiting** (``last_error``, sent with every heartbeat): by source, the first that applies —
   ``jira`` (Jira unreachable or refusing the agent: logged once as one ``unreachable`` line naming the URL and
   the fix), ``retry`` (Jira answered 429/503 and the call is tried again), ``budget`` (the bank's write budget
@@ -29,7 +34,7 @@ from adapters.logs import redacted
 from agent_app.retry import race
 from reconcile.settings import Settings
 
-__all__ = ["Ahead", "Presence", "heartbeat_interval"]
+__all__ = ["TELL_AT_ONCE_SECONDS", "Ahead", "Presence", "heartbeat_interval"]
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +42,8 @@ log = logging.getLogger(__name__)
 _SHOWN = ("jira", "retry", "budget")
 #: The longest a heartbeat may take before the wait goes on without it.
 _BEAT_TIMEOUT = 5.0
+#: A pause that differs this much from the hub's assumption is told at once (see the module docstring).
+TELL_AT_ONCE_SECONDS = 1.0
 #: Two moments this close are one (the fake clock's sums of floats must not leave a wait of 1e-13 s).
 _SAME = 1e-9
 
@@ -74,6 +81,8 @@ class Presence:
         self.interval = heartbeat_interval({})
         self._problems: dict[str, str] = {}
         self._last_contact = clock.monotonic()
+        #: The command held and when (``clock.monotonic()``) its pause ends.
+        self._pause: tuple[int, float] | None = None
 
     # --- what keeps the agent waiting ------------------------------------------------------------------
 
@@ -130,6 +139,8 @@ class Presence:
                     instance=self.instance,
                     last_error=None if self.last_error is None else redacted(self.last_error),
                     read_seconds=min(_BEAT_TIMEOUT, self.interval),
+                    pause_command_id=None if self._pause is None else self._pause[0],
+                    pause_left_seconds=self._pause_left(),
                 ),
                 self.stopping,
             )
@@ -138,6 +149,24 @@ class Presence:
 
     def monotonic(self) -> float:
         return self.clock.monotonic()
+
+    # --- the pause it waits out ------------------------------------------------------------------------
+
+    async def pausing(self, command_id: int, seconds: float, *, hub_assumes: float) -> None:
+        """The agent holds ``command_id`` and waits ``seconds`` before its first write; the hub assumes
+        ``hub_assumes`` (the gap it delivered) and is told at once when that is off by more than a second."""
+        self._pause = (command_id, self.clock.monotonic() + max(seconds, 0.0))
+        if abs(seconds - hub_assumes) > TELL_AT_ONCE_SECONDS:
+            await self.beat()
+
+    def released(self) -> None:
+        """The command is settled: no pause to tell of."""
+        self._pause = None
+
+    def _pause_left(self) -> float | None:
+        if self._pause is None:
+            return None
+        return round(max(self._pause[1] - self.clock.monotonic(), 0.0), 3)
 
     async def sleep(self, seconds: float, *, ahead: Ahead | None = None) -> None:
         """Wait ``seconds`` on the clock, with a heartbeat whenever the hub has not heard from the agent for an

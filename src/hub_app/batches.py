@@ -20,7 +20,7 @@ from hub_app.answers.mirror import NoteView
 from hub_app.answers.wire import Items
 from hub_app.bodies.batches import CancelIn, RefreshIn, RejectIn
 from hub_app.bodies.parsing import page_bounds
-from hub_app.lookups import base_jql, batch, batch_context, command, held_batches, resolved_in_batch
+from hub_app.lookups import base_jql, batch, batch_context, command, held_batches, reported_pause, resolved_in_batch
 from hub_app.runtime import Unit
 from reconcile import approval, delivery, history, reports
 from reconcile.approval import Requester
@@ -141,7 +141,9 @@ async def list_batches(
     batches, total = await unit.db.queue.batches(limit=size, offset=start, only=only)
     settings = await unit.db.admin.settings()
     commands = await unit.db.queue.commands_of([b.id for b in batches])
-    return Items(items=[BatchView.of(b, commands[b.id], settings=settings, now=unit.now) for b in batches], total=total)
+    told = await reported_pause(unit)
+    items = [BatchView.of(b, commands[b.id], settings=settings, now=unit.now, pause=told) for b in batches]
+    return Items(items=items, total=total)
 
 
 async def get_batch(unit: Unit, batch_id: int) -> BatchDetail:
@@ -150,14 +152,21 @@ async def get_batch(unit: Unit, batch_id: int) -> BatchDetail:
     notes = [NoteView.of(n) for n in await unit.db.notes.of_batch(found.id)]
     return BatchDetail(
         **attrs.asdict(
-            BatchView.of(found, commands, settings=await unit.db.admin.settings(), now=unit.now), recurse=False
+            BatchView.of(
+                found,
+                commands,
+                settings=await unit.db.admin.settings(),
+                now=unit.now,
+                pause=await reported_pause(unit),
+            ),
+            recurse=False,
         ),
         notes=notes,
     )
 
 
 async def get_command(unit: Unit, command_id: int) -> CommandView:
-    return CommandView.of(await command(unit, command_id))
+    return CommandView.of(await command(unit, command_id), now=unit.now)
 
 
 async def cancel_command(unit: Unit, command_id: int, body: CancelIn) -> CommandView:
@@ -167,10 +176,10 @@ async def cancel_command(unit: Unit, command_id: int, body: CancelIn) -> Command
     event = Event.FORCE_CANCEL if body.force else Event.CANCEL
     status = advance(found.status, event, command_id=command_id)
     if found.status is CommandStatus.CANCELLED:
-        return CommandView.of(found)
+        return CommandView.of(found, now=unit.now)
     cancelled = attrs.evolve(found, status=status, finished_at=unit.now)
     await unit.db.queue.save(cancelled)
-    return CommandView.of(cancelled)
+    return CommandView.of(cancelled, now=unit.now)
 
 
 async def cancel_batch(unit: Unit, batch_id: int, body: CancelIn) -> BatchView:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import logging
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -24,6 +25,7 @@ from reconcile import approval, auto_refresh, delivery, history, queue, reports
 from reconcile.agents import check_claimant, check_instance, holds_claim, is_online
 from reconcile.batch import auto_refresh_body, batch_needs, validate_batch
 from reconcile.catalogue import CATALOGUE
+from reconcile.jira_site import site_url
 from reconcile.lifecycle import CommandStatus, Event, advance
 from reconcile.pacing import pause_seconds
 from reconcile.settings import Settings
@@ -120,7 +122,14 @@ async def _register(unit: Unit, claim: ClaimIn, settings: Settings) -> None:
     }
     if "symmetric_link_types" in claim.given:
         told["symmetric_link_types"] = tuple(claim.symmetric_link_types or ())
-    await unit.db.admin.save_agent_status(attrs.evolve(current, **told, last_claim_at=unit.now, last_error=None))
+    if "jira_base_url" in claim.given:
+        told["jira_base_url"] = site_url(claim.jira_base_url)
+    # A claim ends whatever pause the agent was waiting out.
+    await unit.db.admin.save_agent_status(
+        attrs.evolve(
+            current, **told, last_claim_at=unit.now, last_error=None, pause_command_id=None, pause_ends_at=None
+        )
+    )
 
 
 async def record_problem(unit: Unit, body: AgentProblemIn) -> None:
@@ -131,7 +140,18 @@ async def record_problem(unit: Unit, body: AgentProblemIn) -> None:
     current = await _claimant(unit, body.agent_id, body.instance, settings)
     version = body.version if "version" in body.given else current.version
     last_error = body.last_error[:LAST_ERROR_CHARS] if body.last_error else None
-    await unit.db.admin.save_agent_status(attrs.evolve(current, version=version, last_error=last_error))
+    # The pause it is waiting out now, if it said so (a heartbeat without one: no pause is being waited out).
+    pausing = body.pause_command_id is not None and body.pause_left_seconds is not None
+    ends_at = unit.now + timedelta(seconds=body.pause_left_seconds or 0) if pausing else None
+    await unit.db.admin.save_agent_status(
+        attrs.evolve(
+            current,
+            version=version,
+            last_error=last_error,
+            pause_command_id=body.pause_command_id if pausing else None,
+            pause_ends_at=ends_at,
+        )
+    )
 
 
 async def _snapshot(unit: Unit, held: frozenset[int]) -> queue.ClaimSnapshot:

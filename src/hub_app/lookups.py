@@ -8,6 +8,8 @@ the agent told of Jira. And the hub's state a batch body is validated against (:
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from adapters.files import is_sha256
 from adapters.storage.records import BatchRecord, CommandRecord, ProjectRecord
 from hub_app.runtime import Unit
@@ -26,6 +28,7 @@ __all__ = [
     "command",
     "held_batches",
     "project",
+    "reported_pause",
     "resolved_in_batch",
     "stored_files",
 ]
@@ -61,6 +64,14 @@ async def resolved_in_batch(unit: Unit, batch_id: int) -> dict[str, str]:
     """The batch's temp keys whose issues exist: ``new:<n>`` → the real key."""
     outcomes = await unit.db.queue.temp_key_outcomes([batch_id])
     return resolved_keys(outcomes[batch_id])
+
+
+async def reported_pause(unit: Unit) -> tuple[int, datetime] | None:
+    """The command whose pause the agent is waiting out and when that pause ends, as its heartbeat said."""
+    status = await unit.db.admin.agent_status()
+    if status is None or status.pause_command_id is None or status.pause_ends_at is None:
+        return None
+    return status.pause_command_id, status.pause_ends_at
 
 
 async def base_jql(unit: Unit, settings: Settings) -> str | None:

@@ -13,9 +13,10 @@ from adapters.storage.gauges import read_gauges
 from hub_app.answers.batches import CommandView
 from hub_app.answers.queue import InFlight, QueueOverview, QueueReadings
 from hub_app.claims import agent_status
+from hub_app.lookups import reported_pause
 from hub_app.runtime import Unit
 from reconcile.lifecycle import CommandStatus
-from reconcile.pacing import pause_seconds
+from reconcile.pacing import pause_left, pause_seconds
 
 __all__ = ["queue_overview", "read_queue"]
 
@@ -24,10 +25,20 @@ async def queue_overview(unit: Unit) -> QueueOverview:
     """The agent's status (with depth and ETA) and the commands in flight."""
     settings = await unit.db.admin.settings()
     claimed = await unit.db.queue.with_status(CommandStatus.CLAIMED)
-    return QueueOverview(
-        agent=await agent_status(unit),
-        in_flight=[InFlight(command=CommandView.of(c), pause_seconds=pause_seconds(c.type, settings)) for c in claimed],
-    )
+    told = await reported_pause(unit)
+    in_flight: list[InFlight] = []
+    for command in claimed:
+        gap = pause_seconds(command.type, settings)
+        ends_at = told[1] if told is not None and told[0] == command.id else None
+        in_flight.append(
+            InFlight(
+                command=CommandView.of(command, now=unit.now),
+                pause_seconds=gap,
+                wait_left_seconds=pause_left(gap, command.claimed_at, unit.now, ends_at=ends_at),
+                wait_reported=ends_at is not None,
+            )
+        )
+    return QueueOverview(agent=await agent_status(unit), in_flight=in_flight)
 
 
 async def read_queue(unit: Unit) -> QueueReadings:

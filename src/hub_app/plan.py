@@ -116,6 +116,7 @@ async def body_plan(unit: Unit, body: Any) -> BatchPlanView:
         computed_at=iso(unit.now) or "",
         mirror_refreshed_at=iso(await unit.db.queue.last_full_refresh_start()),
         totals=plan_lines.totals(plans),
+        estimate_seconds=valid.estimate_seconds,
         commands=[CommandPlanView.of(p, command_id=None, status=CommandStatus.QUEUED.value) for p in plans],
     )
 
@@ -148,6 +149,7 @@ async def batch_plan(unit: Unit, batch_id: int) -> BatchPlanView:
         computed_at=iso(unit.now) or "",
         mirror_refreshed_at=iso(await unit.db.queue.last_full_refresh_start()),
         totals=plan_lines.totals(plans),
+        estimate_seconds=found.estimate_seconds,
         commands=[
             CommandPlanView.of(p, command_id=c.id, status=c.status.value)
             for p, c in zip(plans, unfinished, strict=True)

@@ -16,12 +16,14 @@ from typing import Protocol
 from reconcile.lifecycle import FINAL, CommandStatus
 from reconcile.settings import Settings
 
-__all__ = ["Paced", "elapsed_seconds", "estimate_seconds", "pause_seconds", "remaining_seconds"]
+__all__ = ["Paced", "elapsed_seconds", "estimate_seconds", "pause_left", "pause_seconds", "remaining_seconds"]
 
 
 class Paced(Protocol):
     """What the live figures read of a command."""
 
+    @property
+    def id(self) -> int: ...
     @property
     def type(self) -> str: ...
     @property
@@ -46,19 +48,32 @@ def estimate_seconds(command_types: Iterable[str], settings: Settings) -> float:
     return _to_ms(sum(settings.gap(t) for t in command_types))
 
 
-def remaining_seconds(commands: Iterable[Paced], settings: Settings, now: datetime) -> float:
+def remaining_seconds(
+    commands: Iterable[Paced], settings: Settings, now: datetime, *, pause: tuple[int, datetime] | None = None
+) -> float:
     """The gaps of the commands not yet final, from ``now``: a queued command's whole gap, the rest of a claimed
-    command's gap since its delivery (between zero and the whole gap)."""
+    command's pause (:func:`pause_left`: until the end the agent reported for it in ``pause`` — command id, end —
+    else the rest of its gap since its delivery, between zero and the whole gap)."""
     total = 0.0
     for command in commands:
         if command.status in FINAL:
             continue
         gap = settings.gap(command.type)
-        if command.status is CommandStatus.CLAIMED and command.claimed_at is not None:
-            waited = max((now - command.claimed_at).total_seconds(), 0.0)  # another hub's clock may be ahead
-            gap = max(gap - waited, 0.0)
+        if command.status is CommandStatus.CLAIMED:
+            ends_at = pause[1] if pause is not None and pause[0] == command.id else None
+            gap = pause_left(gap, command.claimed_at, now, ends_at=ends_at)
         total += gap
     return _to_ms(total)
+
+
+def pause_left(gap: float, claimed_at: datetime | None, now: datetime, *, ends_at: datetime | None = None) -> float:
+    """What is left of a claimed command's pause at ``now``: until ``ends_at`` when the agent reported when its
+    pause ends (it waits from its last Jira call, often less than the whole gap), else the gap less the time
+    since the delivery; never below zero."""
+    if ends_at is not None:
+        return _to_ms(max((ends_at - now).total_seconds(), 0.0))
+    waited = max((now - claimed_at).total_seconds(), 0.0) if claimed_at is not None else 0.0
+    return _to_ms(max(gap - waited, 0.0))
 
 
 def elapsed_seconds(created_at: datetime, commands: Iterable[Paced], now: datetime) -> float:

@@ -56,6 +56,8 @@ class AgentPolicy:
     read_only: bool = False
     min_gap: Mapping[str, float] = attrs.field(factory=dict)
     max_writes_per_hour: int = 0
+    #: The hub is not told Jira's address (``serverInfo``'s ``baseUrl``): the page then links to no issue in Jira.
+    hide_jira_url: bool = False
 
     @property
     def types(self) -> tuple[str, ...]:

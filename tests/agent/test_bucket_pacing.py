@@ -33,7 +33,7 @@ async def _refresh(sim: Simulator, clock: FakeClock) -> int:
 
 
 async def test_a_long_refresh_under_a_bucket_meets_no_429() -> None:
-    """31 calls (30 search pages and a neighbours' read, plus the agent's two own reads) under a bucket of 5 a
+    """31 calls (30 search pages and a neighbours' read, plus the agent's three own reads) under a bucket of 5 a
     second (max 5): every call answered 200,
     the agent waiting for the refills — at the bucket's rate less its reserve of 2 (3 calls a second)."""
     clock = FakeClock()
@@ -41,9 +41,9 @@ async def test_a_long_refresh_under_a_bucket_meets_no_429() -> None:
     sim.set_rate_limit(5, 5)
     calls = await _refresh(sim, clock)
     assert {c["status"] for c in sim.calls} == {200}
-    assert calls == len(sim.calls) - 2 == 31
-    # 33 calls: the first 3 from the full bucket, then 3 a second
-    assert clock.monotonic() == pytest.approx((33 - 3) / 3, abs=1.0)
+    assert calls == len(sim.calls) - 3 == 31
+    # 34 calls: the first 3 from the full bucket, then 3 a second
+    assert clock.monotonic() == pytest.approx((34 - 3) / 3, abs=1.0)
 
 
 async def test_without_a_limit_the_agent_never_waits() -> None:

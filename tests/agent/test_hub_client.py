@@ -54,6 +54,7 @@ async def test_claim_returns_the_delivery() -> None:
             "version": "0.1.0",
             "jira_user": "bridge-user",
             "jira_time_zone": "Europe/Moscow",
+            "jira_base_url": None,
             "symmetric_link_types": ["Связанные"],
             "wait": 0,
         }

@@ -140,8 +140,8 @@ async def test_command_paused_executed_reported_and_journal_cleared(tmp_path: Pa
 
 
 async def test_claim_carries_jira_identity(tmp_path: Path) -> None:
-    """Every claim sends jira_user, its time zone, the symmetric link types read from Jira and the journal's
-    instance."""
+    """Every claim sends jira_user, its time zone, Jira's address (serverInfo's baseUrl), the symmetric link
+    types read from Jira and the journal's instance."""
     rig = Rig(tmp_path, FakeHub())
     await rig.agent.step(await rig.agent.context())
     await rig.close()
@@ -152,6 +152,7 @@ async def test_claim_carries_jira_identity(tmp_path: Path) -> None:
             "version": "0.1.0",
             "jira_user": "bridge-user",
             "jira_time_zone": "Europe/Moscow",
+            "jira_base_url": "http://jira",
             "symmetric_link_types": ["Связанные"],
             "wait": 0,
         }

@@ -33,8 +33,8 @@ async def run_all(rig: Rig, steps: int) -> None:
 
 
 def jira_calls_after_start(rig: Rig) -> list[str]:
-    """The Jira calls after the agent's start-up reads (``myself``, ``issueLinkType``)."""
-    return rig.jira_transport.seen[2:]
+    """The Jira calls after the agent's start-up reads (``myself``, ``issueLinkType``, ``serverInfo``)."""
+    return rig.jira_transport.seen[3:]
 
 
 @pytest.mark.parametrize(

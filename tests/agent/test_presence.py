@@ -187,3 +187,30 @@ async def test_a_token_written_as_the_urls_user_reaches_neither_the_hub_nor_the_
     ] * 2
     assert pat not in stream.getvalue()
     assert "http://***@jira" in stream.getvalue()
+
+
+async def test_the_hub_hears_at_once_what_is_really_left_of_the_pause(tmp_path: Path) -> None:
+    """An 11 s gap whose Jira call was 8 s ago: the agent waits 3 s, not 11, and tells the hub so at once (not at
+    its next heartbeat); every heartbeat while it holds the command says which and what is left."""
+    params = {"key": "AURORA-1533", "duedate": "2026-12-01"}
+    hub = FakeHub(queue=[delivered(72, "ensure_fields", params, 11, claim_wait=4)])
+    rig = rig_with_timeline(tmp_path, hub)
+    ctx = await rig.agent.context()
+    rig.clock.advance(8)
+    await rig.agent.step(ctx)
+    await rig.close()
+    assert hub.problems[0]["pause_command_id"] == 72
+    assert hub.problems[0]["pause_left_seconds"] == pytest.approx(3.0)
+    assert next(t - 1008.0 for t, r in hub.timeline if r == STATUS) == 0.0
+    assert all(p["pause_command_id"] == 72 for p in hub.problems)
+
+
+async def test_a_whole_pause_is_not_told_twice(tmp_path: Path) -> None:
+    """The pause the hub assumes (its gap since the delivery) needs no word at once: heartbeats carry it."""
+    params = {"key": "AURORA-1533", "duedate": "2026-12-01"}
+    hub = FakeHub(queue=[delivered(73, "ensure_fields", params, 5, claim_wait=4)])
+    rig = rig_with_timeline(tmp_path, hub)
+    await rig.agent.step(await rig.agent.context())
+    await rig.close()
+    assert [(t - 1000.0) for t, r in hub.timeline if r == STATUS] == [2.0, 4.0]
+    assert [p["pause_left_seconds"] for p in hub.problems] == [3.0, 1.0]

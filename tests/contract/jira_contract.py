@@ -60,6 +60,7 @@ class Operation:
 OPERATIONS: tuple[Operation, ...] = (
     Operation(method="GET", template="/rest/api/2/myself", operation_id="getUser", defects=("C",)),
     Operation(method="GET", template="/rest/api/2/issueLinkType", operation_id="getIssueLinkTypes", defects=("A",)),
+    Operation(method="GET", template="/rest/api/2/serverInfo", operation_id="getServerInfo"),
     Operation(
         method="GET",
         template="/rest/api/2/issue/{issueIdOrKey}",

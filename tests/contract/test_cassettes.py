@@ -151,10 +151,12 @@ ISSUE_1537 = MirrorIssue(
 
 @pytest.mark.anyio
 async def test_the_agent_reads_its_user_and_the_symmetric_link_types() -> None:
-    """``myself`` gives jira_user and time zone; «Связанные» (inward == outward) is the one symmetric type."""
+    """``myself`` gives jira_user and time zone, ``serverInfo`` Jira's address; «Связанные» (inward == outward) is
+    the one symmetric type."""
     async with connected("agent_start.yaml", FakeClock()) as (jira, recorded):
         ctx = await jira.exec_context()
-        assert ctx == attrs.evolve(CTX, link_types=frozenset({"Связанные", "Блокирует начало", "Blocks", "Cloners"}))
+        known = frozenset({"Связанные", "Блокирует начало", "Blocks", "Cloners"})
+        assert ctx == attrs.evolve(CTX, link_types=known, jira_base_url="https://jira.bank.example/jira")
         assert recorded.all_played
 
 

@@ -225,7 +225,11 @@ def test_wall_time_is_the_sum_of_gaps_and_work(tmp_path: Path, hub_database: str
         calls = sim_calls(stack)
         total = sum(c["jira_calls"] for c in final)
         # no auto refresh (no projects): the agent's start-up reads, then the batch's calls and nothing else
-        assert [c["path"] for c in calls[:-total]] == ["/rest/api/2/myself", "/rest/api/2/issueLinkType"]
+        assert [c["path"] for c in calls[:-total]] == [
+            "/rest/api/2/myself",
+            "/rest/api/2/issueLinkType",
+            "/rest/api/2/serverInfo",
+        ]
         segments: list[list[dict[str, Any]]] = []
         rest = calls[-total:]
         for command in final:

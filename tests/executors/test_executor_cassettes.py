@@ -198,11 +198,13 @@ async def test_not_found_cassette() -> None:
 
 
 async def test_agent_start_and_unauthorized_cassettes() -> None:
-    """myself and issueLinkType at start; a 401 raises JiraAuthError."""
+    """myself, issueLinkType and serverInfo at start; a 401 raises JiraAuthError."""
     jira = JiraHttp.connect("http://jira.test", token="secret", clock=FakeClock())
     with _vcr().use_cassette("agent_start.yaml"):
         known = frozenset({"Связанные", "Блокирует начало", "Blocks", "Cloners"})
-        assert await jira.exec_context() == attrs.evolve(CTX, link_types=known)
+        assert await jira.exec_context() == attrs.evolve(
+            CTX, link_types=known, jira_base_url="https://jira.bank.example/jira"
+        )
     with _vcr().use_cassette("unauthorized.yaml"), pytest.raises(JiraAuthError):
         await JiraHttp(jira._client, clock=FakeClock()).myself()
     await jira.aclose()

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reconcile.lifecycle import FINAL, CommandStatus
-from reconcile.pacing import elapsed_seconds, estimate_seconds, remaining_seconds
+from reconcile.pacing import elapsed_seconds, estimate_seconds, pause_left, remaining_seconds
 from reconcile.settings import DEFAULT_PACING, Settings
 from tests.support import T0
 
@@ -18,6 +18,7 @@ from tests.support import T0
 @attrs.frozen(kw_only=True)
 class Cmd:
     type: str
+    id: int = 0
     status: CommandStatus = CommandStatus.QUEUED
     claimed_at: datetime | None = None
     finished_at: datetime | None = None
@@ -86,3 +87,26 @@ def test_remaining_never_exceeds_the_open_commands_gaps(commands: list[Cmd], now
     open_gaps = math.fsum(settings.gap(c.type) for c in commands if c.status not in FINAL)
     queued = math.fsum(settings.gap(c.type) for c in commands if c.status is CommandStatus.QUEUED)
     assert queued - 0.0005 <= remaining <= open_gaps + 0.0005
+
+
+def test_the_pause_left_is_the_agents_word_when_it_gave_it() -> None:
+    """What is left of a claimed command's pause: until the end the agent reported, else the gap less the time
+    since the delivery; never below zero."""
+    t0 = T0
+    now = t0 + timedelta(seconds=10)
+    assert pause_left(120, t0, now) == 110
+    assert pause_left(120, t0, now, ends_at=now + timedelta(seconds=13.7)) == 13.7
+    assert pause_left(120, t0, now, ends_at=t0) == 0
+    assert pause_left(5, t0, now) == 0
+    assert pause_left(30, None, now) == 30
+
+
+def test_the_remaining_figure_takes_the_agents_word_for_its_pause() -> None:
+    """A claimed ensure_fields (gap 120 s) delivered 10 s ago whose agent said 8.7 s are left: 8.7 s remain of
+    it, not 110; another command's word changes nothing."""
+    settings = Settings()
+    claimed = Cmd(type="ensure_fields", id=7, status=CommandStatus.CLAIMED, claimed_at=T0)
+    now = at(10)
+    assert remaining_seconds([claimed], settings, now) == 110
+    assert remaining_seconds([claimed], settings, now, pause=(7, at(18.7))) == 8.7
+    assert remaining_seconds([claimed], settings, now, pause=(8, at(18.7))) == 110

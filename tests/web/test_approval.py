@@ -79,7 +79,7 @@ async def test_reject_with_a_reason(browser: Open, api: Api) -> None:
     page = (await person.follow(response)).text
     assert f"пакет {batch['id']} отклонён: не тот срок" in page
     assert element_text(page, "approval-state") == "отклонён admin-token, 2026-10-22 09:00:00 UTC: не тот срок"
-    assert [(row[4], row[7]) for row in cells(page, "commands")[1:]] == [
+    assert [(row[4], row[8]) for row in cells(page, "commands")[1:]] == [
         ("отменена", "пакет отклонён: не тот срок"),
         ("отменена", "пакет отклонён: не тот срок"),
     ]

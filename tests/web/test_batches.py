@@ -41,12 +41,15 @@ def test_statuses_are_named_as_design_8_says() -> None:
     }
 
 
-async def test_batch_page_lists_commands(browser: Open, api: Api) -> None:
-    """Commands with seq, type, key, Russian status, deliveries, result, error and their action."""
+async def test_batch_page_lists_commands(browser: Open, api: Api, clock: Clock) -> None:
+    """Commands with seq, type, key, Russian status, duration (from the delivery to the report), deliveries,
+    result, error and their action."""
     batch = await _batch(api)
     delivery = await claim_ok(api)
+    clock.advance(seconds=4)
     await done(api, delivery["id"], {"changed": ["duedate"]})
     delivery = await claim_ok(api)
+    clock.advance(minutes=2, seconds=5)
     await api.report(delivery["id"], {"status": "failed", "error": "HTTP 404: задачи нет", "operations": []})
     person = await browser("interface")
     page = (await person.get(f"/batches/{batch['id']}")).text
@@ -58,13 +61,25 @@ async def test_batch_page_lists_commands(browser: Open, api: Api) -> None:
             "ensure_fields",
             "AURORA-1",
             "выполнена",
+            "4 с",
             "1",
             'срок → 23.10.2026 JSON { "changed": [ "duedate" ] }',
             "",
             "",
         ],
-        ["2", str(ids[1]), "ensure_comment", "AURORA-2", "ошибка", "1", "", "HTTP 404: задачи нет", "Повторить"],
-        ["3", str(ids[2]), "refresh", "AURORA-1, AURORA-2", "в очереди", "0", "", "", "Отменить"],
+        [
+            "2",
+            str(ids[1]),
+            "ensure_comment",
+            "AURORA-2",
+            "ошибка",
+            "2 мин 5 с",
+            "1",
+            "",
+            "HTTP 404: задачи нет",
+            "Повторить",
+        ],
+        ["3", str(ids[2]), "refresh", "AURORA-1, AURORA-2", "в очереди", "", "0", "", "", "Отменить"],
     ]
 
 

@@ -69,8 +69,8 @@ async def test_an_empty_note_is_refused_inline(browser: Open, api: Api) -> None:
 
 
 async def test_an_issue_not_in_the_mirror_is_named(browser: Open) -> None:
-    """A key the mirror does not hold: 404 «задачи … нет в зеркале»."""
+    """A key the mirror does not hold: 404 «Задачи … ещё нет в зеркале» with «Обновить из Jira»."""
     person = await browser("interface")
     response = await person.get("/issues/AURORA-404")
     assert response.status_code == 404
-    assert element_text(response.text, "error") == "задачи AURORA-404 нет в зеркале"
+    assert element_text(response.text, "missing-text").startswith("Задачи AURORA-404 ещё нет в зеркале")

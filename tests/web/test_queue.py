@@ -27,8 +27,9 @@ async def test_empty_hub(browser: Open) -> None:
 
 
 async def test_agent_in_flight_depth_eta_and_batches(browser: Open, api: Api, clock: Clock) -> None:
-    """The agent online with its version and Jira user; the claimed command with its pause; the queued ones
-    counted with the pacing estimate; batches newest first with progress and counts by status in Russian."""
+    """The agent online with its version and Jira user; the claimed command with what is left of its pause (at
+    most the pause less the time since the delivery: the agent has not said); the queued ones counted with the
+    pacing estimate; batches newest first with progress, state and counts by status in Russian."""
     first = await create_ok(
         api,
         [
@@ -50,7 +51,7 @@ async def test_agent_in_flight_depth_eta_and_batches(browser: Open, api: Api, cl
     )
     assert element_text(page, "in-flight") == (
         f"Выполняется команда {delivery['id']} · ensure_status · AURORA-1 пакет {first['id']}, "
-        "выдана 2026-10-22 09:00:01 UTC, выдач: 1 пауза перед записью: 30 с"
+        "выдана 2026-10-22 09:00:01 UTC, выдач: 1 до записи осталось не больше 30 с (пауза 30 с)"
     )
     # The agent's outlook: ensure_status in flight (30 s), the first batch's tail refresh (2 s), the second
     # batch's comment (30 s) and refresh (2 s).
@@ -58,9 +59,9 @@ async def test_agent_in_flight_depth_eta_and_batches(browser: Open, api: Api, cl
     rows = cells(page, "batches")
     assert rows[0] == ["№", "Название", "Автор", "Создан", "Выполнено", "Команды", "Одобрение"]
     assert rows[1][:4] == ["2", "второй", "planner", "2026-10-22 09:00:01 UTC"]
-    assert rows[1][4:] == ["0/2 0/2", "в очереди: 2", ""]
+    assert rows[1][4:] == ["0/2 в очереди", "в очереди: 2", ""]
     assert rows[2][:2] == ["1", "первый"]
-    assert rows[2][4:] == ["1/3 1/3", "в очереди: 1 выполняется: 1 выполнена: 1", ""]
+    assert rows[2][4:] == ["1/3 выполняется", "в очереди: 1 выполняется: 1 выполнена: 1", ""]
 
 
 async def test_live_fragment_polls_every_two_seconds(browser: Open, api: Api) -> None:

@@ -48,6 +48,9 @@ def _agent(row: Row[Any]) -> AgentStatusRecord:
         last_claim_at=row.last_claim_at,
         last_error=row.last_error,
         last_webhook_event_at=row.last_webhook_event_at,
+        jira_base_url=row.jira_base_url,
+        pause_command_id=row.pause_command_id,
+        pause_ends_at=row.pause_ends_at,
     )
 
 
@@ -185,6 +188,9 @@ class AdminRepository:
             "last_claim_at": status.last_claim_at,
             "last_error": status.last_error,
             "last_webhook_event_at": status.last_webhook_event_at,
+            "jira_base_url": status.jira_base_url,
+            "pause_command_id": status.pause_command_id,
+            "pause_ends_at": status.pause_ends_at,
         }
         first = select(_AGENT.c.id).order_by(_AGENT.c.id).limit(1).scalar_subquery()
         changed = await self._session.execute(update(_AGENT).where(_AGENT.c.id == first).values(**values))

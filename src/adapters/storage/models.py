@@ -273,6 +273,9 @@ class AgentStatusRow(Base):
     last_claim_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     last_error: Mapped[str | None] = mapped_column(Text)
     last_webhook_event_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    jira_base_url: Mapped[str | None] = mapped_column(Text)
+    pause_command_id: Mapped[int | None] = mapped_column(BigInteger)
+    pause_ends_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class ApiTokenRow(Base):

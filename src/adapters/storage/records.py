@@ -142,6 +142,11 @@ class AgentStatusRecord:
     last_error: str | None = None
     #: When the agent last relayed a Jira webhook event (``POST /agent/events``).
     last_webhook_event_at: datetime | None = None
+    #: Jira's own address (``serverInfo``'s ``baseUrl``, no userinfo), as the agent reported it with its claim.
+    jira_base_url: str | None = None
+    #: The command whose pause the agent is waiting out, and when that pause ends (its heartbeat said so).
+    pause_command_id: int | None = None
+    pause_ends_at: datetime | None = None
 
 
 @attrs.frozen(kw_only=True)

@@ -53,6 +53,8 @@ class AgentStatusView:
     version: str | None
     jira_user: str | None
     jira_time_zone: str | None
+    #: Jira's own address (``serverInfo``'s ``baseUrl``): the page links each issue to ``<it>/browse/KEY``.
+    jira_base_url: str | None
     symmetric_link_types: list[str]
     last_seen_at: str | None
     last_claim_at: str | None
@@ -74,6 +76,7 @@ class AgentStatusView:
                 version=None,
                 jira_user=None,
                 jira_time_zone=None,
+                jira_base_url=None,
                 symmetric_link_types=[],
                 last_seen_at=None,
                 last_claim_at=None,
@@ -88,6 +91,7 @@ class AgentStatusView:
             version=status.version,
             jira_user=status.jira_user,
             jira_time_zone=status.jira_time_zone,
+            jira_base_url=status.jira_base_url,
             symmetric_link_types=list(status.symmetric_link_types),
             last_seen_at=iso(status.last_seen_at),
             last_claim_at=iso(status.last_claim_at),

@@ -13,8 +13,10 @@ from hub_app.answers.mirror import NoteView
 from hub_app.answers.wire import iso
 from reconcile import pacing
 from reconcile.approval import Approval
+from reconcile.batch_state import batch_state, command_seconds
 from reconcile.lifecycle import FINAL
 from reconcile.settings import Settings
+from reconcile.tempkeys import outcome_of, resolved_keys
 
 __all__ = ["ApprovalView", "BatchCreated", "BatchDetail", "BatchView", "CommandBrief", "CommandView", "Progress"]
 
@@ -51,9 +53,12 @@ class CommandView(CommandBrief):
     jira_calls: int | None
     operations: list[Any] | None
     retry_of: int | None
+    #: Since its (last) delivery: until it finished, or until now while it runs; ``null`` if never delivered.
+    duration_seconds: float | None
 
     @classmethod
-    def of(cls, command: CommandRecord) -> CommandView:
+    def of(cls, command: CommandRecord, *, now: datetime | None = None) -> CommandView:
+        """The command at ``now`` (a running one's duration so far; without ``now``, a finished one's only)."""
         return cls(
             **attrs.asdict(CommandBrief.of(command), recurse=False),
             temp_key=command.temp_key,
@@ -65,6 +70,7 @@ class CommandView(CommandBrief):
             jira_calls=command.jira_calls,
             operations=command.operations,
             retry_of=command.retry_of,
+            duration_seconds=command_seconds(command.claimed_at, command.finished_at, now),
         )
 
 
@@ -80,7 +86,13 @@ class Progress:
 
     @classmethod
     def of(
-        cls, batch: BatchRecord, commands: Sequence[CommandRecord], *, settings: Settings, now: datetime
+        cls,
+        batch: BatchRecord,
+        commands: Sequence[CommandRecord],
+        *,
+        settings: Settings,
+        now: datetime,
+        pause: tuple[int, datetime] | None = None,
     ) -> Progress:
         counts: dict[str, int] = {}
         for command in commands:
@@ -90,7 +102,7 @@ class Progress:
             total=len(commands),
             finished=finished,
             by_status=counts,
-            remaining_seconds=pacing.remaining_seconds(commands, settings, now),
+            remaining_seconds=pacing.remaining_seconds(commands, settings, now, pause=pause),
             elapsed_seconds=pacing.elapsed_seconds(batch.created_at, commands, now),
         )
 
@@ -148,15 +160,27 @@ class BatchView:
     created_at: str
     estimate_seconds: float
     progress: Progress
+    #: In words (:mod:`reconcile.batch_state`): ``awaiting_approval``, ``queued``, ``running``, ``done``,
+    #: ``done_with_errors``, ``cancelled``, ``rejected``.
+    state: str
     commands: list[CommandView]
     door: str | None
     approval: ApprovalView | None
+    #: The batch's temp keys whose issues exist: ``new:<n>`` → the real key.
+    temp_keys: dict[str, str]
 
     @classmethod
     def of(
-        cls, batch: BatchRecord, commands: Sequence[CommandRecord], *, settings: Settings, now: datetime
+        cls,
+        batch: BatchRecord,
+        commands: Sequence[CommandRecord],
+        *,
+        settings: Settings,
+        now: datetime,
+        pause: tuple[int, datetime] | None = None,
     ) -> BatchView:
-        """The batch as it stands at ``now`` (its live progress figures read the current pacing)."""
+        """The batch as it stands at ``now`` (its live progress figures read the current pacing and ``pause``, the
+        command whose pause the agent reported with that pause's end)."""
         return cls(
             id=batch.id,
             author=batch.author,
@@ -165,10 +189,14 @@ class BatchView:
             token_name=batch.token_name,
             created_at=iso(batch.created_at),
             estimate_seconds=batch.estimate_seconds,
-            progress=Progress.of(batch, commands, settings=settings, now=now),
-            commands=[CommandView.of(c) for c in commands],
+            progress=Progress.of(batch, commands, settings=settings, now=now, pause=pause),
+            state=batch_state(
+                (c.status for c in commands), batch.approval.state if batch.approval is not None else None
+            ).value,
+            commands=[CommandView.of(c, now=now) for c in commands],
             door=batch.door,
             approval=ApprovalView.of(batch.approval),
+            temp_keys=resolved_keys({c.temp_key: outcome_of(c.status, c.result) for c in commands if c.temp_key}),
         )
 
 

@@ -102,7 +102,8 @@ class CommandPlanView:
 @attrs.frozen(kw_only=True)
 class BatchPlanView:
     """A batch's plan, computed at ``computed_at`` from the mirror as of its last full refresh
-    (``mirror_refreshed_at``): per unfinished command its lines; ``totals`` counts ``+``, ``~`` and ``-``."""
+    (``mirror_refreshed_at``): per unfinished command its lines; ``totals`` counts ``+``, ``~`` and ``-``;
+    ``estimate_seconds`` is the batch's estimate (:func:`reconcile.pacing.estimate_seconds`)."""
 
     batch_id: int | None
     author: str
@@ -111,4 +112,5 @@ class BatchPlanView:
     computed_at: str
     mirror_refreshed_at: str | None
     totals: dict[str, int]
+    estimate_seconds: float
     commands: list[CommandPlanView]

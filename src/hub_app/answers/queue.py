@@ -16,10 +16,15 @@ __all__ = ["InFlight", "QueueOverview", "QueueReadings"]
 
 @attrs.frozen(kw_only=True)
 class InFlight:
-    """A command the agent holds and the pause its delivery keeps before the first write."""
+    """A command the agent holds, the pause its delivery keeps before the first write, and what is left of it
+    (:func:`reconcile.pacing.pause_left`): as the agent's heartbeat said when ``wait_reported`` (it waits from
+    its last Jira call, so often less than the whole pause), else at most the pause less the time since the
+    delivery."""
 
     command: CommandView
     pause_seconds: float
+    wait_left_seconds: float
+    wait_reported: bool
 
 
 @attrs.frozen(kw_only=True)

@@ -20,6 +20,9 @@ class ClaimIn:
     version: str | None = attrs.field(default=None, metadata=meta("str?"))
     jira_user: str | None = attrs.field(default=None, metadata=meta("str?"))
     jira_time_zone: str | None = attrs.field(default=None, metadata=meta("str?"))
+    jira_base_url: str | None = attrs.field(
+        default=None, metadata=meta("str?", "baseUrl из serverInfo Jira: страница ссылается на задачи в Jira")
+    )
     symmetric_link_types: list[str] | None = attrs.field(default=None, metadata=meta("list[str]"))
     wait: float | None = attrs.field(default=None, metadata=meta("number", "секунды долгого запроса"))
     instance: str | None = attrs.field(
@@ -38,6 +41,12 @@ class AgentProblemIn:
     instance: str | None = attrs.field(default=None, metadata=meta("str?", "процесс агента (из его журнала)"))
     last_error: str | None = attrs.field(
         metadata=meta("str?", "почему агент не может работать; null — больше ничего не мешает")
+    )
+    pause_command_id: int | None = attrs.field(
+        default=None, metadata=meta("int?", "команда, паузу перед которой агент сейчас выжидает")
+    )
+    pause_left_seconds: float | None = attrs.field(
+        default=None, metadata=meta("number", "сколько секунд паузы перед этой командой осталось")
     )
     given: frozenset[str] = attrs.field(default=frozenset(), metadata=HIDDEN)
 

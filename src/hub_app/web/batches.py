@@ -20,6 +20,7 @@ from hub_app import batches, plan
 from hub_app.answers.wire import iso
 from hub_app.bodies.batches import CancelIn, RejectIn
 from hub_app.connection import HubRequest
+from hub_app.lookups import resolved_in_batch
 from hub_app.runtime import Unit
 from hub_app.web.acting import attempt, author, form_body, read, requester, waits
 from hub_app.web.labels import duration
@@ -72,7 +73,8 @@ async def batches_list() -> Redirect:
 async def batch_view(request: HubRequest, batch_id: FromPath[int]) -> Template:
     """The batch; one waiting for approval shows its plan with «Одобрить» and «Отклонить»."""
     if is_htmx(request):
-        return fragment(request, "_batch.html", batch=await read(request, lambda u: batches.get_batch(u, batch_id)))
+        detail = await read(request, lambda u: batches.get_batch(u, batch_id))
+        return fragment(request, "_batch.html", batch=detail, temp_keys=detail.temp_keys)
 
     asking = requester(request)
 
@@ -88,6 +90,7 @@ async def batch_view(request: HubRequest, batch_id: FromPath[int]) -> Template:
         )
         return {
             "batch": detail,
+            "temp_keys": detail.temp_keys,
             "plan": await plan.batch_plan(unit, batch_id) if pending else None,
             "cannot_approve": None if refused is None else _WHY_NOT.get(refused.message, refused.message),
         }
@@ -162,8 +165,11 @@ async def batch_cancel(request: HubRequest, batch_id: FromPath[int]) -> Redirect
 
 @get("/commands/{command_id:int}")
 async def command_view(request: HubRequest, command_id: FromPath[int]) -> Template:
-    command = await read(request, lambda u: batches.get_command(u, command_id))
-    return page(request, "command.html", command=command)
+    async def look(unit: Unit) -> dict[str, Any]:
+        command = await batches.get_command(unit, command_id)
+        return {"command": command, "temp_keys": await resolved_in_batch(unit, command.batch_id)}
+
+    return page(request, "command.html", **await read(request, look))
 
 
 @get("/commands/{command_id:int}/cancel")

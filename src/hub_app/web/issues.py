@@ -16,6 +16,7 @@ from hub_app.runtime import Unit
 from hub_app.web.acting import attempt, author, form_body, read
 from hub_app.web.queue import PageNumber, pages
 from hub_app.web.render import flash, form_text, page
+from reconcile.errors import NotFoundError
 
 __all__ = ["HISTORY_PER_PAGE", "ROUTES"]
 
@@ -40,7 +41,11 @@ async def _issue_page(
 
 @get("/issues/{key:str}")
 async def issue_view(request: HubRequest, key: FromPath[str], number: PageNumber = 1) -> Template:
-    return await _issue_page(request, key, number, note="", error=None)
+    """The issue; one not yet in the mirror says so and offers «Обновить из Jira» (404: the mirror has no page)."""
+    try:
+        return await _issue_page(request, key, number, note="", error=None)
+    except NotFoundError:
+        return page(request, "issue_missing.html", status_code=404, key=key)
 
 
 @post("/issues/{key:str}/notes")

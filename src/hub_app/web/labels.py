@@ -3,11 +3,25 @@ times, durations and JSON."""
 
 from __future__ import annotations
 
+import functools
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-__all__ = ["APPROVAL_LABELS", "STATUS_LABELS", "duration", "pretty_json", "status_label", "when"]
+__all__ = [
+    "APPROVAL_LABELS",
+    "BAR_LABELS",
+    "BATCH_STATE_LABELS",
+    "STATUS_LABELS",
+    "duration",
+    "estimate",
+    "moment",
+    "pretty_json",
+    "status_label",
+    "when",
+    "zone_of",
+]
 
 STATUS_LABELS: dict[str, str] = {
     "queued": "в очереди",
@@ -26,20 +40,64 @@ APPROVAL_LABELS: dict[str, str] = {
 }
 
 
+#: A batch's state (:class:`reconcile.batch_state.BatchState`) in words.
+BATCH_STATE_LABELS: dict[str, str] = {
+    "awaiting_approval": "ждёт одобрения",
+    "queued": "в очереди",
+    "running": "выполняется",
+    "done": "завершён",
+    "done_with_errors": "завершён с ошибками",
+    "cancelled": "отменён",
+    "rejected": "отклонён",
+}
+
+#: What a part of the bar (:class:`reconcile.batch_state.BarPart`) counts.
+BAR_LABELS: dict[str, str] = {
+    "done": "выполнено",
+    "failed": "с ошибкой",
+    "stopped": "пропущено или отменено",
+    "running": "выполняется",
+    "queued": "в очереди",
+}
+
+
 def status_label(status: str) -> str:
     """A command's status as the page shows it (an unknown one as it is)."""
     return STATUS_LABELS.get(status, status)
 
 
-def when(value: str | datetime | None) -> str:
-    """A moment as ``2026-10-22 09:00:00 UTC`` (the hub's times are UTC); ``—`` for none."""
+def zone_of(name: str | None) -> tzinfo:
+    """The Jira user's time zone by its IANA name; UTC when none is known or the name is no zone."""
+    return _zone(name) if name else UTC
+
+
+@functools.cache
+def _zone(name: str) -> tzinfo:
+    try:
+        return ZoneInfo(name)
+    except (ValueError, OSError, ZoneInfoNotFoundError):
+        return UTC
+
+
+def moment(value: str | datetime) -> datetime | None:
+    """A time of the hub or of Jira as an aware datetime (a naive one is UTC); ``None`` when it is no ISO time."""
+    try:
+        found = value if isinstance(value, datetime) else datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return found if found.tzinfo is not None else found.replace(tzinfo=UTC)
+
+
+def when(value: str | datetime | None, zone: str | None = None) -> str:
+    """A moment as ``2026-10-22 12:00:00 MSK`` in the Jira user's time zone ``zone`` (its IANA name), or as
+    ``2026-10-22 09:00:00 UTC`` when none is known; ``—`` for none."""
     if value is None:
         return "—"
-    try:
-        moment = value if isinstance(value, datetime) else datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
+    found = moment(value)
+    if found is None:
         return str(value)  # a time Jira wrote in a shape of its own: shown as it came
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    local = found.astimezone(zone_of(zone))
+    return local.strftime("%Y-%m-%d %H:%M:%S ") + (local.tzname() or "UTC")
 
 
 def duration(seconds: float | None) -> str:
@@ -56,6 +114,18 @@ def duration(seconds: float | None) -> str:
     if minutes:
         return f"{minutes} мин {secs} с" if secs else f"{minutes} мин"
     return f"{secs} с"
+
+
+#: An estimate longer than this is said to be long, in so many words.
+LONG_ESTIMATE_SECONDS = 3600
+
+
+def estimate(seconds: float | None) -> str:
+    """A batch's estimate as a person reads it: «около 4 мин», «около 8 ч 21 мин — дольше часа»."""
+    if seconds is None:
+        return "—"
+    said = f"около {duration(seconds)}"
+    return f"{said} — дольше часа" if seconds > LONG_ESTIMATE_SECONDS else said
 
 
 def pretty_json(value: Any) -> str:

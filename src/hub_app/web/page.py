@@ -25,8 +25,9 @@ from litestar.static_files import create_static_files_router
 from litestar.types import ASGIApp, ExceptionHandler, Message, Receive, Scope, Send
 
 from hub_app.connection import HubRequest
-from hub_app.web import batches, drift, issues, new, projects, queue, session, settings
+from hub_app.web import batches, drift, issues, new, projects, queue, refresh, session, settings
 from hub_app.web.errors import NO_SUCH_PAGE, error_page, page_exception_handlers
+from hub_app.web.jira import jira_facts
 from hub_app.web.render import PAGE_PREFIX, template_config
 from hub_app.web.session import page_guard, page_middleware
 
@@ -129,9 +130,11 @@ class WebPage(InitPlugin):
                 *issues.ROUTES,
                 *drift.ROUTES,
                 *settings.ROUTES,
+                *refresh.ROUTES,
             ],
             middleware=page_middleware(self.key),
             guards=[page_guard],
+            before_request=jira_facts,
             exception_handlers=page_exception_handlers(),
             include_in_schema=False,
         )

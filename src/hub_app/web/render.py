@@ -9,19 +9,35 @@ from __future__ import annotations
 
 import functools
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context
+from jinja2.runtime import Context
 from litestar.datastructures import FormMultiDict
 from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.response import Template
 from litestar.template import TemplateConfig
+from markupsafe import Markup, escape
 
 from hub_app.connection import HubRequest
 from hub_app.web.cookies import page_session
-from hub_app.web.labels import APPROVAL_LABELS, STATUS_LABELS, duration, pretty_json, status_label, when
+from hub_app.web.labels import (
+    APPROVAL_LABELS,
+    BAR_LABELS,
+    BATCH_STATE_LABELS,
+    STATUS_LABELS,
+    duration,
+    estimate,
+    moment,
+    pretty_json,
+    status_label,
+    when,
+)
+from reconcile.batch_state import bar
+from reconcile.commands import is_temp_key
 from reconcile.readable import (
     aspect_label,
     drift_value,
@@ -76,6 +92,19 @@ def _journal_to(item: Any) -> str:
     return journal_value(item.field, item.to, item.to_string)
 
 
+@pass_context
+def _time(context: Context, value: Any) -> Markup | str:
+    """The one filter every template shows a moment with (``| when``): in the Jira user's time zone as the agent
+    reported it (``jira_time_zone``), UTC on hover; in UTC, said so, while no zone is known."""
+    found = moment(value) if isinstance(value, str | datetime) else None
+    if found is None:
+        return when(value)
+    utc = when(found)
+    shown = when(found, context.get("jira_time_zone"))
+    iso = found.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    return Markup(f'<time datetime="{escape(iso)}" title="{escape(utc)}">{escape(shown)}</time>')
+
+
 def _environment() -> Environment:
     env = Environment(
         loader=FileSystemLoader(TEMPLATES),
@@ -84,11 +113,25 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(status=status_label, when=when, duration=duration, pretty=pretty_json, segment=segment)
+    env.filters.update(
+        status=status_label,
+        when=_time,
+        duration=duration,
+        pretty=pretty_json,
+        segment=segment,
+        bar=bar,
+        estimate=estimate,
+    )
     env.filters.update(result_words=_result_words, params_words=_params_words, sprint_state=sprint_state)
     env.filters.update(journal_field=journal_field, journal_from=_journal_from, journal_to=_journal_to)
     env.filters.update(aspect_label=aspect_label, drift_value=drift_value, error=error_text)
-    env.globals.update(STATUS_LABELS=STATUS_LABELS, APPROVAL_LABELS=APPROVAL_LABELS)
+    env.tests["temp_key"] = is_temp_key
+    env.globals.update(
+        STATUS_LABELS=STATUS_LABELS,
+        APPROVAL_LABELS=APPROVAL_LABELS,
+        BATCH_STATE_LABELS=BATCH_STATE_LABELS,
+        BAR_LABELS=BAR_LABELS,
+    )
     env.policies["json.dumps_kwargs"] = {"ensure_ascii": False, "sort_keys": False}
     return env
 
@@ -147,6 +190,8 @@ def _context(request: HubRequest, context: dict[str, Any]) -> dict[str, Any]:
         "caller": caller,
         "is_admin": caller is not None and caller.role == "admin",
         "here": public_path(request),
+        "jira_base_url": request.state.get("jira_base_url"),
+        "jira_time_zone": request.state.get("jira_time_zone"),
         **context,
     }
 

@@ -148,6 +148,8 @@ class ExecContext:
 
     jira_user: str | None = None
     jira_time_zone: str | None = None
+    #: Jira's own address (``serverInfo``'s ``baseUrl`` as :func:`reconcile.jira_site.site_url` keeps it).
+    jira_base_url: str | None = None
     symmetric_link_types: frozenset[str] = frozenset()
     link_types: frozenset[str] | None = None
     allowed_projects: tuple[str, ...] | None = None

@@ -1,0 +1,34 @@
+"""Jira's own address as the page links to it: a web address only, never a credential written into it."""
+
+from __future__ import annotations
+
+import pytest
+
+from reconcile.jira_site import browse_url, site_url
+
+
+@pytest.mark.parametrize(
+    ("reported", "kept"),
+    [
+        ("https://jira.bank/jira/", "https://jira.bank/jira"),
+        ("https://bridge:s3cret@jira.bank/jira", "https://jira.bank/jira"),
+        ("https://PAT@jira.bank", "https://jira.bank"),
+        ("HTTP://Jira.Bank:8080/x?os_authType=basic#top", "http://jira.bank:8080/x"),
+        ("http://[::1]:2990/jira", "http://[::1]:2990/jira"),
+        ("javascript:alert(1)", None),
+        ("ftp://jira.bank", None),
+        ("https://", None),
+        ("https://jira bank", None),
+        ("https://jira.bank:99999", None),
+        ("", None),
+        (None, None),
+        (42, None),
+    ],
+)
+def test_only_a_web_address_without_userinfo_is_kept(reported: object, kept: str | None) -> None:
+    assert site_url(reported) == kept
+
+
+def test_an_issue_links_to_its_browse_page() -> None:
+    assert browse_url("https://jira.bank/jira", "AURORA-1590") == "https://jira.bank/jira/browse/AURORA-1590"
+    assert browse_url("https://jira.bank", "A/B?") == "https://jira.bank/browse/A%2FB%3F"
