@@ -130,7 +130,7 @@ async def test_check_of_a_good_batch_shows_the_plan(browser: Open, api: Api) -> 
     person = await browser("interface")
     await person.get("/new")
     page = (await _submit(person, "check", title="сроки")).text
-    assert element_text(page, "plan-command-1").startswith("1. ensure_fields · AURORA-1533 ~ duedate")
+    assert element_text(page, "plan-command-1").startswith("1. ensure_fields · AURORA-1533 ~ срок")
     assert not has_element(page, "editor-summary")
 
 
