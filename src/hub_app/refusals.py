@@ -38,8 +38,9 @@ STATUS_BY_ERROR: Mapping[type[Exception], int] = MappingProxyType(
 
 @attrs.frozen
 class Refusal:
-    """A refused request: its HTTP status and the message a person reads (the seed's words); a batch refused for
-    more than one error adds every error found, ``{command, param?, message}`` (the first is ``message``)."""
+    """A refused request: its HTTP status and the message a person reads (the seed's words); a batch refused by its
+    validation (:class:`~reconcile.batch_errors.InvalidBatch`, one error or more) adds every error found,
+    ``{command, param?, message}`` (the first is ``message``). Any other refusal has none."""
 
     status: int
     message: str
@@ -52,7 +53,6 @@ def refusal(exc: BaseException) -> Refusal | None:
     for cls in type(exc).__mro__:
         status = STATUS_BY_ERROR.get(cls)
         if status is not None:
-            # One error is ``detail`` alone, as every door has always answered it; more come as ``errors`` too.
-            found = exc.errors if isinstance(exc, InvalidBatch) and len(exc.errors) > 1 else ()
+            found = exc.errors if isinstance(exc, InvalidBatch) else ()
             return Refusal(status=status, message=str(exc), errors=tuple(e.to_json() for e in found))
     return None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
+
 from tests.support import cmd
 
 from .conftest import Api
@@ -91,3 +93,22 @@ async def create_ok(api: Api, commands: list[dict[str, Any]], **extra: Any) -> d
     assert response.status_code == 201, response.text
     data: dict[str, Any] = response.json()
     return data
+
+
+def assert_refused(response: httpx.Response, detail: str, *, batch: bool, status: int = 422) -> None:
+    """The whole answer of a refused request: ``status`` with ``detail`` exactly, and nothing else, unless the
+    refusal is a batch's validation (``batch``: ``POST /batches``, its dry run, ``POST /refresh``), a 422 that
+    carries ``errors`` too: here the one error found, ``{command, param?, message}`` with ``detail`` its message."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    if not batch:
+        assert body == {"status_code": status, "detail": detail}
+        return
+    assert status == 422, "a batch's validation refuses with 422"
+    assert set(body) == {"status_code", "detail", "errors"}, body
+    assert (body["status_code"], body["detail"]) == (422, detail)
+    [error] = body["errors"]
+    assert error["message"] == detail
+    assert set(error) - {"param"} == {"command", "message"}, error
+    assert error["command"] is None or isinstance(error["command"], int)
+    assert isinstance(error.get("param", ""), str)

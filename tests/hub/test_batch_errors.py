@@ -1,12 +1,12 @@
-"""POST /batches refused for several errors: ``detail`` the seed's first message (as before), ``errors`` every one
-with its command's number and parameter; one error is ``detail`` alone, as it always was. Nothing is written."""
+"""POST /batches refused by its validation: ``detail`` the seed's first message (as before), ``errors`` every error
+found with its command's number and parameter, one error as well as several. Nothing is written."""
 
 from __future__ import annotations
 
 import pytest
 
 from .conftest import Api
-from .support import cmd, create
+from .support import assert_refused, cmd, create
 
 pytestmark = pytest.mark.anyio
 
@@ -37,13 +37,22 @@ async def test_every_error_comes_beside_the_first_detail(api: Api) -> None:
     assert (await api.get("/batches")).json()["total"] == 0
 
 
-async def test_one_error_is_detail_alone(api: Api) -> None:
-    """A batch with one mistake answers exactly as before: ``{status_code, detail}``."""
+async def test_one_error_comes_as_errors_too(api: Api) -> None:
+    """A batch with one mistake: ``detail`` the seed's message, as before, and ``errors`` that one error."""
     response = await create(api, [cmd("ensure_status", key="AURORA-1", status="Готово")])
+    detail = "команда 1 (ensure_status): нет target; ожидаются key, target"
     assert response.json() == {
         "status_code": 422,
-        "detail": "команда 1 (ensure_status): нет target; ожидаются key, target",
+        "detail": detail,
+        "errors": [{"command": 1, "param": "target", "message": detail}],
     }
+    assert (await api.get("/batches")).json()["total"] == 0
+
+
+async def test_a_refusal_outside_a_batchs_validation_has_no_errors(api: Api) -> None:
+    """A note refused on its own is not a batch: ``{status_code, detail}`` alone."""
+    response = await api.post("/notes", {"key": "HR-1", "text": "зарплаты"})
+    assert_refused(response, "HR-1 не в проекте Jira AURORA", batch=False)
 
 
 async def test_the_batchs_own_fields_come_without_a_command(api: Api) -> None:

@@ -14,7 +14,7 @@ from hub_app.runtime import Hub
 from tests.support import cmd
 
 from .conftest import Api
-from .support import claim_ok, create_ok, issue
+from .support import assert_refused, claim_ok, create_ok, issue
 
 pytestmark = pytest.mark.anyio
 
@@ -42,12 +42,13 @@ async def _send(api: Api, method: str, path: str, body: Any, role: str = "interf
     return await api.client.request(method, path, content=_raw(body), headers=headers)
 
 
-async def _refused(api: Api, hub: Hub, request: tuple[str, str, Any], status: int, detail: str, **kw: Any) -> None:
+async def _refused(
+    api: Api, hub: Hub, request: tuple[str, str, Any], status: int, detail: str, *, batch: bool = False, **kw: Any
+) -> None:
+    """Refused (``batch``: by a batch's validation, else before or outside it), nothing written."""
     method, path, body = request
     before = await _rows(hub)
-    response = await _send(api, method, path, body, **kw)
-    assert response.status_code == status, response.text
-    assert response.json() == {"status_code": status, "detail": detail}
+    assert_refused(await _send(api, method, path, body, **kw), detail, batch=batch, status=status)
     assert await _rows(hub) == before
 
 
@@ -273,7 +274,7 @@ async def test_texts_longer_than_the_hub_keeps(
     api: Api, hub: Hub, request_: tuple[str, str, Any], role: str, detail: str
 ) -> None:
     """Keys, project names and instances longer than their columns → 422 (on PostgreSQL too), nothing written."""
-    await _refused(api, hub, request_, 422, detail, role=role)
+    await _refused(api, hub, request_, 422, detail, batch=request_[1] == "/batches", role=role)
 
 
 async def test_a_temp_key_longer_than_the_hub_keeps(api: Api, hub: Hub) -> None:
@@ -285,6 +286,7 @@ async def test_a_temp_key_longer_than_the_hub_keeps(api: Api, hub: Hub) -> None:
         ("POST", "/batches", body),
         422,
         "команда 1 (ensure_issue): temp_key — ожидается временный ключ new:<n>",
+        batch=True,
     )
 
 

@@ -14,7 +14,7 @@ from hub_app.runtime import Hub
 from tests.support import BASE_AWPCA, cmd
 
 from .conftest import Api
-from .support import claim_ok, create, run_refresh
+from .support import assert_refused, claim_ok, create, run_refresh
 
 pytestmark = pytest.mark.anyio
 
@@ -45,12 +45,13 @@ async def _written(api: Api) -> tuple[int, int]:
     ],
 )
 async def test_a_key_of_another_project_is_refused_and_nothing_written(api: Api, path: str, body: Any) -> None:
-    """Batches, their notes, dry runs, refreshes by keys and notes: HR-1 → 422 «HR-1 не в проекте Jira AURORA»."""
+    """Batches, their notes, dry runs, refreshes by keys and notes: HR-1 → 422 «HR-1 не в проекте Jira AURORA»
+    (a batch's validation with its ``errors``, a note alone without)."""
     response = await api.post(path, body)
     detail = "HR-1 не в проекте Jira AURORA"
     if "notes" in body:
         detail = f"заметка 1: {detail}"
-    assert response.json() == {"status_code": 422, "detail": detail}
+    assert_refused(response, detail, batch=path != "/notes")
     assert await _written(api) == (0, 0)
 
 
@@ -116,7 +117,7 @@ async def test_a_jql_that_cannot_be_wrapped_is_refused_at_enqueue(api: Api, jql:
         await create(api, [cmd("ensure_comment", key="AURORA-1", marker="m", body="b"), cmd("refresh", jql=jql)]),
     ):
         number = 1 if response.request.url.path == "/refresh" else 2
-        assert response.json() == {"status_code": 422, "detail": f"команда {number} (refresh): JQL не принят: {why}"}
+        assert_refused(response, f"команда {number} (refresh): JQL не принят: {why}", batch=True)
     assert await _written(api) == (0, 0)
 
 
@@ -124,7 +125,7 @@ async def test_jira_project_is_what_the_scope_follows(api: Api) -> None:
     """After PATCH jira_project = OPS, OPS keys are the hub's and AURORA's are not; a JQL fragment is no project."""
     assert (await api.patch("/settings", {"jira_project": "OPS"})).status_code == 200
     response = await create(api, [cmd("ensure_status", key="AURORA-1", target="Готово")])
-    assert response.json() == {"status_code": 422, "detail": "AURORA-1 не в проекте Jira OPS"}
+    assert_refused(response, "AURORA-1 не в проекте Jira OPS", batch=True)
     assert (await create(api, [cmd("ensure_status", key="OPS-1", target="Готово")])).status_code == 201
     widened = await api.patch("/settings", {"jira_project": "OPS OR project = HR"})
     assert widened.json()["detail"] == (

@@ -13,7 +13,7 @@ from reconcile.settings import DEFAULT_PACING
 from tests.support import cmd
 
 from .conftest import Api
-from .support import create, create_ok
+from .support import assert_refused, create, create_ok
 
 pytestmark = pytest.mark.anyio
 
@@ -76,12 +76,10 @@ async def test_a_batch_over_the_limit_is_refused(api: Api, hub: Hub) -> None:
     """More commands than ``max_batch_commands`` → 422 «в пакете N команд; не больше M», nothing written."""
     await api.patch("/settings", {"max_batch_commands": 2})
     commands = [cmd("ensure_fields", key=f"AURORA-{n}", duedate="2026-10-23") for n in (1, 2, 3)]
-    response = await create(api, commands)
-    assert response.status_code == 422, response.text
-    assert response.json() == {"status_code": 422, "detail": "в пакете 3 команд; не больше 2"}
+    assert_refused(await create(api, commands), "в пакете 3 команд; не больше 2", batch=True)
     assert await _stored(hub) == (0, 0)
     dry = await api.post("/batches?dry_run=true", {"author": "a", "title": "t", "commands": commands})
-    assert dry.json() == {"status_code": 422, "detail": "в пакете 3 команд; не больше 2"}
+    assert_refused(dry, "в пакете 3 команд; не больше 2", batch=True)
     created = await create_ok(api, commands[:2])
     assert len(created["commands"]) == 3  # the limit counts the body's commands, not the tail refresh
 

@@ -134,11 +134,18 @@ def tool_json(result: Any) -> Any:
     return value
 
 
-def tool_error(result: Any) -> str:
-    """The message of a tool error."""
+def tool_error(result: Any, *, batch: bool = False) -> str:
+    """The message of a tool error, its only text; a batch refused by its validation (``batch``) has a second, the
+    API's ``errors``: here the one error found, ``{command, param?, message}`` with the message the first text."""
     assert result.is_error is True, result.content[0].text
-    assert len(result.content) == 1
     text: str = result.content[0].text
+    if not batch:
+        assert len(result.content) == 1, result.content
+        return text
+    _, second = result.content
+    [error] = json.loads(second.text)["errors"]
+    assert error["message"] == text
+    assert set(error) - {"param"} == {"command", "message"}, error
     return text
 
 

@@ -48,7 +48,7 @@ async def test_batch_plan_answers_the_plan_and_writes_nothing(served: Served) ->
         (3, None, "queued", [{"sign": "+", "text": "связь «Связанные» new:1 → AURORA-1533", "unknown": True}]),
         (4, None, "queued", [{"sign": "=", "text": "нет изменений: только чтение Jira в зеркало", "unknown": False}]),
     ]
-    assert tool_error(refused) == "команда 1 (ensure_status): нет target; ожидаются key, target"
+    assert tool_error(refused, batch=True) == "команда 1 (ensure_status): нет target; ожидаются key, target"
 
 
 async def test_batch_create_with_approval_on_waits_for_a_person(served: Served) -> None:

@@ -281,7 +281,7 @@ async def test_seed_violations_are_tool_errors_and_write_nothing(
     before = await served.count()
     async with served.mcp() as client:
         result = await client.call_tool("batch_create", body)
-    assert tool_error(result) == message
+    assert tool_error(result, batch=True) == message
     assert await served.count() == before == (0, 0)
 
 
@@ -321,7 +321,8 @@ async def test_catalogue_is_the_single_source(served: Served, monkeypatch: pytes
     body = batch(cmd("ensure_status", key="AURORA-1540", target="Готово", comment="по плану"))
     async with served.mcp() as client:
         refused = await client.call_tool("batch_create", body)
-        assert tool_error(refused) == "команда 1 (ensure_status): лишние параметры comment; ожидаются key, target"
+        message = "команда 1 (ensure_status): лишние параметры comment; ожидаются key, target"
+        assert tool_error(refused, batch=True) == message
 
         spec = CATALOGUE["ensure_status"]
         comment = Param(

@@ -67,8 +67,8 @@ async def test_keys_and_jql_stay_inside_the_project(served: Served) -> None:
         bad = await client.call_tool("refresh", {"jql": "key = AURORA-1) OR (project = HR"})
         assert await served.count() == (0, 0)
         refresh = tool_json(await client.call_tool("refresh", {"jql": "key = HR-1"}))
-    assert tool_error(keys) == tool_error(note) == "HR-1 не в проекте Jira AURORA"
-    assert tool_error(bad) == "команда 1 (refresh): JQL не принят: непарная закрывающая скобка"
+    assert tool_error(keys, batch=True) == tool_error(note) == "HR-1 не в проекте Jira AURORA"
+    assert tool_error(bad, batch=True) == "команда 1 (refresh): JQL не принят: непарная закрывающая скобка"
     assert refresh["commands"][0]["params"] == {"jql": "project = AURORA AND (key = HR-1)"}
     assert (await claim(served))["params"]["jql"] == "project = AURORA AND (key = HR-1)"
 

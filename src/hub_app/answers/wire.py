@@ -44,7 +44,8 @@ class BatchErrorView:
 @attrs.frozen(kw_only=True)
 class ErrorView:
     """Every error: the HTTP status and the message a person reads (the seed's words, in Russian); a batch
-    refused for more than one error adds ``errors``, every error found, the first of which is ``detail``."""
+    refused by its validation (422, one error or more) adds ``errors``, every error found, the first of which is
+    ``detail``; every other error has no ``errors``."""
 
     status_code: int
     detail: str

@@ -1,5 +1,6 @@
-"""The API's answers to errors, all shaped ``{"status_code": N, "detail": "<message>"}`` (a batch refused for more
-than one error adds ``errors``: ``[{command, param?, message}]``, every error found, the first being ``detail``).
+"""The API's answers to errors, all shaped ``{"status_code": N, "detail": "<message>"}``; a batch refused by its
+validation (422, one error or more) adds ``errors``: ``[{command, param?, message}]``, every error found, the first
+being ``detail``.
 
 A refusal of the core gets the status of :mod:`hub_app.refusals` (422, 409, 403, 404, 413; a second agent's 409
 adds ``Retry-After``); Litestar's own 400/401/403/404/405/413 keep their codes; a database that cannot be reached
@@ -31,8 +32,8 @@ DATABASE_UNAVAILABLE = "база данных не отвечает"
 def error_response(
     status: int, detail: str, headers: dict[str, str] | None = None, *, errors: tuple[dict[str, Any], ...] = ()
 ) -> Response[Any]:
-    """``{status_code, detail}``; a batch refused for more than one error adds ``errors``, every error found
-    (``detail`` is the first)."""
+    """``{status_code, detail}``; a batch refused by its validation adds ``errors``, every error found (``detail``
+    is the first's message)."""
     body: dict[str, Any] = {"status_code": status, "detail": detail}
     if errors:
         body["errors"] = list(errors)

@@ -34,7 +34,10 @@ _ERRORS = {
     404: "такого объекта нет",
     409: "конфликт с состоянием (команда уже выдана агенту, второй агент, …)",
     413: "тело больше допустимого",
-    422: "нарушено правило: сообщение спецификации, ничего не записано",
+    422: (
+        "нарушено правило: сообщение спецификации, ничего не записано; пакет, не прошедший проверку, "
+        "добавляет errors — каждую найденную ошибку, первая из них — detail"
+    ),
     503: "база данных не отвечает",
 }
 
@@ -70,7 +73,7 @@ def schema_of(value: Mapping[str, Any]) -> Schema:
 
 
 def errors(*codes: int) -> dict[int, ResponseSpec]:
-    """The error answers a route may give, each ``{status_code, detail}``."""
+    """The error answers a route may give, each ``{status_code, detail}`` (a refused batch's 422 adds ``errors``)."""
     return {
         code: ResponseSpec(data_container=ErrorView, description=_ERRORS[code], generate_examples=False)
         for code in codes

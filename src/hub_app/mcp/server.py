@@ -52,10 +52,10 @@ def _answer(view: Any) -> CallToolResult:
 
 
 def _refusal(message: str, errors: tuple[dict[str, Any], ...] = ()) -> CallToolResult:
-    """A tool error: the message; a batch refused for more than one error adds them all, as the API's ``errors``,
-    in a second text (``{"errors": [{command, param?, message}]}``)."""
+    """A tool error: the message; a batch refused by its validation adds every error found, as the API's
+    ``errors``, in a second text (``{"errors": [{command, param?, message}]}``)."""
     content: list[ContentBlock] = [TextContent(type="text", text=message)]
-    if len(errors) > 1:
+    if errors:
         content.append(TextContent(type="text", text=json.dumps({"errors": list(errors)}, ensure_ascii=False)))
     return CallToolResult(content=content, is_error=True)
 
