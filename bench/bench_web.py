@@ -268,6 +268,9 @@ def pages(seeded: Seeded) -> list[tuple[str, str]]:
     """Every page of the hub, by the name the table gives it, and the path asked."""
     return [
         ("queue", "/"),
+        ("queue, filtered by state", "/?status=done_with_errors"),
+        ("queue, filtered by text", "/?q=%D1%81%D1%80%D0%BE%D0%BA%D0%B8"),
+        ("queue, the hub's refreshes shown", "/?auto=1"),
         ("batch (done)", f"/batches/{seeded.done_batch}"),
         ("batch (waiting, its plan)", f"/batches/{seeded.waiting_batch}"),
         ("command", f"/commands/{seeded.command}"),

@@ -1,10 +1,9 @@
 """The queue's filter (DESIGN.md 8, round 3): which batches a person asks to see, as a value the storage turns into
 SQL, and the text a batch is found by.
 
-A batch's state in the filter is one of :class:`BatchState`, decided in this order: rejected, waiting for approval,
-running (a command queued or claimed), finished with errors (a command failed or skipped), cancelled (a command
-cancelled), finished. The hub's own batches (its automatic refresh and its refresh for webhook events: no token)
-are left out unless ``automatic`` asks for them.
+A batch's state in the filter is its :class:`reconcile.batch_state.BatchState`, by the one rule of
+:func:`reconcile.batch_state.batch_state` (the storage writes it as SQL). The hub's own batches (its automatic
+refresh and its refresh for webhook events: no token) are left out unless ``automatic`` asks for them.
 
 The text is found in :func:`search_text`: the batch's title, author, token and project and its commands' types
 and string parameters (keys, summaries, statuses…), case-folded, so that the search is the same on SQLite and
@@ -14,36 +13,17 @@ PostgreSQL whatever their collations.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from enum import StrEnum
 from typing import Any
 
 import attrs
 
+from reconcile.batch_state import BatchState
 from reconcile.errors import ValidationError
 
-__all__ = ["STATE_LABELS", "BatchState", "QueueFilter", "parse_filter", "search_text"]
+__all__ = ["QueueFilter", "parse_filter", "search_text"]
 
 #: The longest text a person may search for (a key, a word of a summary).
 TEXT_MAX = 200
-
-
-class BatchState(StrEnum):
-    REJECTED = "rejected"
-    WAITING = "waiting"
-    RUNNING = "running"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-    DONE = "done"
-
-
-STATE_LABELS: Mapping[BatchState, str] = {
-    BatchState.RUNNING: "выполняется",
-    BatchState.WAITING: "ждёт одобрения",
-    BatchState.DONE: "завершён",
-    BatchState.FAILED: "завершён с ошибками",
-    BatchState.CANCELLED: "отменён",
-    BatchState.REJECTED: "отклонён",
-}
 
 
 def _fold(text: str) -> str:

@@ -3,6 +3,7 @@ hidden unless asked, paged with the total of what matched; and fast at 5 000 bat
 
 from __future__ import annotations
 
+import itertools
 import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -17,8 +18,9 @@ from adapters.storage.engine import alembic_config, make_engine
 from adapters.storage.models import CommandRow, table_of
 from reconcile.approval import Approval, ApprovalState
 from reconcile.batch import NewCommand, ValidBatch
+from reconcile.batch_state import BatchState, batch_state
 from reconcile.lifecycle import CommandStatus
-from reconcile.queue_filter import BatchState, QueueFilter
+from reconcile.queue_filter import QueueFilter
 
 from .test_schema import empty_url  # noqa: F401 — an empty database of each kind
 
@@ -80,6 +82,26 @@ async def _titles(db: Database, only: QueueFilter, *, limit: int = 20, offset: i
 _S = CommandStatus
 
 
+async def test_the_filter_says_the_state_the_page_says(db: Database) -> None:
+    """The SQL of each state finds exactly the batches :func:`batch_state` puts in it: every pair of command
+    statuses under every approval (one rule, written twice only because the storage must filter before paging)."""
+    approvals = {
+        "без одобрения": None,
+        "одобрен": Approval(state=ApprovalState.APPROVED, by="lead", at=T0),
+        "ждёт": Approval(state=ApprovalState.PENDING),
+        "отклонён": Approval(state=ApprovalState.REJECTED, by="lead", at=T0, reason="нет"),
+    }
+    expected: dict[BatchState, set[str]] = {state: set() for state in BatchState}
+    cases = itertools.product(approvals.items(), itertools.combinations_with_replacement(CommandStatus, 2))
+    for minute, ((name, approval), pair) in enumerate(cases, start=1):
+        title = f"{name}: {pair[0].value}, {pair[1].value}"
+        await _add(db, title, pair, minute=minute, approval=approval)
+        expected[batch_state(pair, None if approval is None else approval.state)].add(title)
+    found = {state: set((await _titles(db, QueueFilter(state=state), limit=500))[0]) for state in BatchState}
+    assert found == expected
+    assert all(expected.values())  # every state is met by some pair
+
+
 async def test_states_tokens_projects_and_the_hubs_own(db: Database) -> None:
     """Each batch is in exactly one state; the hub's own batch (no token) shows only with ``automatic``."""
     await _add(db, "идёт", (_S.DONE, _S.QUEUED), minute=1)
@@ -99,10 +121,11 @@ async def test_states_tokens_projects_and_the_hubs_own(db: Database) -> None:
     assert await _titles(db, QueueFilter(automatic=True)) == (["автообновление", *everything], 9)
     by_state = {state: (await _titles(db, QueueFilter(state=state)))[0] for state in BatchState}
     assert by_state == {
+        BatchState.QUEUED: [],
         BatchState.RUNNING: ["одобрен, идёт", "идёт"],
-        BatchState.WAITING: ["ждёт"],
+        BatchState.AWAITING_APPROVAL: ["ждёт"],
         BatchState.REJECTED: ["отклонён"],
-        BatchState.FAILED: ["пропуск", "с ошибкой"],
+        BatchState.DONE_WITH_ERRORS: ["пропуск", "с ошибкой"],
         BatchState.CANCELLED: ["отменён"],
         BatchState.DONE: ["готово"],
     }
@@ -152,7 +175,7 @@ async def test_a_filtered_queue_is_paged_with_its_own_total(db: Database) -> Non
     for n in range(5):
         await _add(db, f"ошибка {n}", (_S.FAILED,), minute=2 * n, commands=(_FIELDS,))
         await _add(db, f"готово {n}", (_S.DONE,), minute=2 * n + 1, commands=(_FIELDS,))
-    failed = QueueFilter(state=BatchState.FAILED)
+    failed = QueueFilter(state=BatchState.DONE_WITH_ERRORS)
     assert await _titles(db, failed, limit=2) == (["ошибка 4", "ошибка 3"], 5)
     assert await _titles(db, failed, limit=2, offset=4) == (["ошибка 0"], 5)
 
@@ -177,7 +200,7 @@ async def test_filters_stay_fast_at_five_thousand_batches(db: Database) -> None:
     filters = [
         QueueFilter(),
         QueueFilter(automatic=True),
-        QueueFilter(state=BatchState.FAILED),
+        QueueFilter(state=BatchState.DONE_WITH_ERRORS),
         QueueFilter(state=BatchState.DONE, project="AWPCA"),
         QueueFilter(author="planner-2"),
         QueueFilter(text="aurora-4995"),
@@ -191,7 +214,7 @@ async def test_filters_stay_fast_at_five_thousand_batches(db: Database) -> None:
         timings[only] = time.perf_counter() - started
     assert max(timings.values()) < 0.1, timings
     assert await _titles(db, QueueFilter(text="aurora-4995")) == (["пакет 4995"], 1)
-    assert (await _titles(db, QueueFilter(state=BatchState.FAILED, automatic=True)))[1] == len(failed)
+    assert (await _titles(db, QueueFilter(state=BatchState.DONE_WITH_ERRORS, automatic=True)))[1] == len(failed)
 
 
 async def test_the_migration_writes_the_search_text_of_every_batch(empty_url: str) -> None:  # noqa: F811

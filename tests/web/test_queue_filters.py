@@ -62,13 +62,14 @@ async def test_filter_by_state_token_project_and_text(browser: Open, api: Api, c
     assert _titles((await person.get("/?project=AWPCA")).text) == ["Новая"]
     assert _titles((await person.get("/?q=aurora-1590")).text) == ["Сроки"]
     assert _titles((await person.get("/?q=%D0%BE%D1%81%D0%B2")).text) == ["Новая"]  # «осв»
-    assert _titles((await person.get("/?status=running&author=interface-token")).text) == ["Новая", "Сроки"]
+    assert _titles((await person.get("/?status=queued&author=interface-token")).text) == ["Новая", "Сроки"]
     assert _titles((await person.get("/?status=done&auto=1")).text) == ["автообновление"]
     empty = (await person.get("/?status=done")).text
     assert cells(empty, "batches")[1] == ["Таких пакетов нет: измените фильтр."]
     page = (await person.get("/?author=interface-token&project=AWPCA")).text
     form = element_text(page, "queue-filter")
-    assert form.startswith("Состояние любое выполняется ждёт одобрения завершён завершён с ошибками отменён отклонён")
+    states = "ждёт одобрения в очереди выполняется завершён завершён с ошибками отменён отклонён"
+    assert form.startswith(f"Состояние любое {states}")
     assert "Автор (токен) любой admin-token interface-token" in form
     assert "Проект любой AWPCA" in form
     assert '<option value="interface-token" selected>' in page

@@ -15,9 +15,10 @@ from sqlalchemy import ColumnElement, and_, exists, func, not_, or_, select, tru
 
 from adapters.storage.models import BatchRow, CommandRow, table_of
 from reconcile.approval import ApprovalState
+from reconcile.batch_state import BatchState
 from reconcile.catalogue import CATALOGUE, creating_types
 from reconcile.lifecycle import PENDING, CommandStatus
-from reconcile.queue_filter import BatchState, QueueFilter
+from reconcile.queue_filter import QueueFilter
 
 __all__ = ["batch_filter"]
 
@@ -36,18 +37,21 @@ def _has(statuses: Collection[CommandStatus]) -> ColumnElement[bool]:
 
 
 def _state(state: BatchState) -> ColumnElement[bool]:
+    """:func:`reconcile.batch_state.batch_state` as SQL: the same states, tried in the same order."""
     rejected = _BATCH.c.approval_state == ApprovalState.REJECTED.value
     waiting = _BATCH.c.approval_state == ApprovalState.PENDING.value
     decided = or_(_BATCH.c.approval_state.is_(None), _BATCH.c.approval_state == ApprovalState.APPROVED.value)
     if state is BatchState.REJECTED:
         return rejected
-    if state is BatchState.WAITING:
+    if state is BatchState.AWAITING_APPROVAL:
         return waiting
-    running = _has(PENDING)
+    unfinished = _has(PENDING)
+    if state is BatchState.QUEUED:
+        return and_(decided, unfinished, not_(_has(set(CommandStatus) - {_S.QUEUED})))
     if state is BatchState.RUNNING:
-        return and_(decided, running)
-    finished = and_(decided, not_(running))
-    if state is BatchState.FAILED:
+        return and_(decided, unfinished, _has(set(CommandStatus) - {_S.QUEUED}))
+    finished = and_(decided, not_(unfinished))
+    if state is BatchState.DONE_WITH_ERRORS:
         return and_(finished, _has(_ERRORS))
     if state is BatchState.CANCELLED:
         return and_(finished, not_(_has(_ERRORS)), _has([_S.CANCELLED]))

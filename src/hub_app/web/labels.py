@@ -9,6 +9,8 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from reconcile.batch_state import BatchState
+
 __all__ = [
     "APPROVAL_LABELS",
     "BAR_LABELS",
@@ -41,14 +43,14 @@ APPROVAL_LABELS: dict[str, str] = {
 
 
 #: A batch's state (:class:`reconcile.batch_state.BatchState`) in words.
-BATCH_STATE_LABELS: dict[str, str] = {
-    "awaiting_approval": "ждёт одобрения",
-    "queued": "в очереди",
-    "running": "выполняется",
-    "done": "завершён",
-    "done_with_errors": "завершён с ошибками",
-    "cancelled": "отменён",
-    "rejected": "отклонён",
+BATCH_STATE_LABELS: dict[BatchState, str] = {
+    BatchState.AWAITING_APPROVAL: "ждёт одобрения",
+    BatchState.QUEUED: "в очереди",
+    BatchState.RUNNING: "выполняется",
+    BatchState.DONE: "завершён",
+    BatchState.DONE_WITH_ERRORS: "завершён с ошибками",
+    BatchState.CANCELLED: "отменён",
+    BatchState.REJECTED: "отклонён",
 }
 
 #: What a part of the bar (:class:`reconcile.batch_state.BarPart`) counts.

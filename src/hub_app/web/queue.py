@@ -20,8 +20,9 @@ from hub_app import batches, overview
 from hub_app.connection import HubRequest
 from hub_app.runtime import Unit
 from hub_app.web.acting import read
+from hub_app.web.labels import BATCH_STATE_LABELS
 from hub_app.web.render import fragment, is_htmx, page
-from reconcile.queue_filter import STATE_LABELS, parse_filter
+from reconcile.queue_filter import parse_filter
 
 __all__ = ["BATCHES_PER_PAGE", "ROUTES", "PageNumber", "pages"]
 
@@ -66,7 +67,7 @@ async def queue_view(request: HubRequest, number: PageNumber = 1) -> Template | 
             "number": number,
             "pages": pages(listed.total, BATCHES_PER_PAGE),
             "only": only,
-            "choices": {"states": STATE_LABELS, "authors": authors, "projects": projects},
+            "choices": {"states": BATCH_STATE_LABELS, "authors": authors, "projects": projects},
             "filtered": bool(query),
             "hidden": hidden,
             "with_automatic": _here(shown.query(), 1),
