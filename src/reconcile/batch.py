@@ -28,7 +28,7 @@ from reconcile.batch_bodies import (
     retry_body,
 )
 from reconcile.batch_errors import BatchError, Errors, InvalidBatch
-from reconcile.batch_rules import BatchContext, BatchWalk, ProjectInfo, check_command_rules, key_values
+from reconcile.batch_rules import BatchContext, BatchWalk, ProjectInfo, check_command_rules, key_values, raw_type
 from reconcile.catalogue import CATALOGUE, creating_types
 from reconcile.commands import check_command, is_jira_key, is_temp_key
 from reconcile.errors import ValidationError
@@ -223,7 +223,7 @@ def _top(body: dict[str, Any], ctx: BatchContext, errors: Errors) -> tuple[str, 
 
 def _commands(raw_commands: list[Any], state: BatchWalk, errors: Errors, *, by_hub: bool) -> list[NewCommand]:
     for index, command in enumerate(raw_commands, start=1):
-        if isinstance(command, dict) and command.get("type") in _CREATING:
+        if raw_type(command) in _CREATING:
             params = command.get("params")
             if isinstance(params, dict) and is_temp_key(params.get("temp_key")):
                 state.all_temp_keys.setdefault(params["temp_key"], index)

@@ -20,7 +20,7 @@ from reconcile.commands import command_label, is_temp_key, key_params
 from reconcile.errors import ValidationError
 from reconcile.settings import Settings
 
-__all__ = ["BatchContext", "BatchWalk", "ProjectInfo", "check_command_rules", "key_items", "key_values"]
+__all__ = ["BatchContext", "BatchWalk", "ProjectInfo", "check_command_rules", "key_items", "key_values", "raw_type"]
 
 
 @attrs.frozen(kw_only=True)
@@ -57,6 +57,13 @@ def key_values(command_type: str, params: Mapping[str, Any]) -> Iterator[str]:
     return (key for _, key in key_items(command_type, params))
 
 
+def raw_type(raw: Any) -> str | None:
+    """The ``type`` of a command as sent, when it is a string: anything else (an object, a list) is no type's name
+    and must not reach a lookup by name, where it would not even hash."""
+    found = raw.get("type") if isinstance(raw, dict) else None
+    return found if isinstance(found, str) else None
+
+
 @attrs.define
 class BatchWalk:
     """What the walk over the commands has seen so far."""
@@ -91,8 +98,9 @@ class BatchWalk:
     def define_refused(self, index: int, raw: Any) -> None:
         """A creating command that was refused still defines its temp key for the commands after it (when no
         other command holds it), so that they are not refused for naming it: one mistake, one error."""
-        params = raw.get("params") if isinstance(raw, dict) and raw.get("type") in CATALOGUE else None
-        if not isinstance(params, dict) or not CATALOGUE[raw["type"]].creates_issue:
+        command_type = raw_type(raw)
+        params = raw.get("params") if command_type in CATALOGUE else None
+        if command_type is None or not isinstance(params, dict) or not CATALOGUE[command_type].creates_issue:
             return
         temp_key = params.get("temp_key")
         if isinstance(temp_key, str) and is_temp_key(temp_key) and temp_key not in self.temp_keys:

@@ -62,3 +62,15 @@ async def test_the_batchs_own_fields_come_without_a_command(api: Api) -> None:
     assert answer["detail"].startswith("нет title; ")
     assert [(e["command"], "param" in e) for e in answer["errors"]] == [(None, False), (1, False)]
     assert answer["errors"][1]["message"].startswith("команда 1: неизвестный тип nope; ожидаются ensure_issue")
+
+
+@pytest.mark.parametrize("kind", [{}, [], 7, None, True])
+async def test_a_type_that_is_not_a_string_is_refused_not_a_500(api: Api, kind: object) -> None:
+    """A command whose ``type`` is an object, a list, a number or null (the fuzzer's find): 422 with the seed's
+    message for an unknown type, through the dry run too; nothing written."""
+    body = {"author": "a", "title": "t", "commands": [{"type": kind, "params": {}}]}
+    for path in ("/batches", "/batches?dry_run=true"):
+        response = await api.post(path, body)
+        assert response.status_code == 422, response.text
+        assert response.json()["errors"][0]["message"] == response.json()["detail"]
+    assert (await api.get("/batches")).json()["total"] == 0

@@ -116,3 +116,13 @@ def test_errors_are_exactly_the_broken_commands_the_first_being_detail(inserts: 
         return
     errors = _errors(body)
     assert [(e.command, e.param) for e in errors] == expected
+
+
+@pytest.mark.parametrize("kind", [{}, [], {"a": 1}, 7, None])
+def test_a_type_that_no_name_can_be_is_one_error_of_its_command(kind: Any) -> None:
+    """A ``type`` that is not a string (an object would not even hash) is an unknown type, before and after a good
+    command that creates an issue."""
+    commands = [{"type": kind, "params": {"temp_key": "new:1"}}, *_good()]
+    found = _errors({"author": "a", "title": "t", "commands": commands})
+    assert found[0].command == 1
+    assert found[0].message.startswith(f"команда 1: неизвестный тип {kind}")

@@ -3,14 +3,13 @@
 at once next to their commands, queued once fixed, and «Повторить все с ошибкой» opening the editor prefilled with
 what failed. Every request went to the hub; no script error, no CSP refusal.
 
-``SDLC_SCREENSHOTS=1`` saves the editor to ``docs/screenshots/editor.png``.
+``SDLC_HUB_SCREENSHOTS=docs`` refreshes the README's picture of the editor.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-import os
 import time
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from loopback.stack import Stack
 from reconcile.catalogue import CATALOGUE
 
 from . import test_browser as _browser
-from .browser_support import CHROMEDRIVER, CHROMIUM, click, text, wait_for
+from .browser_support import CHROMEDRIVER, CHROMIUM, SCREENSHOTS, click, text, wait_for
 
 # The browser tests' fixtures, shared: the stack (hub, simulator, agent, the mirror filled), Chromium, and the check
 # that every request went to the hub with no script error.
@@ -36,7 +35,6 @@ pytestmark = [
     pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None, reason="chromium and chromium-driver not installed"),
 ]
 
-SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "editor.png"
 ATTACHMENT = "Отчёт редактора\n".encode()
 
 
@@ -138,7 +136,8 @@ _FILL = {
 
 
 def _shoot(driver: WebDriver, last: str) -> None:
-    """The editor from the page's top to the bottom of the element ``last``, into docs/screenshots/editor.png."""
+    """The editor from the page's top to the bottom of the element ``last``, as ``web-editor.png`` into
+    ``$SDLC_HUB_SCREENSHOTS``."""
     driver.execute_script("window.scrollTo(0, 0)")  # the JSON view is sticky: at the top with the page's top
     bottom = driver.execute_script(
         "return arguments[0].getBoundingClientRect().bottom", driver.find_element(By.ID, last)
@@ -147,8 +146,9 @@ def _shoot(driver: WebDriver, last: str) -> None:
     shot = driver.execute_cdp_cmd(  # type: ignore[attr-defined]
         "Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True, "clip": clip}
     )
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    SCREENSHOT.write_bytes(base64.b64decode(shot["data"]))
+    folder = Path(SCREENSHOTS or ".")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "web-editor.png").write_bytes(base64.b64decode(shot["data"]))
 
 
 def _statuses(driver: WebDriver) -> list[str]:
@@ -179,7 +179,7 @@ def test_compose_check_queue_and_retry_what_failed(driver: WebDriver, stack: Sta
     marked = driver.find_elements(By.CSS_SELECTOR, ".command-edit.has-error")
     assert [element.get_attribute("id") for element in marked] == [f"cmd-{n}" for n in (status, link, attachment)]
     assert "has-error" in (driver.find_element(By.ID, f"c{status}-target-field").get_attribute("class") or "")
-    if os.environ.get("SDLC_SCREENSHOTS") == "1":
+    if SCREENSHOTS:
         _shoot(driver, f"cmd-{link}")
 
     _type(driver, f"c{status}.target", "Разработка")

@@ -3,13 +3,12 @@
 shows the same), and «показать автоматические обновления» adds to it. The stack, the browser and the check that
 every request went to the hub are those of ``test_browser``.
 
-``SDLC_SCREENSHOTS=1`` saves ``docs/screenshots/queue.png``.
+``SDLC_HUB_SCREENSHOTS=docs`` refreshes the README's picture of it.
 """
 
 from __future__ import annotations
 
 import io
-import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -28,8 +27,6 @@ pytestmark = [
     pytest.mark.e2e,
     pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None, reason="chromium and chromium-driver not installed"),
 ]
-
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
 def _batch(running: Stack, title: str, command: dict[str, Any]) -> None:
@@ -78,7 +75,7 @@ def test_filter_the_queue_and_keep_it_in_the_url(driver: WebDriver, stack: Stack
     assert _query(driver) == {"q": ["aurora-1537"]}
     assert driver.find_element(By.ID, "queue-q").get_attribute("value") == "aurora-1537"
     assert _titles(driver) == ["Комментарий к стенду"]
-    shoot(driver, "queue", DOCS if os.environ.get("SDLC_SCREENSHOTS") == "1" else tmp_path)
+    shoot(driver, "web-queue-filtered", tmp_path)
 
     driver.find_element(By.ID, "queue-q").clear()
     click(driver, By.ID, "queue-auto")

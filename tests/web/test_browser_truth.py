@@ -4,12 +4,11 @@ a failure and its state reads «завершён с ошибками»; ``new:1`
 the mirror is read with «Обновить из Jira»; the issue links to Jira itself (the address the agent reported from
 ``serverInfo``). Every request the browser made went to the hub (the autouse fixture of ``test_browser``).
 
-``SDLC_SCREENSHOTS=1`` saves the pictures into ``docs/screenshots/``.
+``SDLC_HUB_SCREENSHOTS=docs`` refreshes the README's pictures of them.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -26,12 +25,6 @@ pytestmark = [
     pytest.mark.e2e,
     pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None, reason="chromium and chromium-driver not installed"),
 ]
-
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
-
-
-def _shots(tmp_path: Path) -> Path:
-    return DOCS if os.environ.get("SDLC_SCREENSHOTS") == "1" else tmp_path
 
 
 def _state(page: WebDriver) -> str:
@@ -68,7 +61,7 @@ def test_a_failure_turns_the_bar_red_and_new_1_leads_to_its_issue(
     bar = _bar(driver)
     assert bar["failed"] > 0
     assert bar.get("done", 0) < 100
-    shoot(driver, "web-batch-with-errors", _shots(tmp_path))
+    shoot(driver, "web-batch-with-errors", tmp_path)
 
     real = _api(stack, f"/batches/{batch['id']}")["temp_keys"]["new:1"]
     assert driver.find_elements(By.CSS_SELECTOR, "a[href='/issues/new:1']") == []
@@ -89,7 +82,7 @@ def test_an_issue_not_in_the_mirror_is_read_from_jira(
     _login(driver, stack)
     driver.get(f"{stack.hub_url}/issues/AURORA-1560")
     assert text(driver, "missing-text").startswith("Задачи AURORA-1560 ещё нет в зеркале")
-    shoot(driver, "web-issue-missing", _shots(tmp_path))
+    shoot(driver, "web-issue-missing", tmp_path)
     click(driver, By.ID, "refresh-from-jira")
     wait_for(driver, "the refresh queued", lambda d: "обновление из Jira поставлено в очередь" in d.page_source)
     batch_id = int(driver.find_element(By.CSS_SELECTOR, "p.message").text.rsplit(" ", 1)[1])
