@@ -102,10 +102,11 @@ def _raw_commands(body: Any) -> Iterator[tuple[str, dict[str, Any]]]:
     if not isinstance(body, dict) or not isinstance(body.get("commands"), list):
         return
     for command in body["commands"]:
-        if not isinstance(command, dict):
+        command_type = raw_type(command)
+        if command_type is None or command_type not in CATALOGUE:
             continue
-        command_type, params = command.get("type"), command.get("params")
-        if isinstance(command_type, str) and command_type in CATALOGUE and isinstance(params, dict):
+        params = command.get("params")
+        if isinstance(params, dict):
             yield command_type, params
 
 

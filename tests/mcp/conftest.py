@@ -13,22 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from hub_app import admin
-from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import open_hub
 
-from .mcp_support import TOKEN_NAMES, Served, serving_hub
+from .mcp_support import Served, serving_with_tokens
 
 
 @pytest.fixture
 async def served(tmp_path: Path) -> AsyncIterator[Served]:
     hub = await open_hub(data_dir=tmp_path / "hub")
-    try:
-        tokens: dict[str, str] = {}
-        async with hub.unit() as unit:
-            for role, name in TOKEN_NAMES.items():
-                tokens[role] = (await admin.add_token(unit, TokenIn(name=name, role=role))).secret
-        async with serving_hub(hub) as base_url:
-            yield Served(base_url=base_url, hub=hub, tokens=tokens)
-    finally:
-        await hub.close()
+    async with serving_with_tokens(hub) as served:
+        yield served

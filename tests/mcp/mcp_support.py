@@ -17,8 +17,9 @@ from litestar import Litestar
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from hub_app import batches, mirror
+from hub_app import admin, batches, mirror
 from hub_app.app import create_app
+from hub_app.bodies.admin import TokenIn
 from hub_app.mcp.endpoint import MCP_PATH, McpEndpoint
 from hub_app.public_url import PublicUrl
 from hub_app.runtime import Hub
@@ -124,6 +125,20 @@ class Served:
             listed = await batches.list_batches(unit, limit=0)
             notes = await mirror.list_notes(unit, limit=0)
         return listed.total, notes.total
+
+
+@contextlib.asynccontextmanager
+async def serving_with_tokens(hub: Hub) -> AsyncIterator[Served]:
+    """``hub`` served (:func:`serving_hub`) with a token of each role of :data:`TOKEN_NAMES`; closed afterwards."""
+    try:
+        tokens: dict[str, str] = {}
+        async with hub.unit() as unit:
+            for role, name in TOKEN_NAMES.items():
+                tokens[role] = (await admin.add_token(unit, TokenIn(name=name, role=role))).secret
+        async with serving_hub(hub) as base_url:
+            yield Served(base_url=base_url, hub=hub, tokens=tokens)
+    finally:
+        await hub.close()
 
 
 def tool_json(result: Any) -> Any:

@@ -19,7 +19,7 @@ from hub_app.runtime import Hub
 from tests.hub.support import FIELDS, PENDING
 from tests.support import cmd
 
-from .mcp_support import TOKEN_NAMES, Served, batch, claim, serving_hub, tool_error, tool_json
+from .mcp_support import Served, batch, claim, serving_with_tokens, tool_error, tool_json
 
 pytestmark = pytest.mark.anyio
 
@@ -30,15 +30,8 @@ async def served(migrated_url: str, tmp_path: Path) -> AsyncIterator[Served]:
     engine = make_engine(migrated_url)
     await truncate_all(engine)
     hub = Hub(database=Database(engine), files=FileStore(tmp_path / "files"))
-    try:
-        tokens: dict[str, str] = {}
-        async with hub.unit() as unit:
-            for role, name in TOKEN_NAMES.items():
-                tokens[role] = (await admin.add_token(unit, TokenIn(name=name, role=role))).secret
-        async with serving_hub(hub) as base_url:
-            yield Served(base_url=base_url, hub=hub, tokens=tokens)
-    finally:
-        await hub.close()
+    async with serving_with_tokens(hub) as served:
+        yield served
 
 
 async def _approval(served: Served, **doors: bool) -> None:
