@@ -183,3 +183,52 @@ async def test_past_the_write_budget_the_agent_waits_and_says_so(
     assert rig.agent.last_error is None
     waits = [fields_of(r) for r in caplog.records if r.getMessage() == "write_budget"]
     assert [(w["command_id"], w["max_writes_per_hour"]) for w in waits] == [(89, 2)]
+
+
+BOARD_REFUSED = "доска 9001 не в разрешённых проектах"
+
+
+@pytest.mark.parametrize(
+    ("board_id", "error", "calls"),
+    [
+        (
+            9001,
+            BOARD_REFUSED,
+            ["GET /rest/api/2/issue/AURORA-1538", "GET /rest/agile/1.0/board/9001"],
+        ),
+        (
+            "../../../api/2/issue/HR-1?fields=summary",
+            'недопустимый id доски: "../../../api/2/issue/HR-1?fields=summary"',
+            [],
+        ),
+    ],
+)
+async def test_a_hostile_board_moves_nothing_and_reads_no_sprint(
+    tmp_path: Path, board_id: Any, error: str, calls: list[str]
+) -> None:
+    """Issue 31 finding 2, ensure_sprint: HR's board 9001 is read once and refused (its sprints never read, nothing
+    moved, no name of HR's in the report); a board id that is a path is refused before any Jira call."""
+    params = {"key": "AURORA-1538", "sprint": "Кадры: премии", "board_id": board_id}
+    hub = FakeHub(queue=[command(90, "ensure_sprint", params)])
+    rig = Rig(tmp_path, hub)
+    await run_all(rig, 1)
+    assert jira_calls_after_start(rig) == calls
+    report = hub.reports[0][1]
+    assert (report["status"], report["error"], report["operations"]) == ("failed", error, [])
+    assert "Кадры" not in json.dumps(report["result"], ensure_ascii=False)
+
+
+async def test_a_refresh_reports_no_type_of_another_projects_board(tmp_path: Path) -> None:
+    """Issue 31 finding 2, refresh: HR's board 9001 delivered with an unknown type is read once, reported without
+    a type (the hub learns nothing of it) and listed as refused; the refresh itself is done."""
+    params = {"keys": ["AURORA-1538"], "boards": [{"id": 9001, "type": None}]}
+    hub = FakeHub(queue=[command(91, "refresh", params)])
+    rig = Rig(tmp_path, hub)
+    await run_all(rig, 1)
+    assert [c for c in jira_calls_after_start(rig) if "/board/" in c] == ["GET /rest/agile/1.0/board/9001"]
+    report = hub.reports[0][1]
+    assert (report["status"], report["result"]["boards"], report["result"]["refused_boards"]) == (
+        "done",
+        {"9001": None},
+        [{"id": "9001", "error": BOARD_REFUSED}],
+    )

@@ -38,8 +38,10 @@ class Bench:
         pause: float = 30,
         files: Mapping[str, bytes] | None = None,
         context: Mapping[str, Any] | None = None,
+        allowed: tuple[str, ...] | None = None,
     ) -> DriveOutcome:
-        ctx = await self.jira.exec_context()
+        """Drive one delivery; ``allowed``: the projects the agent's policy allows (``None``: any)."""
+        ctx = attrs.evolve(await self.jira.exec_context(), allowed_projects=allowed)
         self.sim.clear_calls()
         self.pages.clear()
         delivery = Delivery(id=1, type=type_, params=params, pause_seconds=pause, context=context or {})
