@@ -27,6 +27,7 @@ from adapters.clock import Clock, SystemClock
 from adapters.targets import Target, explain, explain_status, http_client, shown
 from reconcile.executors.base import ExecContext, JiraCall, JiraResponse
 from reconcile.jira_bucket import BucketPacer
+from reconcile.jira_fields import JiraField, fields_from_jira
 from reconcile.jira_paths import constant_for_run
 from reconcile.jira_site import site_url
 from reconcile.text import body_text
@@ -139,6 +140,7 @@ class JiraHttp:
         self._myself: tuple[str, str | None] | None = None
         self._base_url: tuple[str | None] | None = None
         self._link_types: tuple[frozenset[str], frozenset[str]] | None = None
+        self._fields: dict[str, JiraField] | None = None
         #: Answers kept for the run (:func:`reconcile.jira_paths.constant_for_run`: the boards' own reads).
         self._kept: dict[str, JiraResponse] = {}
 
@@ -276,6 +278,13 @@ class JiraHttp:
                 frozenset(t["name"] for t in named if t.get("inward") == t.get("outward")),
             )
         return self._link_types
+
+    async def jira_fields(self, *, fresh: bool = False) -> dict[str, JiraField]:
+        """Jira's field list by id (``GET /rest/api/2/field``): read once, then cached; ``fresh`` reads it again
+        (a delivery names a field id the last list did not hold: DESIGN.md 5.7)."""
+        if self._fields is None or fresh:
+            self._fields = fields_from_jira(await self._get("/rest/api/2/field"))
+        return self._fields
 
     async def symmetric_link_types(self) -> frozenset[str]:
         """Names of the link types whose ``inward == outward`` (change 000); read once, then cached."""

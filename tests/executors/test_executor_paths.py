@@ -190,3 +190,38 @@ def test_ids_from_jiras_answers_never_shape_a_path(value: str) -> None:
     assert (report.status, report.operations) == ("failed", ())
     assert report.error == f"недопустимый id связи: {json.dumps(value, ensure_ascii=False)}"
     assert [s for s in steps if isinstance(s, JiraCall) and s.method != "GET"] == []
+
+
+#: Where the delivery's context names something that may reach a request: the project, field ids, link types.
+CONTEXT_PLACES = [
+    ("jira_project",),
+    ("fields", "sprint"),
+    ("fields", "planned_start"),
+    ("fields", "planned_end"),
+    ("epic_link", "field_id"),
+    ("epic_name_field_id",),
+    ("link_types", "связанные"),
+]
+
+
+def hostile_context(place: tuple[str, ...], value: Any) -> dict[str, Any]:
+    context = Settings().agent_context()
+    if len(place) == 1:
+        return {**context, place[0]: value}
+    return {**context, place[0]: {**context[place[0]], place[1]: value}}
+
+
+@pytest.mark.parametrize(("type_", "place"), [(t, place) for t in sorted(VALID) for place in CONTEXT_PLACES])
+def test_a_hostile_context_value_never_shapes_a_path_or_a_query(type_: str, place: tuple[str, ...]) -> None:
+    """Each hostile value at each place of the context: every call that leaves has a clean path and query, and
+    none carries the value there (a field id that is no field id fails the command before any call)."""
+    for value in (v for v in HOSTILE if isinstance(v, str)):
+        report, jira = run(
+            type_,
+            {**VALID[type_], "epic_key": "AURORA-1537"} if type_ == "ensure_fields" else VALID[type_],
+            hostile_context(place, value),
+        )
+        assert [f"{c.method} {c.path} {c.params}" for c in jira.calls if not clean(c)] == [], value
+        assert [c.path for c in jira.calls if mentions(c, value)] == [], value
+        if place[0] in ("fields", "epic_link", "epic_name_field_id"):
+            assert jira.calls == [], (value, report.error)

@@ -26,6 +26,7 @@ from reconcile.executors.base import (
     Step,
 )
 from reconcile.jira_answers import jira_list, jira_object
+from reconcile.jira_fields import fields_problem
 from reconcile.jira_paths import API, PathRefused, issue_key, jira_path
 from reconcile.settings import Settings, settings_from_json, settings_to_json
 from reconcile.text import body_text, readable
@@ -158,11 +159,15 @@ def run_body(
     body: Callable[[Run], Body], delivery: Delivery, ctx: ExecContext, settings: Settings | None = None
 ) -> Executor:
     """Run ``body``; :class:`CommandFailed` and any bug inside it end as a ``failed`` report, never an exception.
-    ``settings``: those of the delivery's context, when already read (:class:`Run`)."""
+    ``settings``: those of the delivery's context, when already read (:class:`Run`). A field mapping that does not
+    pass :func:`reconcile.jira_fields.fields_problem` fails the command before its first call."""
     try:
         run = Run(delivery, ctx, settings)
     except CommandFailed as error:
         return Report(status="failed", error=error.message)
+    problem = fields_problem(delivery.type, delivery.params, run.settings, fields=ctx.jira_fields, pins=ctx.field_pins)
+    if problem is not None:
+        return Report(status="failed", error=problem)
     try:
         return (yield from body(run))
     except (CommandFailed, Dropped, JiraAnswerError, PathRefused) as error:
