@@ -252,7 +252,10 @@ def _checked(cli: CommandLine, args: argparse.Namespace, policy: AgentPolicy | N
     """What ``main`` refuses before starting anything (exit 2 with one line)."""
     if args.command in ("run", "webhook") and policy is None:
         cli.fail(MISSING)
-    needs_jira = args.command != "webhook" or args.register
+    managing = args.command == "webhook" and [args.register, args.list, args.unregister].count(True)
+    if managing and managing > 1:
+        cli.fail("give one of --register, --list and --unregister")
+    needs_jira = args.command != "webhook" or bool(managing)
     if needs_jira and not args.jira_token and not (args.jira_user and args.jira_password):
         cli.fail("give the Jira token (SDLC_AGENT_JIRA_TOKEN), or --jira-user with the password")
     if args.command == "run" and args.webhook_listen and not args.webhook_secret_file:
