@@ -53,9 +53,7 @@ class Webhooks(Search):
         self.listening = any(w.active for w in self.webhooks.values())
         return webhook
 
-    def _from_body(
-        self, body: Mapping[str, Any], user: str, api: Api, *, webhook_id: int, created: Any
-    ) -> Webhook:
+    def _from_body(self, body: Mapping[str, Any], user: str, api: Api, *, webhook_id: int, created: Any) -> Webhook:
         if api == "legacy":
             filters = body.get("filters") or {}
             if not isinstance(filters, Mapping):
