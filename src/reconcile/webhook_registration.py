@@ -96,8 +96,9 @@ def _webhook_id(entry: Mapping[str, Any]) -> int | None:
     """Jira 10's numeric ``id``, or the last segment of Jira ≤ 9's ``self`` (``…/rest/webhooks/1.0/webhook/3``)."""
     raw = entry.get("id")
     if raw is None and isinstance(entry.get("self"), str):
-        raw = entry["self"].rstrip("/").rpartition("/")[2]
-    text = str(raw) if isinstance(raw, int | str) and not isinstance(raw, bool) else ""
+        raw = entry["self"].rpartition("/")[2]
+    # Only an int or a text of digits reads as digits: True, 6.0 or None do not.
+    text = str(raw)
     return int(text) if _ID.fullmatch(text) else None
 
 

@@ -8,9 +8,10 @@ import json
 
 import pytest
 
-from .sim_support import Bench
+from reconcile.executors.boards import board_problem
+from reconcile.jira_paths import positive_id
 
-pytestmark = pytest.mark.anyio
+from .sim_support import Bench
 
 AURORA = ("AURORA",)
 REFUSED = "доска 9001 не в разрешённых проектах"
@@ -20,6 +21,7 @@ def calls(bench: Bench) -> list[str]:
     return [f"{c['method']} {c['path']}" for c in bench.sim.calls]
 
 
+@pytest.mark.anyio
 async def test_a_sprint_of_another_projects_board_is_refused_after_reading_the_board(bench: Bench) -> None:
     """ensure_sprint with HR's board 9001: the issue and the board are read, the board refused; its sprints are
     never read, nothing moves, and the report names no sprint of HR's."""
@@ -40,6 +42,7 @@ async def test_a_sprint_of_another_projects_board_is_refused_after_reading_the_b
     assert "HR" not in json.dumps(bench.sim.raw_issue("AURORA-1538"), ensure_ascii=False)
 
 
+@pytest.mark.anyio
 async def test_a_sprint_of_an_allowed_board_is_read_and_moved(bench: Bench) -> None:
     """ensure_sprint with AURORA's board 4216: board, sprints, move — the board read once for the run."""
     outcome = await bench.run(
@@ -59,6 +62,7 @@ async def test_a_sprint_of_an_allowed_board_is_read_and_moved(bench: Bench) -> N
     assert "GET /rest/agile/1.0/board/4216" not in calls(bench)
 
 
+@pytest.mark.anyio
 async def test_a_refresh_learns_no_type_of_a_refused_board(bench: Bench) -> None:
     """A refresh delivered with HR's board 9001 of unknown type: the board is read once (it is the type's read as
     well), reported without a type and listed as refused; AURORA's 5120 gets its type; the issues are read."""
@@ -79,9 +83,20 @@ async def test_a_refresh_learns_no_type_of_a_refused_board(bench: Bench) -> None
     assert [c for c in calls(bench) if "/board/" in c] == []
 
 
+@pytest.mark.anyio
 async def test_a_refresh_of_known_boards_reads_no_board(bench: Bench) -> None:
     """Boards whose type the hub knows are neither read nor checked: a refresh costs no board call for them."""
     params = {"keys": ["AURORA-1538"], "boards": [{"id": 9001, "type": "scrum"}, {"id": 4216, "type": "scrum"}]}
     outcome = await bench.run("refresh", params, allowed=AURORA)
     assert (outcome.report.status, dict(outcome.report.result)["boards"]) == ("done", {})
     assert [c for c in calls(bench) if "/board/" in c] == []
+
+
+def test_a_board_answer_that_is_no_object_is_refused() -> None:
+    """A board read answered with anything but an object with an allowed ``location.projectKey`` is refused; with
+    no policy (``None``) every board passes."""
+    board = positive_id(9001, "доски")
+    for body in ([1], None, "AURORA", {"location": "AURORA"}, {"location": {"projectKey": 1}}, {"id": 9001}):
+        assert board_problem(body, board, ("AURORA",)) == REFUSED
+    assert board_problem({"location": {"projectKey": "AURORA"}}, board, ("AURORA",)) is None
+    assert board_problem([1], board, None) is None

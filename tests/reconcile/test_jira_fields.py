@@ -58,7 +58,7 @@ def test_jiras_field_list_is_read_by_id() -> None:
     assert fields["summary"] == JiraField(id="summary", name="Summary", custom=None, type="string")
     assert fields["customfield_1"] == JiraField(id="customfield_1", name="customfield_1", custom=None, type=None)
     assert len(fields) == len(ANSWER) + 1
-    assert fields_from_jira({"id": "summary"}) == {}
+    assert fields_from_jira({"id": "summary"}) == fields_from_jira(None) == fields_from_jira("summary") == {}
     odd_schema = fields_from_jira([{"id": "customfield_2", "name": "n", "schema": {"custom": 1, "type": 2}}])
     assert odd_schema["customfield_2"] == JiraField(id="customfield_2", name="n", custom=None, type=None)
 

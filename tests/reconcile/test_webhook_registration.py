@@ -64,7 +64,8 @@ def test_jiras_list_is_read_from_either_resource() -> None:
     answer: list[Any] = [
         {"id": 3, "name": "a", "url": URL},
         {"id": "4", "url": "http://b"},
-        {"self": "http://jira/rest/webhooks/1.0/webhook/5/", "name": "c", "url": URL},
+        {"self": "http://jira/rest/webhooks/1.0/webhook/5", "name": "c", "url": URL},
+        {"self": "http://jira/rest/webhooks/1.0/webhook/", "name": "slash", "url": URL},
         {"id": 0, "url": URL},
         {"id": True, "url": URL},
         {"id": "07", "url": URL},
@@ -81,7 +82,7 @@ def test_jiras_list_is_read_from_either_resource() -> None:
         Listed(id=5, name="c", url=URL),
         Listed(id=9, name="", url=URL),
     ]
-    assert listed({"values": answer}) == []
+    assert listed({"values": answer}) == listed(None) == listed("[]") == []
 
 
 WANTED = Registration(path=PATH_10, body={"name": "sdlc", "url": URL})

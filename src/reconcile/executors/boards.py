@@ -38,11 +38,11 @@ def board_problem(body: Any, board: PositiveId, allowed: Sequence[str] | None) -
     return f"доска {board.number} не в разрешённых проектах"
 
 
-def read_board(run: Run, board: PositiveId, *, allow: tuple[int, ...] = ()) -> Generator[Step, Any, JiraResponse]:
-    """``GET /rest/agile/1.0/board/{id}``; a board outside the allowed projects fails the command."""
-    response = yield from run.call(JiraCall(method="GET", path=jira_path(AGILE, "board", board)), allow=allow)
-    if response.ok:
-        problem = board_problem(response.json, board, run.ctx.allowed_projects)
-        if problem is not None:
-            raise CommandFailed(problem)
+def read_board(run: Run, board: PositiveId) -> Generator[Step, Any, JiraResponse]:
+    """``GET /rest/agile/1.0/board/{id}`` (an error answer fails the command); a board outside the allowed projects
+    fails it too."""
+    response = yield from run.call(JiraCall(method="GET", path=jira_path(AGILE, "board", board)))
+    problem = board_problem(response.json, board, run.ctx.allowed_projects)
+    if problem is not None:
+        raise CommandFailed(problem)
     return response
