@@ -222,3 +222,21 @@ async def test_refused_credentials_inside_a_command_raise_instead_of_failing_it(
     with pytest.raises(JiraAuthError):
         await drive(executor_for(delivery, ExecContext()), jira)
     await jira.aclose()
+
+
+async def test_a_boards_own_answer_is_kept_for_the_run() -> None:
+    """``GET /rest/agile/1.0/board/{id}`` answered 200 is asked of Jira once (a repeat costs no try); a 404, a
+    board's sprint list and a board read with a query are asked every time."""
+    sim, _, jira = _connected()
+    board = JiraCall(method="GET", path="/rest/agile/1.0/board/9001")
+    first, second = await jira.send(board), await jira.send(board)
+    assert (first.tries, second.tries, second.answer) == (1, 0, first.answer)
+    assert second.answer.json["location"]["projectKey"] == "HR"
+    for call in (
+        JiraCall(method="GET", path="/rest/agile/1.0/board/77"),
+        JiraCall(method="GET", path="/rest/agile/1.0/board/4216/sprint"),
+        JiraCall(method="GET", path="/rest/agile/1.0/board/4216", params={"expand": "x"}),
+    ):
+        assert [(await jira.send(call)).tries for _ in range(2)] == [1, 1]
+    assert [c["path"] for c in sim.calls].count("/rest/agile/1.0/board/9001") == 1
+    await jira.aclose()

@@ -27,6 +27,8 @@ from adapters.clock import Clock, SystemClock
 from adapters.targets import Target, explain, explain_status, http_client, shown
 from reconcile.executors.base import ExecContext, JiraCall, JiraResponse
 from reconcile.jira_bucket import BucketPacer
+from reconcile.jira_fields import JiraField, fields_from_jira
+from reconcile.jira_paths import constant_for_run
 from reconcile.jira_site import site_url
 from reconcile.text import body_text
 
@@ -138,6 +140,9 @@ class JiraHttp:
         self._myself: tuple[str, str | None] | None = None
         self._base_url: tuple[str | None] | None = None
         self._link_types: tuple[frozenset[str], frozenset[str]] | None = None
+        self._fields: dict[str, JiraField] | None = None
+        #: Answers kept for the run (:func:`reconcile.jira_paths.constant_for_run`: the boards' own reads).
+        self._kept: dict[str, JiraResponse] = {}
 
     @classmethod
     def connect(
@@ -192,7 +197,11 @@ class JiraHttp:
 
     async def send(self, call: JiraCall, *, wait: Callable[[Retry], Awaitable[None]] | None = None) -> Sent:
         """One call with the 429/503 retries, each waited by ``wait`` (the agent's, which tells the hub it is alive
-        and why it waits) or slept on the client's clock; returns the last answer and the number of tries."""
+        and why it waits) or slept on the client's clock; returns the last answer and the number of tries (``0``:
+        an answer kept for the run, not asked again)."""
+        keep = constant_for_run(call.method, call.path) and not call.params
+        if keep and call.path in self._kept:
+            return Sent(answer=self._kept[call.path], tries=0)
         headers: dict[str, str] = {}
         files: Any = None
         if call.upload is not None:
@@ -216,6 +225,8 @@ class JiraHttp:
                 answer.headers, status=answer.status, sent_at=sent_at, answered_at=self._last_call_at
             )
             if answer.status not in _RETRY_STATUSES or tries > self._max_retries:
+                if keep and answer.ok:
+                    self._kept[call.path] = answer
                 return Sent(answer=answer, tries=tries)
             # Measured from the answer, so a retry never comes earlier than Jira asked (nor its bucket allows).
             seconds = max(
@@ -267,6 +278,13 @@ class JiraHttp:
                 frozenset(t["name"] for t in named if t.get("inward") == t.get("outward")),
             )
         return self._link_types
+
+    async def jira_fields(self, *, fresh: bool = False) -> dict[str, JiraField]:
+        """Jira's field list by id (``GET /rest/api/2/field``): read once, then cached; ``fresh`` reads it again
+        (a delivery names a field id the last list did not hold: DESIGN.md 5.7)."""
+        if self._fields is None or fresh:
+            self._fields = fields_from_jira(await self._get("/rest/api/2/field"))
+        return self._fields
 
     async def symmetric_link_types(self) -> frozenset[str]:
         """Names of the link types whose ``inward == outward`` (change 000); read once, then cached."""

@@ -8,8 +8,9 @@ certificate and proxy (:mod:`adapters.targets`).
 
 ``run`` claims and executes within the bank's policy (:mod:`agent_app.policy_flags`: at least one
 ``--allow-project``), and with ``--webhook-listen`` serves Jira's webhooks beside the claim loop
-(:mod:`agent_app.listener`); ``check`` tries the hub and Jira once each, prints the policy and says what is wrong,
-for an operator setting the agent up (nothing is claimed or written); ``webhook`` prints (or ``--register``s) the
+(:mod:`agent_app.listener`); ``check`` tries the hub and Jira once each, reads each allowed project and verifies the
+pinned fields (:mod:`agent_app.check`), prints the policy and says what is wrong, for an operator setting the agent
+up (nothing is claimed or written); ``webhook`` prints (or ``--register``s) the
 webhook's registration in Jira (:mod:`agent_app.webhook_cli`).
 
 Decision where the spec is silent: the journal's default is absolute — ``$STATE_DIRECTORY`` (systemd's
@@ -38,6 +39,7 @@ from adapters.hub_client import HubClient, HubError
 from adapters.jira_http import JiraError, JiraHttp, explain_jira
 from adapters.logs import configure_logging, redacted
 from adapters.targets import BadSetting, Target, shown
+from agent_app.check import jira_lines
 from agent_app.journal import Journal, JournalBusy
 from agent_app.listener import WebhookListener, bind
 from agent_app.loop import Agent, AgentFatal
@@ -237,6 +239,8 @@ async def _check(args: argparse.Namespace, policy: AgentPolicy | None) -> int:
         try:
             ctx = await jira.exec_context()
             lines.append(f"ok: jira at {shown(jira.target.base_url)} answers as {ctx.jira_user or 'an unnamed user'}")
+            if policy is not None:
+                lines += await jira_lines(jira, policy)
         except (JiraError, httpx.TransportError) as exc:
             lines.append(explain_jira(jira.target, exc))
     finally:
@@ -252,7 +256,10 @@ def _checked(cli: CommandLine, args: argparse.Namespace, policy: AgentPolicy | N
     """What ``main`` refuses before starting anything (exit 2 with one line)."""
     if args.command in ("run", "webhook") and policy is None:
         cli.fail(MISSING)
-    needs_jira = args.command != "webhook" or args.register
+    managing = args.command == "webhook" and [args.register, args.list, args.unregister].count(True)
+    if managing and managing > 1:
+        cli.fail("give one of --register, --list and --unregister")
+    needs_jira = args.command != "webhook" or bool(managing)
     if needs_jira and not args.jira_token and not (args.jira_user and args.jira_password):
         cli.fail("give the Jira token (SDLC_AGENT_JIRA_TOKEN), or --jira-user with the password")
     if args.command == "run" and args.webhook_listen and not args.webhook_secret_file:

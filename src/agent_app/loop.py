@@ -77,7 +77,10 @@ from agent_app.outcomes import (
 from agent_app.presence import Presence
 from agent_app.retry import Backoff, Retrying, Stopped, race
 from agent_app.watch import CommandWatch, WriteBudget
+from reconcile.errors import ValidationError
+from reconcile.executors._run import context_settings
 from reconcile.executors.base import Delivery, ExecContext, Executor
+from reconcile.jira_fields import JiraField, unseen_ids
 from reconcile.policy import AgentPolicy, refusal, scoped_params
 
 __all__ = ["Agent", "AgentFatal", "Stopped"]
@@ -202,7 +205,7 @@ class Agent:
         """Jira's user, time zone, address and symmetric link types (read once by the Jira client, then cached);
         the address neither asked nor told when the bank's policy hides it."""
         ctx = await self.retrying(
-            lambda: race(self.jira.exec_context(base_url=not self.policy.hide_jira_url), self.stopping),
+            lambda: race(self._start_context(), self.stopping),
             on=self._jira_down,
             what="jira",
             interrupt=self.stopping,
@@ -210,6 +213,19 @@ class Agent:
         )
         self.presence.fine("jira")
         return ctx
+
+    async def _start_context(self) -> ExecContext:
+        ctx = await self.jira.exec_context(base_url=not self.policy.hide_jira_url)
+        return attrs.evolve(ctx, jira_fields=await self.jira.jira_fields(), field_pins=self.policy.fields)
+
+    async def _fields_for(self, delivery: Delivery) -> dict[str, JiraField]:
+        """Jira's field list, read again when the delivery's context maps a field id the last one did not hold."""
+        fields = await self.jira.jira_fields()
+        try:
+            settings = context_settings(delivery.context)
+        except ValidationError:
+            return fields  # the executor fails the command with the message
+        return await self.jira.jira_fields(fresh=True) if unseen_ids(settings, fields) else fields
 
     async def claim(self, ctx: ExecContext) -> Delivery | None:
         def transient(error: Exception) -> bool | float:
@@ -320,6 +336,7 @@ class Agent:
             presence=self.presence, fence=self.fence, budget=self.budget, hub=self.hub_calls, command_id=delivery.id
         )
         try:
+            ctx = attrs.evolve(ctx, jira_fields=await self._fields_for(delivery), field_pins=self.policy.fields)
             return await race(drive(self.executor_for(delivery, ctx), self.jira, watch), self.aborting)
         except Exception as error:
             return ended(error, line)

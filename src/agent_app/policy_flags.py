@@ -10,7 +10,10 @@
   ``min_gap = {ensure_issue = 120}``;
 - ``--max-writes-per-hour N`` (0: no limit), ``SDLC_AGENT_MAX_WRITES_PER_HOUR=N``, ``max_writes_per_hour = N``;
 - ``--hide-jira-url`` (the hub is not told Jira's address, so the page links to no issue in Jira),
-  ``SDLC_AGENT_HIDE_JIRA_URL=1``, ``hide_jira_url = true``.
+  ``SDLC_AGENT_HIDE_JIRA_URL=1``, ``hide_jira_url = true``;
+- ``--field ROLE=ID`` (repeatable; ROLE one of ``sprint``, ``planned_start``, ``planned_end``, ``epic_link``,
+  ``epic_name``), ``SDLC_AGENT_FIELDS=planned_start=customfield_11200,sprint=customfield_10104``, the table
+  ``[policy.fields]``: the field ids the bank pins; a hub mapping that differs is refused (DESIGN.md 5.7).
 
 A value the agent cannot use is one line naming it and exit code 2 (:mod:`adapters.cli_config`).
 """
@@ -23,6 +26,7 @@ import re
 
 from adapters.cli_config import BadValue, Option
 from reconcile.catalogue import CATALOGUE
+from reconcile.jira_fields import ROLES, is_field_id
 from reconcile.policy import ANY_TYPE, AgentPolicy
 
 __all__ = ["MISSING", "POLICY_OPTIONS", "policy_of"]
@@ -73,6 +77,16 @@ def writes_per_hour(text: str) -> int:
     if value < 0:
         raise BadValue("a whole number, 0 or more (0: no limit)")
     return value
+
+
+def field_pin(text: str) -> tuple[str, str]:
+    role, equals, field_id = text.partition("=")
+    role, field_id = role.strip(), field_id.strip()
+    if not equals or role not in ROLES:
+        raise BadValue(f"write ROLE=FIELD_ID, ROLE one of {', '.join(ROLES)}")
+    if not is_field_id(field_id):
+        raise BadValue("the field id is customfield_<n> (customfield_11200)")
+    return role, field_id
 
 
 POLICY_OPTIONS = [
@@ -127,6 +141,16 @@ POLICY_OPTIONS = [
         key="policy.hide_jira_url",
         help="do not tell the hub Jira's address (serverInfo's baseUrl): the page then links to no issue in Jira",
     ),
+    Option(
+        "field",
+        metavar="ROLE=FIELD_ID",
+        type=field_pin,
+        repeat=True,
+        env="SDLC_AGENT_FIELDS",
+        key="policy.fields",
+        help=f"ROLE=FIELD_ID: the field the bank pins for a role ({', '.join(ROLES)}); a hub mapping that "
+        "differs is refused (repeat for more)",
+    ),
 ]
 
 
@@ -141,4 +165,5 @@ def policy_of(args: argparse.Namespace) -> AgentPolicy | None:
         min_gap=dict(args.min_gap),
         max_writes_per_hour=int(args.max_writes_per_hour or 0),
         hide_jira_url=bool(args.hide_jira_url),
+        fields=dict(args.field or ()),
     )

@@ -2,9 +2,16 @@
 
 ``webhook`` prints the registration of the agent's webhook (:mod:`reconcile.webhook_registration`) for the Jira
 admin: both forms (Jira ≤ 9 and Jira 10) unless ``--jira-major`` names one, with the secret of
-``--webhook-secret-file`` in it (the admin enters it in Jira; the operator already holds the file). With
-``--register`` it asks Jira's ``serverInfo`` for the version (unless ``--jira-major``) and makes the call as the
-agent's Jira user: that needs Jira's administrator permission, and Jira's refusal is one line naming the fix.
+``--webhook-secret-file`` in it (the admin enters it in Jira; the operator already holds the file). The other
+modes ask Jira's ``serverInfo`` for the version (unless ``--jira-major``) and act as the agent's Jira user, which
+needs Jira's administrator permission (a refusal is one line naming the fix):
+
+- ``--register`` reads Jira's webhooks and updates the one of ``--webhook-url`` (secret, events, filter) instead
+  of adding a second, deletes any further one of that URL, and creates one only when there is none;
+- ``--list`` prints one line per webhook, its id first, marking the agent's;
+- ``--unregister`` deletes every webhook of ``--webhook-url``.
+
+Every line names the webhook's id.
 """
 
 from __future__ import annotations
@@ -21,7 +28,16 @@ from adapters.targets import shown
 from reconcile.executors.base import JiraCall
 from reconcile.policy import AgentPolicy
 from reconcile.webhook_events import webhook_secret
-from reconcile.webhook_registration import Registration, registration
+from reconcile.webhook_registration import (
+    Listed,
+    Registration,
+    Step,
+    listed,
+    registration,
+    registration_steps,
+    unregistration_steps,
+    webhooks_path,
+)
 
 __all__ = ["LISTEN_OPTIONS", "WEBHOOK_OPTIONS", "read_secret", "webhook"]
 
@@ -44,7 +60,9 @@ WEBHOOK_OPTIONS = [
     _SECRET_FILE,
     Option("webhook-name", default="sdlc-agent", help="the webhook's name in Jira"),
     Option("jira-major", type=int, help="Jira's major version (default: read from serverInfo with --register)"),
-    Option("register", type=bool, help="make the registration call as the agent's Jira user (a Jira admin)"),
+    Option("register", type=bool, help="register (or update) the webhook as the agent's Jira user (a Jira admin)"),
+    Option("list", type=bool, help="list Jira's webhooks, the agent's marked"),
+    Option("unregister", type=bool, help="delete every webhook of --webhook-url"),
 ]
 
 
@@ -75,37 +93,94 @@ def _major(info: object) -> int | None:
     return first if isinstance(first, int) and not isinstance(first, bool) else None
 
 
+class _Refused(Exception):
+    """Jira refused (or could not take) a call: the one line to print."""
+
+
+async def _call(jira: JiraHttp, method: str, path: str, body: object = None) -> object:
+    """One call of the webhook management; anything but a success is :class:`_Refused` with the fix."""
+    where = f"jira at {shown(jira.target.base_url)}"
+    call = JiraCall(method=method, path=path, json=body)
+    try:
+        answer = (await jira.send(call)).answer
+    except (httpx.TransportError, JiraError) as exc:
+        raise _Refused(explain_jira(jira.target, exc)) from exc
+    if answer.ok:
+        return answer.json
+    error = JiraError.answered(call, answer)
+    if answer.status in (401, 403):
+        fix = "the agent's Jira user must be a Jira administrator; give the body of `sdlc-agent webhook` to one"
+    else:
+        fix = "Jira's words say what to change in --allow-project (the filter) or --webhook-url"
+    raise _Refused(f"{where} refused the webhook registration: {method} {path}: {error}: {fix}")
+
+
+async def _jira_major(args: argparse.Namespace, jira: JiraHttp) -> int:
+    if args.jira_major is not None:
+        return int(args.jira_major)
+    where = f"jira at {shown(jira.target.base_url)}"
+    try:
+        info = (await jira.send(JiraCall(method="GET", path="/rest/api/2/serverInfo"))).answer
+    except (httpx.TransportError, JiraError) as exc:
+        raise _Refused(explain_jira(jira.target, exc)) from exc
+    major = _major(info.json) if info.ok else None
+    if major is None:
+        raise _Refused(f"{where}: serverInfo has no version (HTTP {info.status}): give --jira-major")
+    return major
+
+
+def _line(webhook: Listed, url: str) -> str:
+    mine = "  ← this agent" if webhook.url == url else ""
+    return f"webhook {webhook.id}: {webhook.name!r} → {webhook.url}{mine}"
+
+
+def _made_id(answer: object) -> str:
+    """The id of a webhook Jira created: Jira 10's ``id``, or the end of Jira ≤ 9's ``self``."""
+    made = listed([answer]) if isinstance(answer, Mapping) else []
+    return str(made[0].id) if made else "?"
+
+
+async def _manage(args: argparse.Namespace, policy: AgentPolicy, jira: JiraHttp) -> list[str]:
+    """The lines of ``--list``, ``--unregister`` or ``--register`` (:class:`_Refused` on Jira's refusal)."""
+    where = f"jira at {shown(jira.target.base_url)}"
+    major = await _jira_major(args, jira)
+    path = webhooks_path(major)
+    present = listed(await _call(jira, "GET", path))
+    if args.list:
+        return [_line(w, args.webhook_url) for w in present] or [f"no webhook at {where}"]
+    if args.unregister:
+        steps = unregistration_steps(path, args.webhook_url, present)
+        if not steps:
+            return [f"ok: no webhook of {args.webhook_url} at {where}: nothing to remove"]
+    else:
+        steps = registration_steps(_registration(args, policy, major), present)
+    return [await _carry_out(jira, step, args.webhook_name, where) for step in steps]
+
+
+async def _carry_out(jira: JiraHttp, step: Step, name: str, where: str) -> str:
+    answer = await _call(jira, step.method, step.path, step.body)
+    if step.action == "create":
+        return f"ok: webhook {_made_id(answer)} {name!r} registered at {where}"
+    if step.action == "update":
+        return f"ok: webhook {step.webhook_id} {name!r} updated at {where} (secret, events and filter as now given)"
+    return f"ok: webhook {step.webhook_id} removed at {where}"
+
+
 async def webhook(args: argparse.Namespace, policy: AgentPolicy, jira: JiraHttp) -> int:
-    """Print the registration, or with ``--register`` make it; 0 when done, 2 with one line when not."""
-    if not args.register:
+    """Print the registration, or with ``--register``/``--list``/``--unregister`` act on Jira's webhooks; 0 when
+    done, 2 with one line when not."""
+    if not (args.register or args.list or args.unregister):
         majors = [args.jira_major] if args.jira_major is not None else [9, 10]
         for major in majors:
             if len(majors) > 1:
                 print(f"# Jira {'10 and later' if major >= 10 else '9 and earlier'}")
             print(_shown(_registration(args, policy, major)))
         return 0
-    where = f"jira at {shown(jira.target.base_url)}"
     try:
-        major = args.jira_major
-        if major is None:
-            info = (await jira.send(JiraCall(method="GET", path="/rest/api/2/serverInfo"))).answer
-            major = _major(info.json) if info.ok else None
-            if major is None:
-                print(f"{where}: serverInfo has no version (HTTP {info.status}): give --jira-major")
-                return 2
-        found = _registration(args, policy, major)
-        answer = (await jira.send(JiraCall(method="POST", path=found.path, json=found.body))).answer
-    except (httpx.TransportError, JiraError) as exc:
-        print(explain_jira(jira.target, exc))
+        lines = await _manage(args, policy, jira)
+    except _Refused as refused:
+        print(refused)
         return 2
-    if not answer.ok:
-        error = JiraError.answered(JiraCall(method="POST", path=found.path), answer)
-        if answer.status in (401, 403):
-            fix = "the agent's Jira user must be a Jira administrator; give the body of `sdlc-agent webhook` to one"
-        else:
-            fix = "Jira's words say what to change in --allow-project (the filter) or --webhook-url"
-        print(f"{where} refused the webhook registration: POST {found.path}: {error}: {fix}")
-        return 2
-    made = answer.json if isinstance(answer.json, Mapping) else {}
-    print(f"ok: webhook {args.webhook_name!r} registered at {where}: {made.get('self') or made.get('id')}")
+    for line in lines:
+        print(line)
     return 0

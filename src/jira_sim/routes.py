@@ -340,6 +340,16 @@ def _get_v10(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Respo
     return json_response(200, webhooks.render_v10(store.webhook(m["id"])))
 
 
+@route("PUT", _LEGACY_HOOKS + r"/(?P<id>[^/]+)")
+def _update_legacy(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Response:
+    return json_response(200, _legacy(store, r, store.update_webhook(m["id"], req.json_object(), req.user, "legacy")))
+
+
+@route("PUT", _V10_HOOKS + r"/(?P<id>[^/]+)")
+def _update_v10(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Response:
+    return json_response(200, webhooks.render_v10(store.update_webhook(m["id"], req.json_object(), req.user, "v10")))
+
+
 @route("DELETE", _LEGACY_HOOKS + r"/(?P<id>[^/]+)")
 @route("DELETE", _V10_HOOKS + r"/(?P<id>[^/]+)")
 def _delete_webhook(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Response:

@@ -6,7 +6,8 @@
   EXCLUDE_BODY, SECRET}}`` (configuration values are strings), answered with a numeric ``id``,
   ``createdDate``/``updatedDate`` and ``scopeType``.
 
-Both list the same webhooks. A webhook hears its ``events`` of the issues its JQL matches (empty: every issue);
+Both list the same webhooks and take ``PUT …/{id}`` (the webhook replaced by the body, its id kept) and
+``DELETE …/{id}``. A webhook hears its ``events`` of the issues its JQL matches (empty: every issue);
 the ``issuelink_*`` events are not filtered by JQL, as in Jira. The secret is never shown back.
 """
 
@@ -39,6 +40,20 @@ Api = Literal["legacy", "v10"]
 class Webhooks(Search):
     def register_webhook(self, body: Mapping[str, Any], user: str, api: Api) -> Webhook:
         """A new webhook from a registration body of ``api`` (``legacy``: Jira ≤ 9, ``v10``: Jira 10)."""
+        webhook = self._from_body(body, user, api, webhook_id=int(self.new_id("webhook")), created=self.now())
+        self.webhooks[webhook.id] = webhook
+        self.listening = any(w.active for w in self.webhooks.values())
+        return webhook
+
+    def update_webhook(self, webhook_id: str, body: Mapping[str, Any], user: str, api: Api) -> Webhook:
+        """``PUT …/{id}``: the webhook replaced by the body (as a registration of ``api``), keeping its id."""
+        old = self.webhook(webhook_id)
+        webhook = self._from_body(body, user, api, webhook_id=old.id, created=self.now())
+        self.webhooks[webhook.id] = webhook
+        self.listening = any(w.active for w in self.webhooks.values())
+        return webhook
+
+    def _from_body(self, body: Mapping[str, Any], user: str, api: Api, *, webhook_id: int, created: Any) -> Webhook:
         if api == "legacy":
             filters = body.get("filters") or {}
             if not isinstance(filters, Mapping):
@@ -70,8 +85,8 @@ class Webhooks(Search):
             self._compile(jql, user, self.now(), strict=True)  # Jira refuses a filter it cannot parse
         if secret is not None and (not isinstance(secret, str) or not secret):
             raise JiraError(400, ["The webhook secret must be a non-empty string."])
-        webhook = Webhook(
-            id=int(self.new_id("webhook")),
+        return Webhook(
+            id=webhook_id,
             name=name.strip(),
             url=url,
             events=tuple(dict.fromkeys(events)),
@@ -80,11 +95,8 @@ class Webhooks(Search):
             secret=secret,
             active=active,
             owner=user,
-            created=self.now(),
+            created=created,
         )
-        self.webhooks[webhook.id] = webhook
-        self.listening = any(w.active for w in self.webhooks.values())
-        return webhook
 
     def webhook(self, webhook_id: str) -> Webhook:
         found = self.webhooks.get(int(webhook_id)) if webhook_id.isdigit() else None

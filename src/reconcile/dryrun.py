@@ -11,6 +11,7 @@ applied, except that a temp key stands for the issue its ``ensure_issue`` would 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -39,6 +40,9 @@ __all__ = [
 ]
 
 _ISSUE_PREFIX = "/rest/api/2/issue/"
+_BOARD = re.compile(r"/rest/agile/1\.0/board/[0-9]+")
+#: The id a sprint the mirror does not know is answered with (a path takes only positive ids); the plan shows 0.
+_UNKNOWN_SPRINT = 10**18 - 1
 _UNKNOWN_COMMENTS = "комментарии зеркалу не известны: предсказана запись, если комментария с маркером нет"
 _UNKNOWN_TRANSITIONS = "переходы рабочего процесса зеркалу не известны: путь считается проходимым"
 _UNKNOWN_SPRINTS = "спринты доски зеркалу не известны: спринт считается существующим"
@@ -149,7 +153,8 @@ class _MirrorJira:
         if isinstance(step, JiraCall):
             reply = self.answer(step)
             if step.is_write:
-                write: dict[str, Any] = {"method": step.method, "path": unquote(step.path)}
+                path = unquote(step.path).replace(f"/{_UNKNOWN_SPRINT}/", "/0/")
+                write: dict[str, Any] = {"method": step.method, "path": path}
                 if step.json is not None:
                     write["json"] = step.json
                 self.writes.append(write)
@@ -170,12 +175,15 @@ class _MirrorJira:
             return self._get_issue_part(unquote(path[len(_ISSUE_PREFIX) :]), call)
         if call.method == "POST" and path == "/rest/api/2/search":
             return self._search()
+        if call.method == "GET" and _BOARD.fullmatch(path):
+            # The hub knows its projects' boards but not their Jira project: the agent checks that (DESIGN 5.7).
+            return JiraResponse(status=200, json={"id": int(path.rpartition("/")[2]), "type": "scrum"})
         if call.method == "GET" and path.startswith("/rest/agile/1.0/board/") and path.endswith("/sprint"):
             self._assume(_UNKNOWN_SPRINTS)
             sprint = self.params.get("sprint")
             key = self.params.get("key")
             current = self.issues[key].sprint if isinstance(key, str) and key in self.issues else None
-            sprint_id = current.id if current is not None and current.name == sprint else 0
+            sprint_id = current.id if current is not None and current.name == sprint else _UNKNOWN_SPRINT
             values = [{"id": sprint_id, "name": sprint}] if isinstance(sprint, str) else []
             return JiraResponse(status=200, json={"values": values})
         return self._write(call)
@@ -262,7 +270,7 @@ def predict_command(
         type=command_type,
         writes=tuple(jira.writes),
         status=report.status,
-        result=dict(report.result),
+        result={k: 0 if k == "sprint_id" and v == _UNKNOWN_SPRINT else v for k, v in report.result.items()},
         error=report.error,
         pause_seconds=settings.gap(command_type) + jira.pauses,
         unknown=tuple(jira.unknown),

@@ -58,6 +58,9 @@ class AgentPolicy:
     max_writes_per_hour: int = 0
     #: The hub is not told Jira's address (``serverInfo``'s ``baseUrl``): the page then links to no issue in Jira.
     hide_jira_url: bool = False
+    #: Field ids the bank pins by role (``planned_start`` → ``customfield_11200``): a hub mapping that differs is
+    #: refused (:mod:`reconcile.jira_fields`).
+    fields: Mapping[str, str] = attrs.field(factory=dict)
 
     @property
     def types(self) -> tuple[str, ...]:
@@ -78,9 +81,10 @@ class AgentPolicy:
         types = "all" if set(self.types) == set(CATALOGUE) else ", ".join(self.types) or "none"
         gaps = ", ".join(f"{t}={seconds_text(s)} s" for t, s in sorted(self.min_gap.items())) or "none"
         budget = str(self.max_writes_per_hour) if self.max_writes_per_hour else "unlimited"
+        pins = "".join(f"; field {role}={field_id}" for role, field_id in self.fields.items())
         return (
             f"projects {', '.join(self.allow_projects)}; types {types}; read-only {'yes' if self.read_only else 'no'}; "
-            f"min gap {gaps}; writes per hour {budget}"
+            f"min gap {gaps}; writes per hour {budget}{pins}"
         )
 
 

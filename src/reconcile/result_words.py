@@ -117,4 +117,7 @@ def refresh_words(params: Mapping[str, Any], result: Mapping[str, Any]) -> list[
     if isinstance(unreadable, list) and unreadable:
         keys = ", ".join(str(item.get("key")) for item in unreadable if isinstance(item, Mapping))
         words.append(f"не прочитаны: {keys}")
+    refused = result.get("refused_boards")
+    if isinstance(refused, list) and refused:
+        words.extend(str(item.get("error")) for item in refused if isinstance(item, Mapping))
     return words

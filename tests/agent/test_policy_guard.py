@@ -33,8 +33,9 @@ async def run_all(rig: Rig, steps: int) -> None:
 
 
 def jira_calls_after_start(rig: Rig) -> list[str]:
-    """The Jira calls after the agent's start-up reads (``myself``, ``issueLinkType``, ``serverInfo``)."""
-    return rig.jira_transport.seen[3:]
+    """The Jira calls after the agent's start-up reads (``myself``, ``issueLinkType``, ``serverInfo``, ``field``)."""
+    assert rig.jira_transport.seen[3] == "GET /rest/api/2/field"
+    return rig.jira_transport.seen[4:]
 
 
 @pytest.mark.parametrize(
@@ -183,3 +184,102 @@ async def test_past_the_write_budget_the_agent_waits_and_says_so(
     assert rig.agent.last_error is None
     waits = [fields_of(r) for r in caplog.records if r.getMessage() == "write_budget"]
     assert [(w["command_id"], w["max_writes_per_hour"]) for w in waits] == [(89, 2)]
+
+
+BOARD_REFUSED = "доска 9001 не в разрешённых проектах"
+
+
+@pytest.mark.parametrize(
+    ("board_id", "error", "calls"),
+    [
+        (
+            9001,
+            BOARD_REFUSED,
+            ["GET /rest/api/2/issue/AURORA-1538", "GET /rest/agile/1.0/board/9001"],
+        ),
+        (
+            "../../../api/2/issue/HR-1?fields=summary",
+            'недопустимый id доски: "../../../api/2/issue/HR-1?fields=summary"',
+            [],
+        ),
+    ],
+)
+async def test_a_hostile_board_moves_nothing_and_reads_no_sprint(
+    tmp_path: Path, board_id: Any, error: str, calls: list[str]
+) -> None:
+    """Issue 31 finding 2, ensure_sprint: HR's board 9001 is read once and refused (its sprints never read, nothing
+    moved, no name of HR's in the report); a board id that is a path is refused before any Jira call."""
+    params = {"key": "AURORA-1538", "sprint": "Кадры: премии", "board_id": board_id}
+    hub = FakeHub(queue=[command(90, "ensure_sprint", params)])
+    rig = Rig(tmp_path, hub)
+    await run_all(rig, 1)
+    assert jira_calls_after_start(rig) == calls
+    report = hub.reports[0][1]
+    assert (report["status"], report["error"], report["operations"]) == ("failed", error, [])
+    assert "Кадры" not in json.dumps(report["result"], ensure_ascii=False)
+
+
+async def test_a_refresh_reports_no_type_of_another_projects_board(tmp_path: Path) -> None:
+    """Issue 31 finding 2, refresh: HR's board 9001 delivered with an unknown type is read once, reported without
+    a type (the hub learns nothing of it) and listed as refused; the refresh itself is done."""
+    params = {"keys": ["AURORA-1538"], "boards": [{"id": 9001, "type": None}]}
+    hub = FakeHub(queue=[command(91, "refresh", params)])
+    rig = Rig(tmp_path, hub)
+    await run_all(rig, 1)
+    assert [c for c in jira_calls_after_start(rig) if "/board/" in c] == ["GET /rest/agile/1.0/board/9001"]
+    report = hub.reports[0][1]
+    assert (report["status"], report["result"]["boards"], report["result"]["refused_boards"]) == (
+        "done",
+        {"9001": None},
+        [{"id": "9001", "error": BOARD_REFUSED}],
+    )
+
+
+def mapped(command_id: int, params: dict[str, Any], **fields: str) -> dict[str, Any]:
+    """An ensure_fields delivered with the hub's field mapping changed as given."""
+    delivered = command(command_id, "ensure_fields", params)
+    context = delivered["context"]
+    delivered["context"] = {**context, "fields": {**context["fields"], **fields}}
+    return delivered
+
+
+async def test_a_planned_start_mapped_to_the_epic_link_writes_nothing(tmp_path: Path) -> None:
+    """Issue 31 finding 3: the hub maps planned_start to the Epic Link field and sends ``planned_start: "HR-3"``:
+    failed with Jira's name of the field, no Jira call after the start (the field list was read at start)."""
+    hub = FakeHub(
+        queue=[mapped(92, {"key": "AURORA-1538", "planned_start": "HR-3"}, planned_start="customfield_10100")]
+    )
+    rig = Rig(tmp_path, hub)
+    await run_all(rig, 1)
+    assert jira_calls_after_start(rig) == []
+    report = hub.reports[0][1]
+    assert (report["status"], report["error"], report["jira_calls"]) == (
+        "failed",
+        "поле customfield_10100 — не дата (Epic Link)",
+        0,
+    )
+
+
+async def test_a_field_id_not_seen_yet_reads_jiras_field_list_again(tmp_path: Path) -> None:
+    """A delivery mapping a field id the start's list lacks: the list is read again (one call) before judging;
+    a field Jira still lacks fails the command, nothing else asked of Jira."""
+    hub = FakeHub(
+        queue=[mapped(93, {"key": "AURORA-1538", "planned_end": "2026-12-01"}, planned_end="customfield_12000")]
+    )
+    rig = Rig(tmp_path, hub)
+    await run_all(rig, 1)
+    assert jira_calls_after_start(rig) == ["GET /rest/api/2/field"]
+    assert hub.reports[0][1]["error"] == "поля customfield_12000 нет в Jira (planned_end)"
+
+
+async def test_a_pinned_field_refuses_another_mapping_of_the_hub(tmp_path: Path) -> None:
+    """``--field planned_start=customfield_11200``: the hub's 11201 (a date field too) is refused, zero calls."""
+    hub = FakeHub(
+        queue=[mapped(94, {"key": "AURORA-1538", "planned_start": "2026-12-01"}, planned_start="customfield_11201")]
+    )
+    rig = Rig(tmp_path, hub, policy=AgentPolicy(allow_projects=AURORA, fields={"planned_start": "customfield_11200"}))
+    await run_all(rig, 1)
+    assert jira_calls_after_start(rig) == []
+    assert hub.reports[0][1]["error"] == (
+        "поле planned_start: хаб указал customfield_11201, политика агента — customfield_11200"
+    )

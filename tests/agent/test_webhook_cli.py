@@ -75,19 +75,101 @@ def test_both_forms_without_a_version(tmp_path: Path, capsys: pytest.CaptureFixt
     }
 
 
+def _against(tmp_path: Path, url: str, *more: str) -> list[str]:
+    argv = [*_argv(tmp_path, *more, "--jira-token", "pat")]
+    argv[argv.index("--jira") + 1] = url
+    argv[argv.index("OPS")] = "HR"  # a project the simulator's Jira has: it checks the filter's JQL
+    return argv
+
+
 def test_register_against_jira(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """``--register`` reads serverInfo (10.3) and registers on Jira 10's resource: Jira then lists the webhook."""
+    """``--register`` reads serverInfo (10.3) and Jira 10's list, and creates the webhook: the line names its id."""
     sim = Simulator()
     with serve_in_thread(sim) as url:
-        argv = [*_argv(tmp_path, "--register", "--jira-token", "pat")]
-        argv[argv.index("--jira") + 1] = url
-        argv[argv.index("OPS")] = "HR"  # a project the simulator's Jira has: it checks the filter's JQL
-        assert main(argv) == 0
-    assert capsys.readouterr().out.strip().startswith(f"ok: webhook 'sdlc-agent' registered at jira at {url}: ")
+        assert main(_against(tmp_path, url, "--register")) == 0
+    assert capsys.readouterr().out == f"ok: webhook 1 'sdlc-agent' registered at jira at {url}\n"
     assert [(c["method"], c["path"], c["status"]) for c in sim.calls] == [
         ("GET", "/rest/api/2/serverInfo", 200),
+        ("GET", "/rest/jira-webhook/1.0/webhooks", 200),
         ("POST", "/rest/jira-webhook/1.0/webhooks", 201),
     ]
+
+
+@pytest.mark.parametrize(
+    ("major", "path"), [("10", "/rest/jira-webhook/1.0/webhooks"), ("9", "/rest/webhooks/1.0/webhook")]
+)
+def test_register_twice_leaves_one_webhook_with_the_new_secret(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], major: str, path: str
+) -> None:
+    """Issue 32: a second ``--register`` (a new secret, other projects) updates the agent's webhook in place on either
+    resource: Jira lists one webhook of the URL, with the new secret and filter, and the line names its id."""
+    sim = Simulator()
+    with serve_in_thread(sim) as url:
+        assert main(_against(tmp_path, url, "--register", "--jira-major", major)) == 0
+        argv = _against(tmp_path, url, "--register", "--jira-major", major)
+        argv[argv.index("HR")] = "AURORA"
+        (tmp_path / "secret").write_text("n3w\n", encoding="utf-8")
+        assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [
+        f"ok: webhook 1 'sdlc-agent' registered at jira at {url}",
+        f"ok: webhook 1 'sdlc-agent' updated at jira at {url} (secret, events and filter as now given)",
+    ]
+    hooks = list(sim.store.webhooks.values())
+    assert [(w.id, w.url, w.secret, w.jql, len(w.events)) for w in hooks] == [
+        (1, URL, "n3w", "project in (AURORA)", len(EVENTS))
+    ]
+    assert [(c["method"], c["path"]) for c in sim.calls if c["method"] != "GET"] == [
+        ("POST", path),
+        ("PUT", f"{path}/1"),
+    ]
+
+
+def test_register_removes_the_duplicates_an_older_agent_left(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two webhooks of the agent's URL (two registrations by an agent before issue 32) and another one: the first
+    is updated, the second deleted, the other kept."""
+    sim = Simulator()
+    body = {"name": "x", "url": URL, "events": ["jira:issue_created"]}
+    for hook in (body, {**body, "url": "http://other/hook"}, body):
+        sim.store.register_webhook(hook, "bridge-user", "v10")
+    with serve_in_thread(sim) as url:
+        assert main(_against(tmp_path, url, "--register")) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"ok: webhook 1 'sdlc-agent' updated at jira at {url} (secret, events and filter as now given)",
+        f"ok: webhook 3 removed at jira at {url}",
+    ]
+    assert sorted((w.id, w.url) for w in sim.store.webhooks.values()) == [(1, URL), (2, "http://other/hook")]
+
+
+def test_list_and_unregister(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--list`` prints each webhook with its id, the agent's marked; ``--unregister`` deletes the agent's (each
+    line naming its id) and a second one finds nothing to remove."""
+    sim = Simulator()
+    sim.store.register_webhook({"name": "CI", "url": "http://ci/hook", "events": []}, "bridge-user", "v10")
+    with serve_in_thread(sim) as url:
+        assert main(_against(tmp_path, url, "--register")) == 0
+        assert main(_against(tmp_path, url, "--list")) == 0
+        assert main(_against(tmp_path, url, "--unregister")) == 0
+        assert main(_against(tmp_path, url, "--unregister")) == 0
+        assert main(_against(tmp_path, url, "--list")) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"ok: webhook 2 'sdlc-agent' registered at jira at {url}",
+        "webhook 1: 'CI' → http://ci/hook",
+        f"webhook 2: 'sdlc-agent' → {URL}  ← this agent",
+        f"ok: webhook 2 removed at jira at {url}",
+        f"ok: no webhook of {URL} at jira at {url}: nothing to remove",
+        "webhook 1: 'CI' → http://ci/hook",
+    ]
+
+
+def test_one_mode_at_a_time(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--register`` with ``--list`` is one line and exit 2, before any call."""
+    with pytest.raises(SystemExit) as ended:
+        main(_against(tmp_path, "http://127.0.0.1:9", "--register", "--list"))
+    assert ended.value.code == 2
+    assert "give one of --register, --list and --unregister" in capsys.readouterr().err
 
 
 def test_jira_refusing_the_registration_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -98,7 +180,7 @@ def test_jira_refusing_the_registration_is_one_line(tmp_path: Path, capsys: pyte
         argv[argv.index("--jira") + 1] = url
         assert main(argv) == 2
     line = capsys.readouterr().out.strip()
-    assert line.startswith(f"jira at {url} refused the webhook registration: POST /rest/webhooks/1.0/webhook: HTTP 401")
+    assert line.startswith(f"jira at {url} refused the webhook registration: GET /rest/webhooks/1.0/webhook: HTTP 401")
     assert line.endswith(
         "the agent's Jira user must be a Jira administrator; give the body of `sdlc-agent webhook` to one"
     )

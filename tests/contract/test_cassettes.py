@@ -434,14 +434,14 @@ async def test_a_429_is_waited_out_by_retry_after_and_counted() -> None:
 
 @pytest.mark.anyio
 async def test_ensure_sprint_pages_the_board_and_moves_the_issue() -> None:
-    """The board's open sprints come in two pages (isLast); the issue moves to «Спринт 3» (id 8)."""
+    """The board is read first, then its open sprints in two pages (isLast); the issue moves to «Спринт 3» (id 8)."""
     played = await run(
         "ensure_sprint.yaml", "ensure_sprint", {"key": "AURORA-1537", "sprint": "Спринт 3", "board_id": 4216}
     )
     report = played.outcome.report
     assert (report.status, dict(report.result)) == ("done", {"sprint_id": 8, "moved": True})
     assert report.operations == (op("POST", "/rest/agile/1.0/sprint/8/issue", 204),)
-    assert played.outcome.jira_calls == 4
+    assert played.outcome.jira_calls == 5
     assert played.all_played
 
 
@@ -454,7 +454,7 @@ async def test_an_unknown_sprint_name_lists_the_active_and_future_ones() -> None
     report = played.outcome.report
     assert report.status == "failed"
     assert report.error == "нет спринта «Спринт 9» на доске 4216; активные и будущие: Спринт 2, Спринт 3"
-    assert (report.operations, played.outcome.jira_calls) == ((), 3)
+    assert (report.operations, played.outcome.jira_calls) == ((), 4)
 
 
 @pytest.mark.anyio

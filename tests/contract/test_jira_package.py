@@ -134,7 +134,7 @@ def test_link_create_read_and_delete(client: JIRA, sim: Simulator) -> None:
 
 def test_boards_sprints_by_state_and_moves(client: JIRA, sim: Simulator) -> None:
     """boards and sprints(state=…) list what Jira Software would; issues move to a sprint and back to the backlog."""
-    assert [(b.id, b.type) for b in client.boards()] == [(4216, "scrum"), (5120, "kanban")]
+    assert [(b.id, b.type) for b in client.boards()] == [(4216, "scrum"), (5120, "kanban"), (9001, "scrum")]
     assert [s.name for s in client.sprints(4216, state="active,future")] == ["Спринт 2", "Спринт 3"]
     assert [s.name for s in client.sprints(4216, state="closed")] == ["Спринт 1"]
     assert client.sprint(8).state == "future"

@@ -173,7 +173,7 @@ def test_whatever_the_hub_sends_the_agent_keeps_the_banks_policy(tmp_path: Path,
     assert [
         f"{c['method']} {c['path']}"
         for c in calls
-        if not c["path"].endswith(("/myself", "/issueLinkType", "/serverInfo"))
+        if not c["path"].endswith(("/myself", "/issueLinkType", "/serverInfo", "/field"))
     ] == [
         *["POST /rest/api/2/search"] * 4,
         *["GET /rest/api/2/issue/AURORA-1533", "PUT /rest/api/2/issue/AURORA-1533"] * 3,
@@ -210,3 +210,50 @@ def test_a_read_only_agent_writes_nothing(tmp_path: Path, sim: tuple[Proc, str])
         calls = client.get("/_sim/calls").json()
     calls = calls if isinstance(calls, list) else calls["items"]
     assert [c for c in calls if is_write(c)] == []
+
+
+def test_a_hostile_hubs_boards_and_field_mapping_reach_nothing_of_hr(tmp_path: Path, sim: tuple[Proc, str]) -> None:
+    """Issue 31 findings 2 and 3, replayed against the real agent and simulator: HR's board 9001 in a refresh and in
+    ensure_sprint, a board id that is a path, planned_start mapped to the Epic Link field. Jira sees one read of
+    board 9001 (to learn it is HR's) and nothing else of HR; nothing moves, no epic is written, no report names
+    anything of HR's."""
+    _, sim_url = sim
+    with jira(sim_url) as client:
+        epic_before = client.get("/_sim/state/issues/AURORA-1538").json()["epic"]
+        client.delete("/_sim/calls")
+    hostile_fields = command(4, "ensure_fields", {"key": "AURORA-1538", "planned_start": "HR-3"})
+    hostile_fields["context"] = {
+        **hostile_fields["context"],
+        "fields": {**hostile_fields["context"]["fields"], "planned_start": "customfield_10100"},
+    }
+    hub = FakeHub(
+        queue=[
+            command(1, "refresh", {"keys": ["AURORA-1538"], "boards": [{"id": 9001, "type": None}]}),
+            command(2, "ensure_sprint", {"key": "AURORA-1538", "sprint": "Кадры: премии", "board_id": 9001}),
+            command(3, "ensure_sprint", {"key": "AURORA-1538", "sprint": "x", "board_id": "../../../api/2/issue/HR-1"}),
+            hostile_fields,
+        ]
+    )
+    run_agent(tmp_path, hub, sim_url, "sdlc-agent-boards", [])
+    reports = dict(hub.reports)
+    assert reports[1]["status"] == "done"
+    assert (reports[1]["result"]["boards"], reports[1]["result"]["refused_boards"]) == (
+        {"9001": None},
+        [{"id": "9001", "error": "доска 9001 не в разрешённых проектах"}],
+    )
+    assert [(reports[i]["status"], reports[i]["error"], reports[i]["operations"]) for i in (2, 3, 4)] == [
+        ("failed", "доска 9001 не в разрешённых проектах", []),
+        ("failed", 'недопустимый id доски: "../../../api/2/issue/HR-1"', []),
+        ("failed", "поле customfield_10100 — не дата (Epic Link)", []),
+    ]
+    assert (reports[3]["jira_calls"], reports[4]["jira_calls"]) == (0, 0)
+    assert "Кадры" not in str(reports)
+    with jira(sim_url) as client:
+        calls = client.get("/_sim/calls").json()
+        epic_after = client.get("/_sim/state/issues/AURORA-1538").json()["epic"]
+    calls = calls if isinstance(calls, list) else calls["items"]
+    assert [f"{c['method']} {c['path']}" for c in calls if "HR" in c["path"] or "9001" in c["path"]] == [
+        "GET /rest/agile/1.0/board/9001"
+    ]
+    assert [c for c in calls if is_write(c)] == []
+    assert epic_after == epic_before

@@ -38,8 +38,17 @@ class Bench:
         pause: float = 30,
         files: Mapping[str, bytes] | None = None,
         context: Mapping[str, Any] | None = None,
+        allowed: tuple[str, ...] | None = None,
+        pins: Mapping[str, str] | None = None,
     ) -> DriveOutcome:
-        ctx = await self.jira.exec_context()
+        """Drive one delivery with Jira's field list known, as the agent does; ``allowed``: the projects the
+        agent's policy allows (``None``: any); ``pins``: the field ids it pins."""
+        ctx = attrs.evolve(
+            await self.jira.exec_context(),
+            allowed_projects=allowed,
+            jira_fields=await self.jira.jira_fields(),
+            field_pins=pins or {},
+        )
         self.sim.clear_calls()
         self.pages.clear()
         delivery = Delivery(id=1, type=type_, params=params, pause_seconds=pause, context=context or {})

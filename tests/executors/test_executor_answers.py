@@ -80,7 +80,11 @@ def _with(**fields: Any) -> dict[str, Any]:
         (
             "ensure_sprint",
             {"key": "AURORA-1537", "sprint": "Спринт 3", "board_id": 4216},
-            [ok(GOOD), ok({"isLast": True, "values": [{"id": "восемь", "name": "Спринт 3", "state": "future"}]})],
+            [
+                ok(GOOD),
+                ok({"id": 4216, "type": "scrum"}),
+                ok({"isLast": True, "values": [{"id": "восемь", "name": "Спринт 3", "state": "future"}]}),
+            ],
             "ответ Jira по доска 4216: спринт «Спринт 3»: id — ожидается число, получено: строка",
         ),
     ],

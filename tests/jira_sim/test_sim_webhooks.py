@@ -116,6 +116,45 @@ async def test_delete_a_webhook_on_either_resource(jira: httpx.AsyncClient, sim:
     assert (sim.store.listening, sim.store.changes, sim.webhook_deliveries) == (False, [], [])
 
 
+async def test_update_a_webhook_on_either_resource(jira: httpx.AsyncClient, sim: Simulator) -> None:
+    """PUT …/{id} replaces the webhook with the body (its id kept, one webhook still): Jira 10's configuration or
+    Jira ≤ 9's filters and secret; an unknown id is 404 and a bad body 400, nothing changed."""
+    await register(jira, configuration={"SECRET": "old", "FILTERS": "project = AURORA"})
+    updated = await jira.put(
+        f"{V10}/1",
+        json={
+            "name": "sdlc",
+            "url": "http://agent.bank/new",
+            "events": ALL_EVENTS[:2],
+            "configuration": {"SECRET": "s2"},
+        },
+    )
+    assert (updated.status_code, updated.json()["id"], updated.json()["configuration"]) == (
+        200,
+        1,
+        {"EXCLUDE_BODY": "false"},
+    )
+    legacy = await jira.put(
+        f"{LEGACY}/1",
+        json={
+            "name": "sdlc",
+            "url": "http://agent.bank/new",
+            "events": ALL_EVENTS,
+            "filters": {"issue-related-events-section": "project = HR"},
+            "secret": "s3",
+        },
+    )
+    assert (legacy.status_code, legacy.json()["filters"]) == (200, {"issue-related-events-section": "project = HR"})
+    hooks = list(sim.store.webhooks.values())
+    assert [(w.id, w.url, w.secret, w.jql, len(w.events)) for w in hooks] == [
+        (1, "http://agent.bank/new", "s3", "project = HR", len(ALL_EVENTS))
+    ]
+    missing = await jira.put(f"{V10}/9", json={"name": "x", "url": "http://a/"})
+    assert (missing.status_code, missing.json()["errorMessages"]) == (404, ["Webhook with id 9 does not exist."])
+    bad = await jira.put(f"{V10}/1", json={"name": "", "url": "http://a/"})
+    assert (bad.status_code, [w.url for w in sim.store.webhooks.values()]) == (400, ["http://agent.bank/new"])
+
+
 @pytest.mark.parametrize(
     ("body", "message"),
     [

@@ -73,6 +73,12 @@ from reconcile.wording import field_change, field_name, field_value
             {"issues": 2, "changes": True, "history": {"error": "HTTP 503: Service Unavailable"}},
             ["прочитано задач: 2 (только изменения)", "журнал не прочитан: HTTP 503: Service Unavailable"],
         ),
+        (
+            "refresh",
+            {"keys": ["A-1"]},
+            {"issues": 1, "boards": {"9001": None}, "refused_boards": [{"id": "9001", "error": "доска 9001 не в …"}]},
+            ["прочитано задач: 1", "доска 9001 не в …"],
+        ),
     ],
 )
 def test_each_types_result_in_words(

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Container, Generator, Mapping
 from typing import Any, TypeGuard
-from urllib.parse import quote
 
 from reconcile.errors import JiraAnswerError, ValidationError
 from reconcile.executors.base import (
@@ -27,6 +26,8 @@ from reconcile.executors.base import (
     Step,
 )
 from reconcile.jira_answers import jira_list, jira_object
+from reconcile.jira_fields import fields_problem
+from reconcile.jira_paths import API, PathRefused, issue_key, jira_path
 from reconcile.settings import Settings, settings_from_json, settings_to_json
 from reconcile.text import body_text, readable
 
@@ -36,7 +37,6 @@ __all__ = [
     "context_settings",
     "http_error",
     "internal_error",
-    "issue_path",
     "next_start",
     "run_body",
     "search_call",
@@ -71,10 +71,6 @@ def http_error(response: JiraResponse) -> str:
         parts.append(body_text(body, response.status))
     text = "; ".join(parts)[:1000]
     return f"HTTP {response.status}: {text}" if text else f"HTTP {response.status}"
-
-
-def issue_path(key: str, suffix: str = "") -> str:
-    return f"/rest/api/2/issue/{quote(key, safe='')}{suffix}"
 
 
 #: The settings keys a delivery's context carries.
@@ -129,6 +125,15 @@ class Run:
             raise CommandFailed(f"нет параметра {name}")
         return value
 
+    def key_param(self, name: str) -> str:
+        """An issue key parameter that may go into a path: a Jira key (a plan's temp key too) of a project the agent
+        may touch (``ExecContext.allowed_projects``), else the command fails before any call."""
+        key = issue_key(self.str_param(name)).text
+        allowed = self.ctx.allowed_projects
+        if allowed is not None and key.rpartition("-")[0] not in allowed:
+            raise CommandFailed(f"ключ {key} не в разрешённых проектах ({', '.join(allowed)})")
+        return key
+
     def opt_str(self, name: str) -> str | None:
         """An optional text parameter (the hub's validation admits only text or nothing), ``None`` when absent."""
         value: str | None = self.params.get(name)
@@ -154,14 +159,18 @@ def run_body(
     body: Callable[[Run], Body], delivery: Delivery, ctx: ExecContext, settings: Settings | None = None
 ) -> Executor:
     """Run ``body``; :class:`CommandFailed` and any bug inside it end as a ``failed`` report, never an exception.
-    ``settings``: those of the delivery's context, when already read (:class:`Run`)."""
+    ``settings``: those of the delivery's context, when already read (:class:`Run`). A field mapping that does not
+    pass :func:`reconcile.jira_fields.fields_problem` fails the command before its first call."""
     try:
         run = Run(delivery, ctx, settings)
     except CommandFailed as error:
         return Report(status="failed", error=error.message)
+    problem = fields_problem(delivery.type, delivery.params, run.settings, fields=ctx.jira_fields, pins=ctx.field_pins)
+    if problem is not None:
+        return Report(status="failed", error=problem)
     try:
         return (yield from body(run))
-    except (CommandFailed, Dropped, JiraAnswerError) as error:
+    except (CommandFailed, Dropped, JiraAnswerError, PathRefused) as error:
         return run.failed(error.message)
     except Exception as error:  # a bug fails its command, not the agent: re-delivery would crash the same way
         return run.failed(internal_error(error))
@@ -210,4 +219,4 @@ def search_call(
         body["expand"] = expand
     if not validate:
         body["validateQuery"] = False
-    return JiraCall(method="POST", path="/rest/api/2/search", json=body)
+    return JiraCall(method="POST", path=jira_path(API, "search"), json=body)

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import hashlib
 
-from reconcile.executors._run import Body, CommandFailed, Run, issue_path
+from reconcile.executors._run import Body, CommandFailed, Run
 from reconcile.executors.base import FetchFile, JiraCall, Upload
 from reconcile.jira_answers import jira_id, jira_list, jira_object
 from reconcile.jira_model import issue_fields
+from reconcile.jira_paths import issue_path
 
 __all__ = ["ensure_attachment", "file_problem"]
 
@@ -27,7 +28,7 @@ def file_problem(sha256: str, size: int | None, content: bytes) -> str | None:
 
 
 def ensure_attachment(run: Run) -> Body:
-    key = run.str_param("key")
+    key = run.key_param("key")
     sha256 = run.str_param("file")
     filename = run.str_param("filename")
     # The hub completes `size` at delivery: the file's size in bytes, or null when the hub no longer has it.
@@ -45,7 +46,7 @@ def ensure_attachment(run: Run) -> Body:
     if problem is not None:
         raise CommandFailed(problem)
     upload = Upload(filename=filename, content=content)
-    call = JiraCall(method="POST", path=issue_path(key, "/attachments"), upload=upload)
+    call = JiraCall(method="POST", path=issue_path(key, "attachments"), upload=upload)
     response = yield from run.call(call)
     # Jira answers the attachments it created, as a list: the upload of one file is its first element.
     where = f"POST {call.path}"

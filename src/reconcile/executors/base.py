@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 import attrs
 
+from reconcile.jira_fields import JiraField
 from reconcile.records import HistoryEntry, MirrorIssue
 
 __all__ = [
@@ -143,8 +144,9 @@ class Delivery:
 @attrs.frozen(kw_only=True)
 class ExecContext:
     """What the driver knows about Jira beyond the delivery: its own user, the names of its link types (``None``:
-    not known) and which of them are symmetric; and the Jira projects the bank's policy lets the agent read
-    (``None``: any; DESIGN.md 5.5)."""
+    not known) and which of them are symmetric; the Jira projects the bank's policy lets the agent read
+    (``None``: any; DESIGN.md 5.5); Jira's field list (``None``: not known) and the field ids the bank pinned by
+    role (DESIGN.md 5.7)."""
 
     jira_user: str | None = None
     jira_time_zone: str | None = None
@@ -153,6 +155,8 @@ class ExecContext:
     symmetric_link_types: frozenset[str] = frozenset()
     link_types: frozenset[str] | None = None
     allowed_projects: tuple[str, ...] | None = None
+    jira_fields: Mapping[str, JiraField] | None = None
+    field_pins: Mapping[str, str] = attrs.field(factory=dict)
 
 
 Executor = Generator[Step, Any, Report]

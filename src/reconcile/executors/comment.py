@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from reconcile.executors._run import Body, Run, issue_path, next_start
+from reconcile.executors._run import Body, Run, next_start
 from reconcile.executors.base import JiraCall
 from reconcile.jira_answers import jira_id, jira_object
+from reconcile.jira_paths import issue_path, positive_id
 from reconcile.text import same_text
 
 __all__ = ["comment_text", "ensure_comment"]
@@ -27,10 +28,10 @@ def _order(comment: Mapping[str, Any]) -> tuple[str, int]:
 
 
 def ensure_comment(run: Run) -> Body:
-    key = run.str_param("key")
+    key = run.key_param("key")
     marker = run.str_param("marker")
     text = comment_text(marker, run.opt_str("body") or "")
-    path = issue_path(key, "/comment")
+    path = issue_path(key, "comment")
     comments: list[Mapping[str, Any]] = []
     start: int | None = 0
     while start is not None:
@@ -46,7 +47,8 @@ def ensure_comment(run: Run) -> Body:
         comment_id = jira_id(kept.get("id"), key, "comments[].id")
         if same_text(kept.get("body"), text):
             return run.done(comment_id=comment_id, action="none")
-        yield from run.call(JiraCall(method="PUT", path=f"{path}/{comment_id}", json={"body": text}))
+        kept_path = issue_path(key, "comment", positive_id(comment_id, "комментария"))
+        yield from run.call(JiraCall(method="PUT", path=kept_path, json={"body": text}))
         return run.done(comment_id=comment_id, action="updated")
     response = yield from run.call(JiraCall(method="POST", path=path, json={"body": text}))
     created = jira_object(response.json, f"POST {path}", "ответ")

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from reconcile.catalogue import CATALOGUE
-from reconcile.executors._run import Body, CommandFailed, Run, issue_path
+from reconcile.executors._run import Body, CommandFailed, Run
 from reconcile.executors.base import JiraCall
 from reconcile.jira_model import issue_from_jira, mirror_fields
+from reconcile.jira_paths import issue_path
 from reconcile.records import MirrorIssue
 from reconcile.text import same_text
 
@@ -74,7 +75,7 @@ def fields_diff(run: Run, current: MirrorIssue) -> tuple[list[str], dict[str, An
 
 
 def ensure_fields(run: Run) -> Body:
-    key = run.str_param("key")
+    key = run.key_param("key")
     params = {"fields": ",".join(mirror_fields(run.settings))}
     response = yield from run.call(JiraCall(method="GET", path=issue_path(key), params=params))
     current = issue_from_jira(response.json, run.settings)

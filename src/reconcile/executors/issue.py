@@ -6,10 +6,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from reconcile.commands import is_project_key
 from reconcile.executors._run import Body, CommandFailed, Run, next_start, search_call
 from reconcile.executors.base import JiraCall
 from reconcile.jira_answers import answer_key, jira_object, jira_text, opt_text
 from reconcile.jira_model import issue_fields
+from reconcile.jira_paths import API, jira_path, shown_value
 
 __all__ = ["ensure_issue", "new_issue_fields"]
 
@@ -76,6 +78,10 @@ def new_issue_fields(run: Run) -> dict[str, Any]:
 
 def ensure_issue(run: Run) -> Body:
     summary = run.str_param("summary")
+    project = run.settings.jira_project
+    allowed = run.ctx.allowed_projects
+    if not is_project_key(project) or (allowed is not None and project not in allowed):
+        raise CommandFailed(f"проект {shown_value(project)} не в разрешённых проектах")
     fields = new_issue_fields(run)
     jql = f"project = {run.settings.jira_project} AND reporter = currentUser() AND created >= -7d"
     found: list[Mapping[str, Any]] = []
@@ -88,7 +94,7 @@ def ensure_issue(run: Run) -> Body:
     if found:
         oldest = min(found, key=_created_order)
         return run.done(key=jira_text(oldest.get("key"), answer_key(oldest), "key"), created=False)
-    path = "/rest/api/2/issue"
+    path = jira_path(API, "issue")
     response = yield from run.call(JiraCall(method="POST", path=path, json={"fields": fields}))
     created = jira_object(response.json, f"POST {path}", "ответ")
     return run.done(key=jira_text(created.get("key"), f"POST {path}", "key"), created=True)

@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping
 from typing import Any
 
-from reconcile.executors._run import Body, CommandFailed, Run, issue_path
+from reconcile.executors._run import Body, CommandFailed, Run
 from reconcile.executors.base import JiraCall, Step
 from reconcile.jira_answers import jira_list, jira_object
 from reconcile.jira_model import issue_fields, links_from_jira
+from reconcile.jira_paths import API, issue_path, jira_path, positive_id
 from reconcile.records import MirrorLink
 
 __all__ = ["classify_links", "ensure_link"]
@@ -52,7 +53,7 @@ def _check_link_type(run: Run, wanted_type: str) -> Generator[Step, Any, None]:
     known = run.ctx.link_types
     if known is None or wanted_type in known:
         return
-    response = yield from run.call(JiraCall(method="GET", path="/rest/api/2/issueLinkType"))
+    response = yield from run.call(JiraCall(method="GET", path=jira_path(API, "issueLinkType")))
     answer = jira_object(response.json, "GET /rest/api/2/issueLinkType", "ответ")
     types = jira_list(answer.get("issueLinkTypes"), "GET /rest/api/2/issueLinkType", "issueLinkTypes")
     names = [str(t["name"]) for t in types if isinstance(t, Mapping) and isinstance(t.get("name"), str)]
@@ -65,8 +66,8 @@ def _describe(link: MirrorLink) -> str:
 
 
 def ensure_link(run: Run) -> Body:
-    source = run.str_param("source")
-    target = run.str_param("target")
+    source = run.key_param("source")
+    target = run.key_param("target")
     logical = run.str_param("link_type")
     wanted_type = run.settings.link_types.get(logical)
     if wanted_type is None:
@@ -91,13 +92,14 @@ def ensure_link(run: Run) -> Body:
         raise CommandFailed(f"конфликт: связь {found}; нужна «{wanted_type}»; replace не задан")
     for link in conflicts:
         yield from run.pause_between_writes()
-        yield from run.call(JiraCall(method="DELETE", path=f"/rest/api/2/issueLink/{link.id}"))
+        path = jira_path(API, "issueLink", positive_id(link.id, "связи"))
+        yield from run.call(JiraCall(method="DELETE", path=path))
         removed.append(link.id)
     if wanted is not None:
         return run.done()
     yield from run.pause_between_writes()
     body = {"type": {"name": wanted_type}, "inwardIssue": {"key": source}, "outwardIssue": {"key": target}}
-    response = yield from run.call(JiraCall(method="POST", path="/rest/api/2/issueLink", json=body))
+    response = yield from run.call(JiraCall(method="POST", path=jira_path(API, "issueLink"), json=body))
     location = response.headers.get("location") or response.headers.get("Location") or ""
     link_id = location.rstrip("/").rpartition("/")[2] if "/issueLink/" in location else None
     if link_id is None:

@@ -31,9 +31,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from reconcile.errors import JiraAnswerError
 from reconcile.executors._run import Body, CommandFailed, Run, next_start, search_call
 from reconcile.executors.base import JiraCall, Page, Report, Step
+from reconcile.executors.boards import board_problem
 from reconcile.history import keys_jql
 from reconcile.jira_answers import answer_key
 from reconcile.jira_model import histories_from_jira, issue_from_jira, mirror_fields
+from reconcile.jira_paths import AGILE, PositiveId, jira_path, positive_id
 from reconcile.policy import key_project
 from reconcile.records import HistoryEntry, MirrorIssue
 from reconcile.settings import Settings
@@ -135,17 +137,39 @@ def _journal(
     return entries
 
 
-def _boards(run: Run) -> Generator[Step, Any, None]:
-    """The types of the delivered boards whose type is not known yet (``result.boards``)."""
+def _boards(run: Run, unknown: list[PositiveId]) -> Generator[Step, Any, None]:
+    """The types of the delivered boards whose type is not known yet (``result.boards``).
+
+    Each board's read is also its check (:mod:`reconcile.executors.boards`): a board outside the allowed
+    projects gets no type (``null`` changes nothing at the hub) and is listed in ``result.refused_boards``
+    with the reason, nothing else read from it reported.
+    """
     boards: dict[str, str | None] = {}
-    for board in run.params.get("boards") or ():
-        if not isinstance(board, Mapping) or board.get("type") is not None or board.get("id") is None:
+    refused: list[dict[str, str]] = []
+    for board in unknown:
+        response = yield from run.call(JiraCall(method="GET", path=jira_path(AGILE, "board", board)), allow=(404,))
+        problem = board_problem(response.json, board, run.ctx.allowed_projects) if response.ok else None
+        if problem is not None:
+            refused.append({"id": str(board.number), "error": problem})
+            boards[str(board.number)] = None
             continue
-        board_id = str(board["id"])
-        call = JiraCall(method="GET", path=f"/rest/agile/1.0/board/{board_id}")
-        response = yield from run.call(call, allow=(404,))
-        boards[board_id] = _board_type(response.json)  # a 404's error object has no board type
+        boards[str(board.number)] = _board_type(response.json)  # a 404's error object has no board type
     run.result["boards"] = boards
+    if refused:
+        run.result["refused_boards"] = refused
+
+
+def _unknown_boards(delivered: Any) -> list[PositiveId]:
+    """The delivered boards of unknown type; every delivered board's id is checked before any call (one that is
+    no positive integer fails the command)."""
+    unknown: list[PositiveId] = []
+    for board in delivered or ():
+        if not isinstance(board, Mapping) or board.get("id") is None:
+            continue
+        board_id = positive_id(board["id"], "доски")
+        if board.get("type") is None:
+            unknown.append(board_id)
+    return unknown
 
 
 def _since(params: Mapping[str, Any]) -> str | None:
@@ -154,7 +178,7 @@ def _since(params: Mapping[str, Any]) -> str | None:
     return since if isinstance(since, str) and since else None
 
 
-def _changes(run: Run, jql: str, since: str, pages: _Pages) -> Generator[Step, Any, Report]:
+def _changes(run: Run, jql: str, since: str, pages: _Pages, unknown: list[PositiveId]) -> Generator[Step, Any, Report]:
     """The change-only refresh (see the module docstring): issues and their journal from one read."""
     try:
         query = with_updated_since(jql, jira_since(since, run.ctx.jira_time_zone))
@@ -176,7 +200,7 @@ def _changes(run: Run, jql: str, since: str, pages: _Pages) -> Generator[Step, A
             yield Page(page=pages.next(), kind="history", history=journal)
             entries += len(journal)
     run.result.update(issues=len(read), neighbours=0, changes=True)
-    yield from _boards(run)
+    yield from _boards(run, unknown)
     history = run.params["history"]
     history_jql = history.get("jql")
     if isinstance(history_jql, str) and history_jql.strip():
@@ -227,10 +251,11 @@ def refresh(run: Run) -> Body:
         if not keys:
             raise CommandFailed("нет параметра keys или jql")
         jql = keys_jql(keys)
+    unknown = _unknown_boards(params.get("boards"))
     pages = _Pages()
     since = _since(params)
     if params.get("changes") is True and since is not None and isinstance(params.get("jql"), str):
-        return (yield from _changes(run, jql, since, pages))
+        return (yield from _changes(run, jql, since, pages, unknown))
     fields = mirror_fields(settings)
 
     # Only what finding the neighbours needs is kept, not the issues handed over (flat memory at any size):
@@ -267,7 +292,7 @@ def refresh(run: Run) -> Body:
             yield Page(page=pages.next(), kind="neighbours", issues=issues)
     run.result["neighbours"] = len(neighbours)
 
-    yield from _boards(run)
+    yield from _boards(run, unknown)
 
     history = params.get("history")
     if isinstance(history, Mapping):

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from reconcile.executors._run import Body, CommandFailed, Run, issue_path
+from reconcile.executors._run import Body, CommandFailed, Run
 from reconcile.executors.base import JiraCall
 from reconcile.jira_answers import jira_id, jira_list, jira_object, opt_object, opt_text
 from reconcile.jira_model import issue_fields
+from reconcile.jira_paths import issue_path
 
 __all__ = ["ensure_status", "pick_transition", "status_path"]
 
@@ -38,7 +39,7 @@ def pick_transition(transitions: list[Mapping[str, Any]], step: str) -> Mapping[
 
 
 def ensure_status(run: Run) -> Body:
-    key = run.str_param("key")
+    key = run.key_param("key")
     path = status_path(run.params.get("target"))
     response = yield from run.call(JiraCall(method="GET", path=issue_path(key), params={"fields": "status"}))
     status = opt_object(issue_fields(response.json, key).get("status"), key, "status") or {}
@@ -50,7 +51,7 @@ def ensure_status(run: Run) -> Body:
     start = len(path) - 1 - path[::-1].index(current) + 1 if current in path else 0
     for step in path[start:]:
         yield from run.pause_between_writes()
-        response = yield from run.call(JiraCall(method="GET", path=issue_path(key, "/transitions")))
+        response = yield from run.call(JiraCall(method="GET", path=issue_path(key, "transitions")))
         answer = jira_object(response.json, key, "transitions: ответ")
         available = [
             jira_object(t, key, f"transitions[{i}]")
@@ -64,7 +65,7 @@ def ensure_status(run: Run) -> Body:
         transition_id = jira_id(transition.get("id"), key, f"переход «{step}»: id")
         call = JiraCall(
             method="POST",
-            path=issue_path(key, "/transitions"),
+            path=issue_path(key, "transitions"),
             json={"transition": {"id": transition_id}},
         )
         yield from run.call(call)
