@@ -68,7 +68,7 @@ def jira_calls_after_start(rig: Rig) -> list[str]:
             "refresh",
             {"jql": "project = HR) OR (project = AURORA", "boards": []},
             AgentPolicy(allow_projects=AURORA),
-            "JQL не принят агентом: непарная закрывающая скобка",
+            "JQL не принят агентом: непарная закрывающая скобка (позиция 13)",
         ),
     ],
 )

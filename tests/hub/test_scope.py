@@ -105,13 +105,13 @@ async def test_a_full_refresh_keeps_the_base_jql_and_its_journal(api: Api) -> No
 @pytest.mark.parametrize(
     ("jql", "why"),
     [
-        ("key = AURORA-1) OR (project = HR", "непарная закрывающая скобка"),
-        ("project = HR ORDER BY key", "ORDER BY не допускается"),
-        ('summary ~ "x', "незакрытые кавычки"),
+        ("key = AURORA-1) OR (project = HR", "непарная закрывающая скобка (позиция 15)"),
+        ("project = HR ORDER BY key", "ORDER BY не допускается (позиция 14)"),
+        ('summary ~ "x', "незакрытые кавычки (позиция 11)"),
     ],
 )
-async def test_a_jql_that_cannot_be_wrapped_is_refused_at_enqueue(api: Api, jql: str, why: str) -> None:
-    """422 «команда 1 (refresh): JQL не принят: <why>», from POST /refresh and from a batch; nothing written."""
+async def test_a_jql_that_does_not_parse_is_refused_at_enqueue(api: Api, jql: str, why: str) -> None:
+    """422 «команда 1 (refresh): JQL не принят: <why> (позиция N)», from POST /refresh and from a batch; nothing written."""
     for response in (
         await api.post("/refresh", {"jql": jql}),
         await create(api, [cmd("ensure_comment", key="AURORA-1", marker="m", body="b"), cmd("refresh", jql=jql)]),

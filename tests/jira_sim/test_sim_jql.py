@@ -228,7 +228,7 @@ def test_parse_keeps_quoted_values_and_reserved_words_apart() -> None:
         ("project AURORA", "Error in the JQL Query: Expecting operator but got 'AURORA'. (line 1, character 9)"),
         (
             "labels is FULL",
-            "Error in the JQL Query: Expecting 'EMPTY' or 'NULL' but got 'FULL'. (line 1, character 11)",
+            "Error in the JQL Query: Expecting 'EMPTY' or 'NULL' but got 'FULL'.",
         ),
         (
             "reporter = currentUser() ORDER BY colour",

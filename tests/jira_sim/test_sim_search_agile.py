@@ -54,7 +54,7 @@ async def test_jql_subset(jira: httpx.AsyncClient, jql: str, expected: list[str]
         ("foo = bar", "Field 'foo' does not exist or you do not have permission to view it."),
         ("project = NOPE", "The value 'NOPE' does not exist for the field 'project'."),
         ("key in (AURORA-9999)", "An issue with key 'AURORA-9999' does not exist for field 'key'."),
-        ("labels > A", "The operator '>' is not supported by the 'labels' field."),
+        ("labels > B", "The operator '>' is not supported by the 'labels' field."),
         ("sprint in someSprints()", "Unable to find JQL function 'someSprints()'."),
         (
             "created >= yesterday",
@@ -63,7 +63,7 @@ async def test_jql_subset(jira: httpx.AsyncClient, jql: str, expected: list[str]
             "or a period format e.g. '-5d', '4w 2d'.",
         ),
         (
-            "project = AURORA labels = A",
+            "project = AURORA labels = B",
             "Error in the JQL Query: Expecting either 'OR' or 'AND' but got 'labels'. (line 1, character 18)",
         ),
         (
