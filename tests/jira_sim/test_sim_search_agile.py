@@ -48,6 +48,20 @@ async def test_jql_subset(jira: httpx.AsyncClient, jql: str, expected: list[str]
     assert await keys(jira, jql) == expected
 
 
+#: Issue 31's finding: a client's JQL whose unquoted word ends in ``\"`` (Jira's escape of a quote in a word).
+ESCAPE = 'summary ~ x\\" ) OR project = HR OR ( summary ~ "a\\"b"'
+
+
+async def test_an_escaped_quote_in_an_unquoted_word_is_read_as_jira_reads_it(jira: httpx.AsyncClient) -> None:
+    """The simulator reads ``x\\"`` as one word, as Jira does: the text the old agent pasted into its wrapper
+    reads HR's issues (the finding, now visible to the tests), the canonical text the agent sends reads none."""
+    pasted = f"project in (AURORA) AND ({ESCAPE})"
+    assert await keys(jira, pasted) == ["HR-1", "HR-2"]
+    canonical = 'project in (AURORA) AND (summary ~ "x\\"" OR project = HR OR summary ~ "a\\"b")'
+    assert await keys(jira, canonical) == []
+    assert await keys(jira, 'summary ~ x\\u0022 OR key = AURORA-1 OR summary ~ "a\\\\b"') == ["AURORA-1"]
+
+
 @pytest.mark.parametrize(
     ("jql", "message"),
     [
