@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import enum
 import re
+from typing import NamedTuple
 
 import attrs
 
@@ -70,8 +71,9 @@ class Kind(enum.Enum):
     END = "end"
 
 
-@attrs.frozen
-class Token:
+class Token(NamedTuple):
+    """One token (a named tuple: a query of 2 000 characters makes hundreds of them)."""
+
     kind: Kind
     #: The value: a string's decoded text, an operator's symbol, a keyword's spelling as written.
     text: str
@@ -144,32 +146,41 @@ RESERVED_WORDS = frozenset(_RESERVED_WORDS.split())
 RESERVED_CHARACTERS = "{}*/%+^$#@?;"
 _CONTROL = "\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f\ufdd0-\ufdef\ufffe\uffff\ud800-\udfff"
 _ESCAPE = r"\\(?:[tnr\"'\\ ]|u[0-9a-fA-F]{4})"
-_WORD = re.compile(rf"(?:[^ \t\r\n\\\"'=!<>()~,\[\]|&{re.escape(RESERVED_CHARACTERS)}{_CONTROL}]|{_ESCAPE})+")
-_PLAIN = re.compile(rf"[^ \t\r\n\\\"'=!<>()~,\[\]|&{re.escape(RESERVED_CHARACTERS)}{_CONTROL}]+")
+_IN_WORD = rf"[^ \t\r\n\\\"'=!<>()~,\[\]|&{re.escape(RESERVED_CHARACTERS)}{_CONTROL}]"
+_PLAIN = re.compile(f"{_IN_WORD}+")
 _CONTROL_CHAR = re.compile(f"[{_CONTROL}]")
-_STRAY = re.compile(rf"(?!\t)[\\{re.escape(RESERVED_CHARACTERS)}{_CONTROL}]")
-_SPACE = re.compile(r"[ \t\r\n]+")
 _NUMBER = re.compile(r"-?[0-9]+")
-_SYMBOLS = (
-    ("!=", Kind.OPERATOR),
-    ("!~", Kind.OPERATOR),
-    ("<=", Kind.OPERATOR),
-    (">=", Kind.OPERATOR),
-    ("&&", Kind.AND),
-    ("||", Kind.OR),
-    ("=", Kind.OPERATOR),
-    ("<", Kind.OPERATOR),
-    (">", Kind.OPERATOR),
-    ("~", Kind.OPERATOR),
-    ("!", Kind.BANG),
-    ("&", Kind.AND),
-    ("|", Kind.OR),
-    ("(", Kind.LPAREN),
-    (")", Kind.RPAREN),
-    (",", Kind.COMMA),
-    ("[", Kind.LBRACKET),
-    ("]", Kind.RBRACKET),
+_SYMBOLS = {
+    "!=": Kind.OPERATOR,
+    "!~": Kind.OPERATOR,
+    "<=": Kind.OPERATOR,
+    ">=": Kind.OPERATOR,
+    "=": Kind.OPERATOR,
+    "<": Kind.OPERATOR,
+    ">": Kind.OPERATOR,
+    "~": Kind.OPERATOR,
+    "&&": Kind.AND,
+    "&": Kind.AND,
+    "||": Kind.OR,
+    "|": Kind.OR,
+    "!": Kind.BANG,
+    "(": Kind.LPAREN,
+    ")": Kind.RPAREN,
+    ",": Kind.COMMA,
+    "[": Kind.LBRACKET,
+    "]": Kind.RBRACKET,
+}
+#: One token at a time after whitespace: a symbol (the longest first), a whole quoted string, a word, or the end.
+#: What matches none of them (a reserved or control character, a bad escape, an unfinished string) is explained
+#: by the slow path.
+_NEXT = re.compile(
+    r"[ \t\r\n]*(?:"
+    r"(?P<symbol>!=|!~|<=|>=|&&|\|\||[=<>~&|!(),\[\]])"
+    rf"|(?P<quoted>\"(?:[^\"\\{_CONTROL}]|\\[\s\S])*\"|'(?:[^'\\{_CONTROL}]|\\[\s\S])*')"
+    rf"|(?P<word>(?:{_IN_WORD}|{_ESCAPE})+)"
+    r"|(?P<end>\Z))"
 )
+_SPACE = re.compile(r"[ \t\r\n]*")
 _SIMPLE_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", '"': '"', "'": "'", "\\": "\\", " ": " "}
 
 
@@ -265,21 +276,14 @@ def _quoted(text: str, i: int) -> tuple[Token, int]:
     raise problem_at(text, i, "незакрытые кавычки", f"The quoted string '{shown}' has not been completed.")
 
 
-def _word(text: str, i: int) -> tuple[Token, int]:
-    found = _WORD.match(text, i)
-    if found is None:
-        raise _character_problem(text, i)
-    end = found.end()
-    # What stopped the word must start a token (a tab is whitespace here, though a control character in quotes).
-    if end < len(text) and _STRAY.match(text, end):
-        raise _character_problem(text, end)
-    raw = found.group()
+def _word(text: str, raw: str, i: int) -> Token:
+    """The token of the unquoted word ``raw`` found at 0-based ``i``."""
     if "\\" not in raw:
         low = raw.lower()
         if low in KEYWORDS:
-            return Token(KEYWORDS[low], raw, i + 1), end
+            return Token(KEYWORDS[low], raw, i + 1)
         if _NUMBER.fullmatch(raw):
-            return Token(Kind.NUMBER, raw, i + 1), end
+            return Token(Kind.NUMBER, raw, i + 1)
     value = _decode(text, raw, i)
     if value.lower() in RESERVED_WORDS:
         raise problem_at(
@@ -288,7 +292,7 @@ def _word(text: str, i: int) -> tuple[Token, int]:
             f"слово «{value}» зарезервировано в JQL: возьмите его в кавычки",
             f"'{value}' is a reserved JQL word. You must surround it in quotation marks to use it in a query.",
         )
-    return Token(Kind.WORD, value, i + 1, escaped="\\" in raw), end
+    return Token(Kind.WORD, value, i + 1, escaped="\\" in raw)
 
 
 def tokenize(text: str) -> list[Token]:
@@ -297,21 +301,25 @@ def tokenize(text: str) -> list[Token]:
     i = 0
     n = len(text)
     while i < n:
-        space = _SPACE.match(text, i)
-        if space is not None:
-            i = space.end()
-            continue
-        ch = text[i]
-        if ch in "\"'":
-            token, i = _quoted(text, i)
+        found = _NEXT.match(text, i)
+        if found is None:
+            i = _SPACE.match(text, i).end()  # type: ignore[union-attr]  # (it matches the empty string too)
+            if text[i] not in "\"'":
+                raise _character_problem(text, i)
+            token, i = _quoted(text, i)  # raises: the string is unfinished or holds a control character
             tokens.append(token)
             continue
-        symbol = next(((s, kind) for s, kind in _SYMBOLS if text.startswith(s, i)), None)
-        if symbol is not None:
-            tokens.append(Token(symbol[1], symbol[0], i + 1))
-            i += len(symbol[0])
-            continue
-        token, i = _word(text, i)
-        tokens.append(token)
+        kind = found.lastgroup
+        i = found.end()
+        if kind == "end":
+            break
+        piece = found.group(kind)  # type: ignore[arg-type]
+        start = found.start(kind)  # type: ignore[arg-type]
+        if kind == "symbol":
+            tokens.append(Token(_SYMBOLS[piece], piece, start + 1))
+        elif kind == "quoted":
+            tokens.append(Token(Kind.QUOTED, _decode(text, piece[1:-1], start + 1), start + 1))
+        else:
+            tokens.append(_word(text, piece, start))
     tokens.append(Token(Kind.END, "", n + 1))
     return tokens

@@ -44,10 +44,9 @@ from reconcile.jql_tree import (
 __all__ = ["parse"]
 
 _LONG = 2**63
-_STRINGS = (Kind.WORD, Kind.QUOTED)
-_ARGUMENTS = (Kind.WORD, Kind.QUOTED, Kind.NUMBER)
-_OPERAND_START = (Kind.EMPTY, Kind.WORD, Kind.QUOTED, Kind.NUMBER, Kind.LPAREN)
-_PREDICATES = (Kind.AFTER, Kind.BEFORE, Kind.BY, Kind.DURING, Kind.ON, Kind.FROM, Kind.TO)
+_ARGUMENTS = frozenset((Kind.WORD, Kind.QUOTED, Kind.NUMBER))
+_OPERAND_START = frozenset((Kind.EMPTY, Kind.WORD, Kind.QUOTED, Kind.NUMBER, Kind.LPAREN))
+_PREDICATES = frozenset((Kind.AFTER, Kind.BEFORE, Kind.BY, Kind.DURING, Kind.ON, Kind.FROM, Kind.TO))
 
 
 def _shown(token: Token) -> tuple[str, str]:
@@ -63,8 +62,8 @@ class _Parser:
         self.tokens = tokenize(text)
         self.i = 0
 
-    def peek(self, ahead: int = 0) -> Token:
-        return self.tokens[min(self.i + ahead, len(self.tokens) - 1)]
+    def peek(self) -> Token:
+        return self.tokens[self.i]  # never past END: nothing takes END
 
     def take(self) -> Token:
         token = self.tokens[self.i]
@@ -72,7 +71,10 @@ class _Parser:
         return token
 
     def at(self, *kinds: Kind) -> bool:
-        return self.peek().kind in kinds
+        return self.tokens[self.i].kind in kinds
+
+    def at_any(self, kinds: frozenset[Kind]) -> bool:
+        return self.tokens[self.i].kind in kinds
 
     def fail(self, expected: str, jira_expected: str, token: Token | None = None) -> JqlSyntaxError:
         """«<expected>, а встретилось «X»» at the token (the next one by default), e.g. «ожидался оператор, а
@@ -142,11 +144,11 @@ class _Parser:
         field = self.field()
         operator_token = self.peek()
         operator = self.operator()
-        operand = self.operand() if self.at(*_OPERAND_START) else None
+        operand = self.operand() if self.at_any(_OPERAND_START) else None
         predicates: list[Predicate] = []
-        while self.at(*_PREDICATES):
+        while self.at_any(_PREDICATES):
             word = self.take()
-            if not self.at(*_OPERAND_START):
+            if not self.at_any(_OPERAND_START):
                 raise self.fail("ожидалось значение, список или функция", "either a value, list or function")
             predicates.append(Predicate(word.text.lower(), self.operand()))
         if operator == "changed":
@@ -204,7 +206,7 @@ class _Parser:
 
     def property_path(self) -> Text | None:
         parts: list[Text] = []
-        while self.at(*_ARGUMENTS):
+        while self.at_any(_ARGUMENTS):
             token = self.take()
             if len(token.text) < 2 or token.text[0] != "." or token.text[1] == ".":
                 raise problem_at(

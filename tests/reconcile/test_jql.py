@@ -270,7 +270,7 @@ def _error(jira: str) -> str:
         ('summary ~ "x', "незакрытые кавычки", 11, "The quoted string 'x' has not been completed."),
         ("summary ~ 'x", "незакрытые кавычки", 11, "The quoted string 'x' has not been completed."),
         ('x = "a\tb"', "недопустимый символ U+0009", 7, "The character '\\u0009' is illegal."),
-        ("x = a\x01", "недопустимый символ U+0001", 6, "The character '\\u0001' is illegal."),
+        ("x = b\x01", "недопустимый символ U+0001", 6, "The character '\\u0001' is illegal."),
         ("x = \x7f", "недопустимый символ U+007F", 5, "The character '\\u007f' is illegal."),
         ("summary ~ x\\q", "недопустимая escape-последовательность «\\q»", 12, "The escape sequence '\\q' is illegal."),
         ('x ~ "y\\q"', "недопустимая escape-последовательность «\\q»", 7, "The escape sequence '\\q' is illegal."),
