@@ -3,7 +3,8 @@
 Jira's grammar, as far as tokens go:
 
 - whitespace (space, tab, CR, LF) separates tokens; ``( ) , [ ]`` stand alone; the operators are ``= != ~ !~ < >
-  <= >=``; ``!`` is ``NOT``, ``&`` / ``&&`` are ``AND``, ``|`` / ``||`` are ``OR``;
+  <= >=``; ``!`` is ``NOT`` before a clause (not in ``NOT IN``), ``&`` / ``&&`` are ``AND``, ``|`` / ``||``
+  are ``OR``;
 - a quoted string (``"…"`` or ``'…'``) holds anything but its own quote, a backslash and a control character,
   unless escaped; an unquoted word stops at whitespace, at ``" ' = ! < > ( ) ~ , [ ] | &`` and at a control
   character, and refuses the reserved characters ``{ } * / % + ^ $ # @ ? ;``; both take the escapes ``\\t \\n \\r
