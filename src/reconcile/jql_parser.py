@@ -15,7 +15,7 @@
     sort       = field [ASC | DESC]
 
 As in Jira, ``CHANGED`` takes no operand and every other operator one; history predicates follow only ``WAS …``
-and ``CHANGED``; a number operand must fit Jira's long.
+and ``CHANGED``; a number operand must fit Jira's long. Unlike Jira, nesting stops at :data:`MAX_DEPTH` levels.
 """
 
 from __future__ import annotations
@@ -41,7 +41,10 @@ from reconcile.jql_tree import (
     ValueList,
 )
 
-__all__ = ["parse"]
+__all__ = ["MAX_DEPTH", "parse"]
+
+#: The deepest nesting of NOT, parentheses and lists a query may have (people write a handful).
+MAX_DEPTH = 100
 
 _LONG = 2**63
 _ARGUMENTS = frozenset((Kind.WORD, Kind.QUOTED, Kind.NUMBER))
@@ -61,6 +64,7 @@ class _Parser:
         self.text = text
         self.tokens = tokenize(text)
         self.i = 0
+        self.depth = 0
 
     def peek(self) -> Token:
         return self.tokens[self.i]  # never past END: nothing takes END
@@ -123,12 +127,26 @@ class _Parser:
             items.append(self.not_clause())
         return items[0] if len(items) == 1 else And(tuple(items))
 
+    def nested(self, token: Token) -> None:
+        """One level deeper (a NOT, a parenthesis, a list), at most :data:`MAX_DEPTH`: a query is read by
+        recursion, and a hostile one must not exhaust the stack."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise problem_at(
+                self.text,
+                token.position - 1,
+                f"вложенность глубже {MAX_DEPTH} уровней",
+                f"The query is nested deeper than {MAX_DEPTH} levels.",
+            )
+
     def not_clause(self) -> Node:
         if self.at(Kind.NOT, Kind.BANG):
-            self.take()
-            return Not(self.not_clause())
+            self.nested(self.take())
+            negated = Not(self.not_clause())
+            self.depth -= 1
+            return negated
         if self.at(Kind.LPAREN):
-            self.take()
+            self.nested(self.take())
             inner = self.or_clause()
             if not self.at(Kind.RPAREN):
                 if self.at(Kind.END):
@@ -137,6 +155,7 @@ class _Parser:
                     )
                 raise self.fail("ожидалась «)»", "')'")
             self.take()
+            self.depth -= 1
             return inner
         return self.terminal()
 
@@ -278,7 +297,7 @@ class _Parser:
         return Text(token.text, quoted=token.kind is Kind.QUOTED or token.escaped)
 
     def value_list(self) -> ValueList:
-        self.take()
+        self.nested(self.take())
         items = [self.operand()]
         while self.at(Kind.COMMA):
             self.take()
@@ -288,6 +307,7 @@ class _Parser:
                 raise problem_at(self.text, len(self.text), "незакрытая скобка", "Expecting ')' but got end of query.")
             raise self.fail("ожидалась «,» или «)»", "either ',' or ')'")
         self.take()
+        self.depth -= 1
         return ValueList(tuple(items))
 
     def function(self, name: Token) -> Function:

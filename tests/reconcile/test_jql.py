@@ -495,3 +495,21 @@ def test_the_hubs_and_the_agents_restriction() -> None:
     single = client_jql("x = 1")
     assert not isinstance(single, JqlProblem)
     assert within_projects(["AURORA", "OPS", "select"], single) == 'project in (AURORA, OPS, "select") AND (x = 1)'
+
+
+def test_nesting_stops_at_a_hundred_levels() -> None:
+    """A hostile JQL of thousands of parentheses, NOTs or nested lists is refused, never a crash of the stack;
+    a hundred levels still parse."""
+    hundred = "(" * 99 + "NOT x = 1" + ")" * 99
+    assert isinstance(read_jql(hundred), Query)
+    for deep, at in (
+        ("(" * 5000 + "x = 1" + ")" * 5000, 101),
+        ("NOT " * 101 + "x = 1", 401),
+        ("x in " + "(" * 101, 106),
+    ):
+        assert read_jql(deep) == JqlProblem(
+            reason="вложенность глубже 100 уровней",
+            position=at,
+            jira=f"Error in the JQL Query: The query is nested deeper than 100 levels. (line 1, character {at})",
+        )
+    assert read_jql("(" * 50 + "x in " + "(" * 50 + "1" + ")" * 100) == read_jql("x in " + "(" * 50 + "1" + ")" * 50)
