@@ -80,10 +80,10 @@ class _Parser:
     def at_any(self, kinds: frozenset[Kind]) -> bool:
         return self.tokens[self.i].kind in kinds
 
-    def fail(self, expected: str, jira_expected: str, token: Token | None = None) -> JqlSyntaxError:
-        """«<expected>, а встретилось «X»» at the token (the next one by default), e.g. «ожидался оператор, а
+    def fail(self, expected: str, jira_expected: str, ) -> JqlSyntaxError:
+        """«<expected>, а встретилось «X»» at the next token, e.g. «ожидался оператор, а
         встретилось «AURORA»»."""
-        token = token or self.peek()
+        token = self.peek()
         ours, theirs = _shown(token)
         return problem_at(
             self.text,

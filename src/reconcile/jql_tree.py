@@ -22,6 +22,8 @@ import attrs
 from reconcile.jql_lexer import plain_word
 
 __all__ = [
+    "OPERATORS",
+    "PREDICATES",
     "And",
     "CustomField",
     "Empty",

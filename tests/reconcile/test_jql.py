@@ -270,6 +270,8 @@ def _error(jira: str) -> str:
         ('summary ~ "x', "незакрытые кавычки", 11, "The quoted string 'x' has not been completed."),
         ("summary ~ 'x", "незакрытые кавычки", 11, "The quoted string 'x' has not been completed."),
         ('x = "a\tb"', "недопустимый символ U+0009", 7, "The character '\\u0009' is illegal."),
+        ('x = "a\\"\x01"', "недопустимый символ U+0001", 9, "The character '\\u0001' is illegal."),
+        ('x = "a\\"b', "незакрытые кавычки", 5, "The quoted string 'a\\\"b' has not been completed."),
         ("x = b\x01", "недопустимый символ U+0001", 6, "The character '\\u0001' is illegal."),
         ("x = \x7f", "недопустимый символ U+007F", 5, "The character '\\u007f' is illegal."),
         ("summary ~ x\\q", "недопустимая escape-последовательность «\\q»", 12, "The escape sequence '\\q' is illegal."),
@@ -454,8 +456,8 @@ def test_canonical_text() -> None:
 
 def test_quoted() -> None:
     """A double-quoted JQL string: quote, backslash, line breaks, tab and control characters escaped."""
-    assert quoted('a"b\\c\nd\re\tf\x00\x1f\x7f\x9f\ufdd0\ufdef\ufffe\uffff\ud800g') == (
-        '"a\\"b\\\\c\\nd\\re\\tf\\u0000\\u001f\\u007f\\u009f\\ufdd0\\ufdef\\ufffe\\uffff\\ud800g"'
+    assert quoted('a"b\\c\nd\re\tf\x00\x1f\x7f\x9f\ufdd0\ufdef\ufffe\uffff\ud800\udfffg') == (
+        '"a\\"b\\\\c\\nd\\re\\tf\\u0000\\u001f\\u007f\\u009f\\ufdd0\\ufdef\\ufffe\\uffff\\ud800\\udfffg"'
     )
     assert quoted("\x20\x7e\xa0\ufdcf\ufdf0\ufffd\U00010000\ud7ff\ue000") == (
         '"\x20\x7e\xa0\ufdcf\ufdf0\ufffd\U00010000\ud7ff\ue000"'
