@@ -459,8 +459,8 @@ def test_quoted() -> None:
     assert quoted('a"b\\c\nd\re\tf\x00\x1f\x7f\x9f\ufdd0\ufdef\ufffe\uffff\ud800\udfffg') == (
         '"a\\"b\\\\c\\nd\\re\\tf\\u0000\\u001f\\u007f\\u009f\\ufdd0\\ufdef\\ufffe\\uffff\\ud800\\udfffg"'
     )
-    assert quoted("\x20\x7e\xa0\ufdcf\ufdf0\ufffd\U00010000\ud7ff\ue000") == (
-        '"\x20\x7e\xa0\ufdcf\ufdf0\ufffd\U00010000\ud7ff\ue000"'
+    assert quoted("X\x20\x7e\xa0\ufdcf\ufdf0\ufffd\U00010000\ud7ff\ue000") == (
+        '"X\x20\x7e\xa0\ufdcf\ufdf0\ufffd\U00010000\ud7ff\ue000"'
     )
 
 

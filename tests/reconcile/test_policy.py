@@ -48,6 +48,29 @@ def test_ensure_issue_in_another_project_is_refused() -> None:
     assert refusal(AURORA, "ensure_issue", params, CONTEXT) is None
 
 
+def test_refusals_name_every_allowed_project_and_type() -> None:
+    """Two allowed projects are listed «AURORA, OPS»; an agent allowed no type says «нет»; an ensure_issue whose
+    context names no project creates in the settings' default one (AURORA)."""
+    two = AgentPolicy(allow_projects=("AURORA", "OPS"))
+    assert (
+        refusal(two, "ensure_fields", {"key": "HR-1"}, CONTEXT)
+        == "проект HR не разрешён агенту (разрешены: AURORA, OPS)"
+    )
+    assert refusal(two, "ensure_fields", {"key": "hr-1"}, CONTEXT) == (
+        "ключ hr-1 не разрешён агенту (разрешены проекты: AURORA, OPS)"
+    )
+    none = AgentPolicy(allow_projects=("AURORA",), allow_types=("ensure_comment",), read_only=True)
+    assert (
+        refusal(none, "refresh", {"keys": ["AURORA-1"]}, CONTEXT)
+        == "тип команды refresh не разрешён агенту (разрешены: нет)"
+    )
+    params = {"temp_key": "new:1", "summary": "s"}
+    assert refusal(AURORA, "ensure_issue", params, {}) is None
+    assert refusal(AgentPolicy(allow_projects=("OPS",)), "ensure_issue", params, {}) == (
+        "проект AURORA не разрешён агенту (разрешены: OPS)"
+    )
+
+
 def test_a_text_that_is_no_key_is_refused() -> None:
     """What the hub would never send as a key (a hostile hub might) is refused, not guessed at."""
     assert refusal(AURORA, "ensure_fields", {"key": "../HR-1", "summary": "x"}, CONTEXT) == (
@@ -171,6 +194,12 @@ def test_budget_wait_admits_exactly_the_limit(writes: list[float], now: float, l
         assert sum(1 for w in past if w > before - BUDGET_WINDOW_SECONDS) >= limit
 
 
+def test_the_budget_wait_is_exact_below_a_second() -> None:
+    """A write half a second inside the last hour frees the budget half a second from now, not a second."""
+    assert budget_wait([0.5], now=3600.0, max_writes_per_hour=1) == pytest.approx(0.5)
+    assert budget_wait([0.5, 1.0], now=3600.0, max_writes_per_hour=2) == pytest.approx(0.5)
+
+
 def test_no_budget_never_waits() -> None:
     """``max_writes_per_hour = 0`` is unlimited."""
     assert budget_wait([1.0] * 1000, now=2.0, max_writes_per_hour=0) == 0
@@ -189,6 +218,10 @@ def test_describe() -> None:
         read_only.describe() == "projects AURORA; types refresh; read-only yes; min gap none; writes per hour unlimited"
     )
     assert set(AURORA.types) == set(CATALOGUE)
+    narrow = AgentPolicy(allow_projects=("AURORA",), allow_types=("refresh", "ensure_comment"))
+    assert narrow.describe().split("; ")[1] == "types ensure_comment, refresh"
+    nothing = AgentPolicy(allow_projects=("AURORA",), allow_types=("ensure_comment",), read_only=True)
+    assert nothing.describe().split("; ")[1] == "types none"
 
 
 @pytest.mark.parametrize(("seconds", "text"), [(30.0, "30"), (1.5, "1.5"), (0.25, "0.25"), (0.1 + 0.2, "0.3")])
