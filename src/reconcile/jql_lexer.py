@@ -260,21 +260,19 @@ def _escape_problem(text: str, i: int) -> JqlSyntaxError:
     )
 
 
-def _quoted(text: str, i: int) -> tuple[Token, int]:
-    quote = text[i]
+def _string_problem(text: str, i: int) -> JqlSyntaxError:
+    """Why the quoted string opening at ``i`` is no token (its regular expression did not match): a control
+    character before its closing quote, or no closing quote at all."""
     j = i + 1
     while j < len(text):
-        ch = text[j]
-        if ch == quote:
-            return Token(Kind.QUOTED, _decode(text, text[i + 1 : j], i + 1), i + 1), j + 1
-        if ch == "\\":
+        if text[j] == "\\":
             j += 2
-            continue
-        if _CONTROL_CHAR.match(ch):
-            raise _character_problem(text, j)
-        j += 1
+        elif _CONTROL_CHAR.match(text[j]):
+            return _character_problem(text, j)
+        else:
+            j += 1
     shown = text[i + 1 :]
-    raise problem_at(text, i, "незакрытые кавычки", f"The quoted string '{shown}' has not been completed.")
+    return problem_at(text, i, "незакрытые кавычки", f"The quoted string '{shown}' has not been completed.")
 
 
 def _word(text: str, raw: str, i: int) -> Token:
@@ -305,11 +303,9 @@ def tokenize(text: str) -> list[Token]:
         found = _NEXT.match(text, i)
         if found is None:
             i = _SPACE.match(text, i).end()  # type: ignore[union-attr]  # (it matches the empty string too)
-            if text[i] not in "\"'":
-                raise _character_problem(text, i)
-            token, i = _quoted(text, i)  # raises: the string is unfinished or holds a control character
-            tokens.append(token)
-            continue
+            if text[i] in "\"'":
+                raise _string_problem(text, i)
+            raise _character_problem(text, i)
         kind = found.lastgroup
         i = found.end()
         if kind == "end":

@@ -80,7 +80,11 @@ class _Parser:
     def at_any(self, kinds: frozenset[Kind]) -> bool:
         return self.tokens[self.i].kind in kinds
 
-    def fail(self, expected: str, jira_expected: str, ) -> JqlSyntaxError:
+    def fail(
+        self,
+        expected: str,
+        jira_expected: str,
+    ) -> JqlSyntaxError:
         """«<expected>, а встретилось «X»» at the next token, e.g. «ожидался оператор, а
         встретилось «AURORA»»."""
         token = self.peek()

@@ -271,6 +271,7 @@ def _error(jira: str) -> str:
         ("summary ~ 'x", "незакрытые кавычки", 11, "The quoted string 'x' has not been completed."),
         ('x = "a\tb"', "недопустимый символ U+0009", 7, "The character '\\u0009' is illegal."),
         ('x = "a\\"\x01"', "недопустимый символ U+0001", 9, "The character '\\u0001' is illegal."),
+        ('x = "\x02"', "недопустимый символ U+0002", 6, "The character '\\u0002' is illegal."),
         ('x = "a\\"b', "незакрытые кавычки", 5, "The quoted string 'a\\\"b' has not been completed."),
         ("x = b\x01", "недопустимый символ U+0001", 6, "The character '\\u0001' is illegal."),
         ("x = \x7f", "недопустимый символ U+007F", 5, "The character '\\u007f' is illegal."),
@@ -451,6 +452,9 @@ def test_canonical_text() -> None:
     assert isinstance(query, Query)
     assert jql_text(query) == 'x = "a" AND (y = "b" OR z is EMPTY) AND w ~ "c\\t\\u0001" ORDER BY k1 ASC'
     assert jql_text(Not(And((clause("x", "=", "1x"), clause("y", "=", "2y"))))) == "NOT (x = 1x AND y = 2y)"
+    assert jql_text(
+        Terminal(Field(CustomField(7), (Property(word("12"), word("a.b")), Property(Text("k")))), "=", Number(1))
+    ) == ('cf[7][12].a.b["k"] = 1')
     assert jql_text(Query(where=None)) == ""
 
 
