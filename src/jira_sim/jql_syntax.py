@@ -1,4 +1,5 @@
-"""JQL's syntax as far as the simulator reads it: a tokenizer and a parser to a small AST.
+"""JQL's syntax as far as the simulator reads it: the hub's and the agent's parser (:mod:`reconcile.jql`, Jira's
+grammar) and a small AST the compiler of :mod:`jira_sim.jql` evaluates.
 
 Syntax errors carry Jira's own wording (``Error in the JQL Query: Expecting … but got …``).
 """
@@ -6,6 +7,9 @@ Syntax errors carry Jira's own wording (``Error in the JQL Query: Expecting … 
 from __future__ import annotations
 
 import attrs
+
+from reconcile import jql_tree as tree
+from reconcile.jql import JqlProblem, read_jql
 
 __all__ = ["And", "Clause", "Func", "JqlError", "Node", "Not", "Operand", "Or", "Query", "Value", "parse"]
 
@@ -16,70 +20,6 @@ class JqlError(Exception):
     def __init__(self, *messages: str) -> None:
         super().__init__("; ".join(messages))
         self.messages = list(messages)
-
-
-# --- tokens -----------------------------------------------------------------------------------------------
-
-_OPERATORS = ("!=", ">=", "<=", "!~", "=", ">", "<", "~")
-_WORD_STOP = set(" \t\r\n(),=!<>~\"'")
-_KEYWORDS = {"and", "or", "not", "in", "is", "empty", "null", "order", "by", "asc", "desc"}
-
-
-@attrs.frozen
-class _Tok:
-    kind: str  # "(", ")", ",", "op", "str", "word", "end"
-    text: str
-    pos: int  # 1-based character index
-
-
-def _tokenize(text: str) -> list[_Tok]:
-    toks: list[_Tok] = []
-    i = 0
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c.isspace():
-            i += 1
-            continue
-        if c in "(),":
-            toks.append(_Tok(c, c, i + 1))
-            i += 1
-            continue
-        op = next((o for o in _OPERATORS if text.startswith(o, i)), None)
-        if op is not None:
-            toks.append(_Tok("op", op, i + 1))
-            i += len(op)
-            continue
-        if c == "!":
-            raise JqlError(
-                f"Error in the JQL Query: The character '!' is a reserved JQL character. (line 1, character {i + 1})"
-            )
-        if c in "\"'":
-            start = i
-            i += 1
-            buf: list[str] = []
-            while i < n and text[i] != c:
-                if text[i] == "\\" and i + 1 < n:
-                    nxt = text[i + 1]
-                    buf.append({"n": "\n", "t": "\t", "r": "\r"}.get(nxt, nxt))
-                    i += 2
-                    continue
-                buf.append(text[i])
-                i += 1
-            if i >= n:
-                raise JqlError(
-                    f"Error in the JQL Query: The quoted string '{''.join(buf)}' has not been completed. "
-                    f"(line 1, character {start + 1})"
-                )
-            toks.append(_Tok("str", "".join(buf), start + 1))
-            i += 1
-            continue
-        start = i
-        while i < n and text[i] not in _WORD_STOP:
-            i += 1
-        toks.append(_Tok("word", text[start:i], start + 1))
-    toks.append(_Tok("end", "", n + 1))
-    return toks
 
 
 # --- AST --------------------------------------------------------------------------------------------------
@@ -130,155 +70,54 @@ class Query:
     order_by: tuple[tuple[str, bool], ...]  # (field, ascending)
 
 
-def _describe(tok: _Tok) -> str:
-    return "end of query" if tok.kind == "end" else f"'{tok.text}'"
+def _field_name(field: tree.Field) -> str:
+    if field.properties:
+        raise JqlError("Entity properties are not supported by the simulator.")
+    return f"cf[{field.name.id}]" if isinstance(field.name, tree.CustomField) else field.name.value
 
 
-class _Parser:
-    def __init__(self, text: str) -> None:
-        self.toks = _tokenize(text)
-        self.i = 0
+def _operand(operand: tree.Operand) -> Operand:
+    if isinstance(operand, tree.Function):
+        return Func(operand.name.value, tuple(arg.value for arg in operand.args))
+    if isinstance(operand, tree.Text):
+        return Value(operand.value)
+    if isinstance(operand, tree.Number):
+        return Value(str(operand.value))
+    if isinstance(operand, tree.Empty):
+        return Value("EMPTY")
+    raise JqlError("Error in the JQL Query: Expecting either a value or function but got a list.")
 
-    def peek(self) -> _Tok:
-        return self.toks[self.i]
 
-    def take(self) -> _Tok:
-        tok = self.toks[self.i]
-        self.i += 1
-        return tok
+def _operands(clause: tree.Terminal) -> tuple[Operand, ...]:
+    operand = clause.operand
+    if clause.operator in ("is", "is not"):
+        if not isinstance(operand, tree.Empty):
+            got = f"'{operand.value}'" if isinstance(operand, tree.Text | tree.Number) else "a list or function"
+            raise JqlError(f"Error in the JQL Query: Expecting 'EMPTY' or 'NULL' but got {got}.")
+        return ()
+    if operand is None:  # changed: no operand (the compiler refuses the operator)
+        return ()
+    if isinstance(operand, tree.ValueList):
+        return tuple(_operand(item) for item in operand.items)
+    return (_operand(operand),)
 
-    def is_kw(self, word: str, offset: int = 0) -> bool:
-        tok = self.toks[min(self.i + offset, len(self.toks) - 1)]
-        return tok.kind == "word" and tok.text.lower() == word
 
-    def fail(self, expecting: str, tok: _Tok | None = None) -> JqlError:
-        tok = tok or self.peek()
-        where = "" if tok.kind == "end" else f" (line 1, character {tok.pos})"
-        return JqlError(f"Error in the JQL Query: Expecting {expecting} but got {_describe(tok)}.{where}")
-
-    def query(self) -> Query:
-        where: Node | None = None
-        if self.peek().kind != "end" and not self.is_kw("order"):
-            where = self.or_expr()
-        order: list[tuple[str, bool]] = []
-        if self.is_kw("order"):
-            self.take()
-            if not self.is_kw("by"):
-                raise self.fail("'by'")
-            self.take()
-            while True:
-                tok = self.take()
-                if tok.kind not in ("word", "str"):
-                    raise self.fail("a field name", tok)
-                asc = True
-                if self.is_kw("asc") or self.is_kw("desc"):
-                    asc = self.take().text.lower() == "asc"
-                order.append((tok.text, asc))
-                if self.peek().kind != ",":
-                    break
-                self.take()
-        if self.peek().kind != "end":
-            raise self.fail("either 'OR' or 'AND'" if where is not None else "a field name")
-        return Query(where, tuple(order))
-
-    def or_expr(self) -> Node:
-        items = [self.and_expr()]
-        while self.is_kw("or"):
-            self.take()
-            items.append(self.and_expr())
-        return items[0] if len(items) == 1 else Or(tuple(items))
-
-    def and_expr(self) -> Node:
-        items = [self.not_expr()]
-        while self.is_kw("and"):
-            self.take()
-            items.append(self.not_expr())
-        return items[0] if len(items) == 1 else And(tuple(items))
-
-    def not_expr(self) -> Node:
-        if self.is_kw("not"):
-            self.take()
-            return Not(self.not_expr())
-        if self.peek().kind == "(":
-            self.take()
-            node = self.or_expr()
-            if self.peek().kind != ")":
-                raise self.fail("')'")
-            self.take()
-            return node
-        return self.clause()
-
-    def clause(self) -> Clause:
-        tok = self.take()
-        if tok.kind not in ("word", "str") or (tok.kind == "word" and tok.text.lower() in _KEYWORDS):
-            raise self.fail("a field name", tok)
-        field = tok.text
-        op_tok = self.peek()
-        if op_tok.kind == "op":
-            self.take()
-            return Clause(field, op_tok.text, (self.operand(),))
-        if self.is_kw("in") or (self.is_kw("not") and self.is_kw("in", 1)):
-            op = "in"
-            if self.is_kw("not"):
-                self.take()
-                op = "not in"
-            self.take()
-            return Clause(field, op, self.operand_list())
-        if self.is_kw("is"):
-            self.take()
-            op = "is"
-            if self.is_kw("not"):
-                self.take()
-                op = "is not"
-            if not (self.is_kw("empty") or self.is_kw("null")):
-                raise self.fail("'EMPTY' or 'NULL'")
-            self.take()
-            return Clause(field, op, ())
-        raise self.fail(
-            "operator",
-            op_tok,
-        ) from None
-
-    def operand(self) -> Operand:
-        tok = self.take()
-        if tok.kind == "str":
-            return Value(tok.text)
-        if tok.kind == "word" and tok.text.lower() not in _KEYWORDS - {"empty", "null"}:
-            if self.peek().kind == "(":
-                self.take()
-                args: list[str] = []
-                while self.peek().kind != ")":
-                    arg = self.take()
-                    if arg.kind not in ("word", "str"):
-                        raise self.fail("')'", arg)
-                    args.append(arg.text)
-                    if self.peek().kind == ",":
-                        self.take()
-                self.take()
-                return Func(tok.text, tuple(args))
-            return Value(tok.text)
-        raise self.fail("either a value, list or function", tok)
-
-    def operand_list(self) -> tuple[Operand, ...]:
-        if self.peek().kind != "(":
-            return (self.operand(),)
-        self.take()
-        items = [self.operand()]
-        while self.peek().kind == ",":
-            self.take()
-            items.append(self.operand())
-        if self.peek().kind != ")":
-            raise self.fail("')'")
-        self.take()
-        return tuple(items)
+def _node(node: tree.Node) -> Node:
+    if isinstance(node, tree.And):
+        return And(tuple(_node(item) for item in node.items))
+    if isinstance(node, tree.Or):
+        return Or(tuple(_node(item) for item in node.items))
+    if isinstance(node, tree.Not):
+        return Not(_node(node.item))
+    return Clause(_field_name(node.field), node.operator, _operands(node))
 
 
 def parse(text: str) -> Query:
-    """Parse JQL into a :class:`Query`; raises :class:`JqlError` with Jira's message on a syntax error."""
-    parser = _Parser(text)
-    try:
-        return parser.query()
-    except JqlError:
-        raise
-    except IndexError:  # pragma: no cover - the token list always ends with "end"
-        raise parser.fail("a value") from None
+    """Parse JQL into a :class:`Query` with the hub's and the agent's own JQL parser (:mod:`reconcile.jql`), so the
+    simulator reads every escape as Jira does; raises :class:`JqlError` with Jira's message on a syntax error."""
+    query = read_jql(text)
+    if isinstance(query, JqlProblem):
+        raise JqlError(query.jira)
+    where = None if query.where is None else _node(query.where)
+    order = tuple((_field_name(s.field), s.direction != "desc") for s in query.order_by)
+    return Query(where, order)

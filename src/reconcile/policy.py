@@ -5,10 +5,10 @@ The hub lives outside the firewall; the agent is the bank's trust boundary. Its 
 decisions, so the agent (the guarantee) and the hub (its own door, a convenience) judge alike:
 
 - :func:`refusal`: why a delivered command must not run (a key of another project, a refused type, a JQL that
-  cannot be wrapped), or ``None``; the agent reports such a command ``failed`` with that message after zero
-  Jira calls;
-- :func:`scoped_params`: the delivered parameters with every JQL wrapped as ``project in (<allowed>) AND
-  (<jql>)``;
+  does not parse with Jira's grammar, is empty or sorts: «JQL не принят агентом: <why> (позиция N)»), or
+  ``None``; the agent reports such a command ``failed`` with that message after zero Jira calls;
+- :func:`scoped_params`: the delivered parameters with every JQL replaced by ``project in (<allowed>) AND
+  (<tree>)``, the canonical text of the parsed JQL (:mod:`reconcile.jql`), never the hub's text;
 - :meth:`AgentPolicy.gap`: the pause the agent keeps, never below the bank's floor for the type;
 - :func:`budget_wait`: how long the write budget (writes per hour) makes the next write wait.
 """
@@ -22,6 +22,7 @@ import attrs
 
 from reconcile.catalogue import CATALOGUE, read_only_types
 from reconcile.commands import is_jira_key, key_params
+from reconcile.jql import JqlProblem, client_jql, within_projects
 from reconcile.notices import seconds_text
 from reconcile.settings import Settings
 
@@ -30,12 +31,11 @@ __all__ = [
     "BUDGET_WINDOW_SECONDS",
     "READ_ONLY_TYPES",
     "AgentPolicy",
+    "agent_jql",
     "budget_wait",
-    "jql_problem",
     "key_project",
     "refusal",
     "scoped_params",
-    "wrap_jql",
 ]
 
 #: The write budget counts the writes of the last hour.
@@ -93,52 +93,14 @@ def key_project(key: str) -> str | None:
     return key.rpartition("-")[0] if is_jira_key(key) else None
 
 
-def jql_problem(jql: str) -> str | None:
-    """Why ``jql`` cannot be wrapped as ``… AND (<jql>)`` safely, in the words of a refusal; ``None`` when it can.
-
-    Outside quoted strings the parentheses must balance and never close more than opened (else the wrapped
-    text could escape its parentheses), quotes must be closed, and ``ORDER BY`` is refused (it cannot stand
-    inside parentheses).
-    """
-    depth = 0
-    quote: str | None = None
-    escaped = False
-    outside: list[str] = []
-    for ch in jql:
-        if quote is not None:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote:
-                quote = None
-            outside.append(" ")
-            continue
-        if ch in "\"'":
-            quote = ch
-            outside.append(" ")
-            continue
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth < 0:
-                return "непарная закрывающая скобка"
-        outside.append(ch)
-    if quote is not None:
-        return "незакрытые кавычки"
-    if depth:
-        return "незакрытая скобка"
-    if "order by" in " ".join("".join(outside).lower().split()):
-        return "ORDER BY не допускается"
-    if not jql.strip():
-        return "пустой запрос"
-    return None
-
-
-def wrap_jql(projects: Sequence[str], jql: str) -> str:
-    """``project in (<projects>) AND (<jql>)``: what the agent sends to Jira for a JQL of the hub's."""
-    return f"project in ({', '.join(projects)}) AND ({jql})"
+def agent_jql(projects: Sequence[str], jql: str) -> str:
+    """What the agent sends Jira for a JQL of the hub's: ``project in (<projects>) AND (<tree>)``, the tree's
+    canonical text, never the hub's (call after :func:`refusal` said ``None``: a JQL it refuses raises
+    ``ValueError``)."""
+    condition = client_jql(jql)
+    if isinstance(condition, JqlProblem):
+        raise ValueError(f"JQL не принят агентом: {condition}")
+    return within_projects(projects, condition)
 
 
 def _keys(command_type: str, params: Mapping[str, Any]) -> list[str]:
@@ -174,7 +136,7 @@ def refusal(
 
     Checked: the type (allowed, and ``refresh`` only when read-only); every key (``key``, ``source``,
     ``target``, ``keys``, ``epic_key``) is ``<allowed project>-<n>``; the project an ``ensure_issue`` creates
-    in (the context's ``jira_project``); every JQL (``jql``, ``history.jql``) can be wrapped.
+    in (the context's ``jira_project``); every JQL (``jql``, ``history.jql``) parses as a client's JQL.
     """
     if command_type not in policy.types:
         allowed = ", ".join(policy.types) or "нет"
@@ -190,23 +152,23 @@ def refusal(
         if project not in policy.allow_projects:
             return _project_refused(str(project), policy)
     for jql in _jqls(command_type, params):
-        problem = jql_problem(jql)
-        if problem is not None:
-            return f"JQL не принят агентом: {problem}"
+        condition = client_jql(jql)
+        if isinstance(condition, JqlProblem):
+            return f"JQL не принят агентом: {condition}"
     return None
 
 
 def scoped_params(policy: AgentPolicy, command_type: str, params: Mapping[str, Any]) -> dict[str, Any]:
-    """The parameters the executor gets: a refresh's ``jql`` and ``history.jql`` wrapped in the allowed
-    projects (call after :func:`refusal` said ``None``)."""
+    """The parameters the executor gets: a refresh's ``jql`` and ``history.jql`` parsed and written anew inside
+    the allowed projects (:func:`agent_jql`; call after :func:`refusal` said ``None``)."""
     scoped = dict(params)
     if command_type != "refresh":
         return scoped
     if isinstance(scoped.get("jql"), str):
-        scoped["jql"] = wrap_jql(policy.allow_projects, scoped["jql"])
+        scoped["jql"] = agent_jql(policy.allow_projects, scoped["jql"])
     history = scoped.get("history")
     if isinstance(history, Mapping) and isinstance(history.get("jql"), str):
-        scoped["history"] = {**history, "jql": wrap_jql(policy.allow_projects, history["jql"])}
+        scoped["history"] = {**history, "jql": agent_jql(policy.allow_projects, history["jql"])}
     return scoped
 
 

@@ -6,10 +6,11 @@ what the agent would refuse later, so that the planner hears it in the batch's 4
 
 - :func:`check_keys`: every Jira key a batch (or a note) names is ``<jira_project>-<n>`` (temp keys are the
   batch's own issues, created in that project: not checked);
-- :func:`scoped_jql`: a client's refresh JQL as stored, ``project = <jira_project> AND (<jql>)``; a JQL that
-  cannot be wrapped safely (:func:`reconcile.policy.jql_problem`) is refused. The base JQL (the hub's own full
-  refresh, ``project = <jira_project> AND labels in (…)``) and a JQL already wrapped (a retry of a stored
-  refresh) are kept as they are, so what counts as a full refresh and the journal mark do not change.
+- :func:`scoped_jql`: a client's refresh JQL as stored, ``project = <jira_project> AND (<tree>)`` — the canonical
+  text of the JQL parsed with Jira's grammar (:mod:`reconcile.jql`), never the client's text; a JQL that does
+  not parse, is empty or sorts is refused. The base JQL (the hub's own full refresh, ``project = <jira_project>
+  AND labels in (…)``) is kept as it is, so what counts as a full refresh and the journal mark do not change; a
+  JQL the hub stored, sent again, is stored the same.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from collections.abc import Iterable
 
 from reconcile.commands import command_label, is_temp_key
 from reconcile.errors import ValidationError
-from reconcile.policy import jql_problem, key_project
+from reconcile.jql import JqlProblem, client_jql, project_restriction, within_project
+from reconcile.jql_tree import jql_text
+from reconcile.policy import key_project
 
 __all__ = ["check_keys", "outside", "scoped_jql", "wrap_prefix"]
 
@@ -41,23 +44,16 @@ def check_keys(keys: Iterable[str], jira_project: str, *, where: str = "") -> No
 
 def wrap_prefix(jira_project: str) -> str:
     """What a stored client JQL opens with: ``project = AURORA AND (``."""
-    return f"project = {jira_project} AND ("
-
-
-def _already_scoped(jql: str, jira_project: str, base_jql: str | None) -> bool:
-    if jql == base_jql:
-        return True
-    prefix = wrap_prefix(jira_project)
-    # The inside balanced on its own means the prefix's parenthesis is the one the last character closes.
-    return jql.startswith(prefix) and jql.endswith(")") and jql_problem(jql[len(prefix) : -1]) is None
+    return f"{jql_text(project_restriction(jira_project))} AND ("
 
 
 def scoped_jql(index: int, jql: str, *, jira_project: str, base_jql: str | None) -> str:
-    """The JQL of command ``index`` (a ``refresh``) as the hub stores it; 422 «команда 1 (refresh): JQL не
-    принят: <why>» when it cannot be wrapped safely. Idempotent."""
-    problem = jql_problem(jql)
-    if problem is not None:
-        raise ValidationError(f"{command_label(index, 'refresh')}: JQL не принят: {problem}")
-    if _already_scoped(jql, jira_project, base_jql):
+    """The JQL of command ``index`` (a ``refresh``) as the hub stores it: the base JQL as it is, any other
+    ``project = <jira_project> AND (<tree>)`` with the canonical text of the parsed JQL; 422 «команда 1 (refresh):
+    JQL не принят: <why> (позиция N)» when it does not parse, is empty or sorts. Idempotent."""
+    if jql == base_jql:
         return jql
-    return f"{wrap_prefix(jira_project)}{jql})"
+    condition = client_jql(jql)
+    if isinstance(condition, JqlProblem):
+        raise ValidationError(f"{command_label(index, 'refresh')}: JQL не принят: {condition}")
+    return within_project(jira_project, condition)

@@ -69,14 +69,21 @@ def jira_calls_after_start(rig: Rig) -> list[str]:
             "refresh",
             {"jql": "project = HR) OR (project = AURORA", "boards": []},
             AgentPolicy(allow_projects=AURORA),
-            "JQL не принят агентом: непарная закрывающая скобка",
+            "JQL не принят агентом: непарная закрывающая скобка (позиция 13)",
+        ),
+        (
+            "refresh",
+            {"jql": 'summary ~ x\\" ) OR project = HR OR ( summary ~ "a\\"b"', "boards": []},
+            AgentPolicy(allow_projects=AURORA),
+            "JQL не принят агентом: непарная закрывающая скобка (позиция 15)",
         ),
     ],
 )
 async def test_outside_the_policy_is_failed_with_zero_jira_calls(
     tmp_path: Path, command_type: str, params: dict[str, Any], policy: AgentPolicy, error: str
 ) -> None:
-    """A key of another project, a refused type, a write to a read-only agent, a JQL that cannot be wrapped:
+    """A key of another project, a refused type, a write to a read-only agent, a JQL that does not parse (issue
+    31's escape too):
     reported failed with the policy's words, no Jira call, no pause, nothing asked of the hub."""
     hub = FakeHub(queue=[command(80, command_type, params, 120)])
     rig = Rig(tmp_path, hub, policy=policy)

@@ -257,3 +257,42 @@ def test_a_hostile_hubs_boards_and_field_mapping_reach_nothing_of_hr(tmp_path: P
     ]
     assert [c for c in calls if is_write(c)] == []
     assert epic_after == epic_before
+
+
+#: Issue 31's finding: an unquoted word ending in ``\"`` (Jira's escape of a quote inside a word).
+ESCAPE = 'summary ~ x\\" ) OR project = HR OR ( summary ~ "a\\"b"'
+
+
+def test_the_jql_escape_of_issue_31_never_reads_hr(tmp_path: Path, sim: tuple[Proc, str]) -> None:
+    """The reproduction in ``jql`` and in ``history.jql`` is refused with no Jira call; an escape that parses is sent
+    as the parsed tree inside AURORA, which the simulator (reading escapes as Jira does) answers without HR."""
+    _, sim_url = sim
+    with jira(sim_url) as client:
+        client.delete("/_sim/calls")
+    refused = "JQL не принят агентом: непарная закрывающая скобка (позиция 15)"
+    hub = FakeHub(
+        queue=[
+            command(1, "refresh", {"jql": ESCAPE, "boards": []}, 0),
+            command(2, "refresh", {"keys": ["AURORA-1538"], "boards": [], "history": {"jql": ESCAPE}}, 0),
+            command(3, "refresh", {"jql": 'summary ~ x\\" OR project = HR OR key = AURORA-1541', "boards": []}, 0),
+            command(4, "refresh", {"keys": ["AURORA-1541"], "boards": [], "history": {"jql": "project = HR"}}, 0),
+        ]
+    )
+    run_agent(tmp_path, hub, sim_url, "sdlc-agent-jql", [])
+
+    reports = dict(hub.reports)
+    assert [(reports[i]["status"], reports[i]["error"], reports[i]["jira_calls"]) for i in (1, 2)] == [
+        ("failed", refused, 0)
+    ] * 2
+    assert [reports[i]["status"] for i in (3, 4)] == ["done"] * 2
+    assert reports[3]["result"]["issues"] == 1
+    assert reports[4]["result"]["history"] == {"entries": 0}
+    keys = {issue["key"] for _, page in hub.pages for issue in page["issues"]}
+    assert keys == {"AURORA-1541"}
+    with jira(sim_url) as client:
+        calls = client.get("/_sim/calls").json()
+    calls = calls if isinstance(calls, list) else calls["items"]
+    searches = [c for c in calls if not c["path"].endswith(("/myself", "/issueLinkType", "/serverInfo"))]
+    assert {f"{c['method']} {c['path']}" for c in searches} == {"POST /rest/api/2/search"}
+    assert len(searches) == reports[3]["jira_calls"] + reports[4]["jira_calls"]
+    assert [c["path"] for c in calls if "HR" in c["path"]] == []

@@ -70,6 +70,16 @@ async def test_a_client_jql_is_stored_and_delivered_inside_the_project(api: Api,
     assert (run.query, run.full) == (wrapped, False)
 
 
+async def test_a_clients_escapes_are_stored_as_the_parsed_tree(api: Api) -> None:
+    """An escaped quote in a word (issue 31) is stored as a quoted value inside the project, never as the text
+    sent; single quotes and ``||`` become the canonical spelling."""
+    response = await api.post("/refresh", {"jql": "summary ~ x\\\" || key in (HR-1,'HR-2')"})
+    assert response.status_code == 201, response.text
+    assert response.json()["commands"][0]["params"] == {
+        "jql": 'project = AURORA AND (summary ~ "x\\"" OR key in (HR-1, "HR-2"))'
+    }
+
+
 async def test_a_refresh_command_in_a_batch_is_wrapped_and_its_retry_is_not_wrapped_again(api: Api) -> None:
     """A refresh {jql} inside POST /batches is stored wrapped; retried, it is validated as new and stays the same."""
     created = await create(api, [cmd("refresh", jql="status = Готово")])
@@ -105,13 +115,15 @@ async def test_a_full_refresh_keeps_the_base_jql_and_its_journal(api: Api) -> No
 @pytest.mark.parametrize(
     ("jql", "why"),
     [
-        ("key = AURORA-1) OR (project = HR", "непарная закрывающая скобка"),
-        ("project = HR ORDER BY key", "ORDER BY не допускается"),
-        ('summary ~ "x', "незакрытые кавычки"),
+        ("key = AURORA-1) OR (project = HR", "непарная закрывающая скобка (позиция 15)"),
+        ('summary ~ x\\" ) OR project = HR OR ( summary ~ "a\\"b"', "непарная закрывающая скобка (позиция 15)"),
+        ("project = HR ORDER BY key", "ORDER BY не допускается (позиция 14)"),
+        ('summary ~ "x', "незакрытые кавычки (позиция 11)"),
     ],
 )
-async def test_a_jql_that_cannot_be_wrapped_is_refused_at_enqueue(api: Api, jql: str, why: str) -> None:
-    """422 «команда 1 (refresh): JQL не принят: <why>», from POST /refresh and from a batch; nothing written."""
+async def test_a_jql_that_does_not_parse_is_refused_at_enqueue(api: Api, jql: str, why: str) -> None:
+    """422 «команда 1 (refresh): JQL не принят: <why> (позиция N)», from POST /refresh and from a batch; nothing
+    written."""
     for response in (
         await api.post("/refresh", {"jql": jql}),
         await create(api, [cmd("ensure_comment", key="AURORA-1", marker="m", body="b"), cmd("refresh", jql=jql)]),

@@ -48,13 +48,27 @@ async def test_jql_subset(jira: httpx.AsyncClient, jql: str, expected: list[str]
     assert await keys(jira, jql) == expected
 
 
+#: Issue 31's finding: a client's JQL whose unquoted word ends in ``\"`` (Jira's escape of a quote in a word).
+ESCAPE = 'summary ~ x\\" ) OR project = HR OR ( summary ~ "a\\"b"'
+
+
+async def test_an_escaped_quote_in_an_unquoted_word_is_read_as_jira_reads_it(jira: httpx.AsyncClient) -> None:
+    """The simulator reads ``x\\"`` as one word, as Jira does: the text the old agent pasted into its wrapper
+    reads HR's issues (the finding, now visible to the tests), the canonical text the agent sends reads none."""
+    pasted = f"project in (AURORA) AND ({ESCAPE})"
+    assert await keys(jira, pasted) == ["HR-1", "HR-2"]
+    canonical = 'project in (AURORA) AND (summary ~ "x\\"" OR project = HR OR summary ~ "a\\"b")'
+    assert await keys(jira, canonical) == []
+    assert await keys(jira, 'summary ~ x\\u0022 OR key = AURORA-1 OR summary ~ "a\\\\b"') == ["AURORA-1"]
+
+
 @pytest.mark.parametrize(
     ("jql", "message"),
     [
         ("foo = bar", "Field 'foo' does not exist or you do not have permission to view it."),
         ("project = NOPE", "The value 'NOPE' does not exist for the field 'project'."),
         ("key in (AURORA-9999)", "An issue with key 'AURORA-9999' does not exist for field 'key'."),
-        ("labels > A", "The operator '>' is not supported by the 'labels' field."),
+        ("labels > B", "The operator '>' is not supported by the 'labels' field."),
         ("sprint in someSprints()", "Unable to find JQL function 'someSprints()'."),
         (
             "created >= yesterday",
@@ -63,7 +77,7 @@ async def test_jql_subset(jira: httpx.AsyncClient, jql: str, expected: list[str]
             "or a period format e.g. '-5d', '4w 2d'.",
         ),
         (
-            "project = AURORA labels = A",
+            "project = AURORA labels = B",
             "Error in the JQL Query: Expecting either 'OR' or 'AND' but got 'labels'. (line 1, character 18)",
         ),
         (

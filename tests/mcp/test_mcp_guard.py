@@ -53,7 +53,7 @@ async def _post(served: Served, path: str, role: str, body: Any = None) -> Any:
 
 async def test_keys_and_jql_stay_inside_the_project(served: Served) -> None:
     """batch_create and note_add on HR-1 → the API's 422 as a tool error, nothing written; refresh by JQL is stored
-    inside AURORA; a JQL that cannot be wrapped is refused."""
+    inside AURORA; a JQL that does not parse is refused."""
     async with served.mcp() as client:
         keys = await client.call_tool("batch_create", batch(cmd("ensure_comment", key="HR-1", marker="m", body="b")))
         note = await client.call_tool("note_add", {"key": "HR-1", "text": "зарплаты"})
@@ -61,7 +61,7 @@ async def test_keys_and_jql_stay_inside_the_project(served: Served) -> None:
         assert await served.count() == (0, 0)
         refresh = tool_json(await client.call_tool("refresh", {"jql": "key = HR-1"}))
     assert tool_error(keys, batch=True) == tool_error(note) == "HR-1 не в проекте Jira AURORA"
-    assert tool_error(bad, batch=True) == "команда 1 (refresh): JQL не принят: непарная закрывающая скобка"
+    assert tool_error(bad, batch=True) == "команда 1 (refresh): JQL не принят: непарная закрывающая скобка (позиция 15)"
     assert refresh["commands"][0]["params"] == {"jql": "project = AURORA AND (key = HR-1)"}
     assert (await claim(served))["params"]["jql"] == "project = AURORA AND (key = HR-1)"
 

@@ -11,12 +11,11 @@ from reconcile.notices import budget_notice, retry_notice, seconds_text
 from reconcile.policy import (
     BUDGET_WINDOW_SECONDS,
     AgentPolicy,
+    agent_jql,
     budget_wait,
-    jql_problem,
     key_project,
     refusal,
     scoped_params,
-    wrap_jql,
 )
 
 AURORA = AgentPolicy(allow_projects=("AURORA",))
@@ -49,6 +48,29 @@ def test_ensure_issue_in_another_project_is_refused() -> None:
     assert refusal(AURORA, "ensure_issue", params, CONTEXT) is None
 
 
+def test_refusals_name_every_allowed_project_and_type() -> None:
+    """Two allowed projects are listed «AURORA, OPS»; an agent allowed no type says «нет»; an ensure_issue whose
+    context names no project creates in the settings' default one (AURORA)."""
+    two = AgentPolicy(allow_projects=("AURORA", "OPS"))
+    assert (
+        refusal(two, "ensure_fields", {"key": "HR-1"}, CONTEXT)
+        == "проект HR не разрешён агенту (разрешены: AURORA, OPS)"
+    )
+    assert refusal(two, "ensure_fields", {"key": "hr-1"}, CONTEXT) == (
+        "ключ hr-1 не разрешён агенту (разрешены проекты: AURORA, OPS)"
+    )
+    none = AgentPolicy(allow_projects=("AURORA",), allow_types=("ensure_comment",), read_only=True)
+    assert (
+        refusal(none, "refresh", {"keys": ["AURORA-1"]}, CONTEXT)
+        == "тип команды refresh не разрешён агенту (разрешены: нет)"
+    )
+    params = {"temp_key": "new:1", "summary": "s"}
+    assert refusal(AURORA, "ensure_issue", params, {}) is None
+    assert refusal(AgentPolicy(allow_projects=("OPS",)), "ensure_issue", params, {}) == (
+        "проект AURORA не разрешён агенту (разрешены: OPS)"
+    )
+
+
 def test_a_text_that_is_no_key_is_refused() -> None:
     """What the hub would never send as a key (a hostile hub might) is refused, not guessed at."""
     assert refusal(AURORA, "ensure_fields", {"key": "../HR-1", "summary": "x"}, CONTEXT) == (
@@ -72,61 +94,69 @@ def test_refused_types_and_read_only() -> None:
 @pytest.mark.parametrize(
     ("jql", "why"),
     [
-        ("project = HR) OR (project = AURORA", "непарная закрывающая скобка"),
-        ("summary ~ (x", "незакрытая скобка"),
-        ('summary ~ "x', "незакрытые кавычки"),
-        ("project = AURORA ORDER BY key", "ORDER BY не допускается"),
-        ("project = AURORA order\n  by key", "ORDER BY не допускается"),
-        ("  ", "пустой запрос"),
+        ("project = HR) OR (project = AURORA", "непарная закрывающая скобка (позиция 13)"),
+        ('summary ~ x\\" ) OR project = HR OR ( summary ~ "a\\"b"', "непарная закрывающая скобка (позиция 15)"),
+        ("summary ~ (x", "незакрытая скобка (позиция 13)"),
+        ('summary ~ "x', "незакрытые кавычки (позиция 11)"),
+        ("project = AURORA ORDER BY key", "ORDER BY не допускается (позиция 18)"),
+        ("project = AURORA order\n  by key", "ORDER BY не допускается (позиция 18)"),
+        ("  ", "пустой запрос (позиция 1)"),
+        ("project AURORA", "ожидался оператор, а встретилось «AURORA» (позиция 9)"),
     ],
 )
-def test_jql_that_cannot_be_wrapped_is_refused(jql: str, why: str) -> None:
-    """A JQL that could escape its parentheses, or could not stand inside them, is refused before any call."""
-    assert jql_problem(jql) == why
+def test_jql_that_does_not_parse_is_refused(jql: str, why: str) -> None:
+    """A JQL Jira's grammar does not read (or that is empty, or sorts) is refused before any call, in ``jql`` and
+    in ``history.jql``, with the reason and its position."""
     assert refusal(AURORA, "refresh", {"jql": jql}, CONTEXT) == f"JQL не принят агентом: {why}"
     assert refusal(AURORA, "refresh", {"keys": ["AURORA-1"], "history": {"jql": jql}}, CONTEXT) == (
         f"JQL не принят агентом: {why}"
     )
+    with pytest.raises(ValueError) as raised:
+        agent_jql(("AURORA",), jql)
+    assert str(raised.value) == f"JQL не принят агентом: {why}"
 
 
 @pytest.mark.parametrize(
-    "jql",
+    ("jql", "sent"),
     [
-        'summary ~ "a (b"',
-        "summary ~ 'it''s ) here'",
-        'summary ~ "say \\"order by\\" )"',
-        '(project = AURORA AND labels in ("AWPCA")) AND sprint in openSprints()',
+        ('summary ~ "a (b"', 'summary ~ "a (b"'),
+        ("summary ~ 'it\\'s ) here'", 'summary ~ "it\'s ) here"'),
+        ('summary ~ "say \\"order by\\" )"', 'summary ~ "say \\"order by\\" )"'),
+        ('summary ~ x\\" OR key = HR-1', 'summary ~ "x\\"" OR key = HR-1'),
+        (
+            '(project = AURORA AND labels in ("AWPCA")) AND sprint in openSprints()',
+            '(project = AURORA AND labels in ("AWPCA")) AND sprint in openSprints()',
+        ),
     ],
 )
-def test_quoted_text_does_not_count(jql: str) -> None:
-    """Parentheses and ORDER BY inside quoted strings are text, not structure."""
-    assert jql_problem(jql) is None
+def test_the_agent_sends_the_parsed_tree_inside_its_projects(jql: str, sent: str) -> None:
+    """Quoted parentheses and ORDER BY are text; what is sent is the tree's canonical text, never the hub's."""
+    assert refusal(AURORA, "refresh", {"jql": jql}, CONTEXT) is None
+    assert agent_jql(("AURORA",), jql) == f"project in (AURORA) AND ({sent})"
 
 
 def test_jql_is_wrapped_in_the_allowed_projects() -> None:
-    """A refresh's jql and history.jql reach Jira as ``project in (<allowed>) AND (<jql>)``; nothing else changes."""
+    """A refresh's jql and history.jql reach Jira as ``project in (<allowed>) AND (<tree>)``; nothing else changes."""
     policy = AgentPolicy(allow_projects=("AURORA", "OPS"))
-    params = {"jql": "project = HR", "history": {"since": "2026-10-22T08:45:00Z", "jql": "labels = X"}, "boards": []}
+    params = {
+        "jql": "project = HR",
+        "history": {"since": "2026-10-22T08:45:00Z", "jql": "labels = X or labels = 'Y'"},
+        "boards": [],
+    }
     assert scoped_params(policy, "refresh", params) == {
         "jql": "project in (AURORA, OPS) AND (project = HR)",
-        "history": {"since": "2026-10-22T08:45:00Z", "jql": "project in (AURORA, OPS) AND (labels = X)"},
+        "history": {
+            "since": "2026-10-22T08:45:00Z",
+            "jql": 'project in (AURORA, OPS) AND (labels = X OR labels = "Y")',
+        },
         "boards": [],
+    }
+    assert scoped_params(policy, "refresh", {"keys": ["AURORA-1"], "history": {"since": "x"}}) == {
+        "keys": ["AURORA-1"],
+        "history": {"since": "x"},
     }
     fields = {"key": "AURORA-1", "summary": "project = HR"}
     assert scoped_params(policy, "ensure_fields", fields) == fields
-
-
-@given(st.text(max_size=40))
-def test_a_wrapped_jql_keeps_its_parentheses(jql: str) -> None:
-    """Whatever JQL is accepted, its wrapped form closes every parenthesis it opens only at the end: the
-    hub's text can never reach outside ``( … )``."""
-    if jql_problem(jql) is not None:
-        return
-    wrapped = wrap_jql(("AURORA",), jql)
-    prefix = "project in (AURORA) AND ("
-    inner = wrapped[len(prefix) : -1]
-    assert inner == jql
-    assert jql_problem(wrapped) is None
 
 
 def test_key_project() -> None:
@@ -164,6 +194,12 @@ def test_budget_wait_admits_exactly_the_limit(writes: list[float], now: float, l
         assert sum(1 for w in past if w > before - BUDGET_WINDOW_SECONDS) >= limit
 
 
+def test_the_budget_wait_is_exact_below_a_second() -> None:
+    """A write half a second inside the last hour frees the budget half a second from now, not a second."""
+    assert budget_wait([0.5], now=3600.0, max_writes_per_hour=1) == pytest.approx(0.5)
+    assert budget_wait([0.5, 1.0], now=3600.0, max_writes_per_hour=2) == pytest.approx(0.5)
+
+
 def test_no_budget_never_waits() -> None:
     """``max_writes_per_hour = 0`` is unlimited."""
     assert budget_wait([1.0] * 1000, now=2.0, max_writes_per_hour=0) == 0
@@ -182,6 +218,10 @@ def test_describe() -> None:
         read_only.describe() == "projects AURORA; types refresh; read-only yes; min gap none; writes per hour unlimited"
     )
     assert set(AURORA.types) == set(CATALOGUE)
+    narrow = AgentPolicy(allow_projects=("AURORA",), allow_types=("refresh", "ensure_comment"))
+    assert narrow.describe().split("; ")[1] == "types ensure_comment, refresh"
+    nothing = AgentPolicy(allow_projects=("AURORA",), allow_types=("ensure_comment",), read_only=True)
+    assert nothing.describe().split("; ")[1] == "types none"
 
 
 @pytest.mark.parametrize(("seconds", "text"), [(30.0, "30"), (1.5, "1.5"), (0.25, "0.25"), (0.1 + 0.2, "0.3")])

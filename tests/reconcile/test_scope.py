@@ -15,7 +15,9 @@ from reconcile import delivery, history
 from reconcile.batch import BatchContext, ProjectInfo, ValidBatch, validate_batch
 from reconcile.catalogue import CATALOGUE, Format
 from reconcile.errors import ValidationError
-from reconcile.policy import AgentPolicy, jql_problem, refusal
+from reconcile.jql import JqlProblem, client_jql, project_restriction, read_jql
+from reconcile.jql_tree import And, Query
+from reconcile.policy import AgentPolicy, refusal
 from reconcile.scope import outside, scoped_jql, wrap_prefix
 from reconcile.settings import Settings, settings_from_json
 from tests.support import BASE_AWPCA, SHA, cmd
@@ -99,39 +101,49 @@ def test_notes_on_keys_of_another_project_are_refused() -> None:
         ("key = HR-1", "project = AURORA AND (key = HR-1)"),
         ("key = AURORA-1 OR project = HR", "project = AURORA AND (key = AURORA-1 OR project = HR)"),
         ('summary ~ "a) OR (b"', 'project = AURORA AND (summary ~ "a) OR (b")'),
+        ('summary ~ x\\" OR key = HR-1', 'project = AURORA AND (summary ~ "x\\"" OR key = HR-1)'),
+        ("summary ~ 'x' || key in (HR-1,HR-2)", 'project = AURORA AND (summary ~ "x" OR key in (HR-1, HR-2))'),
         (
-            "project = AURORA AND (x) OR (project = HR)",
-            "project = AURORA AND (project = AURORA AND (x) OR (project = HR))",
+            "project = AURORA AND (key = A-1) OR (project = HR)",
+            "project = AURORA AND ((project = AURORA AND key = A-1) OR project = HR)",
         ),
         ("project = AURORA AND (key = HR-1)", "project = AURORA AND (key = HR-1)"),
+        ("project = AURORA AND key = HR-1", "project = AURORA AND (key = HR-1)"),
         (BASE_AWPCA, BASE_AWPCA),
     ],
 )
 def test_a_client_jql_is_stored_inside_the_project(jql: str, stored: str) -> None:
-    """Wrapped as project = <jira_project> AND (<jql>); the base JQL (a full refresh) and a JQL already wrapped (a
-    retry) are kept as they are."""
+    """Stored as project = <jira_project> AND (<tree>), the canonical text of the parsed JQL; the base JQL (a full
+    refresh) is kept as it is, and a JQL already inside the project (a retry) is stored the same."""
     valid = validate_batch(body(cmd("refresh", jql=jql)), ctx())
     assert [c.params for c in valid.commands] == [{"jql": stored}]
 
 
 def test_a_base_jql_of_other_projects_is_a_client_jql() -> None:
-    """Only the base JQL of the hub's projects now is kept; an older one (another label set) is wrapped."""
+    """Only the base JQL of the hub's projects now is kept; an older one (another label set) is a client's."""
     old = 'project = AURORA AND labels in ("STOCKS_DRRK")'
-    assert scoped_jql(1, old, jira_project="AURORA", base_jql=BASE_AWPCA) == f"project = AURORA AND ({old})"
-    assert scoped_jql(1, BASE_AWPCA, jira_project="AURORA", base_jql=None) == f"project = AURORA AND ({BASE_AWPCA})"
+    assert scoped_jql(1, old, jira_project="AURORA", base_jql=BASE_AWPCA) == (
+        'project = AURORA AND (labels in ("STOCKS_DRRK"))'
+    )
+    assert scoped_jql(1, BASE_AWPCA, jira_project="AURORA", base_jql=None) == (
+        'project = AURORA AND (labels in ("AWPCA"))'
+    )
+    assert wrap_prefix("OPS_2") == "project = OPS_2 AND ("
 
 
 @pytest.mark.parametrize(
     ("jql", "why"),
     [
-        ("key = AURORA-1) OR (project = HR", "непарная закрывающая скобка"),
-        ("(key = AURORA-1", "незакрытая скобка"),
-        ('summary ~ "a', "незакрытые кавычки"),
-        ("key = AURORA-1 ORDER  BY key", "ORDER BY не допускается"),
+        ("key = AURORA-1) OR (project = HR", "непарная закрывающая скобка (позиция 15)"),
+        ('summary ~ x\\" ) OR project = HR OR ( summary ~ "a\\"b"', "непарная закрывающая скобка (позиция 15)"),
+        ("(key = AURORA-1", "незакрытая скобка (позиция 16)"),
+        ('summary ~ "a', "незакрытые кавычки (позиция 11)"),
+        ("key = AURORA-1 ORDER  BY key", "ORDER BY не допускается (позиция 16)"),
+        ("created >= 2026/10/22", "символ «/» зарезервирован в JQL: возьмите значение в кавычки (позиция 16)"),
     ],
 )
-def test_a_jql_that_cannot_be_wrapped_is_refused(jql: str, why: str) -> None:
-    """422 «команда N (refresh): JQL не принят: <why>», naming the command."""
+def test_a_jql_that_does_not_parse_is_refused(jql: str, why: str) -> None:
+    """422 «команда N (refresh): JQL не принят: <why> (позиция N)», naming the command."""
     batch = body(cmd("ensure_status", key="AURORA-1", target="Готово"), cmd("refresh", jql=jql))
     assert refused(batch) == f"команда 2 (refresh): JQL не принят: {why}"
 
@@ -153,15 +165,20 @@ JQLS = st.lists(JQL_PIECES, min_size=1, max_size=8).map("".join)
 
 @given(JQLS, st.sampled_from(["AURORA", "OPS_2"]))
 def test_scoping_is_idempotent_and_always_inside(jql: str, jira_project: str) -> None:
-    """A scoped JQL scoped again is the same; it opens with the project and its inside is a whole JQL."""
+    """A scoped JQL scoped again is the same; it reads back as ``project = <jira_project> AND <condition>``."""
     try:
         once = scoped_jql(1, jql, jira_project=jira_project, base_jql=BASE_AWPCA)
     except ValidationError:
-        assert jql_problem(jql) is not None
+        assert isinstance(client_jql(jql), JqlProblem)
         return
     assert scoped_jql(1, once, jira_project=jira_project, base_jql=BASE_AWPCA) == once
-    prefix = wrap_prefix(jira_project)
-    assert once == BASE_AWPCA or (once.startswith(prefix) and jql_problem(once[len(prefix) : -1]) is None)
+    if once == BASE_AWPCA:
+        return
+    stored = read_jql(once)
+    assert isinstance(stored, Query)
+    assert isinstance(stored.where, And)
+    assert stored.where.items[0] == project_restriction(jira_project)
+    assert len(stored.where.items) == 2
 
 
 # --- the law: what the hub accepts, the agent's policy for the hub's project lets through -------------------
