@@ -29,6 +29,14 @@ class ClaimIn:
         default=None,
         metadata=meta("str?", "процесс агента (из его журнала): второй процесс с тем же agent_id получает 409"),
     )
+    policy: dict[str, Any] | None = attrs.field(
+        default=None,
+        metadata=meta(
+            "dict?",
+            'темп агента по его политике банка: {min_gap: {тип: секунды, "*": секунды}, max_writes_per_hour}; '
+            "оценки пакета идут в этом темпе",
+        ),
+    )
     given: frozenset[str] = attrs.field(default=frozenset(), metadata=HIDDEN)
 
 
@@ -47,6 +55,14 @@ class AgentProblemIn:
     )
     pause_left_seconds: float | None = attrs.field(
         default=None, metadata=meta("number", "сколько секунд паузы перед этой командой осталось")
+    )
+    policy: dict[str, Any] | None = attrs.field(
+        default=None,
+        metadata=meta(
+            "dict?",
+            'темп агента по его политике банка: {min_gap: {тип: секунды, "*": секунды}, max_writes_per_hour}; '
+            "оценки пакета идут в этом темпе",
+        ),
     )
     given: frozenset[str] = attrs.field(default=frozenset(), metadata=HIDDEN)
 
