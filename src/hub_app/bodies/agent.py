@@ -116,15 +116,18 @@ class EventIn:
     key: str | None = attrs.field(metadata=meta("str?", "the issue's key, when the payload names it"))
     at: str = attrs.field(metadata=meta("str", "the event's time (Jira's timestamp), UTC ISO-8601"))
     issue: MirrorIssue | None = attrs.field(default=None, metadata=meta("dict?", "the issue, as a search page's"))
+    history: HistoryEntry | None = attrs.field(
+        default=None, metadata=meta("dict?", "the change it announces (user, changelog) as a journal entry")
+    )
 
     @property
     def hint(self) -> WebhookEvent:
-        return WebhookEvent(event=self.event, key=self.key, at=self.at, issue=self.issue)
+        return WebhookEvent(event=self.event, key=self.key, at=self.at, issue=self.issue, history=self.history)
 
 
 def _event(value: Any, what: str) -> EventIn:
     found = wire_event(value, what)
-    return EventIn(event=found.event, key=found.key, at=found.at, issue=found.issue)
+    return EventIn(event=found.event, key=found.key, at=found.at, issue=found.issue, history=found.history)
 
 
 @attrs.frozen(kw_only=True)
