@@ -362,3 +362,31 @@ async def test_the_eta_follows_an_agent_stricter_than_the_hub(rig: HubRig) -> No
     assert len(remaining) > 40
     assert all(later <= earlier + 0.001 for earlier, later in itertools.pairwise(remaining)), seen
     assert final["progress"]["remaining_seconds"] == 0
+
+
+async def test_no_two_writes_closer_than_their_gap(rig: HubRig) -> None:
+    """A transition path (3 writes), a replaced link (2), a field and a comment at the seed's gaps: on the fake clock
+    that the simulator stamps its calls with too, every two Jira writes are at least the later command's gap apart
+    (30 s, 120 s before the field) — inside a command as between two."""
+    rig.sim = Simulator(clock=lambda: HUB_EPOCH + timedelta(seconds=rig.clock.monotonic()))
+    rig.jira_transport = FlakyTransport(httpx.ASGITransport(app=rig.sim.asgi))
+    path = ["Разработка", "Тестирование", "Готово"]
+    link = {"source": "AURORA-1537", "target": "AURORA-1538", "link_type": "связанные", "replace": True}
+    commands = [
+        {"type": "ensure_status", "params": {"key": "AURORA-1446", "target": path}},
+        {"type": "ensure_link", "params": link},
+        {"type": "ensure_fields", "params": {"key": "AURORA-1538", "priority": "High"}},
+        {"type": "ensure_comment", "params": {"key": "AURORA-1538", "marker": "[m]", "body": "темп"}},
+    ]
+    batch = await rig.batch({"author": "тест", "title": "темп", "commands": commands})
+    final = await rig.drain(rig.agent(), batch["id"])
+    assert [c["status"] for c in final["commands"]] == ["done"] * 5
+    writes = [
+        (c["path"], datetime.fromisoformat(c["at"].replace("Z", "+00:00")))
+        for c in rig.sim.calls
+        if c["method"] != "GET" and not c["path"].endswith("/search")
+    ]
+    assert len(writes) == 7
+    gaps = [(b[0], (b[1] - a[1]).total_seconds()) for a, b in itertools.pairwise(writes)]
+    wanted = {"/rest/api/2/issue/AURORA-1538": 120.0}
+    assert all(seconds >= wanted.get(path, 30.0) for path, seconds in gaps), gaps
