@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from reconcile.catalogue import CATALOGUE
 from tests.support import cmd
 
 from .conftest import Api, Clock
@@ -67,8 +68,7 @@ FLOOR_12 = {"min_gap": {"*": 12}, "max_writes_per_hour": 0}
 async def test_the_pace_the_agent_reports_is_part_of_every_figure(api: Api, clock: Clock) -> None:
     """An agent claiming with ``--min-gap '*=12'`` over a hub pacing every type at 4 s: the estimate stays the
     seed's 16 s; the run ahead is 48 s from the agent's first claim on; ``/agent-status`` shows the pace."""
-    pacing = dict.fromkeys(["ensure_issue", "ensure_fields", "ensure_comment", "ensure_status"], 4)
-    pacing |= dict.fromkeys(["ensure_link", "ensure_sprint", "ensure_attachment", "refresh"], 4)
+    pacing = dict.fromkeys(CATALOGUE, 4)
     assert (await api.patch("/settings", {"pacing": pacing})).status_code == 200
     await claim_none(api, policy=FLOOR_12)
     comments = [cmd("ensure_comment", key="AURORA-1", marker=f"[m{n}]", body="b") for n in range(3)]
