@@ -21,10 +21,8 @@ import nox
 nox.options.sessions = ["lint", "typecheck", "tests", "e2e-postgresql", "fuzz"]
 
 #: The end-to-end tests that also run with the hub on PostgreSQL: what storage decides under faults (kills,
-#: restarts, lost answers, redeliveries). The timing tests (wall time, pacing gaps) measure the agent, not the
-#: database, and run on SQLite only, in ``tests``.
+#: restarts, lost answers, redeliveries). No test asserts a wall time: speed is measured in ``bench/``.
 E2E_ON_POSTGRESQL = ("tests/e2e/test_recovery.py", "tests/e2e/test_faults.py", "tests/e2e/test_scenarios.py")
-E2E_TIMING = "not wall_time and not pacing_gaps"
 PG_DEFAULT = "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
 nox.options.default_venv_backend = "none"
 
@@ -62,10 +60,23 @@ def e2e_postgresql(session: nox.Session) -> None:
     """
     if os.environ.get("SDLC_HUB_TEST_SKIP_PG") == "1":
         session.skip("SDLC_HUB_TEST_SKIP_PG=1")
-    args = session.posargs or [*E2E_ON_POSTGRESQL, "-k", E2E_TIMING]
+    args = session.posargs or list(E2E_ON_POSTGRESQL)
     session.run(
         sys.executable, "-m", "pytest", *WORKERS, "-m", "e2e", *args, env={"SDLC_HUB_E2E_DATABASES": "postgresql"}
     )
+
+
+@nox.session
+def quick(session: nox.Session) -> None:
+    """The quick path: lint, types and the tests without a browser or real processes, on SQLite (minutes).
+
+    The tests marked ``e2e`` (processes on loopback, Chromium) and the PostgreSQL runs are left to the default
+    sessions; ``nox -s quick -- tests/hub`` narrows it further.
+    """
+    lint(session)
+    typecheck(session)
+    args = session.posargs or ["-m", "not e2e and not browser"]
+    session.run(sys.executable, "-m", "pytest", *WORKERS, *args, env={"SDLC_HUB_TEST_SKIP_PG": "1"})
 
 
 @nox.session(name="tests-sqlite")

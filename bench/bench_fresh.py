@@ -10,7 +10,7 @@ Run: ``python bench/bench_fresh.py [--only polling,bucket,edits,burst] [--size 1
   issues: every call counted. The second day is the figure (one full refresh and its change-only ones). Before:
   the same full refresh every 15 minutes.
 - ``bucket``: a full refresh of ``--size`` issues under Jira's token bucket (the simulator's, real time): 0 × 429
-  and the wall time against the bucket's real rate (a bucket of max 10 admits 10 calls a second whatever its fill).
+  and the wall time against the bucket's rate (one token every 1 / fill s; ``bench_bucket.py`` at issue 32's sizes).
 - ``edits`` (processes: ``jira-sim``, ``sdlc-hub serve``, ``sdlc-agent run``): a person's edit until the mirror
   shows it, with the listener (latency percentiles, Jira calls of the agent meanwhile) and without it (change-only
   polling every 3 s).
@@ -129,7 +129,7 @@ def bucket(size: int, fill: int, most: int) -> None:
     sim.clear_calls()
     calls, wall = asyncio.run(_refresh(sim, {"jql": BASE}, clock=SystemClock()))
     refused = sum(1 for c in sim.calls if c["status"] == 429)
-    rate = min(fill, most)  # per second: the bucket refills once a second and holds at most ``most``
+    rate = fill  # per second: Jira's tokens come one at a time, every 1 / fill s
     floor = max(len(sim.calls) - most, 0) / rate
     print(
         f"bucket fill {fill}/s max {most}: full refresh of {size} issues, {calls} calls ({len(sim.calls)} with the"

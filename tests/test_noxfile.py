@@ -16,7 +16,7 @@ def test_every_session_is_listed_with_a_whole_sentence() -> None:
     assert spec is not None and spec.loader is not None
     spec.loader.exec_module(importlib.util.module_from_spec(spec))
     sessions = nox.registry.get()
-    assert {"lint", "typecheck", "tests", "e2e-postgresql", "mutate", "bench", "fuzz"} <= set(sessions)
+    assert {"lint", "typecheck", "tests", "quick", "e2e-postgresql", "mutate", "bench", "fuzz"} <= set(sessions)
     for name, func in sessions.items():
         lines = (func.__doc__ or "").strip().splitlines()
         assert lines, name

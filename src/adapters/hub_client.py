@@ -199,6 +199,7 @@ class HubClient:
         jira_base_url: str | None = None,
         symmetric_link_types: Iterable[str] = (),
         wait: float | None = None,
+        policy: dict[str, Any] | None = None,
     ) -> Delivery | None:
         """``POST /agent/claim``: the delivered command, or ``None`` when the hub had nothing (204).
 
@@ -215,6 +216,8 @@ class HubClient:
             body["instance"] = instance
         if wait is not None:
             body["wait"] = wait
+        if policy is not None:
+            body["policy"] = policy
         # The long poll holds the request up to ``wait`` seconds: the read timeout must outlast it.
         response = await self._request(
             "POST",
@@ -245,16 +248,19 @@ class HubClient:
         read_seconds: float | None = None,
         pause_command_id: int | None = None,
         pause_left_seconds: float | None = None,
+        policy: dict[str, Any] | None = None,
     ) -> None:
         """``POST /agent/status``: the agent is alive (a heartbeat), and what keeps it waiting (``None``: nothing),
-        shown by ``/agent-status`` and the page; and the command it holds with what is left of its pause.
-        ``read_seconds``: the longest this may take (else the client's)."""
+        shown by ``/agent-status`` and the page; the command it holds with what is left of its pause; and its
+        pace (``policy``: its bank's floors and write budget). ``read_seconds``: the longest this may take."""
         body: dict[str, Any] = {"agent_id": agent_id, "version": version, "last_error": last_error}
         if instance is not None:
             body["instance"] = instance
         if pause_command_id is not None and pause_left_seconds is not None:
             body["pause_command_id"] = pause_command_id
             body["pause_left_seconds"] = pause_left_seconds
+        if policy is not None:
+            body["policy"] = policy
         await self._request("POST", "/agent/status", json=body, refusal=_claim_refusal, read_seconds=read_seconds)
 
     async def check(self) -> None:

@@ -209,7 +209,6 @@ class JiraHttp:
             files = {"file": (call.upload.filename, call.upload.content, call.upload.content_type)}
         tries = 0
         while True:
-            sent_at = self.clock.monotonic()
             response = await self._client.request(
                 call.method,
                 call.path,
@@ -221,9 +220,7 @@ class JiraHttp:
             tries += 1
             self._last_call_at = self.clock.monotonic()
             answer = JiraResponse(status=response.status_code, json=_body(response), headers=dict(response.headers))
-            self.pacer = self.pacer.answered(
-                answer.headers, status=answer.status, sent_at=sent_at, answered_at=self._last_call_at
-            )
+            self.pacer = self.pacer.answered(answer.headers, status=answer.status, answered_at=self._last_call_at)
             if answer.status not in _RETRY_STATUSES or tries > self._max_retries:
                 if keep and answer.ok:
                     self._kept[call.path] = answer

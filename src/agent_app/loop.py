@@ -78,6 +78,7 @@ from agent_app.presence import Presence
 from agent_app.retry import Backoff, Retrying, Stopped, race
 from agent_app.watch import CommandWatch, WriteBudget
 from reconcile.errors import ValidationError
+from reconcile.eta import AgentPace
 from reconcile.executors._run import context_settings
 from reconcile.executors.base import Delivery, ExecContext, Executor
 from reconcile.jira_fields import JiraField, unseen_ids
@@ -124,6 +125,9 @@ class Agent:
         self.presence = Presence(
             hub=hub, clock=clock, agent_id=agent_id, version=version, instance=self.instance, stopping=self.stopping
         )
+        #: What the hub is told of the bank's pace with every claim and heartbeat: its estimates follow it.
+        self.pace = AgentPace.of(policy).to_wire()
+        self.presence.pace = self.pace
         random_source = rng or random.Random()
         # Every wait but a claim's tells the hub the agent is alive (the presence is the clock of those waits).
         self.retrying = Retrying(clock=self.presence, rng=random_source, policy=backoff or Backoff())
@@ -250,6 +254,7 @@ class Agent:
                 jira_base_url=ctx.jira_base_url,
                 symmetric_link_types=ctx.symmetric_link_types,
                 wait=self.claim_wait,
+                policy=self.pace,
             )
             return await race(delivery, self.stopping)
 
@@ -302,7 +307,6 @@ class Agent:
     async def _paced(self, delivery: Delivery, ctx: ExecContext, line: CommandLine) -> Ending:
         """The delivery under the bank's policy (its keys scoped, its gaps floored): the pause before it, then the
         executor driven to its report."""
-        hub_gap = delivery.pause_seconds
         delivery = attrs.evolve(
             delivery,
             params=scoped_params(self.policy, delivery.type, delivery.params),
@@ -315,7 +319,8 @@ class Agent:
         try:
             try:
                 left = self.jira.gap_left(delivery.pause_seconds)
-                await race(self.presence.pausing(delivery.id, left, hub_assumes=hub_gap), self.stopping)
+                # The hub knows the bank's floor: it assumes the floored gap since the delivery.
+                await race(self.presence.pausing(delivery.id, left, hub_assumes=delivery.pause_seconds), self.stopping)
                 await race(self.jira.wait_gap(delivery.pause_seconds, sleep=self._pause), self.stopping)
             except Stopped:
                 return line.finish("abandoned", jira_calls=0)

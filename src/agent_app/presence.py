@@ -83,6 +83,8 @@ class Presence:
         self._last_contact = clock.monotonic()
         #: The command held and when (``clock.monotonic()``) its pause ends.
         self._pause: tuple[int, float] | None = None
+        #: The agent's pace as every heartbeat tells it (``policy``: its bank's floors and write budget).
+        self.pace: dict[str, Any] | None = None
 
     # --- what keeps the agent waiting ------------------------------------------------------------------
 
@@ -141,6 +143,7 @@ class Presence:
                     read_seconds=min(_BEAT_TIMEOUT, self.interval),
                     pause_command_id=None if self._pause is None else self._pause[0],
                     pause_left_seconds=self._pause_left(),
+                    policy=self.pace,
                 ),
                 self.stopping,
             )

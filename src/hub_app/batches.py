@@ -20,7 +20,7 @@ from hub_app.answers.mirror import NoteView
 from hub_app.answers.wire import Items
 from hub_app.bodies.batches import CancelIn, RefreshIn, RejectIn
 from hub_app.bodies.parsing import page_bounds
-from hub_app.lookups import base_jql, batch, batch_context, command, held_batches, reported_pause, resolved_in_batch
+from hub_app.lookups import base_jql, batch, batch_context, command, held_batches, resolved_in_batch, run_facts
 from hub_app.runtime import Unit
 from reconcile import approval, delivery, history, reports
 from reconcile.approval import Requester
@@ -141,8 +141,8 @@ async def list_batches(
     batches, total = await unit.db.queue.batches(limit=size, offset=start, only=only)
     settings = await unit.db.admin.settings()
     commands = await unit.db.queue.commands_of([b.id for b in batches])
-    told = await reported_pause(unit)
-    items = [BatchView.of(b, commands[b.id], settings=settings, now=unit.now, pause=told) for b in batches]
+    facts = await run_facts(unit)
+    items = [BatchView.of(b, commands[b.id], settings=settings, now=unit.now, facts=facts) for b in batches]
     return Items(items=items, total=total)
 
 
@@ -157,7 +157,7 @@ async def get_batch(unit: Unit, batch_id: int) -> BatchDetail:
                 commands,
                 settings=await unit.db.admin.settings(),
                 now=unit.now,
-                pause=await reported_pause(unit),
+                facts=await run_facts(unit),
             ),
             recurse=False,
         ),
@@ -194,7 +194,8 @@ async def cancel_batch(unit: Unit, batch_id: int, body: CancelIn) -> BatchView:
             after = attrs.evolve(current, status=advance(current.status, event), finished_at=unit.now)
             await unit.db.queue.save(after)
         commands.append(after)
-    return BatchView.of(found, commands, settings=await unit.db.admin.settings(), now=unit.now)
+    settings = await unit.db.admin.settings()
+    return BatchView.of(found, commands, settings=settings, now=unit.now, facts=await run_facts(unit))
 
 
 async def _retried_params(unit: Unit, found: CommandRecord) -> dict[str, Any]:
@@ -298,9 +299,9 @@ async def approve_batch(unit: Unit, batch_id: int, *, approver: Requester) -> Ba
     await unit.db.queue.save_approval(found.id, decided)
     await unit.db.announce_batch(unit.wakeup.notify)
     commands = (await unit.db.queue.commands_of([found.id]))[found.id]
-    return BatchView.of(
-        attrs.evolve(found, approval=decided), commands, settings=await unit.db.admin.settings(), now=unit.now
-    )
+    settings = await unit.db.admin.settings()
+    facts = await run_facts(unit)
+    return BatchView.of(attrs.evolve(found, approval=decided), commands, settings=settings, now=unit.now, facts=facts)
 
 
 async def reject_batch(unit: Unit, batch_id: int, body: RejectIn, *, token_name: str) -> BatchView:
@@ -318,6 +319,6 @@ async def reject_batch(unit: Unit, batch_id: int, body: RejectIn, *, token_name:
             after = attrs.evolve(current, status=status, error=error, finished_at=unit.now)
             await unit.db.queue.save(after)
         commands.append(after)
-    return BatchView.of(
-        attrs.evolve(found, approval=decided), commands, settings=await unit.db.admin.settings(), now=unit.now
-    )
+    settings = await unit.db.admin.settings()
+    facts = await run_facts(unit)
+    return BatchView.of(attrs.evolve(found, approval=decided), commands, settings=settings, now=unit.now, facts=facts)

@@ -25,6 +25,7 @@ from reconcile import approval, auto_refresh, delivery, history, queue, reports
 from reconcile.agents import check_claimant, check_instance, holds_claim, is_online
 from reconcile.batch import auto_refresh_body, batch_needs, validate_batch
 from reconcile.catalogue import CATALOGUE
+from reconcile.eta import AgentPace, pace_from_wire, paced_settings
 from reconcile.jira_site import site_url
 from reconcile.lifecycle import CommandStatus, Event, advance
 from reconcile.pacing import pause_seconds
@@ -53,8 +54,12 @@ QUEUED_HEAD = 50
 
 
 async def queue_outlook(unit: Unit, settings: Settings) -> QueueOutlook:
-    """What the agent can be given and its ETA; what waits for approval apart (``/agent-status``, the page)."""
+    """What the agent can be given and its ETA at the agent's pace; what waits for approval apart
+    (``/agent-status``, the page)."""
     held = await held_batches(unit)
+    status = await unit.db.admin.agent_status()
+    if status is not None and status.policy is not None:
+        settings = paced_settings(settings, status.policy)  # the agent's floors count
     depth, eta = queue.outlook(await unit.db.queue.unfinished_by_type(held=held), settings)
     everything = await unit.db.queue.count_unfinished()
     return QueueOutlook(depth=depth, eta_seconds=eta, awaiting_approval=len(held), awaiting_commands=everything - depth)
@@ -113,6 +118,11 @@ async def _claimant(unit: Unit, agent_id: str, instance: str | None, settings: S
     return attrs.evolve(current, instance=instance, last_seen_at=unit.now)
 
 
+def _pace(policy: dict[str, Any] | None) -> AgentPace | None:
+    """The pace the agent reported (``null``: it reports none now); 422 naming what is wrong, nothing kept."""
+    return None if policy is None else pace_from_wire(policy)
+
+
 async def _register(unit: Unit, claim: ClaimIn, settings: Settings) -> None:
     """The claimant becomes (or stays) the active agent; what it says of Jira is kept until it says otherwise.
     Its ``last_error`` is over: the agent claims only once Jira answers it."""
@@ -124,6 +134,8 @@ async def _register(unit: Unit, claim: ClaimIn, settings: Settings) -> None:
         told["symmetric_link_types"] = tuple(claim.symmetric_link_types or ())
     if "jira_base_url" in claim.given:
         told["jira_base_url"] = site_url(claim.jira_base_url)
+    if "policy" in claim.given:
+        told["policy"] = _pace(claim.policy)
     # A claim ends whatever pause the agent was waiting out.
     await unit.db.admin.save_agent_status(
         attrs.evolve(
@@ -139,6 +151,7 @@ async def record_problem(unit: Unit, body: AgentProblemIn) -> None:
     settings = await unit.db.admin.settings()
     current = await _claimant(unit, body.agent_id, body.instance, settings)
     version = body.version if "version" in body.given else current.version
+    pace = _pace(body.policy) if "policy" in body.given else current.policy
     last_error = body.last_error[:LAST_ERROR_CHARS] if body.last_error else None
     # The pause it is waiting out now, if it said so (a heartbeat without one: no pause is being waited out).
     pausing = body.pause_command_id is not None and body.pause_left_seconds is not None
@@ -147,6 +160,7 @@ async def record_problem(unit: Unit, body: AgentProblemIn) -> None:
         attrs.evolve(
             current,
             version=version,
+            policy=pace,
             last_error=last_error,
             pause_command_id=body.pause_command_id if pausing else None,
             pause_ends_at=ends_at,

@@ -1,7 +1,8 @@
 """Jira's webhook events relayed by the agent (``POST /agent/events``, DESIGN.md 6.2): hints, never the truth.
 
 In one transaction under the queue lock: the events' issues go into the mirror under the upsert rule (a row is
-never made older: :mod:`reconcile.mirror_rule`); once the agent is away, the commands still ``claimed`` whose
+never made older: :mod:`reconcile.mirror_rule`) and the changes they announce into its journal (so drift names who
+changed an aspect and when at once, DESIGN.md 6.1); once the agent is away, the commands still ``claimed`` whose
 desired state the mirror now shows are confirmed by state, as after a refresh's report (while it is online the
 claimed command is the one it executes now, whose own writes the events may be announcing: :func:`_agent_at_work`);
 what the events could not bring is left to one refresh of the hub's
@@ -48,6 +49,9 @@ async def submit_events(unit: Unit, body: EventsIn) -> EventsAck:
     stored = await unit.db.mirror.updated_of(i.key for i in issues) if issues else {}
     outcomes = event_outcomes(events, stored)
     written = await unit.db.mirror.upsert_issues(issues, command_id=None, now=unit.now, stored=stored)
+    # Who changed what and when is a fact whatever the order the events came in: the journal takes every one
+    # (idempotent with the refresh that reads the same changelog later, by issue and Jira's history id).
+    await unit.db.mirror.upsert_history([e.history for e in events if e.history is not None])
     status = await unit.db.admin.agent_status()
     if written and await unit.db.queue.with_status(CommandStatus.CLAIMED):
         settings = await unit.db.admin.settings()

@@ -8,7 +8,7 @@ the agent told of Jira. And the hub's state a batch body is validated against (:
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from adapters.files import is_sha256
 from adapters.storage.records import BatchRecord, CommandRecord, ProjectRecord
@@ -17,6 +17,8 @@ from reconcile import approval, history
 from reconcile.batch import BatchContext, BatchNeeds, ProjectInfo
 from reconcile.confirm import AgentFacts
 from reconcile.errors import NotFoundError
+from reconcile.eta import AgentPace, RunFacts
+from reconcile.policy import BUDGET_WINDOW_SECONDS
 from reconcile.settings import Settings
 from reconcile.tempkeys import resolved_keys
 
@@ -30,6 +32,7 @@ __all__ = [
     "project",
     "reported_pause",
     "resolved_in_batch",
+    "run_facts",
     "stored_files",
 ]
 
@@ -72,6 +75,23 @@ async def reported_pause(unit: Unit) -> tuple[int, datetime] | None:
     if status is None or status.pause_command_id is None or status.pause_ends_at is None:
         return None
     return status.pause_command_id, status.pause_ends_at
+
+
+async def run_facts(unit: Unit) -> RunFacts:
+    """What the live figures of a batch read of the agent (:class:`reconcile.eta.RunFacts`): its reported pace and
+    pause, the end of its last command, whether it holds one, its writes of the last hour."""
+    status = await unit.db.admin.agent_status()
+    holding, last_call_at, writes = await unit.db.queue.agent_work(unit.now - timedelta(seconds=BUDGET_WINDOW_SECONDS))
+    pause = None
+    if status is not None and status.pause_command_id is not None and status.pause_ends_at is not None:
+        pause = (status.pause_command_id, status.pause_ends_at)
+    return RunFacts(
+        pace=status.policy if status is not None and status.policy is not None else AgentPace(),
+        pause=pause,
+        last_call_at=last_call_at,
+        holding=holding,
+        writes=tuple(writes),
+    )
 
 
 async def base_jql(unit: Unit, settings: Settings) -> str | None:

@@ -15,8 +15,9 @@ from hub_app.answers.queue import InFlight, QueueOverview, QueueReadings
 from hub_app.claims import agent_status
 from hub_app.lookups import reported_pause
 from hub_app.runtime import Unit
+from reconcile.eta import AgentPace, effective_gap
 from reconcile.lifecycle import CommandStatus
-from reconcile.pacing import pause_left, pause_seconds
+from reconcile.pacing import pause_left
 
 __all__ = ["queue_overview", "read_queue"]
 
@@ -26,9 +27,11 @@ async def queue_overview(unit: Unit) -> QueueOverview:
     settings = await unit.db.admin.settings()
     claimed = await unit.db.queue.with_status(CommandStatus.CLAIMED)
     told = await reported_pause(unit)
+    status = await unit.db.admin.agent_status()
+    pace = status.policy if status is not None and status.policy is not None else AgentPace()
     in_flight: list[InFlight] = []
     for command in claimed:
-        gap = pause_seconds(command.type, settings)
+        gap = effective_gap(command.type, settings, pace)  # the agent's floor counts
         ends_at = told[1] if told is not None and told[0] == command.id else None
         in_flight.append(
             InFlight(

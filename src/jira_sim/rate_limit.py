@@ -1,10 +1,13 @@
 """Jira Data Center's REST rate limit: a token bucket per authenticated user (Jira DC 8.6+).
 
 As Jira DC documents it (https://confluence.atlassian.com/adminjiraserver/adjusting-your-code-for-rate-limiting-987143384.html):
-a user gets ``FillRate`` new tokens every ``Interval-Seconds`` (a batch per interval, not a trickle), up to
-``Limit`` tokens; each request takes one; every limited answer carries ``X-RateLimit-Limit``,
-``X-RateLimit-Remaining``, ``X-RateLimit-FillRate``, ``X-RateLimit-Interval-Seconds`` and ``Retry-After``
-(whole seconds until new tokens arrive, ``0`` while tokens remain). An empty bucket answers 429.
+a user gets ``FillRate`` new tokens every ``Interval-Seconds``, up to ``Limit`` tokens; each request takes one;
+every limited answer carries ``X-RateLimit-Limit``, ``X-RateLimit-Remaining``, ``X-RateLimit-FillRate``,
+``X-RateLimit-Interval-Seconds`` and ``Retry-After`` (whole seconds until the next token, ``0`` while tokens
+remain). An empty bucket answers 429. The tokens come one at a time, one every ``Interval / FillRate`` seconds
+from the bucket's first request — not a batch at the end of each interval: Atlassian's knowledge base
+(«Jira Rate Limiting is not working as configured», Jira 8 and 9) shows 5 every 60 s with a limit of 15 letting a
+16th request through 12 s after the first.
 
 The bucket's time is the injected clock's monotonic time (:class:`adapters.clock.Clock`), so a test moves it
 by hand (or lets a :class:`adapters.clock.FakeClock` advance as the client sleeps) instead of sleeping.
@@ -72,7 +75,8 @@ class Admission:
 @attrs.define
 class _Bucket:
     tokens: int
-    refilled_at: float  # the start of the current interval
+    started_at: float  # the bucket's first request: its tokens come every ``interval / fill_rate`` from it
+    ticks: int = 0  # the tokens' times counted so far (a full bucket drops what they bring)
 
 
 class RateLimiter:
@@ -101,14 +105,16 @@ class RateLimiter:
         now = self.timer.monotonic()
         bucket = self._buckets.get(user)
         if bucket is None:
-            bucket = self._buckets[user] = _Bucket(tokens=policy.max, refilled_at=now)
-        batches = int((now - bucket.refilled_at) // policy.interval)
-        if batches > 0:
-            bucket.tokens = min(policy.max, bucket.tokens + batches * policy.fill_rate)
-            bucket.refilled_at += batches * policy.interval
+            bucket = self._buckets[user] = _Bucket(tokens=policy.max, started_at=now)
+        # A hair of slack: sums of float seconds must not leave a token's time a rounding error away.
+        ticks = math.floor((now - bucket.started_at) * policy.fill_rate / policy.interval + 1e-9)
+        if ticks > bucket.ticks:
+            bucket.tokens = min(policy.max, bucket.tokens + ticks - bucket.ticks)
+            bucket.ticks = ticks
         allowed = bucket.tokens > 0
         if allowed:
             bucket.tokens -= 1
-        # At least 1 when empty: float rounding can leave the next refill a hair away (or at) ``now``.
-        retry_after = 0 if bucket.tokens > 0 else max(1, math.ceil(bucket.refilled_at + policy.interval - now))
+        next_token = bucket.started_at + (bucket.ticks + 1) * policy.interval / policy.fill_rate
+        # At least 1 when empty: the next token can be a hair away (or at) ``now``.
+        retry_after = 0 if bucket.tokens > 0 else max(1, math.ceil(next_token - now))
         return Admission(allowed=allowed, policy=policy, remaining=bucket.tokens, retry_after=retry_after)

@@ -338,8 +338,9 @@ def wait_batch(
     timeout: float = 60.0,
     label: str = "",
 ) -> dict[str, Any]:
-    """Poll the batch, print one line per command status change with the hub's live figures (elapsed, and the
-    pauses still to wait, ``progress`` of ``GET /batches/{id}``); return the finished batch."""
+    """Poll the batch, print one line per command status change with the hub's live figures (the run so far, the
+    run still ahead and the whole run at the agent's pace, ``progress`` of ``GET /batches/{id}``); return the
+    finished batch."""
     started = time.monotonic()
     seen: dict[int, str] = {}
     batch: dict[str, Any] = {}
@@ -357,7 +358,8 @@ def wait_batch(
             out.write(
                 f"{label}[{finished}/{len(commands)}] command {command['id']} {command['type']}: {status}"
                 f"  (elapsed {float(progress.get('elapsed_seconds') or 0):.1f} s,"
-                f" pauses left {float(progress.get('remaining_seconds') or 0):.1f} s)\n"
+                f" left {float(progress.get('remaining_seconds') or 0):.1f} s"
+                f" of {float(progress.get('eta_seconds') or 0):.1f} s at the agent's pace)\n"
             )
             out.flush()
         if commands and finished == len(commands):

@@ -17,6 +17,9 @@ wire event alike):
 
 - ``APPLY``: an issue event's ``issue``, read by the same model as a search page (:func:`issue_from_jira`, the
   settings' custom fields; no Jira call), goes into the mirror under the upsert rule (``reconcile.mirror_rule``);
+  its ``user`` and ``changelog`` are one entry of the issue's journal (:func:`history_of`: Jira's history id, the
+  event's time, its author and items), so «who changed it and when» is known the moment the event arrives — the
+  same entry a later refresh reads from the changelog, under the same ``(key, id)``;
 - ``TARGETED``: a deletion (the mirror's rows of the issues linked to it still show the links that went with it:
   the hub refreshes those keys; the deleted issue itself is judged vanished only by a full refresh), or an issue
   body that could not be read (the hub refreshes its key): a ``refresh {keys}`` (``reconcile.event_refresh``);
@@ -49,9 +52,9 @@ import attrs
 
 from reconcile.commands import is_jira_key
 from reconcile.errors import JiraAnswerError, ValidationError
-from reconcile.jira_model import issue_from_jira
+from reconcile.jira_model import histories_from_jira, issue_from_jira
 from reconcile.policy import AgentPolicy, key_project
-from reconcile.records import MirrorIssue, issue_to_wire, wire_issue
+from reconcile.records import HistoryEntry, MirrorIssue, converter, issue_to_wire, wire_history, wire_issue
 from reconcile.settings import Settings
 
 __all__ = [
@@ -64,6 +67,7 @@ __all__ = [
     "WebhookError",
     "WebhookEvent",
     "dedup_key",
+    "history_of",
     "in_policy",
     "need_of",
     "parse_webhook",
@@ -124,16 +128,20 @@ class WebhookEvent:
     issue_ids: tuple[str, ...] = ()
     dedup: str | None = None
     problem: str | None = None
+    #: The change the event announces as a journal entry (its ``user`` and ``changelog``), when it carries one.
+    history: HistoryEntry | None = None
 
     @property
     def need(self) -> Need:
         return need_of(self.event, key=self.key, has_issue=self.issue is not None)
 
     def to_wire(self) -> dict[str, Any]:
-        """``{event, key, at, issue?}`` as ``POST /agent/events`` carries it."""
+        """``{event, key, at, issue?, history?}`` as ``POST /agent/events`` carries it."""
         wire: dict[str, Any] = {"event": self.event, "key": self.key, "at": self.at}
         if self.issue is not None:
             wire["issue"] = issue_to_wire(self.issue)
+        if self.history is not None:
+            wire["history"] = converter.unstructure(self.history)
         return wire
 
 
@@ -190,6 +198,20 @@ def _issue_ids(payload: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(i for i in ids if i is not None))
 
 
+def history_of(payload: Mapping[str, Any], key: str, at: str) -> HistoryEntry | None:
+    """The journal entry of an issue event: its ``changelog`` (Jira's history id and items) by its ``user`` at the
+    event's time, read by the same model as a changelog page; ``None`` when it carries no changelog or one that
+    cannot be read (the refresh reads it then)."""
+    changelog = _object(payload, "changelog")
+    if changelog is None or _id(changelog.get("id")) is None:
+        return None
+    raw = {"id": changelog["id"], "created": at, "author": payload.get("user"), "items": changelog.get("items")}
+    try:
+        return histories_from_jira(key, {"histories": [raw]})[0]
+    except JiraAnswerError:
+        return None
+
+
 def parse_webhook(body: bytes, settings: Settings, *, received_at: datetime) -> WebhookEvent:
     """A delivery's body read into the event the agent relays (no Jira call).
 
@@ -222,6 +244,7 @@ def parse_webhook(body: bytes, settings: Settings, *, received_at: datetime) -> 
     found = attrs.evolve(found, key=key)
     if event == "jira:issue_deleted":
         return found
+    found = attrs.evolve(found, history=history_of(payload, str(key), found.at))
     try:
         return attrs.evolve(found, issue=issue_from_jira(issue, settings))
     except JiraAnswerError as error:
@@ -269,8 +292,8 @@ class RecentEvents:
 
 def wire_event(data: Any, what: str) -> WebhookEvent:
     """A wire event the agent sent (``POST /agent/events``; ``what`` names it in the 422: ``events[2]``)."""
-    if not isinstance(data, dict) or set(data) - {"event", "key", "at", "issue"}:
-        raise ValidationError(f"{what}: ожидается объект {{event, key, at, issue?}}")
+    if not isinstance(data, dict) or set(data) - {"event", "key", "at", "issue", "history"}:
+        raise ValidationError(f"{what}: ожидается объект {{event, key, at, issue?, history?}}")
     event, key, at = data.get("event"), data.get("key"), data.get("at")
     if event is not None and not isinstance(event, str):
         raise ValidationError(f"{what}: event — ожидается строка или null")
@@ -283,7 +306,12 @@ def wire_event(data: Any, what: str) -> WebhookEvent:
         issue = wire_issue(data["issue"], f"{what}.issue")
         if issue.key != key:
             raise ValidationError(f"{what}: issue.key — не тот ключ, что key")
-    return WebhookEvent(event=event, key=key, at=at, issue=issue)
+    history = None
+    if data.get("history") is not None:
+        history = wire_history(data["history"], f"{what}.history")
+        if history.key != key:
+            raise ValidationError(f"{what}: history.key — не тот ключ, что key")
+    return WebhookEvent(event=event, key=key, at=at, issue=issue, history=history)
 
 
 def _utc(text: str) -> datetime | None:

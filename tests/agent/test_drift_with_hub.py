@@ -7,19 +7,26 @@ three times, and after the refresh nothing drifts.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from adapters.hub_client import HubClient
+from agent_app.listener import WebhookListener
 from agent_app.loop import Agent
 from hub_app import admin
 from hub_app.app import create_app
 from hub_app.bodies.admin import ProjectIn, TokenIn
 from hub_app.runtime import open_hub
+from reconcile.settings import Settings
+from reconcile.webhook_registration import registration
 
+from .agent_fakes import AURORA_ONLY
 from .test_with_hub import HubRig
 
 pytestmark = pytest.mark.anyio
@@ -128,3 +135,55 @@ async def test_hand_edits_show_as_drift_and_go_back_with_three_writes(rig: Rig) 
     ]
     after = await rig.get("/drift", project="AWPCA")
     assert (after["items"], after["total"]) == ([], 0)
+
+
+async def test_a_persons_edit_by_webhook_is_named_in_drift_at_once(rig: Rig) -> None:
+    """Drift from the event: petrova's edit reaches the hub through the simulator's webhook and the agent's listener
+    (its ``user`` and ``changelog``); ``GET /drift`` names petrova and the edit's time at once, before any refresh;
+    the refresh that reads the changelog later keeps the one entry (same issue, same Jira history id)."""
+    agent = rig.agent()
+    await rig.full_refresh(agent)
+    body = {"type": "ensure_fields", "params": {"key": KEY, "duedate": "2026-11-15"}}
+    batch = await rig.batch({"author": "planner", "title": "срок", "project": "AWPCA", "commands": [body]})
+    assert [c["status"] for c in (await rig.drain(agent, batch["id"]))["commands"]] == ["done", "done"]
+    stopping = asyncio.Event()
+    listener = WebhookListener(
+        hub=HubClient("http://hub", rig.tokens["agent"], transport=rig.hub_transport),
+        secret=b"s3cret",
+        policy=AURORA_ONLY,
+        clock=rig.clock,
+        stopping=stopping,
+    )
+    listener.follow(Settings().agent_context())
+    rig.sim.controls.webhooks.transport = httpx.ASGITransport(app=listener)
+    found = registration(
+        name="agent", url="http://agent/jira/webhook", projects=["AURORA"], secret="s3cret", jira_major=10
+    )
+    jira = httpx.AsyncClient(base_url="http://jira", transport=httpx.ASGITransport(app=rig.sim.asgi))
+    assert (await jira.post(found.path, json=found.body, headers={"Authorization": "Bearer pat"})).status_code == 201
+    relay = asyncio.create_task(listener.relay())
+    try:
+        edited = await rig.petrova.put(f"/rest/api/2/issue/{KEY}", json={"fields": {"duedate": "2026-12-31"}})
+        assert edited.status_code == 204, edited.text
+        await rig.sim.settle_webhooks()
+        await listener.queue.join()
+        change = rig.sim.raw_issue(KEY)["changelog"][-1]
+        drift = await rig.get("/drift", project="AWPCA")
+        assert [(i["aspect"], i["now"], i["changed_by"]) for i in drift["items"]] == [
+            ("duedate", "2026-12-31", "petrova")
+        ]
+        changed_at = drift["items"][0]["changed_at"]
+        made = datetime.fromisoformat(change["created"]).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        assert changed_at == made
+        journal = await rig.get(f"/issues/{KEY}/history")
+        by_petrova = [e for e in journal["items"] if e["author"] == "petrova"]
+        assert [(e["id"], e["created"]) for e in by_petrova] == [(str(change["id"]), changed_at)]
+        await rig.full_refresh(agent)
+        again = await rig.get(f"/issues/{KEY}/history")
+        assert [e for e in again["items"] if e["author"] == "petrova"] == by_petrova
+    finally:
+        stopping.set()
+        await relay
+        await jira.aclose()
+        await listener.hub.aclose()
+        await rig.sim.aclose()

@@ -141,7 +141,7 @@ async def test_command_paused_executed_reported_and_journal_cleared(tmp_path: Pa
 
 async def test_claim_carries_jira_identity(tmp_path: Path) -> None:
     """Every claim sends jira_user, its time zone, Jira's address (serverInfo's baseUrl), the symmetric link
-    types read from Jira and the journal's instance."""
+    types read from Jira, the journal's instance and the bank's pace (no floors, no budget here)."""
     rig = Rig(tmp_path, FakeHub())
     await rig.agent.step(await rig.agent.context())
     await rig.close()
@@ -155,6 +155,7 @@ async def test_claim_carries_jira_identity(tmp_path: Path) -> None:
             "jira_base_url": "http://jira",
             "symmetric_link_types": ["Связанные"],
             "wait": 0,
+            "policy": {"min_gap": {}, "max_writes_per_hour": 0},
         }
     ]
 

@@ -3,8 +3,9 @@ the seed's delivery scenarios seen from both ends, with a fake clock for the age
 
 from __future__ import annotations
 
+import itertools
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,8 @@ from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import open_hub
 from jira_sim import Simulator
 from reconcile.command_types import executor_for
+from reconcile.policy import AgentPolicy
+from reconcile.settings import DEFAULT_PACING
 
 from .agent_fakes import AURORA_ONLY, LEAD, Fault, FlakyTransport, waited
 
@@ -31,12 +34,30 @@ pytestmark = pytest.mark.anyio
 #: The policy of these agents: the sample's Jira project only (DESIGN.md 5.5).
 
 
+class WatchedClock(FakeClock):
+    """A fake clock whose sleeps go in steps of at most a second, a look (``watch``) after each."""
+
+    def __init__(self) -> None:
+        super().__init__(start=0.0)
+        self.watch: Callable[[], Awaitable[None]] | None = None
+
+    async def sleep(self, seconds: float) -> None:
+        left = max(seconds, 0.0)
+        while self.watch is not None and left > 1.0:
+            await super().sleep(1.0)
+            left -= 1.0
+            await self.watch()
+        await super().sleep(left)
+        if self.watch is not None:
+            await self.watch()
+
+
 class HubRig:
     def __init__(self, tmp_path: Path, app: Any, tokens: dict[str, str]) -> None:
         self.tmp_path = tmp_path
         self.tokens = tokens
         self.sim = Simulator()
-        self.clock = FakeClock(start=0.0)
+        self.clock = WatchedClock()
         self.hub_transport = FlakyTransport(httpx.ASGITransport(app=app))
         self.jira_transport = FlakyTransport(httpx.ASGITransport(app=self.sim.asgi))
         self.interface = httpx.AsyncClient(
@@ -46,7 +67,7 @@ class HubRig:
         )
         self.agents: list[Agent] = []
 
-    def agent(self, journal: str = "journal.json") -> Agent:
+    def agent(self, journal: str = "journal.json", policy: AgentPolicy = AURORA_ONLY) -> Agent:
         """A fresh agent process: its own Jira client (restart time = now), the journal file given."""
         agent = Agent(
             hub=HubClient("http://hub", self.tokens["agent"], transport=self.hub_transport),
@@ -57,7 +78,7 @@ class HubRig:
             version="0.1.0",
             claim_wait=0,
             rng=random.Random(1),
-            policy=AURORA_ONLY,
+            policy=policy,
             executor_for=executor_for,
         )
         self.agents.append(agent)
@@ -112,7 +133,7 @@ async def rig(tmp_path: Path) -> AsyncIterator[HubRig]:
 
     hub = await open_hub(data_dir=tmp_path / "hub", now=hub_now)
     tokens = {}
-    for role in ("agent", "interface"):
+    for role in ("agent", "interface", "admin"):
         async with hub.unit() as unit:
             tokens[role] = (await admin.add_token(unit, TokenIn(name=f"t-{role}", role=role))).secret
     result = HubRig(tmp_path, create_app(hub), tokens)
@@ -303,3 +324,69 @@ async def test_a_copy_is_refused_and_a_restart_resumes_at_once(rig: HubRig) -> N
     command = await rig.get(f"/commands/{final['commands'][0]['id']}")
     assert (command["status"], command["deliveries"]) == ("done", 2)
     assert rig.jira_writes() == ["PUT /rest/api/2/issue/AURORA-1538"]
+
+
+async def test_the_eta_follows_an_agent_stricter_than_the_hub(rig: HubRig) -> None:
+    """Issue 32's case: the hub paces every type at 4 s, the bank's agent at ``--min-gap '*=12'``; 3 ensure_comment
+    (and the tail refresh). The estimate stays the seed's 16 s; ``eta_seconds`` when the batch is created is
+    within 10 % of the run on the fake clock (48 s: four pauses of 12 s); ``remaining_seconds``, looked at every
+    second of the run, never goes up, and ends at 0."""
+    admin = {"Authorization": f"Bearer {rig.tokens['admin']}"}
+    pacing = {"pacing": dict.fromkeys(DEFAULT_PACING, 4)}
+    assert (await rig.interface.patch("/settings", json=pacing, headers=admin)).status_code == 200
+    agent = rig.agent(policy=AgentPolicy(allow_projects=("AURORA",), min_gap={"*": 12.0}))
+    ctx = await agent.context()
+    await agent.step(ctx)  # the idle agent's long poll: nothing queued, its pace told
+    comments = [
+        {"type": "ensure_comment", "params": {"key": key, "marker": f"[eta-{n}]", "body": "темп банка"}}
+        for n, key in enumerate(("AURORA-1533", "AURORA-1537", "AURORA-1538"))
+    ]
+    batch = await rig.batch({"author": "тест", "title": "темп", "commands": comments})
+    assert batch["estimate_seconds"] == 16
+    seen: list[tuple[float, float]] = []
+
+    async def look() -> None:
+        progress = (await rig.get(f"/batches/{batch['id']}"))["progress"]
+        seen.append((rig.clock.monotonic(), progress["remaining_seconds"]))
+
+    await look()
+    eta = (await rig.get(f"/batches/{batch['id']}"))["progress"]["eta_seconds"]
+    rig.clock.watch = look
+    final = await rig.drain(agent, batch["id"])
+    rig.clock.watch = None
+    run = final["progress"]["elapsed_seconds"]
+    assert [c["status"] for c in final["commands"]] == ["done"] * 4
+    assert run == 48
+    assert abs(eta - run) <= 0.1 * run, (eta, run)
+    remaining = [r for _, r in seen]
+    assert len(remaining) > 40
+    assert all(later <= earlier + 0.001 for earlier, later in itertools.pairwise(remaining)), seen
+    assert final["progress"]["remaining_seconds"] == 0
+
+
+async def test_no_two_writes_closer_than_their_gap(rig: HubRig) -> None:
+    """A transition path (3 writes), a replaced link (2), a field and a comment at the seed's gaps: on the fake clock
+    that the simulator stamps its calls with too, every two Jira writes are at least the later command's gap apart
+    (30 s, 120 s before the field) — inside a command as between two."""
+    rig.sim = Simulator(clock=lambda: HUB_EPOCH + timedelta(seconds=rig.clock.monotonic()))
+    rig.jira_transport = FlakyTransport(httpx.ASGITransport(app=rig.sim.asgi))
+    path = ["Разработка", "Тестирование", "Готово"]
+    link = {"source": "AURORA-1537", "target": "AURORA-1538", "link_type": "связанные", "replace": True}
+    commands = [
+        {"type": "ensure_status", "params": {"key": "AURORA-1446", "target": path}},
+        {"type": "ensure_link", "params": link},
+        {"type": "ensure_fields", "params": {"key": "AURORA-1538", "priority": "High"}},
+        {"type": "ensure_comment", "params": {"key": "AURORA-1538", "marker": "[m]", "body": "темп"}},
+    ]
+    batch = await rig.batch({"author": "тест", "title": "темп", "commands": commands})
+    final = await rig.drain(rig.agent(), batch["id"])
+    assert [c["status"] for c in final["commands"]] == ["done"] * 5
+    writes = [
+        (c["path"], datetime.fromisoformat(c["at"].replace("Z", "+00:00")))
+        for c in rig.sim.calls
+        if c["method"] != "GET" and not c["path"].endswith("/search")
+    ]
+    assert len(writes) == 7
+    gaps = [(b[0], (b[1] - a[1]).total_seconds()) for a, b in itertools.pairwise(writes)]
+    wanted = {"/rest/api/2/issue/AURORA-1538": 120.0}
+    assert all(seconds >= wanted.get(path, 30.0) for path, seconds in gaps), gaps

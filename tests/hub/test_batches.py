@@ -56,6 +56,8 @@ async def test_batch_is_stored_with_tail_refresh_and_estimate(api: Api) -> None:
         "by_status": {"queued": 6},
         "remaining_seconds": 422,
         "elapsed_seconds": 0,
+        "eta_seconds": 422,
+        "approval_wait_seconds": None,
     }
     listed = (await api.get("/batches")).json()
     assert listed["total"] == 1

@@ -37,40 +37,45 @@ async def _until_waiting(hub: Hub) -> None:
             await anyio.sleep(0.01)
 
 
-async def _claim_while(api: Api, hub: Hub, create: Any) -> tuple[Any, float]:
+@pytest.fixture
+def no_repoll(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A waiting claim looks at the queue again only when woken (or at its end): a claim answered with a command
+    within its wait was woken, whatever the machine's speed."""
+    monkeypatch.setattr("hub_app.longpoll.REPOLL_SECONDS", 3600.0)
+
+
+async def _claim_while(api: Api, hub: Hub, create: Any) -> Any:
     result: dict[str, Any] = {}
 
     async def claim() -> None:
-        started = anyio.current_time()
         result["response"] = await api.post("/agent/claim", {"agent_id": "a", "wait": 20}, role="agent")
-        result["elapsed"] = anyio.current_time() - started
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(claim)
         await _until_waiting(hub)
         await create()
-    return result["response"], result["elapsed"]
+    return result["response"]
 
 
+@pytest.mark.usefixtures("no_repoll")
 async def test_new_batch_wakes_waiting_claim(api: Api, hub: Hub) -> None:
     """A claim waiting with wait = 20 gets the command as soon as the batch is created (before the re-poll)."""
 
     async def create() -> None:
         assert (await api.post("/batches", BATCH)).status_code == 201
 
-    response, elapsed = await _claim_while(api, hub, create)
+    response = await _claim_while(api, hub, create)
     assert response.status_code == 200
     assert response.json()["params"] == {"key": "AURORA-1", "duedate": "2026-10-23"}
-    assert elapsed < 4
 
 
 async def test_wait_is_capped_by_claim_wait_seconds(api: Api) -> None:
-    """wait above claim_wait_seconds is cut to it: an empty queue answers 204 after the setting's time."""
+    """wait above claim_wait_seconds is cut to it: an empty queue answers 204 after the setting's 0.2 s, not the
+    30 s asked (the guard below only keeps a broken cap from hanging the suite)."""
     await api.patch("/settings", {"claim_wait_seconds": 0.2})
-    started = anyio.current_time()
-    response = await api.post("/agent/claim", {"agent_id": "a", "wait": 30}, role="agent")
+    with anyio.fail_after(25):
+        response = await api.post("/agent/claim", {"agent_id": "a", "wait": 30}, role="agent")
     assert response.status_code == 204
-    assert anyio.current_time() - started < 3
 
 
 @pytest.fixture
@@ -82,6 +87,7 @@ async def other_hub(pg_url: str, tmp_path: Path) -> AsyncIterator[Hub]:
 
 
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+@pytest.mark.usefixtures("no_repoll")
 async def test_notify_wakes_claim_in_another_hub(api: Api, hub: Hub, other_hub: Hub) -> None:
     """On PostgreSQL a batch created by another hub process wakes this one's claim through LISTEN/NOTIFY."""
 
@@ -89,9 +95,8 @@ async def test_notify_wakes_claim_in_another_hub(api: Api, hub: Hub, other_hub: 
         async with other_hub.unit() as unit:
             await batches.create_batch(unit, BATCH, requester=Requester(door=Door.HTTP, token_name="other"))
 
-    response, elapsed = await _claim_while(api, hub, create)
+    response = await _claim_while(api, hub, create)
     assert response.status_code == 200
-    assert elapsed < 4
 
 
 async def test_a_new_poll_of_the_same_instance_ends_the_previous_one(api: Api, hub: Hub) -> None:
@@ -116,30 +121,27 @@ async def test_a_new_poll_of_the_same_instance_ends_the_previous_one(api: Api, h
 
 async def test_hundreds_of_claims_leave_the_pool_to_the_interface(api: Api, hub: Hub) -> None:
     """300 concurrent long polls of one agent token (one instance, or copies of it): no answer is 5xx, each is
-    204 or 409, an interface read meanwhile answers at once (under 2 s, generously), and what is left is one
-    waiting claim that holds no database connection."""
+    204 or 409, an interface read meanwhile answers, and what is left is one waiting claim that holds no database
+    connection (the 15 s wait only bounds a loaded machine; how fast the read is: bench/bench_longpoll.py)."""
     codes: list[int] = []
 
     async def claim(n: int) -> None:
-        body = {"agent_id": "agent-1", "instance": "i" if n % 2 else f"copy-{n}", "wait": 4}
+        body = {"agent_id": "agent-1", "instance": "i" if n % 2 else f"copy-{n}", "wait": 15}
         codes.append((await api.post("/agent/claim", body, role="agent")).status_code)
 
     async def one_claim_waits_holding_nothing() -> None:
-        with anyio.fail_after(10):
+        with anyio.fail_after(15):
             while hub.wakeup.waiting() > 1 or hub.database.engine.pool.checkedout() > 0:  # type: ignore[attr-defined]  # noqa: ASYNC110
                 await anyio.sleep(0.01)
         assert hub.wakeup.waiting() == 1
 
-    read: dict[str, float | int] = {}
+    read: dict[str, int] = {}
     async with anyio.create_task_group() as tg:
         for n in range(300):
             tg.start_soon(claim, n)
         await anyio.lowlevel.checkpoint()  # every claim has started before the read
-        started = anyio.current_time()
-        response = await api.get("/batches")
-        read["status"], read["seconds"] = response.status_code, anyio.current_time() - started
+        read["status"] = (await api.get("/batches")).status_code
         await one_claim_waits_holding_nothing()
     assert read["status"] == 200
-    assert read["seconds"] < 2
     assert len(codes) == 300
     assert set(codes) <= {204, 409}

@@ -332,7 +332,7 @@ async def test_claim_body_errors(api: Api) -> None:
     assert missing.status_code == 422
     assert missing.json()["detail"] == (
         "нет agent_id; ожидаются agent_id; необязательные version, jira_user, jira_time_zone, jira_base_url, "
-        "symmetric_link_types, wait, instance"
+        "symmetric_link_types, wait, instance, policy"
     )
     wrong = await api.post("/agent/claim", {"agent_id": "a", "wait": "soon"}, role="agent")
     assert wrong.json()["detail"] == "wait — ожидается неотрицательное число"

@@ -39,7 +39,8 @@ async def test_off_by_default_no_headers(jira: httpx.AsyncClient) -> None:
 
 
 async def test_bucket_counts_down_then_429_then_refills(jira: httpx.AsyncClient, timer: FakeClock) -> None:
-    """fill 2/s, max 3: Remaining 2, 1, 0 (Retry-After 0, 0, 1), then 429; a second later two tokens are back."""
+    """fill 2/s, max 3: Remaining 2, 1, 0 (Retry-After 0, 0, 1), then 429; half a second later one token is back
+    (Jira's tokens come one at a time, every Interval / FillRate), and the next one half a second after it."""
     created = await jira.post("/_sim/rate_limit", json={"fill_per_second": 2, "max": 3})
     assert (created.status_code, created.json()) == (201, {"fill_rate": 2, "interval_seconds": 1, "max": 3})
     answers = [await jira.get("/rest/api/2/myself") for _ in range(4)]
@@ -52,11 +53,14 @@ async def test_bucket_counts_down_then_429_then_refills(jira: httpx.AsyncClient,
     refused = answers[-1]
     assert refused.headers["content-type"] == "text/html;charset=utf-8"
     assert "<p><b>Message</b> Rate limit exceeded.</p>" in refused.text
-    timer.advance(0.999)
+    timer.advance(0.499)
     assert (await jira.get("/rest/api/2/myself")).status_code == 429
     timer.advance(0.001)
     again = await jira.get("/rest/api/2/myself")
-    assert (again.status_code, *bucket(again)) == (200, "3", "1", "2", "1", "0")
+    assert (again.status_code, *bucket(again)) == (200, "3", "0", "2", "1", "1")
+    timer.advance(1.0)
+    later = await jira.get("/rest/api/2/myself")
+    assert (later.status_code, *bucket(later)) == (200, "3", "1", "2", "1", "0")
 
 
 async def test_a_fraction_per_second_is_a_whole_number_per_interval(jira: httpx.AsyncClient, timer: FakeClock) -> None:
@@ -155,8 +159,8 @@ def test_rates_in_jiras_whole_number_form(per_second: float, expected: tuple[int
 def test_no_more_requests_pass_than_the_bucket_holds(
     fill: int, interval: int, max_tokens: int, steps: list[tuple[float, int]]
 ) -> None:
-    """By any time T at most max + fill·⌊T/interval⌋ requests pass; Remaining stays in [0, max]; a refusal says
-    when (Retry-After ≥ 1) and an answer with tokens left says 0."""
+    """By any time T at most max + ⌊T·fill/interval⌋ requests pass (a token every interval/fill); Remaining stays
+    in [0, max]; a refusal says when (Retry-After ≥ 1) and an answer with tokens left says 0."""
     timer = FakeClock()
     limiter = RateLimiter(timer)
     policy = limiter.configure(fill / interval, max_tokens)
@@ -170,4 +174,4 @@ def test_no_more_requests_pass_than_the_bucket_holds(
             assert 0 <= admission.remaining <= max_tokens
             assert (admission.retry_after == 0) == (admission.remaining > 0)
             assert admission.allowed or admission.retry_after >= 1
-        assert passed <= max_tokens + policy.fill_rate * int(timer.monotonic() // policy.interval)
+        assert passed <= max_tokens + int(timer.monotonic() * policy.fill_rate / policy.interval + 1e-9)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import attrs
 import pytest
 from hypothesis import given, settings
@@ -11,7 +9,7 @@ from hypothesis import strategies as st
 
 from adapters.clock import FakeClock
 from jira_sim.rate_limit import RateLimiter
-from reconcile.jira_bucket import RESERVE, Bucket, BucketPacer, RefillWindow, read_bucket
+from reconcile.jira_bucket import RESERVE, Bucket, BucketPacer, read_bucket
 
 
 def _headers(remaining: int, *, limit: int = 10, fill: int = 5, interval: float = 1, retry: int = 0) -> dict[str, str]:
@@ -60,7 +58,7 @@ def test_an_unreadable_retry_after_is_none() -> None:
 
 
 def _after(remaining: int, *, at: float = 10.0, **kw: int | float) -> BucketPacer:
-    return BucketPacer().answered(_headers(remaining, **kw), status=200, sent_at=at, answered_at=at)  # type: ignore[arg-type]
+    return BucketPacer().answered(_headers(remaining, **kw), status=200, answered_at=at)  # type: ignore[arg-type]
 
 
 def test_above_the_reserve_no_wait() -> None:
@@ -70,89 +68,54 @@ def test_above_the_reserve_no_wait() -> None:
     assert BucketPacer().wait_seconds(now=0.0) == 0.0
 
 
-def test_at_the_reserve_a_whole_interval_when_the_phase_is_unknown() -> None:
-    """Remaining at the reserve, Jira's intervals unknown: one interval after the last answer (one batch surely
-    came), less what has passed since."""
-    assert _after(2, interval=4).wait_seconds(now=10.0) == 4.0
-    assert _after(2, interval=4).wait_seconds(now=13.0) == 1.0
-    assert _after(2, interval=4).wait_seconds(now=15.0) == 0.0
+def test_at_the_reserve_one_tokens_time_never_a_refill() -> None:
+    """Remaining at the reserve, 13 tokens every 2 s: one token's time (2/13 s) after the last answer, less what
+    has passed since — never the whole interval."""
+    assert _after(2, fill=13, interval=2).wait_seconds(now=10.0) == pytest.approx(2 / 13)
+    assert _after(2, fill=13, interval=2).wait_seconds(now=10.1) == pytest.approx(2 / 13 - 0.1)
+    assert _after(2, fill=13, interval=2).wait_seconds(now=10.2) == 0.0
 
 
-def test_a_burst_without_a_batch_costs_no_extra_interval() -> None:
-    """Calls answered at 0.1 … 0.8 each took one token and saw no batch: the next batch comes by 1.1, one interval
-    after the run's first answer, not one interval after the last."""
-    pacer = BucketPacer()
-    for n, at in enumerate((0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)):
-        pacer = pacer.answered(_headers(9 - n), status=200, sent_at=at, answered_at=at)
-    assert (pacer.bucket and pacer.bucket.remaining, pacer.quiet_since) == (2, 0.1)
-    assert pacer.wait_seconds(now=0.8) == pytest.approx(0.3)
-
-
-def test_a_full_bucket_may_hide_a_batch() -> None:
-    """From a full bucket one token less may still hide a batch (capped): the quiet run starts afresh."""
-    full = BucketPacer().answered(_headers(10, retry=0), status=404, sent_at=0.1, answered_at=0.1)
-    after = full.answered(_headers(9), status=200, sent_at=0.2, answered_at=0.2)
-    assert after.quiet_since == 0.2
-
-
-def test_as_many_batches_as_the_reserve_needs() -> None:
-    """Remaining 0 with a fill rate of 1: three batches are needed to call and keep two."""
+def test_below_the_reserve_as_many_tokens_as_the_call_needs() -> None:
+    """Remaining 0 with a token every 2 s: three tokens' times, so that the call leaves two."""
     assert _after(0, fill=1, interval=2).wait_seconds(now=10.0) == 6.0
 
 
 def test_a_bucket_of_one_keeps_no_reserve() -> None:
-    """A limit of 1 cannot keep 2: the reserve is 0, the call waits only for an empty bucket to refill."""
+    """A limit of 1 cannot keep 2: the reserve is 0, the call waits only for an empty bucket's next token."""
     assert _after(0, limit=1, fill=1, retry=1).wait_seconds(now=10.0) == 1.0
     assert BucketPacer(bucket=Bucket(limit=1, remaining=1, fill_rate=1, interval=1)).wait_seconds(now=0) == 0.0
 
 
-def test_retry_after_tells_when_the_next_batch_comes() -> None:
-    """An answer leaving nothing says when the next batch comes: the pacer waits until then, not an interval."""
-    pacer = BucketPacer().answered(
-        _headers(0, fill=5, interval=10, retry=3), status=200, sent_at=20.0, answered_at=20.0
-    )
-    assert pacer.refill == RefillWindow(after=22.0, by=23.0)
-    assert pacer.wait_seconds(now=20.0) == 3.0
-
-
-def test_a_batch_seen_between_two_calls_is_the_phase() -> None:
-    """Remaining rose between calls at 0.3 and 0.4: batches come at (0.3, 0.4] + whole intervals, so the wait at
-    the reserve ends by 1.4, not a whole interval after the last answer."""
+def test_the_burst_then_one_tokens_time_before_each_call() -> None:
+    """The wait sequence on a fake clock against the simulator's bucket at 6.5/s, burst 10: eight calls at once
+    (down to the reserve), then every call one token's time (2/13 s) after the last — 0 × 429."""
+    clock = FakeClock()
+    limiter = RateLimiter(clock)
+    limiter.configure(6.5, 10)
     pacer = BucketPacer()
-    for at, remaining in ((0.1, 4), (0.2, 3), (0.3, 2), (0.4, 6), (0.5, 5), (0.6, 4), (0.7, 3), (0.8, 2)):
-        pacer = pacer.answered(_headers(remaining), status=200, sent_at=at, answered_at=at)
-    assert pacer.refill == RefillWindow(after=0.3, by=0.4)
-    assert pacer.wait_seconds(now=0.8) == pytest.approx(0.6)
+    waits, remaining = [], []
+    for _ in range(20):
+        wait = pacer.wait_seconds(now=clock.monotonic())
+        waits.append(round(wait, 6))
+        clock.advance(wait)
+        admission = limiter.admit("bridge-user")
+        assert admission is not None and admission.allowed
+        remaining.append(admission.remaining)
+        headers = {k.decode(): v.decode() for k, v in admission.headers()}
+        pacer = pacer.answered(headers, status=200, answered_at=clock.monotonic())
+    assert waits == [0.0] * 8 + [round(2 / 13, 6)] * 12
+    assert remaining == [9, 8, 7, 6, 5, 4, 3, 2] + [2] * 12
 
 
-def test_a_429_takes_no_token_and_invents_no_batch() -> None:
-    """Two 429s in a row leave Remaining at 0: no batch is read into that."""
-    first = BucketPacer().answered(_headers(0, retry=1, interval=10), status=429, sent_at=5.0, answered_at=5.0)
-    second = first.answered(_headers(0, retry=1, interval=10), status=429, sent_at=5.5, answered_at=5.5)
-    assert second.refill == RefillWindow(after=5.5, by=6.0)  # the two Retry-After windows met; no third one
-
-
-def test_retry_after_says_nothing_within_a_one_second_interval() -> None:
-    """Whole seconds of Retry-After cannot place a one-second interval's batch: no phase is taken from it."""
-    assert _after(0, retry=1, interval=1).refill is None
-
-
-def test_a_new_policy_forgets_the_phase_and_no_headers_forget_the_bucket() -> None:
-    """Another limit, fill rate or interval: the old phase says nothing. A success without headers: no limit."""
+def test_a_new_reading_replaces_the_old_and_no_headers_forget_the_bucket() -> None:
+    """Each answer's reading is the bucket now. A success without headers: no limit; a 503 without: no news."""
     learnt = _after(0, retry=1, interval=10)
-    assert learnt.refill is not None
-    changed = learnt.answered(_headers(8, interval=2), status=200, sent_at=11.0, answered_at=11.0)
-    assert changed.refill is None
-    assert learnt.answered({}, status=200, sent_at=11.0, answered_at=11.0) == BucketPacer()
-    assert learnt.answered({}, status=503, sent_at=11.0, answered_at=11.0) == learnt
-
-
-def test_windows_that_disagree_keep_the_newer() -> None:
-    """Two batch windows that cannot be the same batches (Jira restarted): the newer one is kept."""
-    pacer = BucketPacer().answered(_headers(0, retry=1, interval=10), status=200, sent_at=0.0, answered_at=0.0)
-    assert pacer.refill == RefillWindow(after=0.0, by=1.0)
-    later = pacer.answered(_headers(0, retry=5, interval=10), status=200, sent_at=2.0, answered_at=2.0)
-    assert later.refill == RefillWindow(after=6.0, by=7.0)
+    assert learnt.answered(_headers(8, interval=2), status=200, answered_at=11.0).bucket == Bucket(
+        limit=10, remaining=8, fill_rate=5, interval=2.0
+    )
+    assert learnt.answered({}, status=200, answered_at=11.0) == BucketPacer()
+    assert learnt.answered({}, status=503, answered_at=11.0) == learnt
 
 
 # --- the simulator's bucket driven by the pacer -------------------------------------------------------------
@@ -166,42 +129,21 @@ class Drive:
     limiter: RateLimiter
     pacer: BucketPacer = attrs.field(factory=BucketPacer)
     remaining: list[int] = attrs.field(factory=list)
-    late: list[float] = attrs.field(factory=list)  # per wait: how much later than needed the call went
+    waits: list[float] = attrs.field(factory=list)
 
     def call(self, up: float, down: float, think: float) -> bool:
-        now = self.clock.monotonic()
-        wait = self.pacer.wait_seconds(now=now)
-        needed = self._needed(now, up)
-        self.clock.advance(wait)
-        if wait > 0:
-            self.late.append(self.clock.monotonic() - needed)
-        sent = self.clock.monotonic()
-        self.clock.advance(up)
+        wait = self.pacer.wait_seconds(now=self.clock.monotonic())
+        self.waits.append(wait)
+        self.clock.advance(wait + up)
         admission = self.limiter.admit("bridge-user")
         assert admission is not None
         self.clock.advance(down)
         headers = {k.decode(): v.decode() for k, v in admission.headers()}
         status = 200 if admission.allowed else 429
-        self.pacer = self.pacer.answered(headers, status=status, sent_at=sent, answered_at=self.clock.monotonic())
+        self.pacer = self.pacer.answered(headers, status=status, answered_at=self.clock.monotonic())
         self.remaining.append(admission.remaining)
         self.clock.advance(think)
         return admission.allowed
-
-    def _needed(self, now: float, up: float) -> float:
-        """The earliest moment from ``now`` at which a call would leave the reserve in the bucket (the truth the
-        pacer cannot see: the simulator's own phase)."""
-        bucket = self.pacer.bucket
-        if bucket is None or bucket.remaining > bucket.reserve:
-            return now
-        policy = self.limiter.policy
-        assert policy is not None
-        state = next(iter(self.limiter._buckets.values()))  # the truth behind Jira, which the pacer cannot read
-        tokens, boundary = state.tokens, state.refilled_at + policy.interval
-        while tokens < bucket.reserve + 1:
-            tokens = min(policy.max, tokens + policy.fill_rate)
-            needed = boundary
-            boundary += policy.interval
-        return max(now, needed - up)
 
 
 @settings(max_examples=150, deadline=None)
@@ -210,12 +152,12 @@ class Drive:
     limit=st.integers(1, 40),
     calls=st.lists(st.tuples(st.floats(0, 0.05), st.floats(0, 0.05), st.floats(0, 0.3)), min_size=1, max_size=120),
 )
-def test_the_bucket_never_empties_and_no_wait_is_longer_than_needed(
+def test_the_bucket_never_empties_and_no_wait_is_longer_than_a_token_per_call(
     fill: float, limit: int, calls: list[tuple[float, float, float]]
 ) -> None:
     """Law: driven by the pacer alone, the simulator's bucket never answers 429 and never falls below the
-    reserve; and each wait ends at most one interval and the call's own latency after the moment the reserve
-    allowed the call (the most Jira's silence about its intervals can cost)."""
+    reserve; and no wait is longer than the tokens the next call needs (one token's time at the reserve), never
+    a refill of the bucket."""
     clock = FakeClock()
     limiter = RateLimiter(clock)
     policy = limiter.configure(fill, limit)
@@ -224,23 +166,23 @@ def test_the_bucket_never_empties_and_no_wait_is_longer_than_needed(
         assert drive.call(up, down, think)
     reserve = min(RESERVE, limit - 1)
     assert min(drive.remaining) >= reserve
-    assert all(late <= policy.interval + 0.1 + 1e-9 for late in drive.late)
+    token = policy.interval / policy.fill_rate
+    assert all(wait <= (reserve + 1) * token + 1e-9 for wait in drive.waits)
 
 
 @settings(max_examples=60, deadline=None)
-@given(fill=st.integers(1, 20), limit=st.integers(3, 30), latency=st.floats(0.005, 0.05))
-def test_a_long_run_goes_at_the_bucket_rate(fill: int, limit: int, latency: float) -> None:
-    """Law: 400 calls of a refresh without pause take at most the bucket's own time for them (above the reserve),
-    two intervals more and a call's latency per wake: once the pacer has seen a batch between two calls it waits
-    for each batch, not a whole interval after each wake (which would add a burst's length per interval)."""
+@given(fill=st.floats(0.5, 40), limit=st.integers(3, 30), latency=st.floats(0.0, 0.02))
+def test_a_long_run_goes_at_the_bucket_pace(fill: float, limit: int, latency: float) -> None:
+    """Law: 400 calls of a refresh without pause spend the burst down to the reserve and then take no more than
+    one token's time and one call's latency per call, never a refill's wait; two tokens' times of slack. (With
+    room above the reserve a late call even leaves its token to the next: tests/agent/test_bucket_pacing.py's
+    runs take exactly one token's time per call.)"""
     clock = FakeClock()
     limiter = RateLimiter(clock)
     policy = limiter.configure(fill, limit)
     drive = Drive(clock=clock, limiter=limiter)
     for _ in range(400):
         assert drive.call(latency / 2, latency / 2, 0)
+    token = policy.interval / policy.fill_rate
     spendable = policy.max - min(RESERVE, policy.max - 1)
-    per_interval = min(policy.fill_rate, spendable)  # a batch cannot fill the bucket above its limit
-    bucket_time = math.ceil((400 - spendable) / per_interval) * policy.interval
-    wakes = math.ceil(400 / per_interval)
-    assert clock.monotonic() <= bucket_time + 2 * policy.interval + 2 * latency * wakes
+    assert clock.monotonic() <= (400 - spendable) * (token + latency) + 2 * token + 1e-6

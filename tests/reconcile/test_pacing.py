@@ -1,4 +1,5 @@
-"""The live figures of a batch (DESIGN 6): the gaps still to wait from now, and the time since it was created."""
+"""The seed's estimate (DESIGN 6: «Оценка длительности») and the pause left of a claimed command; the live figures
+built on them at the agent's pace are tests/reconcile/test_eta.py's."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
+from reconcile.eta import RunFacts, remaining_seconds
 from reconcile.lifecycle import FINAL, CommandStatus
-from reconcile.pacing import elapsed_seconds, estimate_seconds, pause_left, remaining_seconds
+from reconcile.pacing import estimate_seconds, pause_left
 from reconcile.settings import DEFAULT_PACING, Settings
 from tests.support import T0
 
@@ -28,46 +30,20 @@ def at(seconds: float) -> datetime:
     return T0 + timedelta(seconds=seconds)
 
 
-def test_nothing_started_remains_the_estimate() -> None:
-    """A batch of queued commands has the whole estimate left: 120 + 30 + 2."""
-    commands = [Cmd(type="ensure_fields"), Cmd(type="ensure_comment"), Cmd(type="refresh")]
-    assert remaining_seconds(commands, Settings(), at(500)) == 152
-    assert estimate_seconds((c.type for c in commands), Settings()) == 152
+def test_the_estimate_is_the_sum_of_the_gaps() -> None:
+    """3 ensure_fields and 2 ensure_comment plus the tail refresh: 3 × 120 + 2 × 30 + 2, nothing added; a batch
+    nobody has started has exactly that left at the hub's own pace."""
+    types = ["ensure_fields"] * 3 + ["ensure_comment"] * 2 + ["refresh"]
+    assert estimate_seconds(types, Settings()) == 422
+    assert remaining_seconds([Cmd(type=t) for t in types], Settings(), at(500), RunFacts()) == 422
 
 
-def test_the_claimed_command_counts_what_is_left_of_its_gap() -> None:
-    """Final commands count nothing; the claimed one 120 − 45.5 s since its delivery; queued ones their gap."""
-    commands = [
-        Cmd(type="ensure_fields", status=CommandStatus.DONE, finished_at=at(100)),
-        Cmd(type="ensure_fields", status=CommandStatus.CLAIMED, claimed_at=at(100)),
-        Cmd(type="ensure_comment"),
-        Cmd(type="refresh"),
-    ]
-    assert remaining_seconds(commands, Settings(), at(145.5)) == 106.5
-
-
-def test_a_claimed_command_past_its_gap_counts_zero() -> None:
-    """Once its gap has passed, the in-flight command's Jira calls are not a pause: it counts 0, never less."""
-    commands = [Cmd(type="ensure_comment", status=CommandStatus.CLAIMED, claimed_at=at(0)), Cmd(type="refresh")]
-    assert remaining_seconds(commands, Settings(), at(90)) == 2
-
-
-def test_remaining_is_rounded_to_milliseconds() -> None:
+def test_the_estimate_is_rounded_to_milliseconds() -> None:
     """Fractional pacing gives 0.3 s, not 0.30000000000000004."""
     settings = Settings(pacing={**DEFAULT_PACING, "ensure_comment": 0.1, "refresh": 0.1})
+    assert estimate_seconds(["ensure_comment", "ensure_comment", "refresh"], settings) == 0.3
     commands = [Cmd(type="ensure_comment"), Cmd(type="ensure_comment"), Cmd(type="refresh")]
-    assert remaining_seconds(commands, settings, at(0)) == 0.3
-
-
-def test_elapsed_runs_until_the_last_command_ends() -> None:
-    """Elapsed: created → now while a command is open (12.25 s), created → the last finish once all are final."""
-    running = [Cmd(type="ensure_comment", status=CommandStatus.DONE, finished_at=at(3)), Cmd(type="refresh")]
-    assert elapsed_seconds(T0, running, at(12.25)) == 12.25
-    done = [
-        Cmd(type="ensure_comment", status=CommandStatus.DONE, finished_at=at(3)),
-        Cmd(type="refresh", status=CommandStatus.DONE, finished_at=at(7.5)),
-    ]
-    assert elapsed_seconds(T0, done, at(1000)) == 7.5
+    assert remaining_seconds(commands, settings, at(0), RunFacts()) == 0.3
 
 
 statuses = st.sampled_from(list(CommandStatus))
@@ -79,11 +55,12 @@ paced = st.builds(
 )
 
 
-@given(st.lists(paced, max_size=10), st.floats(min_value=0, max_value=1000))
+@given(st.lists(paced, max_size=10), st.floats(min_value=500, max_value=1000))
 def test_remaining_never_exceeds_the_open_commands_gaps(commands: list[Cmd], now: float) -> None:
-    """Remaining lies between 0 and the sum of the gaps of the commands not final, queued ones counted whole."""
+    """At the hub's pace, the run ahead lies between the queued commands' gaps and the sum of the gaps of the
+    commands not final, from now (every delivery before now)."""
     settings = Settings()
-    remaining = remaining_seconds(commands, settings, at(now))
+    remaining = remaining_seconds(commands, settings, at(now), RunFacts())
     open_gaps = math.fsum(settings.gap(c.type) for c in commands if c.status not in FINAL)
     queued = math.fsum(settings.gap(c.type) for c in commands if c.status is CommandStatus.QUEUED)
     assert queued - 0.0005 <= remaining <= open_gaps + 0.0005
@@ -99,14 +76,3 @@ def test_the_pause_left_is_the_agents_word_when_it_gave_it() -> None:
     assert pause_left(120, t0, now, ends_at=t0) == 0
     assert pause_left(5, t0, now) == 0
     assert pause_left(30, None, now) == 30
-
-
-def test_the_remaining_figure_takes_the_agents_word_for_its_pause() -> None:
-    """A claimed ensure_fields (gap 120 s) delivered 10 s ago whose agent said 8.7 s are left: 8.7 s remain of
-    it, not 110; another command's word changes nothing."""
-    settings = Settings()
-    claimed = Cmd(type="ensure_fields", id=7, status=CommandStatus.CLAIMED, claimed_at=T0)
-    now = at(10)
-    assert remaining_seconds([claimed], settings, now) == 110
-    assert remaining_seconds([claimed], settings, now, pause=(7, at(18.7))) == 8.7
-    assert remaining_seconds([claimed], settings, now, pause=(8, at(18.7))) == 110

@@ -73,6 +73,26 @@ def test_a_recorded_edit_is_an_issue_to_apply() -> None:
     )
 
 
+def test_a_recorded_edit_is_a_journal_entry_by_its_user() -> None:
+    """The same edit's ``user`` and ``changelog``: one journal entry, Jira's history id, the event's time, the
+    person and the items as a changelog page gives them; a creation without a changelog gives none."""
+    event = _parse(_recorded("jira-trigger-plugin_issue_updated_fields_updated"))
+    assert event.history is not None
+    assert (event.history.key, event.history.id, event.history.created, event.history.author) == (
+        "TEST-11",
+        "10201",
+        "2016-01-14T23:01:40Z",
+        "admin",
+    )
+    assert [(i.field, i.from_string, i.to_string) for i in event.history.items] == [
+        ("summary", "task summary", "summary updated"),
+        ("description", "dummy description", "description updated"),
+        ("priority", "Major", "Blocker"),
+        ("resolution", None, "Fixed"),
+    ]
+    assert _parse(_recorded("jira-trigger-plugin_issue_created")).history is None
+
+
 @pytest.mark.parametrize(
     ("name", "event", "key"),
     [
@@ -237,16 +257,17 @@ def test_the_signature() -> None:
 
 
 def test_the_wire_event_goes_there_and_back() -> None:
-    """to_wire → wire_event gives the event, key, time and issue back (what the hub applies)."""
+    """to_wire → wire_event gives the event, key, time, issue and journal entry back (what the hub applies)."""
     parsed = _parse(_recorded("jira-trigger-plugin_issue_updated_fields_updated"))
     wire = parsed.to_wire()
-    assert set(wire) == {"event", "key", "at", "issue"}
+    assert set(wire) == {"event", "key", "at", "issue", "history"}
     back = wire_event(json.loads(json.dumps(wire)), "events[0]")
-    assert (back.event, back.key, back.at, back.issue, back.need) == (
+    assert (back.event, back.key, back.at, back.issue, back.history, back.need) == (
         parsed.event,
         parsed.key,
         parsed.at,
         parsed.issue,
+        parsed.history,
         Need.APPLY,
     )
     link = wire_event({"event": "issuelink_created", "key": None, "at": "2026-10-22T09:00:00Z"}, "events[1]")
@@ -256,10 +277,19 @@ def test_the_wire_event_goes_there_and_back() -> None:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ([], "events[0]: ожидается объект {event, key, at, issue?}"),
+        ([], "events[0]: ожидается объект {event, key, at, issue?, history?}"),
         (
             {"event": "x", "key": None, "at": "2026-10-22T09:00:00Z", "id": 1},
-            "events[0]: ожидается объект {event, key, at, issue?}",
+            "events[0]: ожидается объект {event, key, at, issue?, history?}",
+        ),
+        (
+            {
+                "event": "jira:issue_updated",
+                "key": "AURORA-2",
+                "at": "2026-10-22T09:00:00Z",
+                "history": {"key": "AURORA-1", "id": "5", "created": "2026-10-22T09:00:00Z"},
+            },
+            "events[0]: history.key — не тот ключ, что key",
         ),
         ({"event": 5, "key": None, "at": "2026-10-22T09:00:00Z"}, "events[0]: event — ожидается строка или null"),
         (

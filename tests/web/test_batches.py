@@ -187,16 +187,37 @@ async def test_a_finished_batch_stops_polling(browser: Open, api: Api) -> None:
 
 async def test_the_batch_shows_its_estimate_and_the_live_figures(browser: Open, api: Api, clock: Clock) -> None:
     """«Оценка» is the seed's 152 s (120 + 30 + 2); «Осталось» counts down as the first command's gap runs
-    (120 − 45 + 30 + 2 = 107 s); «Прошло» since creation; a finished batch shows no «Осталось»."""
+    (120 − 45 + 30 + 2 = 107 s); «Прошло» since the first delivery (45 s, not the 50 since creation); «Ожидается»
+    is the whole run, 45 + 107; a finished batch shows no «Осталось» and no wait for approval it never had."""
     batch = await _batch(api)
     person = await browser("interface")
     clock.advance(seconds=5)
     await claim_ok(api)
     clock.advance(seconds=45)
     page = (await person.get(f"/batches/{batch['id']}")).text
-    assert (element_text(page, "remaining"), element_text(page, "elapsed")) == ("1 мин 47 с", "50 с")
+    assert (element_text(page, "remaining"), element_text(page, "elapsed")) == ("1 мин 47 с", "45 с")
+    assert element_text(page, "eta") == "2 мин 32 с (в темпе агента)"
     assert "2 мин 32 с" in page  # the estimate: 120 + 30 + 2
     await api.post(f"/batches/{batch['id']}/cancel", {"force": True})
     finished = (await person.get(f"/batches/{batch['id']}")).text
     assert "Осталось" not in finished
-    assert element_text(finished, "elapsed") == "50 с"
+    assert element_text(finished, "elapsed") == "45 с"
+    assert "одобрения" not in finished
+
+
+async def test_the_wait_for_approval_is_shown_apart_from_the_run(browser: Open, api: Api, clock: Clock) -> None:
+    """A batch approved 36 s after its creation and delivered 4 s later: «Прошло 7 с (ждал одобрения 36 с)»;
+    while it waits, «ждёт одобрения»."""
+    assert (await api.patch("/settings", {"approval": {"http": True}})).status_code == 200
+    batch = await _batch(api)
+    person = await browser("interface")
+    clock.advance(seconds=12)
+    waiting = (await person.get(f"/batches/{batch['id']}")).text
+    assert element_text(waiting, "elapsed") == "0 с (ждёт одобрения 12 с)"
+    clock.advance(seconds=24)
+    assert (await api.post(f"/batches/{batch['id']}/approve", {}, role="admin")).status_code == 200
+    clock.advance(seconds=4)
+    await claim_ok(api)
+    clock.advance(seconds=7)
+    page = (await person.get(f"/batches/{batch['id']}")).text
+    assert element_text(page, "elapsed") == "7 с (ждал одобрения 36 с)"

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from adapters.storage.models import AgentStatusRow, ApiTokenRow, FileRow, ProjectRow, SettingsRow, table_of
 from adapters.storage.records import AgentStatusRecord, FileRecord, ProjectRecord, TokenRecord
+from reconcile.eta import pace_from_wire
 from reconcile.settings import Settings, settings_from_json, settings_to_json
 
 __all__ = ["AdminRepository"]
@@ -51,6 +52,7 @@ def _agent(row: Row[Any]) -> AgentStatusRecord:
         jira_base_url=row.jira_base_url,
         pause_command_id=row.pause_command_id,
         pause_ends_at=row.pause_ends_at,
+        policy=pace_from_wire(row.policy) if row.policy is not None else None,
     )
 
 
@@ -191,6 +193,7 @@ class AdminRepository:
             "jira_base_url": status.jira_base_url,
             "pause_command_id": status.pause_command_id,
             "pause_ends_at": status.pause_ends_at,
+            "policy": status.policy.to_wire() if status.policy is not None else None,
         }
         first = select(_AGENT.c.id).order_by(_AGENT.c.id).limit(1).scalar_subquery()
         changed = await self._session.execute(update(_AGENT).where(_AGENT.c.id == first).values(**values))

@@ -413,9 +413,10 @@ class MirrorRepository:
         return list(latest)
 
     async def upsert_history(self, entries: Sequence[HistoryEntry]) -> None:
-        """A page's journal entries, unique by (issue, Jira history id)."""
+        """A page's (or events') journal entries, unique by (issue, Jira history id); drift reads them."""
         if not entries:
             return
+        await bump_generation(self._session, Generation.MIRROR)
         latest = {(entry.key, entry.id): entry for entry in entries}
         await self._writes().history.run(
             self._session,

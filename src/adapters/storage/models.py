@@ -144,6 +144,7 @@ class CommandRow(Base):
         UniqueConstraint("batch_id", "seq", name="uq_command_batch_id_seq"),
         Index("ix_command_status", "status"),
         Index("ix_command_batch_id_status", "batch_id", "status"),
+        Index("ix_command_finished_at", "finished_at"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -276,6 +277,8 @@ class AgentStatusRow(Base):
     jira_base_url: Mapped[str | None] = mapped_column(Text)
     pause_command_id: Mapped[int | None] = mapped_column(BigInteger)
     pause_ends_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # The pace the agent reported: ``reconcile.eta.AgentPace.to_wire()``.
+    policy: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
 
 
 class ApiTokenRow(Base):

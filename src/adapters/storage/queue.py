@@ -277,6 +277,27 @@ class QueueRepository:
         )
         return [_command(row) for row in (await self._session.execute(query)).all()]
 
+    async def agent_work(self, since: datetime) -> tuple[bool, datetime | None, list[datetime]]:
+        """The agent's recent work as its reports told it: whether it holds a command now, when its last delivered
+        command ended (``None`` before any), and one time per write reported since ``since`` (at its report)."""
+        holding = select(_COMMAND.c.id).where(_COMMAND.c.status == CommandStatus.CLAIMED.value).limit(1)
+        last = (
+            select(_COMMAND.c.finished_at)
+            .where(_COMMAND.c.finished_at.is_not(None), _COMMAND.c.deliveries > 0)
+            .order_by(_COMMAND.c.finished_at.desc())
+            .limit(1)
+        )
+        recent = select(_COMMAND.c.finished_at, _COMMAND.c.operations).where(
+            _COMMAND.c.finished_at > since, _COMMAND.c.operations.is_not(None)
+        )
+        writes = [
+            row.finished_at
+            for row in (await self._session.execute(recent)).all()
+            for _ in (row.operations if isinstance(row.operations, list) else ())
+        ]
+        held = await self._session.scalar(holding) is not None
+        return held, await self._session.scalar(last), sorted(writes)
+
     async def count_unfinished(self, *, held: Collection[int] = ()) -> int:
         """Commands ``queued`` or ``claimed``, leaving out those of the ``held`` batches."""
         return sum((await self.unfinished_by_type(held=held)).values())

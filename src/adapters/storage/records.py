@@ -13,6 +13,7 @@ from typing import Any
 import attrs
 
 from reconcile.approval import Approval
+from reconcile.eta import AgentPace
 from reconcile.lifecycle import CommandStatus
 from reconcile.records import MirrorIssue
 
@@ -147,6 +148,8 @@ class AgentStatusRecord:
     #: The command whose pause the agent is waiting out, and when that pause ends (its heartbeat said so).
     pause_command_id: int | None = None
     pause_ends_at: datetime | None = None
+    #: The pace the agent reported with its last claim or heartbeat (``None``: an agent that reports none).
+    policy: AgentPace | None = None
 
 
 @attrs.frozen(kw_only=True)

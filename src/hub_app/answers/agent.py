@@ -62,6 +62,8 @@ class AgentStatusView:
     #: What keeps the agent from working, as it reported it (a TLS failure, a wrong Jira URL…); cleared by
     #: its next claim.
     last_error: str | None
+    #: The pace the agent reported (its bank's floors per type and write budget), ``null`` when it reports none.
+    policy: dict[str, Any] | None
     queue: QueueOutlook
     mirror: MirrorFreshness
 
@@ -82,6 +84,7 @@ class AgentStatusView:
                 last_claim_at=None,
                 online=False,
                 last_error=None,
+                policy=None,
                 queue=queue,
                 mirror=mirror,
             )
@@ -97,6 +100,7 @@ class AgentStatusView:
             last_claim_at=iso(status.last_claim_at),
             online=online,
             last_error=status.last_error,
+            policy=status.policy.to_wire() if status.policy is not None else None,
             queue=queue,
             mirror=mirror,
         )

@@ -11,9 +11,10 @@ import attrs
 from adapters.storage.records import BatchRecord, CommandRecord
 from hub_app.answers.mirror import NoteView
 from hub_app.answers.wire import iso
-from reconcile import pacing
+from reconcile import eta
 from reconcile.approval import Approval
 from reconcile.batch_state import batch_state, command_seconds
+from reconcile.eta import RunFacts
 from reconcile.lifecycle import FINAL
 from reconcile.settings import Settings
 from reconcile.tempkeys import outcome_of, resolved_keys
@@ -76,13 +77,17 @@ class CommandView(CommandBrief):
 
 @attrs.frozen(kw_only=True)
 class Progress:
-    """How far a batch is: counts by status, and the live figures of :mod:`reconcile.pacing` (DESIGN 6)."""
+    """How far a batch is: counts by status, and the live figures at the agent's pace (:mod:`reconcile.eta`,
+    DESIGN 6): the run still ahead, the run so far since the first delivery, the whole run as it now looks, and
+    the wait for approval (``null`` for a batch that needed none)."""
 
     total: int
     finished: int
     by_status: dict[str, int]
     remaining_seconds: float
     elapsed_seconds: float
+    eta_seconds: float
+    approval_wait_seconds: float | None
 
     @classmethod
     def of(
@@ -92,18 +97,23 @@ class Progress:
         *,
         settings: Settings,
         now: datetime,
-        pause: tuple[int, datetime] | None = None,
+        facts: RunFacts | None = None,
     ) -> Progress:
         counts: dict[str, int] = {}
         for command in commands:
             counts[command.status.value] = counts.get(command.status.value, 0) + 1
         finished = sum(1 for command in commands if command.status in FINAL)
+        facts = facts if facts is not None else RunFacts()
+        remaining = eta.remaining_seconds(commands, settings, now, facts)
+        elapsed = eta.elapsed_seconds(commands, now)
         return cls(
             total=len(commands),
             finished=finished,
             by_status=counts,
-            remaining_seconds=pacing.remaining_seconds(commands, settings, now, pause=pause),
-            elapsed_seconds=pacing.elapsed_seconds(batch.created_at, commands, now),
+            remaining_seconds=remaining,
+            elapsed_seconds=elapsed,
+            eta_seconds=round(elapsed + remaining, 3),
+            approval_wait_seconds=eta.approval_wait_seconds(batch.created_at, batch.approval, now),
         )
 
 
@@ -177,10 +187,10 @@ class BatchView:
         *,
         settings: Settings,
         now: datetime,
-        pause: tuple[int, datetime] | None = None,
+        facts: RunFacts | None = None,
     ) -> BatchView:
-        """The batch as it stands at ``now`` (its live progress figures read the current pacing and ``pause``, the
-        command whose pause the agent reported with that pause's end)."""
+        """The batch as it stands at ``now`` (its live progress figures read the current pacing and what the hub
+        knows of the agent, ``facts``)."""
         return cls(
             id=batch.id,
             author=batch.author,
@@ -189,7 +199,7 @@ class BatchView:
             token_name=batch.token_name,
             created_at=iso(batch.created_at),
             estimate_seconds=batch.estimate_seconds,
-            progress=Progress.of(batch, commands, settings=settings, now=now, pause=pause),
+            progress=Progress.of(batch, commands, settings=settings, now=now, facts=facts),
             state=batch_state(
                 (c.status for c in commands), batch.approval.state if batch.approval is not None else None
             ).value,

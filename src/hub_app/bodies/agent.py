@@ -29,6 +29,14 @@ class ClaimIn:
         default=None,
         metadata=meta("str?", "процесс агента (из его журнала): второй процесс с тем же agent_id получает 409"),
     )
+    policy: dict[str, Any] | None = attrs.field(
+        default=None,
+        metadata=meta(
+            "dict?",
+            'темп агента по его политике банка: {min_gap: {тип: секунды, "*": секунды}, max_writes_per_hour}; '
+            "оценки пакета идут в этом темпе",
+        ),
+    )
     given: frozenset[str] = attrs.field(default=frozenset(), metadata=HIDDEN)
 
 
@@ -47,6 +55,14 @@ class AgentProblemIn:
     )
     pause_left_seconds: float | None = attrs.field(
         default=None, metadata=meta("number", "сколько секунд паузы перед этой командой осталось")
+    )
+    policy: dict[str, Any] | None = attrs.field(
+        default=None,
+        metadata=meta(
+            "dict?",
+            'темп агента по его политике банка: {min_gap: {тип: секунды, "*": секунды}, max_writes_per_hour}; '
+            "оценки пакета идут в этом темпе",
+        ),
     )
     given: frozenset[str] = attrs.field(default=frozenset(), metadata=HIDDEN)
 
@@ -100,15 +116,18 @@ class EventIn:
     key: str | None = attrs.field(metadata=meta("str?", "the issue's key, when the payload names it"))
     at: str = attrs.field(metadata=meta("str", "the event's time (Jira's timestamp), UTC ISO-8601"))
     issue: MirrorIssue | None = attrs.field(default=None, metadata=meta("dict?", "the issue, as a search page's"))
+    history: HistoryEntry | None = attrs.field(
+        default=None, metadata=meta("dict?", "the change it announces (user, changelog) as a journal entry")
+    )
 
     @property
     def hint(self) -> WebhookEvent:
-        return WebhookEvent(event=self.event, key=self.key, at=self.at, issue=self.issue)
+        return WebhookEvent(event=self.event, key=self.key, at=self.at, issue=self.issue, history=self.history)
 
 
 def _event(value: Any, what: str) -> EventIn:
     found = wire_event(value, what)
-    return EventIn(event=found.event, key=found.key, at=found.at, issue=found.issue)
+    return EventIn(event=found.event, key=found.key, at=found.at, issue=found.issue, history=found.history)
 
 
 @attrs.frozen(kw_only=True)
