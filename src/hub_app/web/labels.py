@@ -18,6 +18,7 @@ __all__ = [
     "STATUS_LABELS",
     "duration",
     "estimate",
+    "file_size",
     "moment",
     "pretty_json",
     "status_label",
@@ -128,6 +129,22 @@ def estimate(seconds: float | None) -> str:
         return "—"
     said = f"около {duration(seconds)}"
     return f"{said} — дольше часа" if seconds > LONG_ESTIMATE_SECONDS else said
+
+
+_SIZE_UNITS = ("КБ", "МБ", "ГБ", "ТБ")
+
+
+def file_size(size: int) -> str:
+    """A file's size as a person reads it: «512 байт», «12,3 КБ», «4 МБ» (units of 1024)."""
+    if size < 1024:
+        return f"{size} байт"
+    value = float(size)
+    for unit in _SIZE_UNITS:
+        value /= 1024
+        if value < 1024 or unit == _SIZE_UNITS[-1]:
+            break
+    shown = f"{value:.1f}".rstrip("0").rstrip(".").replace(".", ",")
+    return f"{shown} {unit}"
 
 
 def pretty_json(value: Any) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -92,6 +92,20 @@ def _journal_to(item: Any) -> str:
     return journal_value(item.field, item.to, item.to_string)
 
 
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _is_iso_date(value: Any) -> bool:
+    """A date a date input keeps as it is (``2026-10-23``; the browser would empty ``2026-02-30``)."""
+    if not isinstance(value, str) or not _ISO_DATE.fullmatch(value):
+        return False
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
 @pass_context
 def _time(context: Context, value: Any) -> Markup | str:
     """The one filter every template shows a moment with (``| when``): in the Jira user's time zone as the agent
@@ -126,6 +140,7 @@ def _environment() -> Environment:
     env.filters.update(journal_field=journal_field, journal_from=_journal_from, journal_to=_journal_to)
     env.filters.update(aspect_label=aspect_label, drift_value=drift_value, error=error_text)
     env.tests["temp_key"] = is_temp_key
+    env.tests["iso_date"] = _is_iso_date
     env.globals.update(
         STATUS_LABELS=STATUS_LABELS,
         APPROVAL_LABELS=APPROVAL_LABELS,
