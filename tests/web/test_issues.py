@@ -40,8 +40,8 @@ async def test_issue_page_shows_links_notes_and_journal(browser: Open, api: Api)
     page = (await person.get("/issues/AURORA-1")).text
     assert element_text(page, "title") == "AURORA-1: Сверка"
     assert cells(page, "links")[1:] == [["AURORA-1", "Связанные", "AURORA-2"]]
-    assert element_text(page, "notes") == "проверить с бухгалтерией — interface-token, 2026-10-22 09:00:00 UTC"
-    assert cells(page, "journal")[1:] == [["2026-10-21 08:00:00 UTC", "petrov", "Срок", "20.10.2026", "23.10.2026"]]
+    assert element_text(page, "notes") == "проверить с бухгалтерией — interface-token, 22.10.2026 09:00:00 UTC"
+    assert cells(page, "journal")[1:] == [["21.10.2026 08:00:00 UTC", "petrov", "Срок", "20.10.2026", "23.10.2026"]]
 
 
 async def test_add_a_note(browser: Open, api: Api) -> None:

@@ -16,11 +16,13 @@ __all__ = [
     "BAR_LABELS",
     "BATCH_STATE_LABELS",
     "STATUS_LABELS",
+    "day",
     "duration",
     "estimate",
     "file_size",
     "moment",
     "pretty_json",
+    "site",
     "status_label",
     "when",
     "zone_of",
@@ -92,15 +94,30 @@ def moment(value: str | datetime) -> datetime | None:
 
 
 def when(value: str | datetime | None, zone: str | None = None) -> str:
-    """A moment as ``2026-10-22 12:00:00 MSK`` in the Jira user's time zone ``zone`` (its IANA name), or as
-    ``2026-10-22 09:00:00 UTC`` when none is known; ``—`` for none."""
+    """A moment as ``22.10.2026 12:00:00 MSK`` in the Jira user's time zone ``zone`` (its IANA name), or as
+    ``22.10.2026 09:00:00 UTC`` when none is known; ``—`` for none. The page's one date format (issue 32): the
+    day first, as the plans' and results' dates (``23.10.2026``) and the page's locale read it."""
     if value is None:
         return "—"
     found = moment(value)
     if found is None:
         return str(value)  # a time Jira wrote in a shape of its own: shown as it came
     local = found.astimezone(zone_of(zone))
-    return local.strftime("%Y-%m-%d %H:%M:%S ") + (local.tzname() or "UTC")
+    return local.strftime("%d.%m.%Y %H:%M:%S ") + (local.tzname() or "UTC")
+
+
+def day(value: str | None) -> str:
+    """A date of Jira (``2026-10-23``) as the page shows every date: ``23.10.2026``; «—» for none, and anything
+    else as it came."""
+    if not value:
+        return "—"
+    found = moment(value[:10]) if len(value) >= 10 and value[4:5] == "-" else None
+    return found.strftime("%d.%m.%Y") if found is not None else value
+
+
+def site(url: str) -> str:
+    """An address as its link text: without its scheme and trailing slash (``jira.bank.local/jira``)."""
+    return url.split("://", 1)[-1].rstrip("/")
 
 
 def duration(seconds: float | None) -> str:

@@ -29,10 +29,12 @@ from hub_app.web.labels import (
     BAR_LABELS,
     BATCH_STATE_LABELS,
     STATUS_LABELS,
+    day,
     duration,
     estimate,
     moment,
     pretty_json,
+    site,
     status_label,
     when,
 )
@@ -135,6 +137,8 @@ def _environment() -> Environment:
         segment=segment,
         bar=bar,
         estimate=estimate,
+        day=day,
+        site=site,
     )
     env.filters.update(result_words=_result_words, params_words=_params_words, sprint_state=sprint_state)
     env.filters.update(journal_field=journal_field, journal_from=_journal_from, journal_to=_journal_to)
