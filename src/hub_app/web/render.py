@@ -29,6 +29,7 @@ from hub_app.web.labels import (
     BAR_LABELS,
     BATCH_STATE_LABELS,
     STATUS_LABELS,
+    counts_told,
     day,
     duration,
     estimate,
@@ -39,6 +40,7 @@ from hub_app.web.labels import (
     when,
 )
 from reconcile.batch_state import bar
+from reconcile.catalogue import CATALOGUE
 from reconcile.commands import is_temp_key
 from reconcile.readable import (
     aspect_label,
@@ -84,6 +86,12 @@ def _result_words(command: Any) -> list[str]:
 
 def _params_words(command: Any) -> list[tuple[str, str]]:
     return params_in_words(command.type, command.params)
+
+
+def _type_label(command_type: str) -> str:
+    """A command type by its catalogue label («Статус»); an unknown one as it is."""
+    spec = CATALOGUE.get(command_type)
+    return spec.label if spec is not None else command_type
 
 
 def _journal_from(item: Any) -> str:
@@ -139,10 +147,11 @@ def _environment() -> Environment:
         estimate=estimate,
         day=day,
         site=site,
+        told=counts_told,
     )
     env.filters.update(result_words=_result_words, params_words=_params_words, sprint_state=sprint_state)
     env.filters.update(journal_field=journal_field, journal_from=_journal_from, journal_to=_journal_to)
-    env.filters.update(aspect_label=aspect_label, drift_value=drift_value, error=error_text)
+    env.filters.update(aspect_label=aspect_label, drift_value=drift_value, error=error_text, type_label=_type_label)
     env.tests["temp_key"] = is_temp_key
     env.tests["iso_date"] = _is_iso_date
     env.globals.update(
