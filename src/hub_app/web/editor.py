@@ -137,8 +137,9 @@ def _draft_command(item: Any) -> DraftCommand:
 
 
 def _own(value: Any) -> bool:
-    """Whether a top-level value is one the editor's field gives back as it is (a text without blanks around)."""
-    return isinstance(value, str) and value == value.strip()
+    """Whether a top-level value is one the editor's field gives back as it is (a text, not empty, without blanks
+    around)."""
+    return isinstance(value, str) and bool(value) and value == value.strip()
 
 
 def from_body(body: Any, *, author: str = "") -> Draft:
@@ -148,14 +149,14 @@ def from_body(body: Any, *, author: str = "") -> Draft:
         return Draft(author=author)
     raw = body.get("commands")
     commands = tuple(_draft_command(item) for item in raw) if isinstance(raw, list) else ()
-    extra = {name: value for name, value in body.items() if name not in _TOP}
-    extra.update((name, body[name]) for name in _TOP[:3] if name in body and not (_own(body[name]) and body[name]))
+    fields = {name: body[name] for name in _TOP[:3] if _own(body.get(name))}
+    extra = {name: value for name, value in body.items() if name not in fields and name != "commands"}
     if "commands" in body and not isinstance(raw, list):
         extra["commands"] = raw
     return Draft(
-        author=author or (body["author"] if "author" not in extra and "author" in body else ""),
-        title=body["title"] if "title" not in extra and "title" in body else "",
-        project=body["project"] if "project" not in extra and "project" in body else "",
+        author=author or fields.get("author", ""),
+        title=fields.get("title", ""),
+        project=fields.get("project", ""),
         commands=commands,
         extra=extra,
     )

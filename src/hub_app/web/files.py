@@ -26,7 +26,16 @@ from hub_app.web.editor import Draft
 from hub_app.web.labels import file_size
 from reconcile.catalogue import CATALOGUE, Format
 
-__all__ = ["ROUTES", "UPLOAD", "Uploaded", "file_upload", "files_shown", "store_uploads", "with_uploads"]
+__all__ = [
+    "ROUTES",
+    "UPLOAD",
+    "Uploaded",
+    "file_upload",
+    "files_shown",
+    "named_files",
+    "store_uploads",
+    "with_uploads",
+]
 
 #: The suffix of a file field's picker in the editor's form (``c3.file.upload``).
 UPLOAD = ".upload"
@@ -106,6 +115,17 @@ def with_uploads(draft: Draft, uploads: list[Uploaded]) -> Draft:
             params[named] = upload.filename
         commands[upload.command - 1] = attrs.evolve(command, params=params)
     return attrs.evolve(draft, commands=tuple(commands))
+
+
+def named_files(draft: Draft) -> list[str]:
+    """The sha256 values the draft's commands name in their file parameter."""
+    found = []
+    for command in draft.commands:
+        spec = CATALOGUE.get(command.type)
+        value = command.params.get(spec.file_param) if spec is not None and spec.file_param else None
+        if isinstance(value, str):
+            found.append(value)
+    return found
 
 
 def files_shown(records: Mapping[str, Any]) -> dict[str, str]:

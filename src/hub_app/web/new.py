@@ -31,7 +31,7 @@ from hub_app.web import drafts
 from hub_app.web.acting import WAITS, Outcome, attempt, author, checked, read, read_json, requester
 from hub_app.web.editor import Draft, from_body, from_form
 from hub_app.web.editor_views import command_views
-from hub_app.web.files import files_shown, store_uploads, with_uploads
+from hub_app.web.files import files_shown, named_files, store_uploads, with_uploads
 from hub_app.web.render import flash, form_text, fragment, is_htmx, page
 from hub_app.web.session import KEEP_BEFORE_LOGIN
 from reconcile.approval import ApprovalState
@@ -42,6 +42,8 @@ __all__ = ["ROUTES", "WAITS"]
 
 #: How many keys of the mirror the editor suggests (the project's slice first).
 SUGGESTED_KEYS = 500
+#: The board's open sprints in the picker: the active one first, then the future ones.
+_SPRINT_ORDER = {"active": 0, "future": 1}
 #: Above this many commands the editor's buttons load the whole page (the browser draws it in a second) instead of
 #: having htmx swap the editor, which matches every element's id against the old editor's and takes it tens.
 BIG_DRAFT = 100
@@ -81,15 +83,17 @@ async def _hints(unit: Unit, draft: Draft) -> dict[str, Any]:
             seen += (await unit.db.mirror.slice(name, limit=SUGGESTED_KEYS, offset=0))[0]
     issues = [e.issue for e in entries]
     sprints = {e.issue.sprint.name: e.issue.sprint.state for e in seen if e.issue.sprint is not None}
-    named = [str(c.params.get(p)) for c in draft.commands for p in ("file",) if isinstance(c.params.get(p), str)]
     return {
         "projects": list(projects),
         "keys": [(i.key, i.summary or "") for i in issues],
         "statuses": sorted(statuses | {i.status for i in issues if i.status}),
-        "sprints": sorted((n for n, state in sprints.items() if state != "closed"), key=lambda n: (sprints[n], n)),
+        "sprints": sorted(
+            (n for n, state in sprints.items() if state != "closed"),
+            key=lambda n: (_SPRINT_ORDER.get(sprints[n], 2), n),
+        ),
         "link_types": list(settings.link_types),
         "issue_types": list(settings.issue_types),
-        "files": files_shown(await unit.db.admin.files(named)),
+        "files": files_shown(await unit.db.admin.files(named_files(draft))),
     }
 
 
