@@ -8,6 +8,7 @@ every request went to the hub are those of ``test_browser``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -62,6 +63,7 @@ def _wrapped(driver: WebDriver, root: str) -> list[tuple[str, float]]:  # noqa: 
 
 def _batch(running: Stack) -> int:
     commands = [
+        {"type": "ensure_issue", "params": {"temp_key": "new:1", "summary": f"Раскладка {time.time_ns()}"}},
         {"type": "ensure_fields", "params": {"key": "AURORA-1533", "duedate": "2026-12-20"}},
         {"type": "ensure_link", "params": {"source": "AURORA-1537", "target": "AURORA-1538", "link_type": "связанные"}},
     ]
@@ -79,7 +81,8 @@ def test_no_time_or_key_wraps_and_the_batches_show_above_the_fold(
     viewport: None,
     tmp_path: Path,
 ) -> None:
-    """1280–1920 px wide: each moment and key of the queue, a batch and a project's slice takes one line (and htmx
+    """1280–1920 px wide: each moment and key of the queue, a batch (its results in words too: «создана
+    AURORA-1590») and a project's slice takes one line (and htmx
     finds every trigger of these pages well-formed); at 1400×757 the heading «Пакеты» and the first batch are in
     view without scrolling."""
     number = _batch(stack)

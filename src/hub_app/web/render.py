@@ -102,6 +102,14 @@ def _journal_to(item: Any) -> str:
     return journal_value(item.field, item.to, item.to_string)
 
 
+_KEY = re.compile(r"\b[A-Z][A-Z0-9_]*-[1-9][0-9]*\b")
+
+
+def _keys_unbroken(text: str) -> Markup:
+    """Text in words with each issue key kept on one line (a key breaks at its hyphen otherwise: «AURORA-/1590»)."""
+    return Markup(_KEY.sub(lambda found: f'<span class="issue-ref">{found.group(0)}</span>', str(escape(text))))
+
+
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -148,6 +156,7 @@ def _environment() -> Environment:
         day=day,
         site=site,
         told=counts_told,
+        unbroken=_keys_unbroken,
     )
     env.filters.update(result_words=_result_words, params_words=_params_words, sprint_state=sprint_state)
     env.filters.update(journal_field=journal_field, journal_from=_journal_from, journal_to=_journal_to)
