@@ -245,6 +245,7 @@ async def test_retry_all_failed_opens_the_editor_prefilled(browser: Open, api: A
     assert response.status_code == 303, response.text
     again = (await api.get("/batches")).json()["items"][0]
     assert [c["params"].get("key") for c in again["commands"]] == ["AURORA-77", "AURORA-77", None]
+    assert (again["author"], again["token_name"]) == ("a", "interface-token")  # the batch's author, kept
 
 
 async def test_a_draft_posted_after_the_session_ended_opens_after_the_login(
