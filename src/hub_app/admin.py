@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
+from collections.abc import AsyncIterable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from hub_app import lookups
 from hub_app.answers.admin import FileStored, ProjectView, TokenCreated, TokenView
 from hub_app.bodies.admin import ProjectIn, ProjectPatchIn, TokenIn
 from hub_app.roles import Caller, Role
-from hub_app.runtime import Unit
+from hub_app.runtime import Hub, Unit
 from reconcile import file_store
 from reconcile.catalogue import CATALOGUE
 from reconcile.errors import ConflictError, NotFoundError, ValidationError
@@ -45,6 +46,7 @@ __all__ = [
     "revoke_token",
     "store_file",
     "token_digest",
+    "upload_file",
 ]
 
 
@@ -184,6 +186,21 @@ async def store_file(unit: Unit, staged: StagedFile, *, filename: str | None) ->
     await unit.db.admin.record_file(record)
     stored = unit.files.place(staged)
     return FileStored(sha256=stored.sha256, size=stored.size)
+
+
+async def upload_file(hub: Hub, chunks: AsyncIterable[bytes], *, filename: str | None) -> FileStored:
+    """``POST /files`` (the API's raw body, the page's picker): staged, then the old files pruned and this one
+    stored, each in a transaction of its own."""
+    async with hub.unit() as unit:
+        settings = await unit.db.admin.settings()
+    staged = await hub.files.stage_stream(chunks, limit=settings.max_file_bytes)
+    try:
+        async with hub.unit() as unit:
+            await prune_files(unit)
+        async with hub.unit() as unit:
+            return await store_file(unit, staged, filename=filename)
+    finally:
+        hub.files.discard(staged)
 
 
 async def prune_files(unit: Unit) -> list[str]:

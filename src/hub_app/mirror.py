@@ -1,7 +1,11 @@
-"""The mirror as the planning tools read it: a project's slice, one issue with its notes, its journal; notes."""
+"""The mirror as the planning tools read it: a project's slice, one issue with its notes, its journal and the commands
+that touched it; notes."""
 
 from __future__ import annotations
 
+import attrs
+
+from adapters.storage.records import BatchRecord, CommandRecord
 from hub_app.answers.mirror import IssueDetail, IssueView, NoteView
 from hub_app.answers.wire import Items
 from hub_app.bodies.mirror import NoteIn
@@ -11,9 +15,20 @@ from hub_app.runtime import Unit
 from reconcile import scope
 from reconcile.commands import is_jira_key
 from reconcile.errors import NotFoundError, ValidationError
+from reconcile.issue_touch import touching
+from reconcile.queue_filter import QueueFilter
 from reconcile.records import HistoryEntry
 
-__all__ = ["add_note", "get_issue", "issue_history", "list_issues", "list_notes", "slice_statuses"]
+__all__ = [
+    "IssueTouch",
+    "add_note",
+    "get_issue",
+    "issue_commands",
+    "issue_history",
+    "list_issues",
+    "list_notes",
+    "slice_statuses",
+]
 
 
 async def list_issues(
@@ -44,6 +59,23 @@ async def get_issue(unit: Unit, key: str) -> IssueDetail:
     if entry is None:
         raise NotFoundError(f"задачи {key} нет в зеркале")
     return IssueDetail.with_notes(entry, await unit.db.notes.of_key(key))
+
+
+@attrs.frozen(kw_only=True)
+class IssueTouch:
+    """A command that touched an issue (:func:`reconcile.issue_touch.touching`), with its batch."""
+
+    batch: BatchRecord
+    command: CommandRecord
+
+
+async def issue_commands(unit: Unit, key: str, *, batches: int) -> tuple[list[IssueTouch], bool]:
+    """The commands that touched ``key``, newest batch first, from the latest ``batches`` batches whose text names
+    it (the queue's text search: keys, results); and whether older batches name it too."""
+    found, total = await unit.db.queue.batches(limit=batches, offset=0, only=QueueFilter(text=key, automatic=True))
+    commands = await unit.db.queue.commands_of([b.id for b in found])
+    touches = [IssueTouch(batch=b, command=c) for b in found for c in touching(key, commands[b.id])]
+    return touches, total > batches
 
 
 async def issue_history(

@@ -16,6 +16,7 @@ import anyio
 import anyio.lowlevel
 import httpx
 
+from jira_sim.browse import PREFIX, browse_page
 from jira_sim.control import Controls, control
 from jira_sim.faults import Fault
 from jira_sim.rate_limit import Admission
@@ -140,6 +141,9 @@ def make_app(store: Store, controls: Controls) -> App:
         )
         if path.startswith("/_sim/"):
             await _send(send, control(store, controls, req))
+            return
+        if path.startswith(PREFIX) and req.method == "GET":
+            await _send(send, browse_page(store, path))
             return
         rest = path.startswith("/rest/")  # faults and call records concern Jira's REST API only
         fault = book.take(req.method, path) if rest else None

@@ -32,7 +32,8 @@ def _fold(text: str) -> str:
 
 @attrs.frozen(kw_only=True)
 class QueueFilter:
-    """What the queue shows: ``None`` and ``""`` ask for anything; ``automatic`` shows the hub's own batches."""
+    """What the queue shows: ``None`` and ``""`` ask for anything; ``automatic`` shows the hub's own batches;
+    ``author`` is a batch's author or the name of the token it came with."""
 
     state: BatchState | None = None
     author: str | None = None

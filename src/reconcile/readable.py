@@ -89,13 +89,21 @@ def journal_field(field: str) -> str:
     return JIRA_FIELD_NAMES.get(field, field)
 
 
+#: How Jira's changelog opens a link's line whatever the language of its link types («This issue блокирует
+#: начало AURORA-1538»): the page drops it, the line names the issue it is on.
+_THIS_ISSUE = "This issue "
+
+
 def journal_value(field: str, raw: str | None, shown: str | None) -> str:
     """One side of a changelog item: a date field's ``2026-10-23`` (Jira's raw value, or its display string
-    ``2026-10-23 00:00:00.0``) as ``23.10.2026``; else Jira's display string, its raw value, or «—»."""
+    ``2026-10-23 00:00:00.0``) as ``23.10.2026``; a link as its type's words and the other issue («блокирует начало
+    AURORA-1538», not Jira's English «This issue …»); else Jira's display string, its raw value, or «—»."""
     param = FIELD_PARAMS.get(field)
     date = (raw or shown or "")[:10]
     if param is not None and param.format is Format.DATE and _DATE.fullmatch(date):
         return field_value(field, date)
+    if field == "Link" and shown and shown.startswith(_THIS_ISSUE):
+        return shown.removeprefix(_THIS_ISSUE)
     return shown or raw or "—"
 
 

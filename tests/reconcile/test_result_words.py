@@ -189,6 +189,16 @@ def test_sprint_states_and_journal_fields_in_russian() -> None:
     assert journal_value("summary", "x", None) == "x"
 
 
+def test_a_links_journal_line_is_in_russian() -> None:
+    """Issue 32: Jira writes a link's change as «This issue блокирует начало AURORA-1538»; the page says only the
+    link type's words and the other issue — one language — and leaves any other text as Jira wrote it."""
+    assert journal_value("Link", "AURORA-1538", "This issue блокирует начало AURORA-1538") == (
+        "блокирует начало AURORA-1538"
+    )
+    assert journal_value("Link", None, None) == "—"
+    assert journal_value("Comment", None, "This issue was once resolved") == "This issue was once resolved"
+
+
 def test_drifted_aspects_in_words() -> None:
     """«Что»: the field's label, a label, the state's part; «Задано»/«Сейчас»: dates, yes/no, links, the backlog."""
     assert [aspect_label(a) for a in ("duedate", "label:AWPCA", "status", "sprint", "link", "issue", "x")] == [

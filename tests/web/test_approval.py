@@ -66,7 +66,7 @@ async def test_another_person_approves(browser: Open, api: Api) -> None:
     response = await person.post(f"/batches/{batch['id']}/approve")
     page = (await person.follow(response)).text
     assert f"пакет {batch['id']} одобрен" in page
-    assert element_text(page, "approval-state") == "одобрен admin-token, 2026-10-22 09:00:00 UTC"
+    assert element_text(page, "approval-state") == "одобрен admin-token, 22.10.2026 09:00:00 UTC"
     assert not has_element(page, "approval")
 
 
@@ -78,7 +78,7 @@ async def test_reject_with_a_reason(browser: Open, api: Api) -> None:
     response = await person.post(f"/batches/{batch['id']}/reject", {"reason": "не тот срок"})
     page = (await person.follow(response)).text
     assert f"пакет {batch['id']} отклонён: не тот срок" in page
-    assert element_text(page, "approval-state") == "отклонён admin-token, 2026-10-22 09:00:00 UTC: не тот срок"
+    assert element_text(page, "approval-state") == "отклонён admin-token, 22.10.2026 09:00:00 UTC: не тот срок"
     assert [(row[4], row[8]) for row in cells(page, "commands")[1:]] == [
         ("отменена", "пакет отклонён: не тот срок"),
         ("отменена", "пакет отклонён: не тот срок"),

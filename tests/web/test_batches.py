@@ -56,8 +56,8 @@ async def test_batch_page_lists_commands(browser: Open, api: Api, clock: Clock) 
     ids = [c["id"] for c in batch["commands"]]
     assert cells(page, "commands")[1:] == [
         [
-            "1",
-            str(ids[0]),
+            "1.",
+            "Поля задачи",
             "ensure_fields",
             "AURORA-1",
             "выполнена",
@@ -68,19 +68,64 @@ async def test_batch_page_lists_commands(browser: Open, api: Api, clock: Clock) 
             "",
         ],
         [
-            "2",
-            str(ids[1]),
+            "2.",
+            "Комментарий",
             "ensure_comment",
             "AURORA-2",
             "ошибка",
             "2 мин 5 с",
             "1",
-            "",
+            "не выполнена — см. ошибку",
             "HTTP 404: задачи нет",
             "Повторить",
         ],
-        ["3", str(ids[2]), "refresh", "AURORA-1, AURORA-2", "в очереди", "", "0", "", "", "Отменить"],
+        ["3.", "Обновление из Jira", "refresh", "AURORA-1, AURORA-2", "в очереди", "", "0", "", "", "Отменить"],
     ]
+    for number, command_id in enumerate(ids, start=1):  # the position on screen, the command's id in its link
+        assert f'<a href="/commands/{command_id}" class="position" title="команда {command_id}">{number}.</a>' in page
+
+
+async def test_a_failed_command_shows_its_error_and_no_result_that_reads_like_success(browser: Open, api: Api) -> None:
+    """A failed ``ensure_status`` that reported what it found («статус уже …» in words, were it done): the batch
+    and the command pages show the error and keep those fields in the JSON only."""
+    batch = await create_ok(api, [cmd("ensure_status", key="AURORA-1537", target="Нет такого")])
+    delivery = await claim_ok(api)
+    error = "нет перехода в «Нет такого» из «Разработка»; доступны: Тестирование"
+    await api.report(delivery["id"], {"status": "failed", "error": error, "result": {"status": "Разработка"}})
+    person = await browser("interface")
+    page = (await person.get(f"/batches/{batch['id']}")).text
+    row = cells(page, "commands")[1]
+    assert (row[7], row[8]) == ('не выполнена — см. ошибку JSON { "status": "Разработка" }', error)
+    command = (await person.get(f"/commands/{delivery['id']}")).text
+    assert element_text(command, "result") == 'не выполнена — см. ошибку JSON { "status": "Разработка" }'
+    assert "Что агент сообщил до ошибки" in command
+    assert command.index("error-box") < command.index('id="result"')
+
+
+async def test_a_cancelled_batch_counts_what_was_cancelled_and_done(browser: Open, api: Api) -> None:
+    """Cancelled after one command was done and with one at the agent: «отменено: 2, выполнено: 1, выполняется: 1»
+    (the other comment and the tail refresh) and «отменён, команда у агента дописывается», never «3/4 ·
+    выполняется»; once that one ends, «отменён» with «отменено: 2, выполнено: 2»."""
+    batch = await create_ok(
+        api,
+        [
+            cmd("ensure_fields", key="AURORA-1", duedate="2026-10-23"),
+            cmd("ensure_comment", key="AURORA-2", marker="[m]", body="b"),
+            cmd("ensure_comment", key="AURORA-3", marker="[m]", body="b"),
+        ],
+    )
+    await done(api, (await claim_ok(api))["id"], {"changed": ["duedate"]})
+    running = await claim_ok(api)
+    assert (await api.post(f"/batches/{batch['id']}/cancel", {"force": False})).status_code == 200
+    person = await browser("interface")
+    page = (await person.get(f"/batches/{batch['id']}")).text
+    assert '<span class="small told">отменено: 2, выполнено: 1, выполняется: 1</span>' in page
+    assert "отменён, команда у агента дописывается</span>" in page
+    assert "3/4" not in page
+    await done(api, running["id"], {"changed": []})
+    page = (await person.get(f"/batches/{batch['id']}")).text
+    assert '<span class="small told">отменено: 2, выполнено: 2</span>' in page
+    assert 'data-state="cancelled">отменён</span>' in page
 
 
 async def test_cancel_leaves_the_claimed_command_and_says_so(browser: Open, api: Api) -> None:

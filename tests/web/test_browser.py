@@ -105,6 +105,17 @@ def _submit(stack: Stack, commands: list[dict[str, Any]], title: str) -> dict[st
     return created
 
 
+def _paste(driver: WebDriver, body: dict[str, Any]) -> None:
+    """A batch pasted in the JSON view: the editor draws it (htmx, at the change), its commands ready to check."""
+    driver.execute_script(
+        "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('change', {bubbles: true}))",
+        driver.find_element(By.ID, "batch"),
+        json.dumps(body, ensure_ascii=False, indent=1),
+    )
+    count = len(body["commands"])
+    wait_for(driver, "the editor drawn from the JSON", lambda d: d.find_elements(By.ID, f"cmd-{count}"))
+
+
 def _statuses(driver: WebDriver) -> list[str]:
     rows = driver.find_elements(By.CSS_SELECTOR, "#commands tbody tr")
     return [row.find_elements(By.TAG_NAME, "td")[4].text for row in rows]
@@ -170,7 +181,7 @@ def test_plan_then_queue(driver: WebDriver, stack: Stack, tmp_path: Path) -> Non
     _login(driver, stack)
     before = _api(stack, "/batches")["total"]
     driver.get(stack.hub_url + "/new")
-    assert driver.find_element(By.ID, "author").get_attribute("value") == "demo-interface"
+    assert driver.find_element(By.ID, "editor-author").get_attribute("value") == "demo-interface"
     body = {
         "title": "сроки и комментарий",
         "project": "AWPCA",
@@ -179,10 +190,8 @@ def test_plan_then_queue(driver: WebDriver, stack: Stack, tmp_path: Path) -> Non
             {"type": "ensure_comment", "params": {"key": "AURORA-1537", "marker": "[план]", "body": "Срок согласован"}},
         ],
     }
-    area = driver.find_element(By.ID, "batch")
-    area.clear()
-    area.send_keys(json.dumps(body, ensure_ascii=False, indent=1))
-    driver.find_element(By.ID, "check").click()
+    _paste(driver, body)
+    driver.find_element(By.ID, "editor-check").click()
     wait_for(driver, "the plan", lambda d: d.find_elements(By.ID, "plan-result"))
     assert text(driver, "plan-command-1") == "1. ensure_fields · AURORA-1537 ~ срок: пусто → 01.12.2026"
     assert text(driver, "plan-command-2").startswith(
@@ -192,7 +201,7 @@ def test_plan_then_queue(driver: WebDriver, stack: Stack, tmp_path: Path) -> Non
     assert _api(stack, "/batches")["total"] == before
     shoot(driver, "web-new-plan", tmp_path)
 
-    driver.find_element(By.ID, "enqueue").click()
+    driver.find_element(By.ID, "editor-enqueue").click()
     wait_for(driver, "the batch's page", lambda d: "/batches/" in d.current_url)
     assert "поставлен в очередь" in driver.find_element(By.CSS_SELECTOR, "p.message").text
     wait_for(driver, "every command done", lambda d: _statuses(d) == ["выполнена"] * 3)
@@ -316,14 +325,12 @@ def test_approve_a_pending_batch_with_a_second_token(driver: WebDriver, stack: S
     try:
         _login(driver, stack)
         driver.get(stack.hub_url + "/new")
-        area = driver.find_element(By.ID, "batch")
-        area.clear()
         body = {
             "title": "на одобрение",
             "commands": [{"type": "ensure_fields", "params": {"key": "AURORA-1541", "duedate": "2026-12-20"}}],
         }
-        area.send_keys(json.dumps(body, ensure_ascii=False))
-        driver.find_element(By.ID, "enqueue").click()
+        _paste(driver, body)
+        driver.find_element(By.ID, "editor-enqueue").click()
         wait_for(driver, "the batch's page", lambda d: "/batches/" in d.current_url)
         batch_url = driver.current_url
         assert "ждёт одобрения" in driver.find_element(By.CSS_SELECTOR, "p.message").text

@@ -1,7 +1,8 @@
 """«Новый пакет»'s editor in a real headless Chromium against real ``sdlc-hub serve``, ``jira-sim`` and
-``sdlc-agent``: a batch of every command type composed through the form only, «Проверить» showing three mistakes
-at once next to their commands, queued once fixed, and «Повторить все с ошибкой» opening the editor prefilled with
-what failed. Every request went to the hub; no script error, no CSP refusal.
+``sdlc-agent``: a batch of every command type composed through the form only (the attachment's file chosen with the
+picker), «Проверить» showing three mistakes at once next to their commands in the labels on screen, queued once
+fixed, and «Повторить все с ошибкой» opening the editor prefilled with what failed; a wrong-typed value pasted as
+JSON reported as the API reports it. Every request went to the hub; no script error, no CSP refusal.
 
 ``SDLC_HUB_SCREENSHOTS=docs`` refreshes the README's picture of the editor.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import time
 from pathlib import Path
 
@@ -72,8 +74,7 @@ def _date(driver: WebDriver, field: str, value: str) -> None:
 
 def _compose(driver: WebDriver, summary: str) -> None:
     """Every type of the catalogue through the form, three of them wrong."""
-    click(driver, By.ID, "remove-1")
-    wait_for(driver, "the example removed", lambda d: d.find_elements(By.ID, "editor-empty"))
+    wait_for(driver, "an empty editor", lambda d: d.find_elements(By.ID, "editor-empty"))
     _type(driver, "title", "Редактор: все типы")
     _choose(driver, "project", "AWPCA")
     for command_type in CATALOGUE:
@@ -151,16 +152,31 @@ def _shoot(driver: WebDriver, last: str) -> None:
     (folder / "web-editor.png").write_bytes(base64.b64decode(shot["data"]))
 
 
+def _pick_file(driver: WebDriver, index: int, folder: Path) -> None:
+    """The attachment's file chosen with the picker: uploaded at once, its sha256 in «Файл», name and size shown
+    (the name typed before stays)."""
+    chosen = folder / "отчёт редактора.txt"
+    chosen.write_bytes(ATTACHMENT)
+    driver.find_element(By.ID, f"c{index}.file.upload").send_keys(str(chosen))
+    sha = hashlib.sha256(ATTACHMENT).hexdigest()
+    wait_for(
+        driver, "the sha256 filled", lambda d: d.find_element(By.ID, f"c{index}.file").get_attribute("value") == sha
+    )
+    assert text(driver, f"c{index}.file.shown") == f"отчёт редактора.txt, {len(ATTACHMENT)} байт"
+    assert driver.find_element(By.ID, f"c{index}.filename").get_attribute("value") == "отчёт редактора.txt"
+    wait_for(
+        driver, "the JSON view names the file", lambda d: sha in d.find_element(By.ID, "batch").get_attribute("value")
+    )
+
+
 def _statuses(driver: WebDriver) -> list[str]:
     rows = driver.find_elements(By.CSS_SELECTOR, "#commands tbody tr")
     return [row.find_elements(By.TAG_NAME, "td")[4].text for row in rows]
 
 
-def test_compose_check_queue_and_retry_what_failed(driver: WebDriver, stack: Stack) -> None:
+def test_compose_check_queue_and_retry_what_failed(driver: WebDriver, stack: Stack, tmp_path: Path) -> None:
     """Eight types through the form; «Проверить» shows the three mistakes at once next to their commands; fixed,
     the batch is queued; the comment Jira refuses fails, and «Повторить все с ошибкой» opens the editor with it."""
-    with stack.client() as client:
-        assert client.post("/files", content=ATTACHMENT).status_code in (200, 201)
     _login(driver, stack)
     driver.get(stack.hub_url + "/new")
     summary = f"Редактор {time.time_ns()}"
@@ -169,12 +185,12 @@ def test_compose_check_queue_and_retry_what_failed(driver: WebDriver, stack: Sta
     position = {name: number for number, name in enumerate(types, start=1)}
     click(driver, By.ID, "editor-check")
     wait_for(driver, "the errors", lambda d: d.find_elements(By.ID, "editor-summary"))
-    assert text(driver, "editor-summary").startswith("Ошибок: 3. Первая: ")
+    assert text(driver, "editor-summary").startswith("Ошибок: 3 — у команд ")
     status, link, attachment = position["ensure_status"], position["ensure_link"], position["ensure_attachment"]
-    assert (
-        text(driver, f"cmd-{status}-errors") == f"команда {status} (ensure_status): нет target; ожидаются key, target"
+    assert text(driver, f"cmd-{status}-errors") == (
+        f"команда {status} (ensure_status): нет «Статус или путь»; ожидаются «Задача», «Статус или путь»"
     )
-    assert text(driver, f"cmd-{link}-errors") == f"команда {link} (ensure_link): source и target — одна задача"
+    assert text(driver, f"cmd-{link}-errors") == f"команда {link} (ensure_link): «Откуда» и «Куда» — одна задача"
     assert text(driver, f"cmd-{attachment}-errors") == f"команда {attachment}: файл {'0' * 64} не загружен: POST /files"
     marked = driver.find_elements(By.CSS_SELECTOR, ".command-edit.has-error")
     assert [element.get_attribute("id") for element in marked] == [f"cmd-{n}" for n in (status, link, attachment)]
@@ -184,7 +200,7 @@ def test_compose_check_queue_and_retry_what_failed(driver: WebDriver, stack: Sta
 
     _type(driver, f"c{status}.target", "Разработка")
     _type(driver, f"c{link}.target", "AURORA-1538")
-    _type(driver, f"c{attachment}.file", hashlib.sha256(ATTACHMENT).hexdigest())
+    _pick_file(driver, attachment, tmp_path)
     with stack.sim() as sim:
         fault = {"method": "POST", "path_regex": "/issue/AURORA-1537/comment$", "status": 503, "retry_after": 0.05}
         assert sim.post("/_sim/faults", json={**fault, "times": 6}).status_code == 201
@@ -204,3 +220,35 @@ def test_compose_check_queue_and_retry_what_failed(driver: WebDriver, stack: Sta
     ]
     assert prefilled == [("ensure_comment", "AURORA-1537")]
     assert driver.find_element(By.ID, "title").get_attribute("value").startswith("повтор ошибок пакета ")
+
+
+def test_a_wrong_typed_value_pasted_as_json_is_reported(driver: WebDriver, stack: Stack) -> None:
+    """``"labels_add": "x"`` pasted in the JSON view: the editor draws it as JSON (not a list), and «Проверить»
+    reports every error the API reports for that JSON — the same count, beside the same commands."""
+    body = {
+        "author": "браузер",
+        "title": "не того типа",
+        "commands": [
+            {"type": "ensure_fields", "params": {"key": "AURORA-1533", "labels_add": "x"}},
+            {"type": "ensure_comment", "params": {"key": "AURORA-1537", "marker": "[m]"}},
+            {"type": "ensure_status", "params": {"key": "AURORA-1537", "target": "Готово", "status": "Готово"}},
+        ],
+    }
+    with stack.client() as client:
+        expected = client.post("/batches", json=body).json()["errors"]  # 422: nothing made
+    assert [e["command"] for e in expected] == [1, 2, 3]
+    _login(driver, stack)
+    driver.get(stack.hub_url + "/new")
+    driver.execute_script(
+        "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('change', {bubbles: true}))",
+        driver.find_element(By.ID, "batch"),
+        json.dumps(body, ensure_ascii=False),
+    )
+    wait_for(driver, "the editor drawn from the JSON", lambda d: d.find_elements(By.ID, "cmd-3"))
+    assert driver.find_element(By.ID, "c1.x.labels_add").get_attribute("value") == '"x"'
+    click(driver, By.ID, "editor-check")
+    wait_for(driver, "the errors", lambda d: d.find_elements(By.ID, "editor-summary"))
+    assert text(driver, "editor-summary") == "Ошибок: 3 — у команд 1, 2, 3. Каждая показана у своей команды."
+    assert text(driver, "cmd-1-errors") == "команда 1 (ensure_fields): «Добавить метки» — ожидается список строк"
+    assert text(driver, "cmd-2-errors").startswith("команда 2 (ensure_comment): нет «Текст комментария»")
+    assert text(driver, "plan") == ""

@@ -22,16 +22,16 @@ async def test_drift_lists_what_changed_by_whom(browser: Open, api: Api, clock: 
     await full_refresh(api, HAND_EDITS, JOURNAL)
     person = await browser("interface")
     page = (await person.get("/drift?project=AWPCA")).text
-    assert element_text(page, "freshness").endswith("Зеркало верно на полное обновление 2026-10-22 09:30:00 UTC.")
+    assert element_text(page, "freshness").endswith("Зеркало верно на полное обновление 22.10.2026 09:30:00 UTC.")
     b = batch["id"]
     assert cells(page, "drift")[1:] == [
         ["", "AURORA-1", f"{ids[0]} ensure_fields, пакет {b}", "Срок", "23.10.2026", "30.11.2026", "petrova",
-         "2026-10-22 09:10:00 UTC", "Вернуть"],
+         "22.10.2026 09:10:00 UTC", "Вернуть"],
         ["", "AURORA-1", f"{ids[2]} ensure_link, пакет {b}", "Связь",
          "«Связанные» AURORA-1 → AURORA-2", "нет связи", "petrova",
-         "2026-10-22 09:12:00 UTC", "Вернуть"],
+         "22.10.2026 09:12:00 UTC", "Вернуть"],
         ["", "AURORA-2", f"{ids[1]} ensure_status, пакет {b}", "Статус", "«Готово»", "«Разработка»", "petrova",
-         "2026-10-22 09:11:00 UTC", "Вернуть"],
+         "22.10.2026 09:11:00 UTC", "Вернуть"],
     ]  # fmt: skip
 
 

@@ -47,16 +47,33 @@ async def _submit(person: Browser, op: str, **changes: str) -> Any:
     return await person.post("/new/edit", fields)
 
 
-async def _empty_editor(person: Browser) -> None:
+async def _with_fields_command(person: Browser, **changes: str) -> str:
+    """/new with one ``ensure_fields`` added and its fields set: the page."""
     await person.get("/new")
-    await _submit(person, "remove-1")
-    assert has_element(person.last.text, "editor-empty") if person.last else False
+    await _submit(person, "add", add_type="ensure_fields")
+    fields = {"c1.key": "AURORA-1533", "c1.duedate": "2026-10-23", **changes}
+    return (await _submit(person, "redraw", **fields)).text
 
 
-async def test_the_editor_opens_with_the_example_and_its_json(browser: Open) -> None:
-    """/new: the example as editor fields (labels and help from the catalogue) and as JSON, the same batch."""
+async def test_new_opens_empty_with_add_command_first(browser: Open) -> None:
+    """/new (issue 32): no sample command that could be queued by accident — «Добавить команду» is the first
+    action, «Проверить» and «В очередь» wait for a command; one «Автор» (the token's name), one pair of buttons."""
     person = await browser("interface")
     page = (await person.get("/new")).text
+    assert has_element(page, "editor-empty")
+    assert "c1.type" not in _fields(page)
+    assert json.loads(element_text(page, "batch")) == {"author": "interface-token", "commands": []}
+    assert re.search(r'<button type="submit" name="op" value="check" id="editor-check"[^>]* disabled>', page)
+    assert re.search(r'<button type="submit" name="op" value="queue"[^>]* disabled>', page)
+    assert page.count(">Автор</label>") == 1 and _fields(page)["author"] == "interface-token"
+    assert page.count(">Проверить</button>") == 1 and page.count(">В очередь</button>") == 1
+    assert page.index('id="add"') < page.index('id="editor-check"')
+
+
+async def test_the_editor_shows_a_command_with_its_json(browser: Open) -> None:
+    """A command added: its fields (labels and help from the catalogue) and the JSON, the same batch."""
+    person = await browser("interface")
+    page = await _with_fields_command(person)
     fields = _fields(page)
     assert (fields["c1.type"], fields["c1.key"], fields["c1.duedate"]) == ("ensure_fields", "AURORA-1533", "2026-10-23")
     assert element_text(page, "cmd-1").startswith("1. Поля задачи ensure_fields")
@@ -72,19 +89,19 @@ async def test_one_command_is_added_per_submit_with_its_fields(browser: Open) ->
     person = await browser("interface")
     await person.get("/new")
     page = (await _submit(person, "add", add_type="ensure_issue")).text
-    assert _fields(page)["c2.temp_key"] == "new:1"
-    page = (await _submit(person, "add", add_type="ensure_issue", **{"c2.summary": "Сверка"})).text
+    assert _fields(page)["c1.temp_key"] == "new:1"
+    page = (await _submit(person, "add", add_type="ensure_issue", **{"c1.summary": "Сверка"})).text
     fields = _fields(page)
-    assert (fields["c2.summary"], fields["c3.temp_key"]) == ("Сверка", "new:2")
+    assert (fields["c1.summary"], fields["c2.temp_key"]) == ("Сверка", "new:2")
     page = (await _submit(person, "add", add_type="ensure_status")).text
-    assert 'name="c4.key.new"' in page  # the temp keys of the commands before it, to pick
+    assert 'name="c3.key.new"' in page  # the temp keys of the commands before it, to pick
     assert re.search(r"<option value=\"new:1\"\s*>new:1 «Сверка»</option>", page)
 
 
 async def test_commands_move_and_go(browser: Open) -> None:
     """↑ and ✕: the order changes, a removed command is gone from the editor and from the JSON."""
     person = await browser("interface")
-    await person.get("/new")
+    await _with_fields_command(person)
     await _submit(person, "add", add_type="ensure_comment")
     page = (await _submit(person, "up-2")).text
     assert [c["type"] for c in json.loads(element_text(page, "batch"))["commands"]] == [
@@ -96,9 +113,10 @@ async def test_commands_move_and_go(browser: Open) -> None:
 
 
 async def test_check_shows_every_error_next_to_its_command(browser: Open, api: Api) -> None:
-    """Three mistakes: each under its command (and field), the first being the API's detail; nothing stored."""
+    """Three mistakes: each once, under its command (and field), in the words on screen — the API's message with
+    the catalogue's labels for the parameter ids; the summary counts them; nothing stored."""
     person = await browser("interface")
-    await person.get("/new")
+    await _with_fields_command(person)
     await _submit(person, "add", add_type="ensure_status")
     await _submit(person, "add", add_type="ensure_link")
     changes = {
@@ -114,10 +132,15 @@ async def test_check_shows_every_error_next_to_its_command(browser: Open, api: A
     assert response.status_code == 422
     page = response.text
     api_answer = (await api.post("/batches", {"author": "a", **json.loads(element_text(page, "batch"))})).json()
-    assert element_text(page, "editor-summary") == f"Ошибок: 3. Первая: {api_answer['detail']}"
-    assert element_text(page, "cmd-1-errors") == "команда 1 (ensure_fields): duedate — ожидается дата ГГГГ-ММ-ДД"
-    assert element_text(page, "cmd-2-errors") == "команда 2 (ensure_status): нет target; ожидаются key, target"
-    assert element_text(page, "cmd-3-errors") == "команда 3 (ensure_link): source и target — одна задача"
+    assert api_answer["detail"] == "команда 1 (ensure_fields): duedate — ожидается дата ГГГГ-ММ-ДД"
+    assert element_text(page, "editor-summary") == "Ошибок: 3 — у команд 1, 2, 3. Каждая показана у своей команды."
+    assert element_text(page, "cmd-1-errors") == "команда 1 (ensure_fields): «Срок» — ожидается дата ГГГГ-ММ-ДД"
+    assert element_text(page, "cmd-2-errors") == (
+        "команда 2 (ensure_status): нет «Статус или путь»; ожидаются «Задача», «Статус или путь»"
+    )
+    assert element_text(page, "cmd-3-errors") == "команда 3 (ensure_link): «Откуда» и «Куда» — одна задача"
+    assert page.count("ожидается дата ГГГГ-ММ-ДД") == 1
+    assert not has_element(page, "plan-error")
     assert 'class="field has-error" id="c1-duedate-field"' in page
     assert [e["command"] for e in api_answer["errors"]] == [1, 2, 3]
     assert (await api.get("/batches")).json()["total"] == 0
@@ -128,7 +151,7 @@ async def test_check_of_a_good_batch_shows_the_plan(browser: Open, api: Api) -> 
     await seed_mirror(api, [issue("AURORA-1533", duedate="2026-10-01", labels=["AWPCA"])])
     await api.post("/projects", {"name": "AWPCA"}, role="admin")
     person = await browser("interface")
-    await person.get("/new")
+    await _with_fields_command(person, project="AWPCA")
     page = (await _submit(person, "check", title="сроки")).text
     assert element_text(page, "plan-command-1").startswith("1. ensure_fields · AURORA-1533 ~ срок")
     assert not has_element(page, "editor-summary")
@@ -138,7 +161,6 @@ async def test_queue_creates_the_batch_from_the_fields(browser: Open, api: Api) 
     """«Поставить в очередь»: lists one a line, yes/no, a temp key picked: the batch as the fields say."""
     person = await browser("interface")
     await person.get("/new")
-    await _submit(person, "remove-1")
     await _submit(person, "add", add_type="ensure_issue", title="новое", project="")
     await _submit(person, "add", add_type="ensure_link", **{"c1.summary": "Сверка", "c1.labels": "a\nb"})
     response = await _submit(
@@ -173,7 +195,7 @@ async def test_the_json_view_redraws_the_editor(browser: Open) -> None:
     )
     page = (await _submit(person, "check", **{"c1.target": "Готово"})).text
     assert element_text(page, "cmd-1-errors") == (
-        "команда 1 (ensure_status): лишние параметры status; ожидаются key, target"
+        "команда 1 (ensure_status): лишние параметры status; ожидаются «Задача», «Статус или путь»"
     )
 
 
@@ -181,7 +203,7 @@ async def test_over_htmx_a_field_change_answers_the_json_view(browser: Open) -> 
     """htmx: a changed field answers only the JSON view (retargeted to it); a button answers the editor with the
     JSON view and the plan out of band."""
     person = await browser("interface")
-    page = (await person.get("/new")).text
+    page = await _with_fields_command(person)
     fields = {**_fields(page), "c1.duedate": "2026-12-31"}
     response = await person.post("/new/edit", fields, htmx=True)
     assert response.headers["hx-retarget"] == "#batch"
@@ -223,6 +245,7 @@ async def test_retry_all_failed_opens_the_editor_prefilled(browser: Open, api: A
     assert response.status_code == 303, response.text
     again = (await api.get("/batches")).json()["items"][0]
     assert [c["params"].get("key") for c in again["commands"]] == ["AURORA-77", "AURORA-77", None]
+    assert (again["author"], again["token_name"]) == ("a", "interface-token")  # the batch's author, kept
 
 
 async def test_a_draft_posted_after_the_session_ended_opens_after_the_login(
@@ -232,6 +255,7 @@ async def test_a_draft_posted_after_the_session_ended_opens_after_the_login(
     login /new opens with it (once); nothing was checked or stored meanwhile."""
     person = await browser("interface")
     await person.get("/new")
+    await _submit(person, "add", add_type="ensure_fields")
     await _submit(person, "add", add_type="ensure_comment", title="длинный пакет")
     fields = {**_fields(person.last.text if person.last else ""), "c2.key": "AURORA-5", "op": "check"}
     clock.advance(hours=13)
@@ -251,7 +275,7 @@ async def test_a_draft_posted_after_the_session_ended_opens_after_the_login(
 
 
 async def test_a_kept_draft_expires(browser: Open, api: Api, clock: Clock) -> None:
-    """A draft not taken within a day is gone: /new opens with the example."""
+    """A draft not taken within a day is gone: /new opens empty."""
     person = await browser("interface")
     await person.get("/new")
     fields = {**_fields(person.last.text if person.last else ""), "title": "забытый", "op": "check"}
@@ -260,7 +284,7 @@ async def test_a_kept_draft_expires(browser: Open, api: Api, clock: Clock) -> No
     clock.advance(hours=25)
     page = (await person.follow(await person.login(api.tokens["interface"], target="/new"))).text
     assert not has_element(page, "draft-restored")
-    assert _fields(page)["title"] == "Сверка оборотов"
+    assert _fields(page)["title"] == ""
 
 
 async def test_json_that_is_no_json_leaves_the_editor_as_it_was(browser: Open) -> None:
@@ -269,7 +293,7 @@ async def test_json_that_is_no_json_leaves_the_editor_as_it_was(browser: Open) -
     await person.get("/new")
     response = await person.post("/new/edit", {"op": "load", "batch": "{не json"}, htmx=True)
     assert response.headers["hx-reswap"] == "none"
-    assert element_text(response.text, "plan-error").startswith("тело запроса — не JSON: ")
+    assert element_text(response.text, "editor-summary").startswith("тело запроса — не JSON: ")
     assert not has_element(response.text, "cmd-1")
 
 

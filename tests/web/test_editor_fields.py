@@ -1,5 +1,6 @@
 """The editor's fields give back the params they were drawn from: a command of any type, its parameters of the
-catalogue's kinds, drawn as fields and read back from the submitted form, is the same command."""
+catalogue's kinds, drawn as fields and read back from the submitted form, is the same command — and so is any
+JSON at all (issue 32: the JSON view → editor → JSON round trip coerces nothing; the core names what is wrong)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from litestar.datastructures import FormMultiDict
 
-from hub_app.web.editor import Draft, DraftCommand, command_views, from_form
+from hub_app.web.editor import Draft, DraftCommand, from_body, from_form
+from hub_app.web.editor_views import command_views
 from reconcile.catalogue import CATALOGUE, Editor, Param
 
 # Text a person types into one field: no surrounding blanks (a line is read trimmed).
@@ -41,6 +43,8 @@ def _commands(draw: st.DrawFn) -> DraftCommand:
 def _submitted(draft: Draft) -> FormMultiDict:
     """The form a browser submits for the draft as drawn (every field with its value, the picked temp keys)."""
     fields: list[tuple[str, str]] = [("author", draft.author), ("title", draft.title), ("project", draft.project)]
+    if draft.extra:
+        fields.append(("extra", draft.extra_text()))
     for view in command_views(draft):
         fields += [(f"c{view.index}.type", view.type), (f"c{view.index}._extra", view.extra)]
         for field in view.fields + view.more:
@@ -56,3 +60,55 @@ def test_fields_read_back_as_the_params_they_show(commands: list[DraftCommand]) 
     """Drawn and submitted, every command comes back with the same type and params."""
     draft = Draft(author="a", title="t", commands=tuple(commands))
     assert from_form(_submitted(draft)).body() == draft.body()
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@st.composite
+def _any_command(draw: st.DrawFn) -> Any:
+    """A command as anything a person may paste: of the catalogue with any JSON in its parameters (a string for a
+    list, null, blanks…), an object of another shape, or no object at all."""
+    if draw(st.integers(0, 9)) == 0:
+        return draw(_JSON)
+    spec = CATALOGUE[draw(st.sampled_from(list(CATALOGUE)))]
+    names = st.sampled_from([p.name for p in spec.params] + ["bogus"])
+    params = draw(st.dictionaries(names, _JSON | _value(draw(st.sampled_from(spec.params))), max_size=4))
+    shapes = [
+        {"type": spec.type, "params": params},
+        {"type": spec.type},
+        {"type": spec.type, "params": params, "id": 7},
+        {"type": 5, "params": params},
+    ]
+    return draw(st.sampled_from(shapes)) if draw(st.integers(0, 4)) == 0 else shapes[0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(_any_command(), max_size=3),
+    st.dictionaries(st.sampled_from(["author", "title", "project", "notes", "commands"]), _JSON, max_size=3),
+)
+def test_any_json_comes_back_as_it_was(commands: list[Any], top: dict[str, Any]) -> None:
+    """A batch's JSON drawn in the editor and submitted is the same JSON: nothing the editor cannot show is
+    coerced into what it can (``"labels_add": "x"`` stays a string for the core to refuse, as the API does)."""
+    body = {"commands": commands, **top}
+    assert from_form(_submitted(from_body(body))).body() == body
+
+
+def test_a_string_for_a_list_stays_a_string() -> None:
+    """The issue's case: ``labels_add: "x"`` is drawn as the JSON ``"x"`` and read back as the string ``"x"``."""
+    draft = from_body(
+        {
+            "author": "a",
+            "title": "t",
+            "commands": [{"type": "ensure_fields", "params": {"key": "K-1", "labels_add": "x"}}],
+        }
+    )
+    (view,) = command_views(draft)
+    shown = {f.param: (f.editor, f.value) for f in view.fields}
+    assert shown["labels_add"] == ("json", '"x"')
+    assert from_form(_submitted(draft)).body()["commands"][0]["params"] == {"key": "K-1", "labels_add": "x"}

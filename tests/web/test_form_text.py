@@ -48,7 +48,7 @@ async def test_an_author_with_a_nul_is_refused_inline(browser: Open, api: Api) -
     await person.get("/new")
     response = await person.post("/new", {"author": NUL, "batch": json.dumps(body)})
     assert response.status_code == 422
-    assert element_text(response.text, "plan-error") == expected
+    assert element_text(response.text, "editor-summary") == expected
     assert (await api.get("/batches")).json()["total"] == 0
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.hub.support import claim_ok, done, issue, link
+from tests.hub.support import claim_ok, cmd, create_ok, done, issue, link
 
 from .conftest import Api, Open
-from .support import cells, element_text
+from .support import cells, element_text, has_element
 
 pytestmark = pytest.mark.anyio
 
@@ -40,8 +40,8 @@ async def test_issue_page_shows_links_notes_and_journal(browser: Open, api: Api)
     page = (await person.get("/issues/AURORA-1")).text
     assert element_text(page, "title") == "AURORA-1: Сверка"
     assert cells(page, "links")[1:] == [["AURORA-1", "Связанные", "AURORA-2"]]
-    assert element_text(page, "notes") == "проверить с бухгалтерией — interface-token, 2026-10-22 09:00:00 UTC"
-    assert cells(page, "journal")[1:] == [["2026-10-21 08:00:00 UTC", "petrov", "Срок", "20.10.2026", "23.10.2026"]]
+    assert element_text(page, "notes") == "проверить с бухгалтерией — interface-token, 22.10.2026 09:00:00 UTC"
+    assert cells(page, "journal")[1:] == [["21.10.2026 08:00:00 UTC", "petrov", "Срок", "20.10.2026", "23.10.2026"]]
 
 
 async def test_add_a_note(browser: Open, api: Api) -> None:
@@ -74,3 +74,37 @@ async def test_an_issue_not_in_the_mirror_is_named(browser: Open) -> None:
     response = await person.get("/issues/AURORA-404")
     assert response.status_code == 404
     assert element_text(response.text, "missing-text").startswith("Задачи AURORA-404 ещё нет в зеркале")
+
+
+async def test_the_issue_lists_the_commands_that_touched_it(browser: Open, api: Api) -> None:
+    """Issue 32, on both databases: the commands that wrote to the issue — by key, through a temp key its batch
+    created it under, and the ensure_issue that created it — newest batch first, each with its batch, status and
+    outcome; a tail refresh only reads (not listed), an issue whose key only contains this one's is another."""
+    await api.patch("/settings", {"issue_types": {"task": {"name": "Задача"}}}, role="admin")
+    first = await create_ok(api, [cmd("ensure_fields", key="AURORA-1", duedate="2026-10-23")], title="Срок")
+    await done(api, (await claim_ok(api))["id"], {"changed": ["duedate"]})
+    await done(api, (await claim_ok(api))["id"], {"issues": 0, "neighbours": 0, "boards": {}})
+    await create_ok(api, [cmd("ensure_fields", key="AURORA-10", duedate="2026-10-23")], title="Другая")
+    await done(api, (await claim_ok(api))["id"], {"changed": []})
+    await done(api, (await claim_ok(api))["id"], {"issues": 0, "neighbours": 0, "boards": {}})
+    created = await create_ok(
+        api,
+        [
+            cmd("ensure_issue", temp_key="new:1", summary="Новая"),
+            cmd("ensure_link", source="new:1", target="AURORA-1", link_type="связанные"),
+        ],
+        title="Связь",
+    )
+    await done(api, (await claim_ok(api))["id"], {"key": "AURORA-77"})
+    link_command = await claim_ok(api)
+    await api.report(link_command["id"], {"status": "failed", "error": "HTTP 400: нет такой связи"})
+    await _mirror(api)
+    person = await browser("interface")
+    page = (await person.get("/issues/AURORA-1")).text
+    rows = [[row[0].split(" ")[0], *row[1:3], row[4]] for row in cells(page, "touches")[1:]]
+    assert rows == [
+        [str(created["id"]), "2. Связь ensure_link", "ошибка", "HTTP 400: нет такой связи"],
+        [str(first["id"]), "1. Поля задачи ensure_fields", "выполнена", "срок → 23.10.2026"],
+    ]
+    assert f'<a href="/commands/{link_command["id"]}" title="команда {link_command["id"]}">' in page
+    assert not has_element(page, "more-touches")

@@ -58,12 +58,14 @@ async def test_the_agent_reports_jiras_address_and_the_hub_keeps_it(api: Api) ->
 
 
 async def test_the_agent_card_names_jira_and_its_time_zone(browser: Open, api: Api) -> None:
-    """«Агент» says where Jira is and whose time the page shows."""
+    """«Агент» says where Jira is (its address whole in the link and on hover, without the scheme on screen: it
+    never wraps) and whose time the page shows."""
     await claim_ok_or_none(api, jira_base_url="https://jira.bank/jira", jira_time_zone="Europe/Moscow")
     person = await browser("interface")
     page = (await person.get("/")).text
-    assert element_text(page, "jira-base-url") == "https://jira.bank/jira"
-    assert "Jira https://jira.bank/jira (время — Europe/Moscow)" in element_text(page, "agent-card")
+    assert element_text(page, "jira-base-url") == "jira.bank/jira"
+    assert 'href="https://jira.bank/jira" id="jira-base-url" class="one-line" title="https://jira.bank/jira"' in page
+    assert "Jira jira.bank/jira Часовой пояс Europe/Moscow" in element_text(page, "agent-card")
 
 
 async def claim_ok_or_none(api: Api, **extra: Any) -> None:

@@ -46,19 +46,19 @@ async def test_agent_in_flight_depth_eta_and_batches(browser: Open, api: Api, cl
     person = await browser("interface")
     page = (await person.get("/")).text
     assert element_text(page, "agent-card") == (
-        "Агент Состояние в сети Последний раз 2026-10-22 09:00:01 UTC Версия 1.0 Пользователь Jira bridge-user "
+        "Агент Состояние в сети Последний раз 22.10.2026 09:00:01 UTC Версия 1.0 Пользователь Jira bridge-user "
         "Агент agent-1"
     )
     assert element_text(page, "in-flight") == (
         f"Выполняется команда {delivery['id']} · ensure_status · AURORA-1 пакет {first['id']}, "
-        "выдана 2026-10-22 09:00:01 UTC, выдач: 1 до записи осталось не больше 30 с (пауза 30 с)"
+        "выдана 22.10.2026 09:00:01 UTC, выдач: 1 до записи осталось не больше 30 с (пауза 30 с)"
     )
     # The agent's outlook: ensure_status in flight (30 s), the first batch's tail refresh (2 s), the second
     # batch's comment (30 s) and refresh (2 s).
     assert element_text(page, "queue-depth") == "В очереди Команд 4 Оценка 1 мин 4 с"
     rows = cells(page, "batches")
     assert rows[0] == ["№", "Название", "Автор", "Создан", "Выполнено", "Команды", "Одобрение"]
-    assert rows[1][:4] == ["2", "второй", "planner", "2026-10-22 09:00:01 UTC"]
+    assert rows[1][:4] == ["2", "второй", "planner", "22.10.2026 09:00:01 UTC"]
     assert rows[1][4:] == ["0/2 в очереди", "в очереди: 2", ""]
     assert rows[2][:2] == ["1", "первый"]
     assert rows[2][4:] == ["1/3 выполняется", "в очереди: 1 выполняется: 1 выполнена: 1", ""]
@@ -100,6 +100,6 @@ async def test_the_agent_card_says_what_stalls_the_agent(browser: Open, api: Api
     assert (await api.post("/agent/status", body, role="agent")).status_code == 204
     page = (await (await browser("interface")).get("/")).text
     assert element_text(page, "agent-card") == (
-        "Агент Состояние в сети Последний раз 2026-10-22 09:00:00 UTC Версия 1.2 Пользователь Jira — "
+        "Агент Состояние в сети Последний раз 22.10.2026 09:00:00 UTC Версия 1.2 Пользователь Jira — "
         f"Агент agent-1 {line}"
     )

@@ -70,11 +70,24 @@ async def test_filter_by_state_token_project_and_text(browser: Open, api: Api, c
     form = element_text(page, "queue-filter")
     states = "ждёт одобрения в очереди выполняется завершён завершён с ошибками отменён отклонён"
     assert form.startswith(f"Состояние любое {states}")
-    assert "Автор (токен) любой admin-token interface-token" in form
+    assert "Автор любой admin-token interface-token lead planner" in form
     assert "Проект любой AWPCA" in form
     assert '<option value="interface-token" selected>' in page
     assert '<option value="AWPCA" selected>' in page
     assert 'href="/" id="queue-filter-reset"' in page
+
+
+async def test_the_author_filter_offers_the_batches_authors_too(browser: Open, api: Api, clock: Clock) -> None:
+    """Issue 32: the page shows a batch's ``author`` (``lead`` through the admin's token): the filter offers it
+    beside the token names (never the hub's own «hub»), and finds a batch by either."""
+    await _three_batches_and_an_auto_refresh(api, clock)
+    person = await browser("interface")
+    page = (await person.get("/")).text
+    offered = page[page.index('id="queue-author"') :].split("</select>")[0]
+    assert offered.count("<option") == 5 and 'value="hub"' not in offered
+    assert _titles((await person.get("/?author=lead")).text) == ["Администратор"]
+    assert _titles((await person.get("/?author=planner")).text) == ["Новая", "Сроки"]
+    assert _titles((await person.get("/?author=admin-token")).text) == ["Администратор"]
 
 
 async def test_the_filter_stays_in_the_pager_and_the_live_fragment(browser: Open, api: Api, clock: Clock) -> None:

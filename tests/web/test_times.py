@@ -17,7 +17,7 @@ from .support import Browser, cells
 
 pytestmark = pytest.mark.anyio
 
-_CREATED = re.compile(r'<time datetime="2026-10-22T09:00:00Z" title="2026-10-22 09:00:00 UTC">([^<]+)</time>')
+_CREATED = re.compile(r'<time datetime="2026-10-22T09:00:00Z" title="22.10.2026 09:00:00 UTC">([^<]+)</time>')
 
 
 async def _shown(person: Browser) -> set[str]:
@@ -28,7 +28,7 @@ async def _shown(person: Browser) -> set[str]:
 async def test_times_are_utc_and_say_so_until_a_zone_is_known(browser: Open, api: Api) -> None:
     await create_ok(api, [cmd("ensure_fields", key="AURORA-1", duedate="2026-10-23")])
     person = await browser("interface")
-    assert await _shown(person) == {"2026-10-22 09:00:00 UTC"}
+    assert await _shown(person) == {"22.10.2026 09:00:00 UTC"}
 
 
 async def test_times_are_in_the_jira_users_zone_with_utc_on_hover(browser: Open, api: Api) -> None:
@@ -36,23 +36,23 @@ async def test_times_are_in_the_jira_users_zone_with_utc_on_hover(browser: Open,
     await create_ok(api, [cmd("ensure_fields", key="AURORA-1", duedate="2026-10-23")])
     assert (await api.claim(jira_time_zone="Europe/Moscow")).status_code == 200
     person = await browser("interface")
-    assert await _shown(person) == {"2026-10-22 12:00:00 MSK"}
+    assert await _shown(person) == {"22.10.2026 12:00:00 MSK"}
     page = (await person.get("/")).text
-    assert cells(page, "batches")[1][3] == "2026-10-22 12:00:00 MSK"
+    assert cells(page, "batches")[1][3] == "22.10.2026 12:00:00 MSK"
 
 
 async def test_a_zone_that_is_no_zone_is_utc(browser: Open, api: Api) -> None:
     await create_ok(api, [cmd("ensure_fields", key="AURORA-1", duedate="2026-10-23")])
     assert (await api.claim(jira_time_zone="Mars/Olympus_Mons")).status_code == 200
     person = await browser("interface")
-    assert await _shown(person) == {"2026-10-22 09:00:00 UTC"}
+    assert await _shown(person) == {"22.10.2026 09:00:00 UTC"}
 
 
 def test_the_one_filter_reads_every_shape() -> None:
     """Hub times, Jira's own offsets and naive times (UTC); what is no time is shown as it came."""
-    assert when("2026-10-22T09:00:00Z", "Asia/Omsk") == "2026-10-22 15:00:00 +06"
-    assert when("2026-10-22T12:00:00+03:00") == "2026-10-22 09:00:00 UTC"
-    assert when("2026-10-22T09:00:00", "Europe/Moscow") == "2026-10-22 12:00:00 MSK"
+    assert when("2026-10-22T09:00:00Z", "Asia/Omsk") == "22.10.2026 15:00:00 +06"
+    assert when("2026-10-22T12:00:00+03:00") == "22.10.2026 09:00:00 UTC"
+    assert when("2026-10-22T09:00:00", "Europe/Moscow") == "22.10.2026 12:00:00 MSK"
     assert when("вчера", "Europe/Moscow") == "вчера"
     assert when(None) == "—"
 

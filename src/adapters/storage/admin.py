@@ -157,6 +157,17 @@ class AdminRepository:
         query = select(_FILE.c.sha256).where(_FILE.c.sha256.in_(wanted))
         return set((await self._session.scalars(query)).all())
 
+    async def files(self, shas: Iterable[str]) -> dict[str, FileRecord]:
+        """The records of those of ``shas`` the hub has (the editor's file picker shows their name and size)."""
+        wanted = sorted(set(shas))
+        if not wanted:
+            return {}
+        rows = (await self._session.execute(select(_FILE).where(_FILE.c.sha256.in_(wanted)))).all()
+        return {
+            row.sha256: FileRecord(sha256=row.sha256, size=row.size, filename=row.filename, created_at=row.created_at)
+            for row in rows
+        }
+
     async def stored_bytes(self) -> int:
         """The size of every recorded file together (what ``max_store_bytes`` bounds)."""
         return int(await self._session.scalar(select(func.coalesce(func.sum(_FILE.c.size), 0))) or 0)

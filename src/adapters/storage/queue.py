@@ -207,10 +207,15 @@ class QueueRepository:
         return await self._session.scalar(select(func.count()).select_from(_BATCH).where(batch_filter(only))) or 0
 
     async def filter_choices(self) -> tuple[list[str], list[str]]:
-        """The token names and the projects the batches have (what the queue's filter offers)."""
+        """The authors (the batches' ``author`` and the names of the tokens they came with; the hub's own batches'
+        author only when it has a token's batch too) and the projects the batches have: what the queue's filter
+        offers."""
         tokens = (await self._session.scalars(distinct_of(_BATCH.c.token_name))).all()
+        authors = (
+            await self._session.scalars(distinct_of(_BATCH.c.author).where(_BATCH.c.token_name.is_not(None)))
+        ).all()
         projects = (await self._session.scalars(distinct_of(_BATCH.c.project))).all()
-        return [str(t) for t in tokens], [str(p) for p in projects]
+        return sorted({str(name) for name in (*tokens, *authors)}), [str(p) for p in projects]
 
     async def save_approval(self, batch_id: int, approval: Approval | None) -> None:
         await self._session.execute(update(_BATCH).where(_BATCH.c.id == batch_id).values(**_approval_values(approval)))

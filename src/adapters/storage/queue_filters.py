@@ -73,8 +73,8 @@ def batch_filter(only: QueueFilter) -> ColumnElement[bool]:
         conditions.append(_BATCH.c.token_name.is_not(None))
     if only.state is not None:
         conditions.append(_state(only.state))
-    if only.author is not None:
-        conditions.append(_BATCH.c.token_name == only.author)
+    if only.author is not None:  # the batch's author, or the token it came with (issue 32: the page shows both)
+        conditions.append(or_(_BATCH.c.token_name == only.author, _BATCH.c.author == only.author))
     if only.project is not None:
         conditions.append(_BATCH.c.project == only.project)
     if only.needle:

@@ -13,7 +13,7 @@ from adapters.storage.outage import OUTAGE_TYPES, RETRY_AFTER_SECONDS
 from hub_app import admin, claims, overview
 from hub_app.answers.admin import FileStored, HealthView, ProjectView, TokenCreated, TokenView
 from hub_app.answers.agent import AgentStatusView
-from hub_app.answers.wire import Items
+from hub_app.answers.wire import Items, to_json
 from hub_app.api.errors import DATABASE_UNAVAILABLE, error_response
 from hub_app.api.routing import in_unit, route
 from hub_app.bodies.admin import ProjectIn, ProjectPatchIn, SettingsIn, TokenIn
@@ -32,15 +32,7 @@ async def upload_file(request: HubRequest, filename: FromQuery[str | None] = Non
     """The raw body is stored by its sha256 (over ``max_file_bytes``, or past the store's ``max_store_bytes`` →
     413, nothing kept); ``ensure_attachment`` names it. Files past ``file_retention_hours`` that no queued or
     claimed command names are pruned first."""
-    hub = hub_of(request)
-    async with hub.unit() as unit:
-        settings = await unit.db.admin.settings()
-    staged = await hub.files.stage_stream(request.stream(), limit=settings.max_file_bytes)
-    try:
-        await in_unit(request, admin.prune_files)
-        return await in_unit(request, lambda u: admin.store_file(u, staged, filename=filename))
-    finally:
-        hub.files.discard(staged)
+    return to_json(await admin.upload_file(hub_of(request), request.stream(), filename=filename))
 
 
 @get("/projects", **route(INTERFACE, answer=Items[ProjectView]))

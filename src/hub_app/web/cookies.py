@@ -41,6 +41,7 @@ from reconcile.text import readable
 
 __all__ = [
     "CSRF_COOKIE",
+    "CSRF_HEADER",
     "CSRF_REFUSED",
     "SESSION_COOKIE",
     "SESSION_LIFETIME",
@@ -61,6 +62,8 @@ CSRF_BEFORE_LOGIN = "csrf_before_login"
 
 _STATE = "hub_page_session"
 _CSRF_FIELD = "_csrf_token"
+#: The header a script of the page sends the CSRF token in when it posts no form (``static/hub.js``).
+CSRF_HEADER = "x-csrf-token"
 _SAFE = frozenset({"GET", "HEAD", "OPTIONS"})
 #: What a browser's ``Sec-Fetch-Site`` says of a form this page sent (``none``: typed in or bookmarked).
 _OWN_SITE = frozenset({"same-origin", "none"})
@@ -175,7 +178,8 @@ async def _form(request: HubRequest) -> FormMultiDict:
 async def _check_csrf(request: HubRequest, session: PageSession, key: bytes) -> None:
     if request.headers.get("sec-fetch-site", "same-origin") not in _OWN_SITE:
         raise PermissionDeniedException(CSRF_REFUSED)
-    sent = (await _form(request)).get(_CSRF_FIELD)
+    # The file picker posts a file's bytes as they are (no form): its token comes in a header.
+    sent = request.headers.get(CSRF_HEADER) or (await _form(request)).get(_CSRF_FIELD)
     sent = sent if isinstance(sent, str) else ""
     if session.live:
         ok = hmac.compare_digest(sent, session.csrf_token)

@@ -1,5 +1,6 @@
-"""One issue of the mirror (``/issues/{key}``): its fields and links, the hub's notes on it («Добавить заметку»)
-and its journal of changes in Jira, paged."""
+"""One issue of the mirror (``/issues/{key}``): its fields and links, the batches and commands that touched it (the
+latest :data:`TOUCHING_BATCHES` batches naming it; the queue's text filter finds the rest), the hub's notes on it
+(«Добавить заметку») and its journal of changes in Jira, paged."""
 
 from __future__ import annotations
 
@@ -18,9 +19,11 @@ from hub_app.web.queue import PageNumber, pages
 from hub_app.web.render import flash, form_text, page
 from reconcile.errors import NotFoundError
 
-__all__ = ["HISTORY_PER_PAGE", "ROUTES"]
+__all__ = ["HISTORY_PER_PAGE", "ROUTES", "TOUCHING_BATCHES"]
 
 HISTORY_PER_PAGE = 50
+#: How many of the latest batches naming the issue the page reads for the commands that touched it.
+TOUCHING_BATCHES = 20
 
 
 async def _issue_page(
@@ -28,8 +31,13 @@ async def _issue_page(
 ) -> Template:
     async def look(unit: Unit) -> dict[str, Any]:
         journal = await mirror.issue_history(unit, key, limit=HISTORY_PER_PAGE, offset=(number - 1) * HISTORY_PER_PAGE)
+        issue = await mirror.get_issue(unit, key)
+        touches, more = await mirror.issue_commands(unit, issue.key, batches=TOUCHING_BATCHES)
         return {
-            "issue": await mirror.get_issue(unit, key),
+            "issue": issue,
+            "touches": touches,
+            "more_touches": more,
+            "touches_batches": TOUCHING_BATCHES,
             "journal": journal.items,
             "journal_total": journal.total,
             "pages": pages(journal.total, HISTORY_PER_PAGE),

@@ -16,10 +16,14 @@ __all__ = [
     "BAR_LABELS",
     "BATCH_STATE_LABELS",
     "STATUS_LABELS",
+    "counts_told",
+    "day",
     "duration",
     "estimate",
+    "file_size",
     "moment",
     "pretty_json",
+    "site",
     "status_label",
     "when",
     "zone_of",
@@ -63,6 +67,27 @@ BAR_LABELS: dict[str, str] = {
 }
 
 
+#: A cancelled batch's counts in words, cancelled first (issue 32: «отменено: 4, выполнено: 2», never «6/7»).
+_TOLD: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("отменено", ("cancelled",)),
+    ("выполнено", ("done", "confirmed_by_state")),
+    ("с ошибкой", ("failed",)),
+    ("пропущено", ("skipped",)),
+    ("выполняется", ("claimed",)),
+    ("в очереди", ("queued",)),
+)
+
+
+def counts_told(by_status: dict[str, int]) -> str:
+    """A batch's commands counted in words by what happened to them: «отменено: 4, выполнено: 2»."""
+    parts = []
+    for word, statuses in _TOLD:
+        count = sum(by_status.get(status, 0) for status in statuses)
+        if count:
+            parts.append(f"{word}: {count}")
+    return ", ".join(parts)
+
+
 def status_label(status: str) -> str:
     """A command's status as the page shows it (an unknown one as it is)."""
     return STATUS_LABELS.get(status, status)
@@ -91,15 +116,30 @@ def moment(value: str | datetime) -> datetime | None:
 
 
 def when(value: str | datetime | None, zone: str | None = None) -> str:
-    """A moment as ``2026-10-22 12:00:00 MSK`` in the Jira user's time zone ``zone`` (its IANA name), or as
-    ``2026-10-22 09:00:00 UTC`` when none is known; ``—`` for none."""
+    """A moment as ``22.10.2026 12:00:00 MSK`` in the Jira user's time zone ``zone`` (its IANA name), or as
+    ``22.10.2026 09:00:00 UTC`` when none is known; ``—`` for none. The page's one date format (issue 32): the
+    day first, as the plans' and results' dates (``23.10.2026``) and the page's locale read it."""
     if value is None:
         return "—"
     found = moment(value)
     if found is None:
         return str(value)  # a time Jira wrote in a shape of its own: shown as it came
     local = found.astimezone(zone_of(zone))
-    return local.strftime("%Y-%m-%d %H:%M:%S ") + (local.tzname() or "UTC")
+    return local.strftime("%d.%m.%Y %H:%M:%S ") + (local.tzname() or "UTC")
+
+
+def day(value: str | None) -> str:
+    """A date of Jira (``2026-10-23``) as the page shows every date: ``23.10.2026``; «—» for none, and anything
+    else as it came."""
+    if not value:
+        return "—"
+    found = moment(value[:10]) if len(value) >= 10 and value[4:5] == "-" else None
+    return found.strftime("%d.%m.%Y") if found is not None else value
+
+
+def site(url: str) -> str:
+    """An address as its link text: without its scheme and trailing slash (``jira.bank.local/jira``)."""
+    return url.split("://", 1)[-1].rstrip("/")
 
 
 def duration(seconds: float | None) -> str:
@@ -128,6 +168,22 @@ def estimate(seconds: float | None) -> str:
         return "—"
     said = f"около {duration(seconds)}"
     return f"{said} — дольше часа" if seconds > LONG_ESTIMATE_SECONDS else said
+
+
+_SIZE_UNITS = ("КБ", "МБ", "ГБ", "ТБ")
+
+
+def file_size(size: int) -> str:
+    """A file's size as a person reads it: «512 байт», «12,3 КБ», «4 МБ» (units of 1024)."""
+    if size < 1024:
+        return f"{size} байт"
+    value = float(size)
+    for unit in _SIZE_UNITS:
+        value /= 1024
+        if value < 1024 or unit == _SIZE_UNITS[-1]:
+            break
+    shown = f"{value:.1f}".rstrip("0").rstrip(".").replace(".", ",")
+    return f"{shown} {unit}"
 
 
 def pretty_json(value: Any) -> str:

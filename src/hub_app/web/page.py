@@ -25,7 +25,7 @@ from litestar.static_files import create_static_files_router
 from litestar.types import ASGIApp, ExceptionHandler, Message, Receive, Scope, Send
 
 from hub_app.connection import HubRequest
-from hub_app.web import batches, drift, issues, new, projects, queue, refresh, session, settings
+from hub_app.web import batches, drift, files, issues, new, projects, queue, refresh, session, settings, tokens
 from hub_app.web.errors import NO_SUCH_PAGE, error_page, page_exception_handlers
 from hub_app.web.jira import jira_facts
 from hub_app.web.render import PAGE_PREFIX, template_config
@@ -49,8 +49,10 @@ _HEADERS: list[tuple[bytes, bytes]] = [
 
 #: First path segments only the page has, and those it shares with the API.
 _PAGE_ONLY = frozenset({"", "login", "logout", "new"})
-_SHARED = frozenset({"batches", "commands", "projects", "issues", "settings", "drift"})
+_SHARED = frozenset({"batches", "commands", "projects", "issues", "settings", "drift", "files", "tokens"})
 _FORMS = (b"application/x-www-form-urlencoded", b"multipart/form-data")
+#: How many fields a multipart form of the page may have (Litestar's default is 1 000).
+MULTIPART_PARTS = 100_000
 #: The API's documents and their page: served under the page's headers too.
 _DOCS = "/schema"
 
@@ -126,10 +128,12 @@ class WebPage(InitPlugin):
                 *queue.ROUTES,
                 *batches.ROUTES,
                 *new.ROUTES,
+                *files.ROUTES,
                 *projects.ROUTES,
                 *issues.ROUTES,
                 *drift.ROUTES,
                 *settings.ROUTES,
+                *tokens.ROUTES,
                 *refresh.ROUTES,
             ],
             middleware=page_middleware(self.key),
@@ -146,6 +150,9 @@ class WebPage(InitPlugin):
         )
         app_config.route_handlers.extend([views, static])
         app_config.template_config = template_config()
+        # The editor's form is multipart while it holds an attachment (its file picker without JavaScript): a
+        # field a part, so a big batch has thousands; the request's size limit still bounds it.
+        app_config.multipart_form_part_limit = max(app_config.multipart_form_part_limit, MULTIPART_PARTS)
         app_config.exception_handlers[NotFoundException] = _not_found(app_config.exception_handlers)
         return app_config
 

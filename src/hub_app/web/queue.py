@@ -1,9 +1,10 @@
 """«Очередь» (``/``): the agent, the command in flight and its pause, depth and ETA, and the batches, newest first.
 
-The batches are filtered by the URL's query (:func:`reconcile.queue_filter.parse_filter`: state, author's token,
-project, text, and ``auto`` for the hub's automatic refreshes, hidden otherwise), a GET form that works without
-JavaScript and is bookmarkable. The live part is re-fetched by htmx every 2 s while the tab is visible
-(``static/hub.js``), with the same filter; without JavaScript the page is the same, read once.
+The batches are filtered by the URL's query (:func:`reconcile.queue_filter.parse_filter`: state, author (the
+batch's ``author`` or its token's name), project, text, and ``auto`` for the hub's automatic refreshes, hidden
+otherwise), a GET form that works without JavaScript and is bookmarkable. The live part is re-fetched by htmx
+every 2 s while the tab is visible (``static/hub.js``), with the same filter; without JavaScript the page is the
+same, read once.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -29,14 +29,18 @@ from hub_app.web.labels import (
     BAR_LABELS,
     BATCH_STATE_LABELS,
     STATUS_LABELS,
+    counts_told,
+    day,
     duration,
     estimate,
     moment,
     pretty_json,
+    site,
     status_label,
     when,
 )
 from reconcile.batch_state import bar
+from reconcile.catalogue import CATALOGUE
 from reconcile.commands import is_temp_key
 from reconcile.readable import (
     aspect_label,
@@ -84,12 +88,40 @@ def _params_words(command: Any) -> list[tuple[str, str]]:
     return params_in_words(command.type, command.params)
 
 
+def _type_label(command_type: str) -> str:
+    """A command type by its catalogue label («Статус»); an unknown one as it is."""
+    spec = CATALOGUE.get(command_type)
+    return spec.label if spec is not None else command_type
+
+
 def _journal_from(item: Any) -> str:
     return journal_value(item.field, item.from_, item.from_string)
 
 
 def _journal_to(item: Any) -> str:
     return journal_value(item.field, item.to, item.to_string)
+
+
+_KEY = re.compile(r"\b[A-Z][A-Z0-9_]*-[1-9][0-9]*\b")
+
+
+def _keys_unbroken(text: str) -> Markup:
+    """Text in words with each issue key kept on one line (a key breaks at its hyphen otherwise: «AURORA-/1590»)."""
+    return Markup(_KEY.sub(lambda found: f'<span class="issue-ref">{found.group(0)}</span>', str(escape(text))))
+
+
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _is_iso_date(value: Any) -> bool:
+    """A date a date input keeps as it is (``2026-10-23``; the browser would empty ``2026-02-30``)."""
+    if not isinstance(value, str) or not _ISO_DATE.fullmatch(value):
+        return False
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
 
 
 @pass_context
@@ -121,11 +153,16 @@ def _environment() -> Environment:
         segment=segment,
         bar=bar,
         estimate=estimate,
+        day=day,
+        site=site,
+        told=counts_told,
+        unbroken=_keys_unbroken,
     )
     env.filters.update(result_words=_result_words, params_words=_params_words, sprint_state=sprint_state)
     env.filters.update(journal_field=journal_field, journal_from=_journal_from, journal_to=_journal_to)
-    env.filters.update(aspect_label=aspect_label, drift_value=drift_value, error=error_text)
+    env.filters.update(aspect_label=aspect_label, drift_value=drift_value, error=error_text, type_label=_type_label)
     env.tests["temp_key"] = is_temp_key
+    env.tests["iso_date"] = _is_iso_date
     env.globals.update(
         STATUS_LABELS=STATUS_LABELS,
         APPROVAL_LABELS=APPROVAL_LABELS,

@@ -55,3 +55,79 @@ document.addEventListener("htmx:afterRequest", function (event) {
     });
   });
 });
+
+// «Новый пакет»: a value picked from the mirror (a status, a sprint) goes into its field, which stays free text.
+// Caught on the way down, before htmx reads the form for the change it posts.
+document.addEventListener("change", function (event) {
+  var pick = event.target;
+  if (!pick.classList || !pick.classList.contains("mirror-pick") || !pick.value) {
+    return;
+  }
+  var field = document.getElementById(pick.getAttribute("data-fills"));
+  if (field) {
+    field.value = pick.value;
+  }
+  pick.value = "";
+}, true);
+
+// The file picker of an attachment: the file goes to POST /files on this origin (the session's cookie, its CSRF
+// token in a header), then its sha256 fills «Файл», its name «Имя вложения» when empty, and the picker shows the
+// name and size. The form then changes as if typed (htmx updates the JSON view); the chosen file is not sent again.
+function csrfToken() {
+  var field = document.querySelector("#editor input[name=_csrf_token]");
+  return field ? field.value : "";
+}
+
+function uploadPicked(input) {
+  var file = input.files && input.files[0];
+  var shown = document.getElementById(input.getAttribute("data-shown"));
+  if (!file) {
+    return;
+  }
+  if (shown) {
+    shown.textContent = "загружается " + file.name + "…";
+  }
+  fetch("/files?filename=" + encodeURIComponent(file.name), {
+    method: "POST",
+    body: file,
+    credentials: "same-origin",
+    headers: {"Content-Type": "application/octet-stream", "HX-Request": "true", "X-CSRF-Token": csrfToken()}
+  }).then(function (response) {
+    return response.json().then(function (answer) {
+      return {ok: response.ok, answer: answer};
+    });
+  }).then(function (result) {
+    input.value = "";
+    if (!result.ok) {
+      if (shown) {
+        shown.textContent = result.answer.detail || "файл не загружен";
+      }
+      return;
+    }
+    var sha = document.getElementById(input.getAttribute("data-sha"));
+    var name = document.getElementById(input.getAttribute("data-filename"));
+    if (sha) {
+      sha.value = result.answer.sha256;
+    }
+    if (name && !name.value.trim()) {
+      name.value = file.name;
+    }
+    if (shown) {
+      shown.textContent = result.answer.shown;
+    }
+    (sha || input).dispatchEvent(new Event("change", {bubbles: true}));
+  }).catch(function () {
+    input.value = "";
+    if (shown) {
+      shown.textContent = "файл не загружен: хаб не ответил";
+    }
+  });
+}
+
+document.addEventListener("change", function (event) {
+  var input = event.target;
+  if (input.classList && input.classList.contains("file-upload")) {
+    event.stopPropagation();  // not a change of the draft yet: the upload's answer makes one
+    uploadPicked(input);
+  }
+}, true);
