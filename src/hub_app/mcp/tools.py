@@ -27,13 +27,16 @@ from hub_app.bodies.batches import BatchCancel, BatchRef, CancelIn, CommandRef, 
 from hub_app.bodies.drift import DriftArgs
 from hub_app.bodies.mirror import IssueRef, NoteIn, SliceArgs
 from hub_app.bodies.parsing import json_schema, parse
+from hub_app.idempotency import create_once
 from hub_app.public_url import PublicUrl
 from hub_app.roles import Caller
 from hub_app.runtime import Hub, Unit
+from reconcile import idempotency
 from reconcile.approval import ApprovalState, Door
 from reconcile.commands import batch_create_description, batch_create_schema
+from reconcile.errors import ValidationError
 
-__all__ = ["WAITS_FOR_APPROVAL", "McpCaller", "McpTool", "ToolCall", "tools"]
+__all__ = ["KEY_ARG", "KEY_HINT", "WAITS_FOR_APPROVAL", "McpCaller", "McpTool", "ToolCall", "tools", "with_key"]
 
 
 @attrs.frozen(kw_only=True)
@@ -90,12 +93,58 @@ def _told(created: BatchCreated, caller: McpCaller) -> dict[str, Any]:
     return answer
 
 
+#: The argument of ``batch_create`` and ``refresh`` that makes a retried call answer the first call's batch.
+KEY_ARG = "idempotency_key"
+KEY_HINT = (
+    " idempotency_key: передавайте новый ключ (например, UUID) на каждый задуманный пакет и тот же ключ при "
+    "повторе вызова, ответ на который потерян: тот же ключ с теми же аргументами в течение 24 ч вернёт уже "
+    "созданный пакет (replayed: true), а не создаст второй; с другими аргументами — ошибка."
+)
+
+
+def with_key(schema: dict[str, Any]) -> dict[str, Any]:
+    """An input schema with :data:`KEY_ARG`."""
+    key = {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": idempotency.KEY_MAX,
+        "pattern": "^[ -~]+$",
+        "description": "ключ идемпотентности: один на задуманный пакет, тот же при повторе вызова",
+    }
+    return {**schema, "properties": {**schema["properties"], KEY_ARG: key}}
+
+
+async def _created_once(
+    unit: Unit,
+    caller: McpCaller,
+    args: dict[str, Any],
+    kind: str,
+    create: Callable[[dict[str, Any]], Awaitable[tuple[BatchCreated, bool]]],
+) -> dict[str, Any]:
+    """A creating tool's answer: :func:`hub_app.idempotency.create_once` with the call's key, if it has one."""
+    body = dict(args)
+    key = body.pop(KEY_ARG, None)
+    if key is not None and not isinstance(key, str):
+        raise ValidationError(idempotency.BAD_KEY)
+    done = await create_once(
+        unit, requester=caller.token.through(Door.MCP), key=key, kind=kind, body=body, create=lambda: create(body)
+    )
+    answer = _told(done.batch, caller)
+    if done.replayed:
+        answer["replayed"] = True
+    return answer
+
+
 async def _batch_create(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
-    return _told(await batches.create_batch(unit, args, requester=caller.token.through(Door.MCP)), caller)
+    async def create(body: dict[str, Any]) -> tuple[BatchCreated, bool]:
+        return await batches.create_batch(unit, body, requester=caller.token.through(Door.MCP)), True
+
+    return await _created_once(unit, caller, args, "batch", create)
 
 
 async def _batch_plan(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
-    return await plan.body_plan(unit, args)
+    # The same arguments as batch_create's; a plan neither checks nor takes a key.
+    return await plan.body_plan(unit, {name: value for name, value in args.items() if name != KEY_ARG})
 
 
 async def _batch_status(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
@@ -136,7 +185,10 @@ async def _note_add(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
 
 
 async def _refresh(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
-    return await batches.create_refresh(unit, parse(RefreshIn, args), requester=caller.token.through(Door.MCP))
+    async def create(body: dict[str, Any]) -> tuple[BatchCreated, bool]:
+        return await batches.request_refresh(unit, parse(RefreshIn, body), requester=caller.token.through(Door.MCP))
+
+    return await _created_once(unit, caller, args, "refresh", create)
 
 
 def _text(value: str) -> Callable[[], str]:
@@ -151,8 +203,8 @@ def _schema(cls: type[Any], **extra: Any) -> Callable[[], dict[str, Any]]:
 _TOOLS = (
     McpTool(
         name="batch_create",
-        description=batch_create_description,
-        input_schema=batch_create_schema,
+        description=lambda: batch_create_description() + KEY_HINT,
+        input_schema=lambda: with_key(batch_create_schema()),
         call=_batch_create,
         annotations=_WRITES,
     ),
@@ -165,7 +217,7 @@ _TOOLS = (
             "создаваемых задач, id спринтов, комментарии и переходы, которых нет в зеркале). Покажите план "
             "человеку до batch_create."
         ),
-        input_schema=batch_create_schema,
+        input_schema=lambda: with_key(batch_create_schema()),
         call=_batch_plan,
         annotations=_READS,
     ),
@@ -253,9 +305,9 @@ _TOOLS = (
         name="refresh",
         description=_text(
             "Обновить зеркало из Jira: keys — эти задачи, jql — по запросу, без аргументов — полное "
-            "обновление по проектам хаба. Ставится пакетом из одной команды refresh; выполняется асинхронно."
+            "обновление по проектам хаба. Ставится пакетом из одной команды refresh; выполняется асинхронно." + KEY_HINT
         ),
-        input_schema=_schema(RefreshIn, **{"not": {"required": ["keys", "jql"]}}),
+        input_schema=lambda: with_key(_schema(RefreshIn, **{"not": {"required": ["keys", "jql"]}})()),
         call=_refresh,
         annotations=_WRITES,
     ),
