@@ -10,23 +10,31 @@
   every wait at once; each claim then looks again.
 - **Shutdown** ends every wait at once with 204, and a claim arriving meanwhile is answered 204 without a look:
   restarting the hub costs the agent an ordinary empty poll, never a 5xx or a cut connection.
+
+The same wake-up serves the clients that follow a batch (``GET /batches/{id}?wait=N``, MCP ``batch_status`` with
+``wait_seconds``, :mod:`hub_app.following`): each waits, holding no database connection, until a command of its
+batch changes status (:meth:`Wakeup.batches_changed`, called after the commit here and for every other hub
+process through ``LISTEN/NOTIFY``), its deadline, or the shutdown.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Collection, Iterator
 from typing import TypeVar
 
 import anyio
 import attrs
 
-__all__ = ["REPOLL_SECONDS", "Waiter", "Wakeup"]
+__all__ = ["REPOLL_SECONDS", "WATCH_REPOLL_SECONDS", "Waiter", "Wakeup"]
 
 T = TypeVar("T")
 
 #: A long poll looks at the queue again at least this often, even without a wake-up.
 REPOLL_SECONDS = 5.0
+#: A client following a batch looks at it again at least this often, even without a wake-up (a notification
+#: lost with the LISTEN connection is made up for when it comes back).
+WATCH_REPOLL_SECONDS = 15.0
 
 
 @attrs.define(eq=False)
@@ -50,6 +58,7 @@ class Wakeup:
 
     def __init__(self) -> None:
         self._waiting: dict[tuple[str, str], Waiter] = {}
+        self._watching: dict[int, set[Waiter]] = {}
         self._looking = anyio.Lock()
         self.closing = False
 
@@ -61,8 +70,34 @@ class Wakeup:
     def close(self) -> None:
         """The process is shutting down: every wait ends (204), and no claim looks any more."""
         self.closing = True
-        for waiter in list(self._waiting.values()):
+        for waiter in [*self._waiting.values(), *(w for ws in self._watching.values() for w in ws)]:
             waiter.end("closing")
+
+    def batches_changed(self, batch_ids: Collection[int] | None) -> None:
+        """A command of each of ``batch_ids`` (``None``: of any batch) changed: their followers look again."""
+        chosen = self._watching.keys() if batch_ids is None else [b for b in batch_ids if b in self._watching]
+        for batch_id in list(chosen):
+            for waiter in self._watching[batch_id]:
+                waiter.event.set()
+
+    def watchers(self) -> int:
+        """How many clients follow a batch now."""
+        return sum(len(waiters) for waiters in self._watching.values())
+
+    @contextlib.contextmanager
+    def watch(self, batch_id: int) -> Iterator[Waiter]:
+        """Follow batch ``batch_id``: the waiter's event is set when one of its commands changes."""
+        waiter = Waiter()
+        if self.closing:
+            waiter.end("closing")
+        self._watching.setdefault(batch_id, set()).add(waiter)
+        try:
+            yield waiter
+        finally:
+            waiters = self._watching.get(batch_id, set())
+            waiters.discard(waiter)
+            if not waiters:
+                self._watching.pop(batch_id, None)
 
     def waiting(self) -> int:
         """How many claims wait (or look) now."""
@@ -93,7 +128,7 @@ class Wakeup:
                 return None
             return await action()
 
-    async def wait(self, waiter: Waiter, seconds: float) -> None:
-        """Until a wake-up, the claim's end, or ``seconds`` (at most :data:`REPOLL_SECONDS`)."""
-        with anyio.move_on_after(min(seconds, REPOLL_SECONDS)):
+    async def wait(self, waiter: Waiter, seconds: float, *, repoll: float = REPOLL_SECONDS) -> None:
+        """Until a wake-up, the wait's end, or ``seconds`` (at most ``repoll``)."""
+        with anyio.move_on_after(min(seconds, repoll)):
             await waiter.event.wait()

@@ -7,10 +7,11 @@ from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 from litestar import Response, get, post
+from litestar.datastructures import ResponseHeader
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import FromPath, FromQuery, HeaderParameter, JSONBody
+from litestar.params import FromPath, FromQuery, HeaderParameter, JSONBody, QueryParameter
 
-from hub_app import batches, idempotency, plan
+from hub_app import batches, following, idempotency, plan
 from hub_app.answers.batches import BatchCreated, BatchDetail, BatchView, CommandView
 from hub_app.answers.plans import BatchPlanView, DryRunView
 from hub_app.answers.wire import Items, to_json
@@ -44,6 +45,8 @@ IdempotencyKey = Annotated[
 ]
 #: The header a replayed answer carries.
 REPLAYED = "Idempotent-Replayed"
+#: The header of a batch's state stamp (:func:`hub_app.following.state_stamp`).
+STATE_HEADER = "Batch-State"
 
 
 async def _created(
@@ -92,10 +95,42 @@ async def list_batches(
     return await in_unit(request, lambda u: batches.list_batches(u, limit=limit, offset=offset))
 
 
-@get("/batches/{batch_id:int}", **route(INTERFACE, answer=BatchDetail, errors_=(400, 404)))
-async def get_batch(request: HubRequest, batch_id: FromPath[int]) -> Any:
-    """One batch with its commands, statuses, results, errors, progress and notes."""
-    return await in_unit(request, lambda u: batches.get_batch(u, batch_id))
+_STAMP = ResponseHeader(
+    name=STATE_HEADER,
+    description="отпечаток состояния пакета (статусы команд и одобрение): since для следующего ожидания",
+    documentation_only=True,
+)
+
+
+@get(
+    "/batches/{batch_id:int}",
+    **route(INTERFACE, answer=BatchDetail, errors_=(400, 404, 422)),
+    response_headers=[_STAMP],
+)
+async def get_batch(
+    request: HubRequest,
+    batch_id: FromPath[int],
+    wait: Annotated[
+        float,
+        QueryParameter(
+            description="ждать до стольких секунд (≤ 55), пока статус какой-нибудь команды пакета или его одобрение "
+            "не изменится; ответ — сразу после изменения или по истечении срока",
+        ),
+    ] = 0,
+    since: Annotated[
+        str | None,
+        QueryParameter(
+            description="заголовок Batch-State прошлого ответа: ждать изменения относительно него, а не состояния на "
+            "момент запроса (ни одно изменение между запросами не теряется)",
+        ),
+    ] = None,
+) -> Response[Any]:
+    """One batch with its commands, statuses, results, errors, progress and notes; with ``wait``, a long poll that
+    answers at the first change of a command's status (or of its approval)."""
+    found, stamp = await following.follow_batch(
+        hub_of(request), batch_id, wait=following.check_wait(wait, "wait"), since=since
+    )
+    return Response(to_json(found), headers={STATE_HEADER: stamp})
 
 
 @get("/batches/{batch_id:int}/plan", **route(INTERFACE, answer=BatchPlanView, errors_=(400, 404)))

@@ -20,10 +20,10 @@ from typing import Any
 import attrs
 from mcp.types import Tool, ToolAnnotations
 
-from hub_app import batches, drift, mirror, plan
+from hub_app import batches, drift, following, mirror, plan
 from hub_app.answers.batches import BatchCreated
 from hub_app.answers.wire import to_json
-from hub_app.bodies.batches import BatchCancel, BatchRef, CancelIn, CommandRef, RefreshIn
+from hub_app.bodies.batches import BatchCancel, BatchStatusArgs, CancelIn, CommandRef, RefreshIn
 from hub_app.bodies.drift import DriftArgs
 from hub_app.bodies.mirror import IssueRef, NoteIn, SliceArgs
 from hub_app.bodies.parsing import json_schema, parse
@@ -36,7 +36,17 @@ from reconcile.approval import ApprovalState, Door
 from reconcile.commands import batch_create_description, batch_create_schema
 from reconcile.errors import ValidationError
 
-__all__ = ["KEY_ARG", "KEY_HINT", "WAITS_FOR_APPROVAL", "McpCaller", "McpTool", "ToolCall", "tools", "with_key"]
+__all__ = [
+    "KEY_ARG",
+    "KEY_HINT",
+    "WAITS_FOR_APPROVAL",
+    "HubCall",
+    "McpCaller",
+    "McpTool",
+    "ToolCall",
+    "tools",
+    "with_key",
+]
 
 
 @attrs.frozen(kw_only=True)
@@ -50,6 +60,8 @@ class McpCaller:
 
 
 ToolCall = Callable[[Unit, McpCaller, dict[str, Any]], Awaitable[Any]]
+#: A tool that opens its own transactions (a long poll must hold none while it waits).
+HubCall = Callable[[McpCaller, dict[str, Any]], Awaitable[Any]]
 
 
 @attrs.frozen(kw_only=True)
@@ -59,8 +71,10 @@ class McpTool:
     name: str
     description: Callable[[], str]
     input_schema: Callable[[], dict[str, Any]]
-    call: ToolCall
+    call: ToolCall | HubCall
     annotations: ToolAnnotations | None = None
+    #: ``call`` is a :data:`HubCall`: it is not run inside one transaction.
+    own_units: bool = False
 
     def listing(self) -> Tool:
         return Tool(
@@ -147,8 +161,11 @@ async def _batch_plan(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
     return await plan.body_plan(unit, {name: value for name, value in args.items() if name != KEY_ARG})
 
 
-async def _batch_status(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
-    return await batches.get_batch(unit, parse(BatchRef, args).batch_id)
+async def _batch_status(caller: McpCaller, args: dict[str, Any]) -> Any:
+    ref = parse(BatchStatusArgs, args)
+    wait = following.check_wait(ref.wait_seconds, "wait_seconds")
+    found, _ = await following.follow_batch(caller.hub, ref.batch_id, wait=wait)
+    return found
 
 
 async def _batch_cancel(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
@@ -227,12 +244,16 @@ _TOOLS = (
             "Пакет с командами: статус каждой (queued, claimed, done, failed, skipped, cancelled, "
             "confirmed_by_state), результаты, ошибки, число выдач, прогресс и заметки; approval — одобрение "
             "человеком (pending — ждёт, команды не выполняются; approved; rejected — команды отменены) или "
-            "null, если не требуется. Результаты команд приходят асинхронно — спрашивайте снова, пока в "
-            "progress не все команды завершены."
+            "null, если не требуется; state — состояние пакета словами; progress — сколько команд завершено, "
+            "remaining_seconds (сколько ещё ждать пауз) и elapsed_seconds. Результаты команд приходят асинхронно: "
+            "чтобы следить за пакетом, вызывайте с wait_seconds (до 55) — ответ придёт сразу, как только "
+            "изменится статус какой-нибудь его команды, а не по опросу; повторяйте, пока state не станет "
+            "done, done_with_errors, cancelled или rejected."
         ),
-        input_schema=_schema(BatchRef),
+        input_schema=_schema(BatchStatusArgs),
         call=_batch_status,
         annotations=_READS,
+        own_units=True,
     ),
     McpTool(
         name="batch_cancel",
