@@ -21,6 +21,7 @@ from hub_app.bodies.parsing import parse
 from hub_app.connection import HubRequest, hub_of
 from hub_app.roles import INTERFACE
 from hub_app.runtime import Unit
+from reconcile.queue_filter import parse_filter
 
 __all__ = ["ROUTES"]
 
@@ -90,9 +91,16 @@ async def list_batches(
     request: HubRequest,
     limit: FromQuery[int | None] = None,
     offset: FromQuery[int | None] = None,
+    status: Annotated[
+        str | None,
+        QueryParameter(description="only batches in this state (awaiting_approval, queued, running, done, …)"),
+    ] = None,
+    author: Annotated[str | None, QueryParameter(description="only batches created with this token")] = None,
 ) -> Any:
-    """Batches, newest first, with their commands and progress."""
-    return await in_unit(request, lambda u: batches.list_batches(u, limit=limit, offset=offset))
+    """Batches, newest first, with their commands and progress; ``status`` and ``author`` narrow them as the
+    queue page's filter does (``/?status=running``)."""
+    only = parse_filter({"status": status or "", "author": author or "", "auto": "1"}) if status or author else None
+    return await in_unit(request, lambda u: batches.list_batches(u, limit=limit, offset=offset, only=only))
 
 
 _STAMP = ResponseHeader(

@@ -21,8 +21,13 @@ import attrs
 from mcp.types import Tool, ToolAnnotations
 
 from hub_app import batches, drift, following, mirror, plan
-from hub_app.answers.batches import BatchCreated
-from hub_app.answers.wire import to_json
+from hub_app.answers.assistant import IssueWithJournal, ToldBatch
+from hub_app.answers.batches import BatchCreated, BatchDetail, BatchView
+from hub_app.answers.drift import DriftPage
+from hub_app.answers.mirror import IssueView, NoteView
+from hub_app.answers.plans import BatchPlanView
+from hub_app.answers.schema import answer_schema
+from hub_app.answers.wire import Items, to_json
 from hub_app.bodies.batches import BatchCancel, BatchStatusArgs, CancelIn, CommandRef, RefreshIn
 from hub_app.bodies.drift import DriftArgs
 from hub_app.bodies.mirror import IssueRef, NoteIn, SliceArgs
@@ -72,15 +77,22 @@ class McpTool:
     description: Callable[[], str]
     input_schema: Callable[[], dict[str, Any]]
     call: ToolCall | HubCall
+    #: The type of its answer (:mod:`hub_app.answers`): its ``outputSchema`` is that type's JSON Schema. Every
+    #: tool of the hub has one (a test's tool may go without).
+    answer: Any = None
     annotations: ToolAnnotations | None = None
     #: ``call`` is a :data:`HubCall`: it is not run inside one transaction.
     own_units: bool = False
+
+    def output_schema(self) -> dict[str, Any] | None:
+        return answer_schema(self.answer) if self.answer is not None else None
 
     def listing(self) -> Tool:
         return Tool(
             name=self.name,
             description=self.description(),
             input_schema=self.input_schema(),
+            output_schema=self.output_schema(),
             annotations=self.annotations,
         )
 
@@ -223,6 +235,7 @@ _TOOLS = (
         description=lambda: batch_create_description() + KEY_HINT,
         input_schema=lambda: with_key(batch_create_schema()),
         call=_batch_create,
+        answer=ToldBatch,
         annotations=_WRITES,
     ),
     McpTool(
@@ -236,6 +249,7 @@ _TOOLS = (
         ),
         input_schema=lambda: with_key(batch_create_schema()),
         call=_batch_plan,
+        answer=BatchPlanView,
         annotations=_READS,
     ),
     McpTool(
@@ -252,6 +266,7 @@ _TOOLS = (
         ),
         input_schema=_schema(BatchStatusArgs),
         call=_batch_status,
+        answer=BatchDetail,
         annotations=_READS,
         own_units=True,
     ),
@@ -263,6 +278,7 @@ _TOOLS = (
         ),
         input_schema=_schema(BatchCancel),
         call=_batch_cancel,
+        answer=BatchView,
         annotations=_CANCELS,
     ),
     McpTool(
@@ -275,6 +291,7 @@ _TOOLS = (
         ),
         input_schema=_schema(CommandRef),
         call=_command_retry,
+        answer=ToldBatch,
         annotations=_WRITES,
     ),
     McpTool(
@@ -285,6 +302,7 @@ _TOOLS = (
         ),
         input_schema=_schema(SliceArgs),
         call=_issues_list,
+        answer=Items[IssueView],
         annotations=_READS,
     ),
     McpTool(
@@ -295,6 +313,7 @@ _TOOLS = (
         ),
         input_schema=_schema(IssueRef),
         call=_issue_get,
+        answer=IssueWithJournal,
         annotations=_READS,
     ),
     McpTool(
@@ -310,6 +329,7 @@ _TOOLS = (
         ),
         input_schema=_schema(DriftArgs),
         call=_drift_list,
+        answer=DriftPage,
         annotations=_READS,
     ),
     McpTool(
@@ -320,6 +340,7 @@ _TOOLS = (
         ),
         input_schema=_schema(NoteIn),
         call=_note_add,
+        answer=NoteView,
         annotations=_WRITES,
     ),
     McpTool(
@@ -330,6 +351,7 @@ _TOOLS = (
         ),
         input_schema=lambda: with_key(_schema(RefreshIn, **{"not": {"required": ["keys", "jql"]}})()),
         call=_refresh,
+        answer=ToldBatch,
         annotations=_WRITES,
     ),
 )
