@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, TypeVar
 from adapters.cli_config import CommandLine, Option, package_version
 from adapters.logs import configure_logging
 from hub_app.client_cli import add_client_commands
-from hub_app.mcp.clients import ALL, McpClient, snippets
+from hub_app.mcp.clients import ALL, KEY_NOTE, McpClient, snippets
 from hub_app.roles import INTERFACE, Role
 
 if TYPE_CHECKING:
@@ -212,6 +212,7 @@ def _add_token(args: argparse.Namespace) -> int:
         print(f"{created}; the MCP configuration below holds its secret: keep it private")
         for snippet in snippets(which, public_url, secret):
             print(f"\n{snippet.where}:\n{snippet.text}")
+        print(f"\n{KEY_NOTE[0]}:\n{KEY_NOTE[1]}")
         print("\nits secret, shown only now:")
     print(secret)
     return 0

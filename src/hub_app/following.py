@@ -5,7 +5,8 @@ deadline — one long poll on the hub's own wake-up (:meth:`hub_app.longpoll.Wak
 What "changed" means is the batch's **state stamp** (:func:`state_stamp`): a digest of its commands' statuses and
 its approval's state, answered in the ``Batch-State`` header. ``since`` is the stamp the client last saw; without
 it, the state when the request arrived. The wait holds no database connection: it reads the batch in one short
-transaction per wake-up. The hub's shutdown ends it at once, with the batch as it stands.
+transaction per wake-up, shared by every follower of the batch woken by the same change
+(:meth:`~hub_app.longpoll.Wakeup.shared_look`). The hub's shutdown ends it at once, with the batch as it stands.
 """
 
 from __future__ import annotations
@@ -40,6 +41,12 @@ def state_stamp(batch: BatchDetail) -> str:
     return hashlib.sha256(f"{approval};{statuses}".encode()).hexdigest()[:16]
 
 
+async def _look(hub: Hub, batch_id: int) -> tuple[BatchDetail, str]:
+    async with hub.unit() as unit:
+        batch = await get_batch(unit, batch_id)
+    return batch, state_stamp(batch)
+
+
 async def follow_batch(hub: Hub, batch_id: int, *, wait: float, since: str | None = None) -> tuple[BatchDetail, str]:
     """The batch and its stamp once its stamp is not ``since`` (the stamp at arrival when ``None``), or after
     ``wait`` seconds, or at the hub's shutdown (404 at once for a batch that does not exist)."""
@@ -47,9 +54,7 @@ async def follow_batch(hub: Hub, batch_id: int, *, wait: float, since: str | Non
     with hub.wakeup.watch(batch_id) as waiter:
         while True:
             waiter.rearm()  # before the look: a change committed while it reads still wakes the next wait
-            async with hub.unit() as unit:
-                batch = await get_batch(unit, batch_id)
-            stamp = state_stamp(batch)
+            batch, stamp = await hub.wakeup.shared_look(batch_id, lambda: _look(hub, batch_id))
             since = stamp if since is None else since
             left = deadline - anyio.current_time()
             if stamp != since or left <= 0 or waiter.ended is not None:

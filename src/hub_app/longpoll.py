@@ -26,7 +26,7 @@ from typing import TypeVar
 import anyio
 import attrs
 
-__all__ = ["REPOLL_SECONDS", "WATCH_REPOLL_SECONDS", "Waiter", "Wakeup"]
+__all__ = ["REPOLL_SECONDS", "SHARED_LOOK_SECONDS", "WATCH_REPOLL_SECONDS", "Waiter", "Wakeup"]
 
 T = TypeVar("T")
 
@@ -35,6 +35,8 @@ REPOLL_SECONDS = 5.0
 #: A client following a batch looks at it again at least this often, even without a wake-up (a notification
 #: lost with the LISTEN connection is made up for when it comes back).
 WATCH_REPOLL_SECONDS = 15.0
+#: How long a look at a followed batch serves the other followers (its live figures age; a re-poll reads anew).
+SHARED_LOOK_SECONDS = 1.0
 
 
 @attrs.define(eq=False)
@@ -59,6 +61,11 @@ class Wakeup:
     def __init__(self) -> None:
         self._waiting: dict[tuple[str, str], Waiter] = {}
         self._watching: dict[int, set[Waiter]] = {}
+        #: Per followed batch: how many changes this process has heard of, the latest look at it (with the count
+        #: it was taken at) and the lock of one look at a time — the followers woken by one change share a read.
+        self._changes: dict[int, int] = {}
+        self._looks: dict[int, tuple[int, float, object]] = {}
+        self._look_locks: dict[int, anyio.Lock] = {}
         self._looking = anyio.Lock()
         self.closing = False
 
@@ -77,8 +84,22 @@ class Wakeup:
         """A command of each of ``batch_ids`` (``None``: of any batch) changed: their followers look again."""
         chosen = self._watching.keys() if batch_ids is None else [b for b in batch_ids if b in self._watching]
         for batch_id in list(chosen):
+            self._changes[batch_id] = self._changes.get(batch_id, 0) + 1
             for waiter in self._watching[batch_id]:
                 waiter.event.set()
+
+    async def shared_look(self, batch_id: int, look: Callable[[], Awaitable[T]]) -> T:
+        """``look()`` at a followed batch, or the look another follower took after the latest change heard of, less
+        than :data:`SHARED_LOOK_SECONDS` ago: a change that wakes a hundred followers costs one read."""
+        lock = self._look_locks.setdefault(batch_id, anyio.Lock())
+        async with lock:
+            heard, now = self._changes.get(batch_id, 0), anyio.current_time()
+            kept = self._looks.get(batch_id)
+            if kept is not None and kept[0] == heard and now - kept[1] < SHARED_LOOK_SECONDS:
+                return kept[2]  # type: ignore[return-value]
+            value = await look()
+            self._looks[batch_id] = (heard, now, value)
+            return value
 
     def watchers(self) -> int:
         """How many clients follow a batch now."""
@@ -97,7 +118,8 @@ class Wakeup:
             waiters = self._watching.get(batch_id, set())
             waiters.discard(waiter)
             if not waiters:
-                self._watching.pop(batch_id, None)
+                for kept in (self._watching, self._changes, self._looks, self._look_locks):
+                    kept.pop(batch_id, None)
 
     def waiting(self) -> int:
         """How many claims wait (or look) now."""

@@ -18,6 +18,8 @@ import json
 from datetime import datetime, timedelta
 from typing import Any
 
+import msgspec
+
 from reconcile.errors import ValidationError
 
 __all__ = ["BAD_KEY", "KEY_MAX", "KEY_TTL", "check_key", "expired_before", "fingerprint", "reused"]
@@ -35,14 +37,24 @@ def check_key(key: str) -> str:
     return key
 
 
-def canonical_json(value: Any) -> str:
-    """The canonical JSON of a body: sorted keys, no insignificant whitespace."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def canonical_json(value: Any) -> bytes:
+    """The canonical JSON of a body (UTF-8): sorted keys, no insignificant whitespace.
+
+    msgspec's encoder writes it in a fraction of a millisecond for a 1 000-command batch, where the standard
+    library's ``sort_keys`` takes ten (bench/RESULTS.md, issue 34); a text it cannot write as UTF-8 (a lone
+    surrogate from an ``\\ud800`` escape) is written with every non-ASCII character escaped instead.
+    """
+    try:
+        return msgspec.json.encode(value, order="sorted")
+    except (msgspec.EncodeError, UnicodeEncodeError):
+        return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
 
 
 def fingerprint(kind: str, body: Any) -> str:
     """The sha256 (hex) of what is asked: its kind (``batch``, ``refresh``) and its body's canonical JSON."""
-    return hashlib.sha256(f"{kind}\n{canonical_json(body)}".encode()).hexdigest()
+    digest = hashlib.sha256(kind.encode() + b"\n")
+    digest.update(canonical_json(body))
+    return digest.hexdigest()
 
 
 def reused(batch_id: int) -> ValidationError:

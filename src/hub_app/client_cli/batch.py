@@ -23,7 +23,7 @@ def content_key(body: Any) -> str:
     same plan submitted again within 24 h (a retried script) answers its first batch."""
     from reconcile.idempotency import canonical_json  # noqa: PLC0415
 
-    return "sha256:" + hashlib.sha256(canonical_json(body).encode()).hexdigest()
+    return "sha256:" + hashlib.sha256(canonical_json(body)).hexdigest()
 
 
 def _read_plan(path: str) -> Any:
