@@ -45,10 +45,11 @@ def run_against_hub(
 ) -> Callable[[argparse.Namespace], int]:
     """A command's run: ``action`` with the hub client; a refusal or an unreachable hub is one line per error on
     stderr and exit code 2."""
-    from adapters.interface_client import Refused, Unreachable  # noqa: PLC0415
 
     @functools.wraps(action)
     def run(args: argparse.Namespace) -> int:
+        from adapters.interface_client import Refused, Unreachable  # noqa: PLC0415 — httpx only when it runs
+
         try:
             with hub_client(args) as client:
                 return action(args, client)
