@@ -11,10 +11,23 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 #: The hub's floors, top first: a module imports only modules of its own floor or of the floors below it.
 HUB_FLOORS: tuple[tuple[str, ...], ...] = (
-    ("cli", "app", "serving"),
+    ("cli", "client_cli", "app", "serving"),
     ("api", "web", "mcp"),  # the doors
     # the operations
-    ("batches", "claims", "reports", "events", "freshness", "mirror", "drift", "admin", "plan", "overview"),
+    (
+        "batches",
+        "claims",
+        "reports",
+        "events",
+        "freshness",
+        "mirror",
+        "drift",
+        "admin",
+        "plan",
+        "overview",
+        "idempotency",
+        "following",
+    ),
     ("lookups", "request_text", "connection"),
     ("runtime", "longpoll"),
     ("metrics",),

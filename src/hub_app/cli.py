@@ -1,4 +1,5 @@
-"""``sdlc-hub``: serve the hub, migrate its database, manage API tokens, run the demo.
+"""``sdlc-hub``: serve the hub, migrate its database, manage API tokens, run the demo; and, as a client of a hub
+over HTTP, submit and follow batches, manage projects and settings (:mod:`hub_app.client_cli`).
 
 Every subcommand takes ``--data-dir`` (env ``SDLC_HUB_DATA_DIR``, default ``./.sdlc-hub``),
 ``--database-url`` (env ``SDLC_HUB_DATABASE_URL`` or ``SDLC_HUB_DATABASE_URL_FILE``; default SQLite in the data
@@ -21,7 +22,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from adapters.cli_config import CommandLine, Option, package_version
 from adapters.logs import configure_logging
-from hub_app.mcp.clients import ALL, McpClient, snippets
+from hub_app.client_cli import add_client_commands
+from hub_app.mcp.clients import ALL, KEY_NOTE, McpClient, snippets
 from hub_app.roles import INTERFACE, Role
 
 if TYPE_CHECKING:
@@ -55,7 +57,11 @@ MCP_CLIENTS = (*(client.value for client in McpClient), ALL)
 
 
 def command_line() -> CommandLine:
-    cli = CommandLine("sdlc-hub", env_prefix="SDLC_HUB", description="The sdlc-hub server and its administration.")
+    cli = CommandLine(
+        "sdlc-hub",
+        env_prefix="SDLC_HUB",
+        description="The sdlc-hub server and its administration; a client of a hub (batch, project, settings, issue).",
+    )
     cli.add(cli.parser, *STORAGE)
     sub = cli.parser.add_subparsers(dest="command", required=True)
 
@@ -107,6 +113,7 @@ def command_line() -> CommandLine:
     revoke.add_argument("name")
 
     sub.add_parser("demo", help="hub + agent + Jira simulator on loopback with a sample batch", add_help=False)
+    add_client_commands(cli, sub)
     return cli
 
 
@@ -205,6 +212,7 @@ def _add_token(args: argparse.Namespace) -> int:
         print(f"{created}; the MCP configuration below holds its secret: keep it private")
         for snippet in snippets(which, public_url, secret):
             print(f"\n{snippet.where}:\n{snippet.text}")
+        print(f"\n{KEY_NOTE[0]}:\n{KEY_NOTE[1]}")
         print("\nits secret, shown only now:")
     print(secret)
     return 0
@@ -324,9 +332,10 @@ def _secrets(args: argparse.Namespace) -> tuple[str, ...]:
     from sqlalchemy.exc import ArgumentError  # noqa: PLC0415
 
     secrets: tuple[str, ...] = args.secrets
-    if args.database_url:
+    database_url = getattr(args, "database_url", None)  # a client command has none
+    if database_url:
         with contextlib.suppress(ArgumentError, ValueError):
-            password = make_url(args.database_url).password
+            password = make_url(database_url).password
             if password:
                 secrets += (str(password),)
     return secrets
@@ -370,6 +379,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = command_line().parse(argv)
     configure_logging(args.log_level, fmt=args.log_format, secrets=_secrets(args))
+    if getattr(args, "client_run", None) is not None:
+        # A client command's output is its answer: the HTTP client's own lines only when debugging.
+        logging.getLogger("httpx").setLevel(logging.DEBUG if args.log_level == "DEBUG" else logging.WARNING)
+        code: int = args.client_run(args)
+        return code
     if args.command == "token" and args.log_level != "DEBUG":
         # A token command's output is its answer; the schema upgrade it may run first is shown by migrate/serve.
         logging.getLogger("alembic").setLevel(logging.WARNING)

@@ -104,6 +104,10 @@ class Hub:
     drift: KeptDrift = attrs.field(factory=KeptDrift)
     _metrics: HubMetrics | None = attrs.field(default=None, init=False)
 
+    def __attrs_post_init__(self) -> None:
+        # Clients following a batch wake when a transaction here, or in another hub process, changed it.
+        self.database.on_batches_changed = self.wakeup.batches_changed
+
     @property
     def metrics(self) -> HubMetrics:
         """The process's counters, made at first use: an admin command never loads ``prometheus_client``."""

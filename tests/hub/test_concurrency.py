@@ -209,3 +209,35 @@ async def test_two_hubs_one_command_in_flight(two_hubs: tuple[list[str], str, st
     # Every command finished before the next one in queue order was first delivered.
     by_finish = sorted(rows, key=lambda r: r["finished_at"])
     assert [r["id"] for r in by_finish] == [r["id"] for r in rows]
+
+
+async def test_two_hubs_one_key_one_batch(two_hubs: tuple[list[str], str, str, str]) -> None:
+    """Sixteen requests with one Idempotency-Key, at once through both hub processes: one batch, every answer its
+    id (one 201, the rest 200 replayed); the same key with another body through either hub: 422."""
+    bases, interface, _, url = two_hubs
+    headers = {"Authorization": f"Bearer {interface}", "Idempotency-Key": "one-plan"}
+    answers: list[httpx.Response] = []
+    clients = [httpx.AsyncClient(base_url=b, timeout=30) for b in bases]
+    try:
+
+        async def send(n: int) -> None:
+            answers.append(await clients[n % 2].post("/batches", json=_batch(0), headers=headers))
+
+        async with anyio.create_task_group() as tg:
+            for n in range(16):
+                tg.start_soon(send, n)
+        refused = [await client.post("/batches", json=_batch(1), headers=headers) for client in clients]
+    finally:
+        for client in clients:
+            await client.aclose()
+    assert sorted(a.status_code for a in answers) == [200] * 15 + [201]
+    assert {a.headers.get("Idempotent-Replayed") for a in answers if a.status_code == 200} == {"true"}
+    [batch_id] = {a.json()["id"] for a in answers}
+    detail = f"ключ идемпотентности уже использован для другого пакета: {batch_id}"
+    assert [(r.status_code, r.json()["detail"]) for r in refused] == [(422, detail)] * 2
+    parsed = make_url(url)
+    conn = await asyncpg.connect(host=parsed.host, port=parsed.port, user=parsed.username, database=parsed.database)
+    try:
+        assert await conn.fetchval("SELECT count(*) FROM batch") == 1
+    finally:
+        await conn.close()

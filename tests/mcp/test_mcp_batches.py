@@ -12,6 +12,7 @@ import pytest
 from hub_app import admin
 from hub_app.bodies.admin import ProjectIn
 from hub_app.bodies.parsing import parse
+from hub_app.mcp.tools import KEY_HINT, with_key
 from reconcile.catalogue import CATALOGUE, Editor, Format, Param
 from reconcile.commands import batch_create_description, batch_create_schema
 from tests.support import cmd
@@ -106,13 +107,13 @@ SEED_SHAPE_INVALID = {
 
 
 async def test_tools_are_listed(served: Served) -> None:
-    """tools/list names the nine tools; batch_create's description and schema are the catalogue's, exactly, and
-    batch_plan takes the same input."""
+    """tools/list names the nine tools; batch_create's description and schema are the catalogue's, exactly, with
+    the idempotency key added, and batch_plan takes the same input."""
     tools = await listed_tools(served)
     assert list(tools) == TOOLS
-    assert tools["batch_create"].description == batch_create_description()
-    assert tools["batch_create"].input_schema == batch_create_schema()
-    assert tools["batch_plan"].input_schema == batch_create_schema()
+    assert tools["batch_create"].description == batch_create_description() + KEY_HINT
+    assert tools["batch_create"].input_schema == with_key(batch_create_schema())
+    assert tools["batch_plan"].input_schema == with_key(batch_create_schema())
     for tool in tools.values():
         assert tool.input_schema["type"] == "object"
         jsonschema.Draft202012Validator.check_schema(tool.input_schema)
@@ -343,7 +344,7 @@ async def test_catalogue_is_the_single_source(served: Served, monkeypatch: pytes
         "description": "пояснение к переходу",
     }
     assert "    - comment: строка — пояснение к переходу" in tool.description
-    assert tool.description == batch_create_description()
+    assert tool.description == batch_create_description() + KEY_HINT
     assert created["commands"][0]["params"] == {"key": "AURORA-1540", "target": "Готово", "comment": "по плану"}
 
 

@@ -23,6 +23,7 @@ pytestmark = pytest.mark.anyio
 CLAUDE = "Claude Code: run once in a terminal (add --scope user before the name for every project)"
 VSCODE = "VS Code: .vscode/mcp.json of the workspace, or the user's mcp.json (MCP: Open User Configuration)"
 CURSOR = "Cursor: ~/.cursor/mcp.json, or .cursor/mcp.json of a project"
+KEYS = "Every client — batches are created once"
 
 
 def printed(out: str) -> tuple[str, dict[str, str], str]:
@@ -34,6 +35,9 @@ def printed(out: str) -> tuple[str, dict[str, str], str]:
     for block in blocks:
         where, text = block.split(":\n", 1)
         snippets[where] = text
+    assert snippets.pop(KEYS).startswith(
+        "batch_create and refresh take idempotency_key: the assistant passes a new key"
+    )
     return first, snippets, secret
 
 

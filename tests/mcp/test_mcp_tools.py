@@ -122,7 +122,7 @@ async def test_batch_status_errors(served: Served) -> None:
         extra = await client.call_tool("batch_status", {"batch_id": 1, "verbose": True})
     assert tool_error(missing) == "пакета 999 нет"
     assert tool_error(wrong) == "batch_id — ожидается целое число"
-    assert tool_error(extra) == "лишние поля verbose; ожидаются batch_id"
+    assert tool_error(extra) == "лишние поля verbose; ожидаются batch_id; необязательные wait_seconds"
 
 
 async def test_batch_cancel_leaves_the_claimed_command_unless_forced(served: Served) -> None:

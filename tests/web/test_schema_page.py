@@ -24,7 +24,7 @@ async def test_schema_is_a_page_of_the_operations(api: Api) -> None:
     assert listed == [(method.upper(), path) for path, item in document["paths"].items() for method in item]
     about = (
         "A batch of commands, validated as a whole; with ``dry_run=true`` nothing is written and each command's "
-        "predicted writes are answered."
+        "predicted writes are answered. With ``Idempotency-Key``, a retried request answers the first's batch."
     )
     assert ["POST", "/batches", about] in cells(page.text, "operations")
     assert element_text(page.text, "openapi-json") == "/schema/openapi.json"

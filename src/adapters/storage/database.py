@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Collection
 
 import asyncpg  # type: ignore[import-untyped]
 import attrs
@@ -20,18 +20,24 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from adapters.storage.admin import AdminRepository
 from adapters.storage.engine import is_postgres
 from adapters.storage.generation import drift_generations
+from adapters.storage.idempotency import IdempotencyRepository
 from adapters.storage.mirror import MirrorRepository
 from adapters.storage.notes import NotesRepository
 from adapters.storage.outage import outage_reason
 from adapters.storage.queue import QueueRepository
 from adapters.storage.web_sessions import WebSessionRepository
 
-__all__ = ["BATCH_CHANNEL", "FILES_LOCK_KEY", "QUEUE_LOCK_KEY", "Database", "UnitOfWork"]
+__all__ = ["BATCH_CHANNEL", "CHANGES_CHANNEL", "FILES_LOCK_KEY", "QUEUE_LOCK_KEY", "Database", "UnitOfWork"]
 
 log = logging.getLogger(__name__)
 
 #: The PostgreSQL channel a new batch is announced on, so a claim waiting in another hub process wakes up.
 BATCH_CHANNEL = "sdlc_hub_batches"
+#: The PostgreSQL channel a transaction that changed commands names their batches on (ids, comma-separated; empty:
+#: any batch), so a client following a batch through another hub process wakes up.
+CHANGES_CHANNEL = "sdlc_hub_batch_changes"
+#: The longest payload PostgreSQL carries is 8000 bytes; more ids than fit are announced as "any batch".
+_PAYLOAD_MAX = 7900
 #: Key of the transaction-scoped PostgreSQL advisory lock that serialises changes of the queue.
 QUEUE_LOCK_KEY = 0x5D1C_4B0B
 #: Key of the transaction-scoped advisory lock around the file store's contents (:meth:`UnitOfWork.lock_files`).
@@ -55,6 +61,7 @@ class UnitOfWork:
     admin: AdminRepository
     notes: NotesRepository
     web_sessions: WebSessionRepository
+    idempotency: IdempotencyRepository
     after_commit: list[Callable[[], None]] = attrs.field(factory=list)
 
     async def lock_queue(self) -> None:
@@ -89,12 +96,25 @@ class UnitOfWork:
         self.after_commit.append(wake)
 
 
+BatchesChanged = Callable[[Collection[int] | None], None]
+
+
+def _changed_ids(payload: str) -> list[int] | None:
+    """The batch ids a notification names; ``None`` (any batch) for an empty or unreadable payload."""
+    try:
+        return [int(part) for part in payload.split(",")] if payload else None
+    except ValueError:
+        return None
+
+
 class Database:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.postgres = is_postgres(engine)
         self._sessions = async_sessionmaker(engine, expire_on_commit=False)
         self._listening: asyncio.Task[None] | None = None
+        #: Told, after a commit here and on every notification from another process, which batches changed.
+        self.on_batches_changed: BatchesChanged | None = None
 
     @contextlib.asynccontextmanager
     async def unit(self) -> AsyncIterator[UnitOfWork]:
@@ -107,11 +127,21 @@ class Database:
                 admin=AdminRepository(session),
                 notes=NotesRepository(session),
                 web_sessions=WebSessionRepository(session),
+                idempotency=IdempotencyRepository(session, postgres=self.postgres),
             )
             async with session.begin():
                 yield unit
+                changed = unit.queue.changed
+                if changed and self.postgres:
+                    payload = ",".join(str(batch_id) for batch_id in sorted(changed))
+                    payload = payload if len(payload) <= _PAYLOAD_MAX else ""
+                    await session.execute(
+                        text("SELECT pg_notify(:channel, :ids)"), {"channel": CHANGES_CHANNEL, "ids": payload}
+                    )
         for action in unit.after_commit:
             action()
+        if changed and self.on_batches_changed is not None:
+            self.on_batches_changed(frozenset(changed))
 
     async def listen(self, callback: Callable[[], None]) -> None:
         """On PostgreSQL, call ``callback`` whenever any hub process announces a batch (a dedicated connection).
@@ -136,7 +166,12 @@ class Database:
             timeout=LISTEN_CONNECT_TIMEOUT,
         )
         await connection.add_listener(BATCH_CHANNEL, lambda *_: callback())
+        await connection.add_listener(CHANGES_CHANNEL, lambda *args: self._batches_changed(_changed_ids(args[-1])))
         return connection
+
+    def _batches_changed(self, batch_ids: Collection[int] | None) -> None:
+        if self.on_batches_changed is not None:
+            self.on_batches_changed(batch_ids)
 
     async def _keep_listening(self, connection: asyncpg.Connection, callback: Callable[[], None]) -> None:
         delay = LISTEN_RETRY_FIRST
@@ -157,6 +192,7 @@ class Database:
                 delay = LISTEN_RETRY_FIRST
                 log.info("listen_restored", extra={"channel": BATCH_CHANNEL})
                 callback()
+                self._batches_changed(None)
             except asyncio.CancelledError:
                 with contextlib.suppress(Exception):
                     await connection.close(timeout=1)

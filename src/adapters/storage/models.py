@@ -339,6 +339,22 @@ class WebDraftRow(Base):
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
 
 
+class IdempotencyKeyRow(Base):
+    """A key a token sent with a request that creates a batch (DESIGN.md 6.3): the fingerprint of that request's
+    body and the batch it answered. Unique per token: two requests with one key make one batch, in every hub
+    process (the insert of the second waits for the first's transaction and then finds its row)."""
+
+    __tablename__ = "idempotency_key"
+    __table_args__ = (UniqueConstraint("token_name", "key", name="uq_idempotency_key_token_name_key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    token_name: Mapped[str] = mapped_column(String(200))
+    key: Mapped[str] = mapped_column(String(255))
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    batch_id: Mapped[int | None] = mapped_column(ForeignKey("batch.id", ondelete="CASCADE"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+
+
 def table_of(model: type[Base]) -> Table:
     """The model's table, typed for SQLAlchemy Core statements."""
     table = model.__table__

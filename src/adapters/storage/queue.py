@@ -104,6 +104,8 @@ def _run(row: Row[Any]) -> SyncRunRecord:
 class QueueRepository:
     def __init__(self, session: AsyncSession) -> None:
         self._session = session
+        #: The batches whose commands or approval this transaction changed (their followers wake after it).
+        self.changed: set[int] = set()
 
     # --- batches ---------------------------------------------------------------------------------------
 
@@ -218,6 +220,7 @@ class QueueRepository:
         return sorted({str(name) for name in (*tokens, *authors)}), [str(p) for p in projects]
 
     async def save_approval(self, batch_id: int, approval: Approval | None) -> None:
+        self.changed.add(batch_id)
         await self._session.execute(update(_BATCH).where(_BATCH.c.id == batch_id).values(**_approval_values(approval)))
 
     async def awaiting_approval(self) -> list[BatchRecord]:
@@ -310,6 +313,7 @@ class QueueRepository:
     async def save(self, command: CommandRecord) -> None:
         """Write back what a command's life changes (status, deliveries, times, outcome); a resolved one is a new
         input of drift."""
+        self.changed.add(command.batch_id)
         if command.status in RESOLVED:
             await bump_generation(self._session, Generation.COMMANDS)
         await self._session.execute(

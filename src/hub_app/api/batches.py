@@ -3,13 +3,15 @@ retry, refresh."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
 
 from litestar import Response, get, post
+from litestar.datastructures import ResponseHeader
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import FromPath, FromQuery, JSONBody
+from litestar.params import FromPath, FromQuery, HeaderParameter, JSONBody, QueryParameter
 
-from hub_app import batches, plan
+from hub_app import batches, following, idempotency, plan
 from hub_app.answers.batches import BatchCreated, BatchDetail, BatchView, CommandView
 from hub_app.answers.plans import BatchPlanView, DryRunView
 from hub_app.answers.wire import Items, to_json
@@ -18,22 +20,70 @@ from hub_app.bodies.batches import BatchIn, CancelIn, EmptyIn, RefreshIn, Reject
 from hub_app.bodies.parsing import parse
 from hub_app.connection import HubRequest, hub_of
 from hub_app.roles import INTERFACE
+from hub_app.runtime import Unit
+from reconcile.queue_filter import parse_filter
 
 __all__ = ["ROUTES"]
 
-_PLANNED = {200: ResponseSpec(data_container=DryRunView, description="dry_run=true", generate_examples=False)}
+_PLANNED = {
+    200: ResponseSpec(
+        data_container=DryRunView,
+        description="dry_run=true; or the batch an earlier request with the same Idempotency-Key created "
+        "(header Idempotent-Replayed: true)",
+        generate_examples=False,
+    )
+}
+
+#: ``Idempotency-Key`` (DESIGN.md 6.3): one key per intended batch, kept per token for 24 h.
+IdempotencyKey = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Idempotency-Key",
+        required=False,
+        description="1–255 печатных символов ASCII: тот же ключ с тем же телом в течение 24 ч — тот же пакет "
+        "(200, Idempotent-Replayed: true); с другим телом — 422. Пробный прогон ключ не проверяет и не занимает.",
+    ),
+]
+#: The header a replayed answer carries.
+REPLAYED = "Idempotent-Replayed"
+#: The header of a batch's state stamp (:func:`hub_app.following.state_stamp`).
+STATE_HEADER = "Batch-State"
+
+
+async def _created(
+    request: HubRequest,
+    create: Callable[[Unit], Awaitable[tuple[BatchCreated, bool]]],
+    *,
+    kind: str,
+    body: Any,
+    key: str | None,
+) -> Response[Any]:
+    """A creating request's answer: 201 a new batch, 200 one that was there (the key's, a running refresh)."""
+    async with hub_of(request).unit() as unit:
+        done = await idempotency.create_once(
+            unit, requester=requester(request), key=key, kind=kind, body=body, create=lambda: create(unit)
+        )
+        answer = to_json(done.batch)
+    headers = {REPLAYED: "true"} if done.replayed else {}
+    return Response(answer, status_code=201 if done.new else 200, headers=headers)
 
 
 @post("/batches", **route(INTERFACE, body=BatchIn, answer=BatchCreated, status=201, errors_=(422,), more=_PLANNED))
 async def create_batch(
-    request: HubRequest, dry_run: FromQuery[bool] = False, data: JSONBody[Any] = None
+    request: HubRequest,
+    dry_run: FromQuery[bool] = False,
+    data: JSONBody[Any] = None,
+    idempotency_key: IdempotencyKey = None,
 ) -> Response[Any]:
     """A batch of commands, validated as a whole; with ``dry_run=true`` nothing is written and each command's
-    predicted writes are answered."""
+    predicted writes are answered. With ``Idempotency-Key``, a retried request answers the first's batch."""
     if dry_run:
         return Response(await in_unit(request, lambda u: plan.dry_run(u, data)), status_code=200)
-    created = await in_unit(request, lambda u: batches.create_batch(u, data, requester=requester(request)))
-    return Response(created, status_code=201)
+
+    async def create(unit: Unit) -> tuple[BatchCreated, bool]:
+        return await batches.create_batch(unit, data, requester=requester(request)), True
+
+    return await _created(request, create, kind="batch", body=data, key=idempotency_key)
 
 
 @get("/batches", **route(INTERFACE, answer=Items[BatchView], errors_=(400, 422)))
@@ -41,15 +91,54 @@ async def list_batches(
     request: HubRequest,
     limit: FromQuery[int | None] = None,
     offset: FromQuery[int | None] = None,
+    status: Annotated[
+        str | None,
+        QueryParameter(description="only batches in this state (awaiting_approval, queued, running, done, …)"),
+    ] = None,
+    author: Annotated[str | None, QueryParameter(description="only batches created with this token")] = None,
 ) -> Any:
-    """Batches, newest first, with their commands and progress."""
-    return await in_unit(request, lambda u: batches.list_batches(u, limit=limit, offset=offset))
+    """Batches, newest first, with their commands and progress; ``status`` and ``author`` narrow them as the
+    queue page's filter does (``/?status=running``)."""
+    only = parse_filter({"status": status or "", "author": author or "", "auto": "1"}) if status or author else None
+    return await in_unit(request, lambda u: batches.list_batches(u, limit=limit, offset=offset, only=only))
 
 
-@get("/batches/{batch_id:int}", **route(INTERFACE, answer=BatchDetail, errors_=(400, 404)))
-async def get_batch(request: HubRequest, batch_id: FromPath[int]) -> Any:
-    """One batch with its commands, statuses, results, errors, progress and notes."""
-    return await in_unit(request, lambda u: batches.get_batch(u, batch_id))
+_STAMP = ResponseHeader(
+    name=STATE_HEADER,
+    description="отпечаток состояния пакета (статусы команд и одобрение): since для следующего ожидания",
+    documentation_only=True,
+)
+
+
+@get(
+    "/batches/{batch_id:int}",
+    **route(INTERFACE, answer=BatchDetail, errors_=(400, 404, 422)),
+    response_headers=[_STAMP],
+)
+async def get_batch(
+    request: HubRequest,
+    batch_id: FromPath[int],
+    wait: Annotated[
+        float,
+        QueryParameter(
+            description="ждать до стольких секунд (≤ 55), пока статус какой-нибудь команды пакета или его одобрение "
+            "не изменится; ответ — сразу после изменения или по истечении срока",
+        ),
+    ] = 0,
+    since: Annotated[
+        str | None,
+        QueryParameter(
+            description="заголовок Batch-State прошлого ответа: ждать изменения относительно него, а не состояния на "
+            "момент запроса (ни одно изменение между запросами не теряется)",
+        ),
+    ] = None,
+) -> Response[Any]:
+    """One batch with its commands, statuses, results, errors, progress and notes; with ``wait``, a long poll that
+    answers at the first change of a command's status (or of its approval)."""
+    found, stamp = await following.follow_batch(
+        hub_of(request), batch_id, wait=following.check_wait(wait, "wait"), since=since
+    )
+    return Response(to_json(found), headers={STATE_HEADER: stamp})
 
 
 @get("/batches/{batch_id:int}/plan", **route(INTERFACE, answer=BatchPlanView, errors_=(400, 404)))
@@ -119,20 +208,26 @@ async def retry_command(request: HubRequest, command_id: FromPath[int], data: JS
 
 _RUNNING = {
     200: ResponseSpec(
-        data_container=BatchCreated, description="a full refresh already queued or running", generate_examples=False
+        data_container=BatchCreated,
+        description="a full refresh already queued or running; or the batch an earlier request with the same "
+        "Idempotency-Key created (header Idempotent-Replayed: true)",
+        generate_examples=False,
     )
 }
 
 
 @post("/refresh", **route(INTERFACE, body=RefreshIn, answer=BatchCreated, status=201, errors_=(422,), more=_RUNNING))
-async def refresh(request: HubRequest, data: JSONBody[Any] = None) -> Response[Any]:
+async def refresh(
+    request: HubRequest, data: JSONBody[Any] = None, idempotency_key: IdempotencyKey = None
+) -> Response[Any]:
     """``{keys}``, ``{jql}`` or ``{}`` (a full refresh by the projects' base JQL) as a refresh-only batch; a full
     refresh asked while one is queued or running answers that one's batch (200), storing nothing."""
     body = parse(RefreshIn, data)
-    async with hub_of(request).unit() as unit:
-        created, new = await batches.request_refresh(unit, body, requester=requester(request))
-        answer = to_json(created)
-    return Response(answer, status_code=201 if new else 200)
+
+    async def create(unit: Unit) -> tuple[BatchCreated, bool]:
+        return await batches.request_refresh(unit, body, requester=requester(request))
+
+    return await _created(request, create, kind="refresh", body=data or {}, key=idempotency_key)
 
 
 ROUTES = [

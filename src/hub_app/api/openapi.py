@@ -9,18 +9,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import attrs
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.plugins import OpenAPIRenderPlugin
 from litestar.openapi.spec import Components, OpenAPIType, Schema, SecurityScheme
 from litestar.plugins import OpenAPISchemaPlugin
-from litestar.plugins.attrs import AttrsSchemaPlugin
 from litestar.typing import FieldDefinition
 
+from hub_app.answers.schema import DocumentedAttrsPlugin
 from hub_app.answers.wire import ErrorView
 from hub_app.bodies.batches import CommandIn
-from hub_app.bodies.parsing import documented
 from reconcile.commands import batch_create_schema
 
 __all__ = ["BEARER", "CommandSchemaPlugin", "DocumentedAttrsPlugin", "errors", "openapi_config"]
@@ -89,22 +87,6 @@ class CommandSchemaPlugin(OpenAPISchemaPlugin):
 
     def to_openapi_schema(self, field_definition: FieldDefinition, schema_creator: Any) -> Schema:
         return schema_of(batch_create_schema()["properties"]["commands"]["items"])
-
-
-class DocumentedAttrsPlugin(AttrsSchemaPlugin):
-    """attrs bodies as Litestar documents them, leaving out fields marked ``doc: False`` and naming a field
-    by its ``json`` metadata where the Python name differs (``from_`` → ``from``)."""
-
-    def to_openapi_schema(self, field_definition: FieldDefinition, schema_creator: Any) -> Schema:
-        hints = field_definition.get_type_hints(include_extras=True, resolve_generics=True)
-        shown = [f for f in attrs.fields(field_definition.type_) if documented(f.metadata)]
-        names = {f.name: f.metadata.get("json", f.name) for f in shown}
-        schema: Schema = schema_creator.create_component_schema(
-            field_definition,
-            required=sorted(names[f.name] for f in shown if f.default is attrs.NOTHING),
-            property_fields={names[f.name]: FieldDefinition.from_kwarg(hints[f.name], names[f.name]) for f in shown},
-        )
-        return schema
 
 
 def openapi_config(*, version: str, page: OpenAPIRenderPlugin) -> OpenAPIConfig:

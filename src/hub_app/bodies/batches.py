@@ -15,6 +15,7 @@ __all__ = [
     "BatchIn",
     "BatchNoteIn",
     "BatchRef",
+    "BatchStatusArgs",
     "CancelIn",
     "CommandIn",
     "CommandRef",
@@ -78,6 +79,22 @@ class RefreshIn:
 @attrs.frozen(kw_only=True)
 class BatchRef:
     batch_id: int = attrs.field(metadata=meta("int", minimum=1))
+
+
+@attrs.frozen(kw_only=True)
+class BatchStatusArgs:
+    """MCP ``batch_status``: the batch, and how long to wait for a command of it to change status."""
+
+    batch_id: int = attrs.field(metadata=meta("int", minimum=1))
+    wait_seconds: float = attrs.field(
+        default=0,
+        metadata=meta(
+            "number",
+            "ждать до стольких секунд (не больше 55), пока статус какой-нибудь команды пакета (или его одобрение) "
+            "не изменится: ответ — сразу после изменения, иначе по истечении срока; 0 — ответить сразу",
+            maximum=55,
+        ),
+    )
 
 
 @attrs.frozen(kw_only=True)

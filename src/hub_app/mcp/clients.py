@@ -16,7 +16,7 @@ import attrs
 
 from hub_app.public_url import PublicUrl
 
-__all__ = ["ALL", "MCP_PATH", "SERVER_NAME", "McpClient", "Snippet", "bearer", "snippets"]
+__all__ = ["ALL", "KEY_NOTE", "MCP_PATH", "SERVER_NAME", "McpClient", "Snippet", "bearer", "snippets"]
 
 MCP_PATH = "/mcp"
 #: The name the hub's server is given in a client's configuration.
@@ -93,3 +93,12 @@ def snippets(which: str, public_url: PublicUrl, secret: str) -> list[Snippet]:
         for client in chosen
         for entry in (_CLIENTS[client],)
     ]
+
+
+#: What the printed configuration adds for every client (issue 34): how an assistant keeps a batch single.
+KEY_NOTE = (
+    "Every client — batches are created once",
+    "batch_create and refresh take idempotency_key: the assistant passes a new key (a UUID) for each batch it "
+    "intends, and the same key when it re-issues a call whose answer was lost; the hub then answers the batch "
+    "that key made (replayed: true) instead of queueing a second one (tool descriptions say so too).",
+)

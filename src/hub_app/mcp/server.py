@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import Any, cast
 
 from mcp.server import Server, ServerRequestContext
 from mcp.types import (
@@ -26,7 +26,7 @@ from mcp.types import (
 )
 
 from hub_app.answers.wire import to_json
-from hub_app.mcp.tools import McpCaller, McpTool, tools
+from hub_app.mcp.tools import HubCall, McpCaller, McpTool, ToolCall, tools
 from hub_app.refusals import INTERNAL_ERROR, refusal
 from reconcile.text import TooDeep, check_request_json
 
@@ -70,6 +70,14 @@ def _caller(ctx: ServerRequestContext[Any, Any]) -> McpCaller:
     return caller
 
 
+async def _run(tool: McpTool, caller: McpCaller, arguments: dict[str, Any]) -> Any:
+    """The tool's answer: computed in one transaction, unless the tool opens its own (a long poll)."""
+    if tool.own_units:
+        return await cast("HubCall", tool.call)(caller, arguments)
+    async with caller.hub.unit() as unit:
+        return await cast("ToolCall", tool.call)(unit, caller, arguments)
+
+
 def build_server(tool_set: tuple[McpTool, ...] | None = None) -> Server[Any]:
     """The low-level MCP server: ``tools/list`` and ``tools/call`` over ``tool_set`` (default :func:`tools`)."""
     table = {tool.name: tool for tool in (tool_set if tool_set is not None else tools())}
@@ -85,8 +93,7 @@ def build_server(tool_set: tuple[McpTool, ...] | None = None) -> Server[Any]:
         arguments = dict(params.arguments or {})
         try:
             check_request_json(arguments)
-            async with caller.hub.unit() as unit:
-                value = await tool.call(unit, caller, arguments)
+            value = await _run(tool, caller, arguments)
         except TooDeep as exc:
             return _refusal(str(exc))
         except Exception as exc:

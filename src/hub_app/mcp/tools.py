@@ -20,20 +20,38 @@ from typing import Any
 import attrs
 from mcp.types import Tool, ToolAnnotations
 
-from hub_app import batches, drift, mirror, plan
-from hub_app.answers.batches import BatchCreated
-from hub_app.answers.wire import to_json
-from hub_app.bodies.batches import BatchCancel, BatchRef, CancelIn, CommandRef, RefreshIn
+from hub_app import batches, drift, following, mirror, plan
+from hub_app.answers.assistant import IssueWithJournal, ToldBatch
+from hub_app.answers.batches import BatchCreated, BatchDetail, BatchView
+from hub_app.answers.drift import DriftPage
+from hub_app.answers.mirror import IssueView, NoteView
+from hub_app.answers.plans import BatchPlanView
+from hub_app.answers.schema import answer_schema
+from hub_app.answers.wire import Items, to_json
+from hub_app.bodies.batches import BatchCancel, BatchStatusArgs, CancelIn, CommandRef, RefreshIn
 from hub_app.bodies.drift import DriftArgs
 from hub_app.bodies.mirror import IssueRef, NoteIn, SliceArgs
 from hub_app.bodies.parsing import json_schema, parse
+from hub_app.idempotency import create_once
 from hub_app.public_url import PublicUrl
 from hub_app.roles import Caller
 from hub_app.runtime import Hub, Unit
+from reconcile import idempotency
 from reconcile.approval import ApprovalState, Door
 from reconcile.commands import batch_create_description, batch_create_schema
+from reconcile.errors import ValidationError
 
-__all__ = ["WAITS_FOR_APPROVAL", "McpCaller", "McpTool", "ToolCall", "tools"]
+__all__ = [
+    "KEY_ARG",
+    "KEY_HINT",
+    "WAITS_FOR_APPROVAL",
+    "HubCall",
+    "McpCaller",
+    "McpTool",
+    "ToolCall",
+    "tools",
+    "with_key",
+]
 
 
 @attrs.frozen(kw_only=True)
@@ -47,6 +65,8 @@ class McpCaller:
 
 
 ToolCall = Callable[[Unit, McpCaller, dict[str, Any]], Awaitable[Any]]
+#: A tool that opens its own transactions (a long poll must hold none while it waits).
+HubCall = Callable[[McpCaller, dict[str, Any]], Awaitable[Any]]
 
 
 @attrs.frozen(kw_only=True)
@@ -56,14 +76,23 @@ class McpTool:
     name: str
     description: Callable[[], str]
     input_schema: Callable[[], dict[str, Any]]
-    call: ToolCall
+    call: ToolCall | HubCall
+    #: The type of its answer (:mod:`hub_app.answers`): its ``outputSchema`` is that type's JSON Schema. Every
+    #: tool of the hub has one (a test's tool may go without).
+    answer: Any = None
     annotations: ToolAnnotations | None = None
+    #: ``call`` is a :data:`HubCall`: it is not run inside one transaction.
+    own_units: bool = False
+
+    def output_schema(self) -> dict[str, Any] | None:
+        return answer_schema(self.answer) if self.answer is not None else None
 
     def listing(self) -> Tool:
         return Tool(
             name=self.name,
             description=self.description(),
             input_schema=self.input_schema(),
+            output_schema=self.output_schema(),
             annotations=self.annotations,
         )
 
@@ -90,16 +119,65 @@ def _told(created: BatchCreated, caller: McpCaller) -> dict[str, Any]:
     return answer
 
 
+#: The argument of ``batch_create`` and ``refresh`` that makes a retried call answer the first call's batch.
+KEY_ARG = "idempotency_key"
+KEY_HINT = (
+    " idempotency_key: передавайте новый ключ (например, UUID) на каждый задуманный пакет и тот же ключ при "
+    "повторе вызова, ответ на который потерян: тот же ключ с теми же аргументами в течение 24 ч вернёт уже "
+    "созданный пакет (replayed: true), а не создаст второй; с другими аргументами — ошибка."
+)
+
+
+def with_key(schema: dict[str, Any]) -> dict[str, Any]:
+    """An input schema with :data:`KEY_ARG`."""
+    key = {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": idempotency.KEY_MAX,
+        "pattern": "^[ -~]+$",
+        "description": "ключ идемпотентности: один на задуманный пакет, тот же при повторе вызова",
+    }
+    return {**schema, "properties": {**schema["properties"], KEY_ARG: key}}
+
+
+async def _created_once(
+    unit: Unit,
+    caller: McpCaller,
+    args: dict[str, Any],
+    kind: str,
+    create: Callable[[dict[str, Any]], Awaitable[tuple[BatchCreated, bool]]],
+) -> dict[str, Any]:
+    """A creating tool's answer: :func:`hub_app.idempotency.create_once` with the call's key, if it has one."""
+    body = dict(args)
+    key = body.pop(KEY_ARG, None)
+    if key is not None and not isinstance(key, str):
+        raise ValidationError(idempotency.BAD_KEY)
+    done = await create_once(
+        unit, requester=caller.token.through(Door.MCP), key=key, kind=kind, body=body, create=lambda: create(body)
+    )
+    answer = _told(done.batch, caller)
+    if done.replayed:
+        answer["replayed"] = True
+    return answer
+
+
 async def _batch_create(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
-    return _told(await batches.create_batch(unit, args, requester=caller.token.through(Door.MCP)), caller)
+    async def create(body: dict[str, Any]) -> tuple[BatchCreated, bool]:
+        return await batches.create_batch(unit, body, requester=caller.token.through(Door.MCP)), True
+
+    return await _created_once(unit, caller, args, "batch", create)
 
 
 async def _batch_plan(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
-    return await plan.body_plan(unit, args)
+    # The same arguments as batch_create's; a plan neither checks nor takes a key.
+    return await plan.body_plan(unit, {name: value for name, value in args.items() if name != KEY_ARG})
 
 
-async def _batch_status(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
-    return await batches.get_batch(unit, parse(BatchRef, args).batch_id)
+async def _batch_status(caller: McpCaller, args: dict[str, Any]) -> Any:
+    ref = parse(BatchStatusArgs, args)
+    wait = following.check_wait(ref.wait_seconds, "wait_seconds")
+    found, _ = await following.follow_batch(caller.hub, ref.batch_id, wait=wait)
+    return found
 
 
 async def _batch_cancel(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
@@ -136,7 +214,10 @@ async def _note_add(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
 
 
 async def _refresh(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
-    return await batches.create_refresh(unit, parse(RefreshIn, args), requester=caller.token.through(Door.MCP))
+    async def create(body: dict[str, Any]) -> tuple[BatchCreated, bool]:
+        return await batches.request_refresh(unit, parse(RefreshIn, body), requester=caller.token.through(Door.MCP))
+
+    return await _created_once(unit, caller, args, "refresh", create)
 
 
 def _text(value: str) -> Callable[[], str]:
@@ -151,9 +232,10 @@ def _schema(cls: type[Any], **extra: Any) -> Callable[[], dict[str, Any]]:
 _TOOLS = (
     McpTool(
         name="batch_create",
-        description=batch_create_description,
-        input_schema=batch_create_schema,
+        description=lambda: batch_create_description() + KEY_HINT,
+        input_schema=lambda: with_key(batch_create_schema()),
         call=_batch_create,
+        answer=ToldBatch,
         annotations=_WRITES,
     ),
     McpTool(
@@ -165,8 +247,9 @@ _TOOLS = (
             "создаваемых задач, id спринтов, комментарии и переходы, которых нет в зеркале). Покажите план "
             "человеку до batch_create."
         ),
-        input_schema=batch_create_schema,
+        input_schema=lambda: with_key(batch_create_schema()),
         call=_batch_plan,
+        answer=BatchPlanView,
         annotations=_READS,
     ),
     McpTool(
@@ -175,15 +258,19 @@ _TOOLS = (
             "Пакет с командами: статус каждой (queued, claimed, done, failed, skipped, cancelled, "
             "confirmed_by_state), результаты, ошибки, число выдач, прогресс и заметки; approval — одобрение "
             "человеком (pending — ждёт, команды не выполняются; approved; rejected — команды отменены) или "
-            "null, если не требуется. В progress: remaining_seconds — сколько ещё идти в темпе агента банка "
-            "(его паузы не короче паузы хаба, плюс ожидания его лимита записей), elapsed_seconds — сколько "
-            "прошло с первой выдачи, eta_seconds — весь прогон, как он видится сейчас (сравните с "
-            "estimate_seconds — оценкой по темпу хаба), approval_wait_seconds — сколько пакет ждал одобрения. "
-            "Результаты команд приходят асинхронно — спрашивайте снова, пока в progress не все команды завершены."
+            "null, если не требуется; state — состояние пакета словами. В progress: remaining_seconds — сколько "
+            "ещё идти в темпе агента банка (его паузы не короче паузы хаба, плюс ожидания его лимита записей), "
+            "elapsed_seconds — сколько прошло с первой выдачи, eta_seconds — весь прогон, как он видится сейчас "
+            "(сравните с estimate_seconds — оценкой по темпу хаба), approval_wait_seconds — сколько пакет ждал "
+            "одобрения. Результаты команд приходят асинхронно: чтобы следить за пакетом, вызывайте с wait_seconds "
+            "(до 55) — ответ придёт сразу, как только изменится статус какой-нибудь его команды, а не по опросу; "
+            "повторяйте, пока state не станет done, done_with_errors, cancelled или rejected."
         ),
-        input_schema=_schema(BatchRef),
+        input_schema=_schema(BatchStatusArgs),
         call=_batch_status,
+        answer=BatchDetail,
         annotations=_READS,
+        own_units=True,
     ),
     McpTool(
         name="batch_cancel",
@@ -193,6 +280,7 @@ _TOOLS = (
         ),
         input_schema=_schema(BatchCancel),
         call=_batch_cancel,
+        answer=BatchView,
         annotations=_CANCELS,
     ),
     McpTool(
@@ -205,6 +293,7 @@ _TOOLS = (
         ),
         input_schema=_schema(CommandRef),
         call=_command_retry,
+        answer=ToldBatch,
         annotations=_WRITES,
     ),
     McpTool(
@@ -215,6 +304,7 @@ _TOOLS = (
         ),
         input_schema=_schema(SliceArgs),
         call=_issues_list,
+        answer=Items[IssueView],
         annotations=_READS,
     ),
     McpTool(
@@ -225,6 +315,7 @@ _TOOLS = (
         ),
         input_schema=_schema(IssueRef),
         call=_issue_get,
+        answer=IssueWithJournal,
         annotations=_READS,
     ),
     McpTool(
@@ -240,6 +331,7 @@ _TOOLS = (
         ),
         input_schema=_schema(DriftArgs),
         call=_drift_list,
+        answer=DriftPage,
         annotations=_READS,
     ),
     McpTool(
@@ -250,16 +342,18 @@ _TOOLS = (
         ),
         input_schema=_schema(NoteIn),
         call=_note_add,
+        answer=NoteView,
         annotations=_WRITES,
     ),
     McpTool(
         name="refresh",
         description=_text(
             "Обновить зеркало из Jira: keys — эти задачи, jql — по запросу, без аргументов — полное "
-            "обновление по проектам хаба. Ставится пакетом из одной команды refresh; выполняется асинхронно."
+            "обновление по проектам хаба. Ставится пакетом из одной команды refresh; выполняется асинхронно." + KEY_HINT
         ),
-        input_schema=_schema(RefreshIn, **{"not": {"required": ["keys", "jql"]}}),
+        input_schema=lambda: with_key(_schema(RefreshIn, **{"not": {"required": ["keys", "jql"]}})()),
         call=_refresh,
+        answer=ToldBatch,
         annotations=_WRITES,
     ),
 )
