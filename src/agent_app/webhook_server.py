@@ -179,6 +179,11 @@ class WebhookServer:
             self._count("timed_out")
         except OSError:
             self._count("reset")
+        except h11.ProtocolError:  # a body unlike its head (h11 refuses it): the client's fault, its connection ends
+            self._count("bad_request")
+        except Exception as error:  # one request never ends the server
+            self._count("failed")
+            log.warning("webhook_request_failed", extra={"error": f"{type(error).__name__}: {error}"})
         finally:
             if writer is not None:
                 writer.close()

@@ -47,6 +47,8 @@ async def _served(limits: Limits) -> AsyncIterator[Served]:
     bodies: list[bytes] = []
 
     async def handler(method: str, path: str, signature: str | None, body: bytes) -> Answer:
+        if body == b"boom":
+            raise RuntimeError("the handler failed")
         bodies.append(body)
         return Answer(status=204)
 
@@ -62,7 +64,8 @@ async def _served(limits: Limits) -> AsyncIterator[Served]:
 
 @pytest.fixture
 async def served(request: pytest.FixtureRequest) -> AsyncIterator[Served]:
-    """A server with ``Limits(**param)`` (a 100-byte body at most) and a handler that answers 204."""
+    """A server with ``Limits(**param)`` (a 100-byte body at most) and a handler that answers 204 (and fails on
+    the body ``boom``)."""
     async for found in _served(Limits(max_body=100, **getattr(request, "param", {}))):
         yield found
 
@@ -163,3 +166,18 @@ def test_accept_trouble_backs_off_and_is_logged_once_a_minute(caplog: pytest.Log
     assert [(r.error, r.not_logged) for r in lines] == [("EMFILE", 0), ("EMFILE", 11)]  # type: ignore[attr-defined]
     trouble.accepted()
     assert trouble.failed(error) == 0.1
+
+
+async def test_a_body_longer_than_its_head_said_ends_only_its_connection(served: Served) -> None:
+    """Bytes past the declared length (h11 refuses them) and a handler that fails: each ends its own connection,
+    the server goes on serving the next one."""
+    reader, writer = await served.connect()
+    writer.write(HEAD + b"Content-Length: 2\r\n\r\nokEXTRA GARBAGE")
+    await _answer(reader)
+    reader, writer = await served.connect()
+    writer.write(HEAD + b"Content-Length: 4\r\n\r\nboom")
+    assert await _answer(reader) == b""
+    assert served.server.counts["failed"] == 1
+    reader, writer = await served.connect()
+    writer.write(HEAD + b"Content-Length: 2\r\n\r\nok")
+    assert (await _answer(reader)).startswith(b"HTTP/1.1 204 ")
