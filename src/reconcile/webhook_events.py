@@ -35,6 +35,7 @@ is relayed (what the hub queues for it is a refresh by its base JQL, which the a
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -50,6 +51,7 @@ import attrs
 from reconcile.commands import is_jira_key
 from reconcile.errors import JiraAnswerError, ValidationError
 from reconcile.jira_model import issue_from_jira
+from reconcile.mirror_rule import updated_at
 from reconcile.policy import AgentPolicy, key_project
 from reconcile.records import MirrorIssue, issue_to_wire, wire_issue
 from reconcile.settings import Settings
@@ -139,13 +141,11 @@ class WebhookEvent:
 
 def _at(timestamp: Any, received_at: datetime) -> str:
     """Jira's ``timestamp`` (milliseconds since the epoch) as UTC ISO-8601 with ``Z``; else when it was received."""
-    moment = received_at
+    moment = received_at.astimezone(UTC)
     if isinstance(timestamp, int) and not isinstance(timestamp, bool):
-        try:
+        with contextlib.suppress(OverflowError, OSError, ValueError):
             moment = datetime.fromtimestamp(timestamp / 1000, tz=UTC)
-        except (OverflowError, OSError, ValueError):
-            moment = received_at
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _id(value: Any) -> str | None:
@@ -276,7 +276,7 @@ def wire_event(data: Any, what: str) -> WebhookEvent:
         raise ValidationError(f"{what}: event — ожидается строка или null")
     if key is not None and not is_jira_key(key):
         raise ValidationError(f"{what}: key — ожидается ключ задачи Jira или null")
-    if not isinstance(at, str) or _utc(at) is None:
+    if not isinstance(at, str) or updated_at(at) is None:
         raise ValidationError(f"{what}: at — ожидается время ISO-8601")
     issue = None
     if data.get("issue") is not None:
@@ -284,11 +284,3 @@ def wire_event(data: Any, what: str) -> WebhookEvent:
         if issue.key != key:
             raise ValidationError(f"{what}: issue.key — не тот ключ, что key")
     return WebhookEvent(event=event, key=key, at=at, issue=issue)
-
-
-def _utc(text: str) -> datetime | None:
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
