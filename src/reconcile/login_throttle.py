@@ -2,8 +2,9 @@
 per token prefix, and the right token works again the moment the wait is over.
 
 Each key (an address, a token's first :data:`PREFIX_CHARS` characters) has a :class:`Throttle`. A failed login
-counts in a window of :data:`WINDOW`; the :data:`MAX_FAILURES`-th failure within it blocks the key for
-:data:`FIRST_BLOCK`, each further block of the key twice as long as the one before, up to :data:`MAX_BLOCK`;
+counts for :data:`WINDOW` (a sliding window: the failures of the last minute, whenever it starts); the
+:data:`MAX_FAILURES`-th failure within one blocks the key for :data:`FIRST_BLOCK`, each further block of the key
+twice as long as the one before, up to :data:`MAX_BLOCK`;
 a key quiet for :data:`MAX_BLOCK` after its last block starts over. While blocked, a login with the key is not
 even checked: 429 with ``Retry-After`` (the seconds left) — else the answer would tell a right token from a wrong
 one and the block would slow nothing. A successful login clears its keys.
@@ -39,10 +40,9 @@ _DOUBLINGS = 4
 
 @attrs.frozen(kw_only=True)
 class Throttle:
-    """One key's recent failures: since when they are counted, how many, the block's level and its end."""
+    """One key's failures of the last :data:`WINDOW` (their times, oldest first), the block's level and its end."""
 
-    window_start: datetime | None = None
-    failures: int = 0
+    recent: tuple[datetime, ...] = ()
     level: int = 0
     blocked_until: datetime | None = None
 
@@ -64,12 +64,10 @@ def retry_after(throttle: Throttle, now: datetime) -> int | None:
 
 def after_failure(throttle: Throttle, now: datetime) -> Throttle:
     """The key's state after a failed login at ``now`` (one it was allowed to try)."""
-    fresh = throttle.window_start is None or now - throttle.window_start >= WINDOW
-    start = now if fresh else throttle.window_start
-    failures = 1 if fresh else throttle.failures + 1
-    recent = throttle.blocked_until is not None and now - throttle.blocked_until < MAX_BLOCK
-    level = throttle.level if recent else 0
-    if failures < MAX_FAILURES:
-        return Throttle(window_start=start, failures=failures, level=level, blocked_until=throttle.blocked_until)
+    recent = (*(moment for moment in throttle.recent if now - moment < WINDOW), now)
+    was_blocked = throttle.blocked_until is not None and now - throttle.blocked_until < MAX_BLOCK
+    level = throttle.level if was_blocked else 0
+    if len(recent) < MAX_FAILURES:
+        return Throttle(recent=recent, level=level, blocked_until=throttle.blocked_until)
     block = min(FIRST_BLOCK * 2 ** min(level, _DOUBLINGS), MAX_BLOCK)
-    return Throttle(window_start=None, failures=0, level=min(level + 1, _DOUBLINGS), blocked_until=now + block)
+    return Throttle(recent=(), level=min(level + 1, _DOUBLINGS), blocked_until=now + block)

@@ -1,4 +1,4 @@
-"""The login throttle's rule: 5 failures in a minute block a key for a minute, each further block twice the last
+"""The login throttle's rule: 5 failures within any minute block a key for a minute, each further block twice the last
 up to 15 minutes, a quiet quarter hour starts over; the keys are the client address and the token's prefix."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def test_the_keys_of_an_attempt() -> None:
 def test_the_fifth_failure_in_a_minute_blocks_for_a_minute() -> None:
     """Four failures leave the key free; the fifth blocks it 60 s (seconds rounded up), then it is free again."""
     four = _failures(Throttle(), 4)
-    assert (four.failures, retry_after(four, T0 + timedelta(seconds=4))) == (4, None)
+    assert (len(four.recent), retry_after(four, T0 + timedelta(seconds=4))) == (4, None)
     five = after_failure(four, T0 + timedelta(seconds=4))
     assert retry_after(five, T0 + timedelta(seconds=4)) == 60
     assert retry_after(five, T0 + timedelta(seconds=63, milliseconds=500)) == 1
@@ -38,7 +38,7 @@ def test_the_fifth_failure_in_a_minute_blocks_for_a_minute() -> None:
 
 
 def test_failures_a_minute_apart_never_block() -> None:
-    """A failure every 15 s: the window starts over each minute, no block ever."""
+    """A failure every 15 s: never five within a minute, no block ever."""
     slow = _failures(Throttle(), 40, every=timedelta(seconds=15))
     assert slow.blocked_until is None
 

@@ -346,8 +346,8 @@ class LoginThrottleRow(Base):
     __tablename__ = "login_throttle"
 
     key_sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
-    window_start: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    failures: Mapped[int] = mapped_column(Integer)
+    #: The failures of the last minute, as ISO-8601 times.
+    recent: Mapped[list[Any]] = mapped_column(JSONType)
     level: Mapped[int] = mapped_column(Integer)
     blocked_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)

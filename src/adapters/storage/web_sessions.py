@@ -120,15 +120,16 @@ class WebSessionRepository:
         query = select(_THROTTLE).where(_THROTTLE.c.key_sha256.in_(sorted(set(keys))))
         return {
             row.key_sha256: Throttle(
-                window_start=row.window_start, failures=row.failures, level=row.level, blocked_until=row.blocked_until
+                recent=tuple(datetime.fromisoformat(moment) for moment in row.recent or ()),
+                level=row.level,
+                blocked_until=row.blocked_until,
             )
             for row in (await self._session.execute(query)).all()
         }
 
     async def save_throttle(self, key: str, throttle: Throttle, *, now: datetime) -> None:
         values = {
-            "window_start": throttle.window_start,
-            "failures": throttle.failures,
+            "recent": [moment.isoformat() for moment in throttle.recent],
             "level": throttle.level,
             "blocked_until": throttle.blocked_until,
             "updated_at": now,

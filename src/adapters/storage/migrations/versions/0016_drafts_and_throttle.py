@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
+from sqlalchemy.dialects import postgresql
 
 from adapters.storage.models import UTCDateTime
 
@@ -19,6 +20,8 @@ revision = "drafts_and_throttle"
 down_revision = "jira_base_url"
 branch_labels = None
 depends_on = None
+
+JSONType = sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql")
 
 
 def upgrade() -> None:
@@ -39,8 +42,7 @@ def upgrade() -> None:
     op.create_table(
         "login_throttle",
         sa.Column("key_sha256", sa.String(length=64), nullable=False),
-        sa.Column("window_start", UTCDateTime(), nullable=True),
-        sa.Column("failures", sa.Integer(), nullable=False),
+        sa.Column("recent", JSONType, nullable=False),
         sa.Column("level", sa.Integer(), nullable=False),
         sa.Column("blocked_until", UTCDateTime(), nullable=True),
         sa.Column("updated_at", UTCDateTime(), nullable=False),
