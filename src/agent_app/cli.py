@@ -189,7 +189,12 @@ async def _run_locked(args: argparse.Namespace, journal: Journal, policy: AgentP
             await jira.aclose()
             return 2
         agent.listener = WebhookListener(
-            hub=hub, secret=secret, policy=policy, clock=SystemClock(), stopping=agent.stopping
+            hub=hub,
+            secret=secret,
+            policy=policy,
+            clock=SystemClock(),
+            stopping=agent.stopping,
+            max_connections=args.webhook_max_connections,
         )
         listening = asyncio.create_task(agent.listener.serve(sock))
         log.info("webhook_listener", extra={"listen": args.webhook_listen, "path": "/jira/webhook"})
@@ -262,6 +267,8 @@ def _checked(cli: CommandLine, args: argparse.Namespace, policy: AgentPolicy | N
     needs_jira = args.command != "webhook" or bool(managing)
     if needs_jira and not args.jira_token and not (args.jira_user and args.jira_password):
         cli.fail("give the Jira token (SDLC_AGENT_JIRA_TOKEN), or --jira-user with the password")
+    if args.command == "run" and args.webhook_listen and not args.webhook_max_connections > 0:
+        cli.fail(f"--webhook-max-connections {args.webhook_max_connections} must be a positive number")
     if args.command == "run" and args.webhook_listen and not args.webhook_secret_file:
         cli.fail(
             "--webhook-listen needs --webhook-secret-file (SDLC_AGENT_WEBHOOK_SECRET_FILE): unsigned events are refused"

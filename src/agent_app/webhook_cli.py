@@ -25,6 +25,7 @@ import httpx
 from adapters.cli_config import Option
 from adapters.jira_http import JiraError, JiraHttp, explain_jira
 from adapters.targets import shown
+from agent_app.webhook_server import MAX_CONNECTIONS
 from reconcile.executors.base import JiraCall
 from reconcile.policy import AgentPolicy
 from reconcile.webhook_events import webhook_secret
@@ -53,6 +54,12 @@ LISTEN_OPTIONS = [
         help="serve POST /jira/webhook here for Jira's webhooks (needs --webhook-secret-file)",
     ),
     _SECRET_FILE,
+    Option(
+        "webhook-max-connections",
+        type=int,
+        default=MAX_CONNECTIONS,
+        help="the most connections the listener holds at once (more wait, unaccepted, in the kernel's backlog)",
+    ),
 ]
 
 WEBHOOK_OPTIONS = [

@@ -75,8 +75,8 @@ def command_line() -> CommandLine:
             "request-timeout",
             type=float,
             default=30.0,
-            help="seconds a client may take to send a request's head, or pause inside its body, before the "
-            "connection is closed",
+            help="seconds a client may take to send a request's head, pause inside its body, or send a body of up "
+            "to 10 MiB whole (a larger one proportionally longer), before the connection is closed",
         ),
         PUBLIC_URL,
         Option(

@@ -9,7 +9,8 @@ what the events could not bring is left to one refresh of the hub's
 (:func:`reconcile.event_refresh.decide_event_refreshes`: the keys of a deletion or of an unreadable issue added to
 the queued ``refresh {keys}`` or queued as one; a change-only refresh for link events and empty bodies).
 Idempotent: the same events again write the same rows and queue nothing more while the refresh they need is still
-queued. Each event's outcome is counted (:mod:`reconcile.freshness`).
+queued. Each event's outcome is counted (:mod:`reconcile.freshness`). A request naming an issue outside the hub's
+Jira project, or an ``updated`` far in the future, is refused whole (:mod:`reconcile.agent_records`).
 """
 
 from __future__ import annotations
@@ -28,8 +29,10 @@ from hub_app.lookups import base_jql, batch_context
 from hub_app.reports import confirm_claimed
 from hub_app.runtime import Unit
 from reconcile import approval, history
+from reconcile.agent_records import event_refusal
 from reconcile.agents import is_online
 from reconcile.batch import AUTO_REFRESH_AUTHOR, auto_refresh_body, batch_needs, validate_batch
+from reconcile.errors import ValidationError
 from reconcile.event_refresh import EVENT_REFRESH_TITLE, QueuedRefresh, decide_event_refreshes, event_refresh_body
 from reconcile.freshness import EventOutcome, event_outcomes
 from reconcile.lifecycle import CommandStatus
@@ -44,6 +47,11 @@ __all__ = ["submit_events"]
 async def submit_events(unit: Unit, body: EventsIn) -> EventsAck:
     """``POST /agent/events``: apply the events' issues, confirm by state, queue what they need read."""
     events = [event.hint for event in body.events]
+    settings = await unit.db.admin.settings()
+    for index, event in enumerate(events):
+        problem = event_refusal(event, index, jira_project=settings.jira_project, now=unit.now)
+        if problem is not None:
+            raise ValidationError(problem)
     await unit.db.lock_queue()
     issues = [e.issue for e in events if e.need is Need.APPLY and e.issue is not None]
     stored = await unit.db.mirror.updated_of(i.key for i in issues) if issues else {}
@@ -53,10 +61,9 @@ async def submit_events(unit: Unit, body: EventsIn) -> EventsAck:
     # (idempotent with the refresh that reads the same changelog later, by issue and Jira's history id).
     await unit.db.mirror.upsert_history([e.history for e in events if e.history is not None])
     status = await unit.db.admin.agent_status()
-    if written and await unit.db.queue.with_status(CommandStatus.CLAIMED):
-        settings = await unit.db.admin.settings()
-        if not _agent_at_work(unit, settings, status):
-            await confirm_claimed(unit, settings)
+    claimed = written and await unit.db.queue.with_status(CommandStatus.CLAIMED)
+    if claimed and not _agent_at_work(unit, settings, status):
+        await confirm_claimed(unit, settings)
     refresh_id = await _queue_refreshes(unit, events)
     if status is not None and events:
         await unit.db.admin.save_agent_status(attrs.evolve(status, last_webhook_event_at=unit.now))

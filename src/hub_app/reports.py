@@ -23,6 +23,7 @@ from hub_app.lookups import agent_facts, base_jql, command, resolved_in_batch
 from hub_app.runtime import Unit
 from reconcile import confirm as confirm_rules
 from reconcile import delivery, history, reports
+from reconcile.agent_records import page_refusal
 from reconcile.errors import ConflictError, ValidationError
 from reconcile.lifecycle import CommandStatus, Event, advance
 from reconcile.settings import Settings
@@ -35,7 +36,9 @@ _PAGE_KINDS = ("issues", "neighbours", "history")
 
 
 async def submit_pages(unit: Unit, command_id: int, body: PagesIn) -> PagesAck:
-    """``POST /agent/commands/{id}/pages``: idempotent upserts of the mirror, whatever the command's status."""
+    """``POST /agent/commands/{id}/pages``: idempotent upserts of the mirror, whatever the command's status (a full
+    refresh's page writes what Jira said, whatever the row's ``updated``); a record outside the hub's Jira project
+    refuses the page (422, nothing written)."""
     if body.kind is not None and body.kind not in _PAGE_KINDS:
         raise ValidationError(f"kind — ожидается одно из {', '.join(_PAGE_KINDS)}")
     await unit.db.lock_queue()
@@ -45,7 +48,11 @@ async def submit_pages(unit: Unit, command_id: int, body: PagesIn) -> PagesAck:
     if refresh.status is CommandStatus.QUEUED or refresh.deliveries == 0:
         raise ConflictError(f"команда {command_id} не выдана агенту")
     issues, entries = body.issues or [], body.history or []
-    await unit.db.mirror.upsert_issues(issues, command_id=refresh.id, now=unit.now)
+    problem = page_refusal(issues, entries, jira_project=(await unit.db.admin.settings()).jira_project)
+    if problem is not None:
+        raise ValidationError(problem)
+    run = await unit.db.queue.sync_run(refresh.id)
+    await unit.db.mirror.upsert_issues(issues, command_id=refresh.id, now=unit.now, full=run is not None and run.full)
     await unit.db.mirror.upsert_history(entries)
     await touch_agent(unit)
     return PagesAck(accepted=True, issues=len(issues), history=len(entries))

@@ -147,10 +147,13 @@ def start_agent(
     name: str = "sdlc-agent",
     claim_wait: float = 2.0,
     detach: bool = False,
+    prefix: Sequence[str] = (),
 ) -> Proc:
     """``sdlc-agent run`` with the bank's policy as an operator gives it (DESIGN.md 5.5): ``--allow-project`` for
-    each of ``allow_projects``, and ``policy``'s further flags (``["--min-gap", "*=1"]``…)."""
+    each of ``allow_projects``, and ``policy``'s further flags (``["--min-gap", "*=1"]``…); ``prefix``: a command
+    that runs it (one that lowers its limits, say)."""
     argv = [
+        *prefix,
         *script("sdlc-agent"),
         "run",
         "--hub",

@@ -12,8 +12,9 @@ which is what an alert should watch (``docs/operations.md``).
 - ``applied``: its issue replaced the mirror's row with a newer state (or made a new row); an event that carries
   no issue and was taken as a hint (its refresh queued, or one already queued covers it; a comment event, which
   needs nothing) is applied too;
-- ``duplicate``: its issue is the state the mirror's row already has (the same ``updated``, or the same as an
-  event before it in the request): a repeated delivery (the row is written again, changing nothing);
+- ``duplicate``: its issue has the ``updated`` the mirror keeps for it — the row's, or that of the request's
+  event of the issue that was written: a repeated delivery, or a state nothing tells from that one — not written
+  (an event applies only when strictly newer);
 - ``stale``: its issue is older than the mirror's row, or than a later event of the same issue in the request:
   the upsert rule (:mod:`reconcile.mirror_rule`) kept it out;
 - ``refused``: the request it came in was answered 422 (nothing of it was written).
@@ -25,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from enum import Enum
 
-from reconcile.mirror_rule import applies, newest, updated_at
+from reconcile.mirror_rule import Arrival, applies, newest, updated_at
 from reconcile.webhook_events import Need, WebhookEvent
 
 __all__ = ["EventOutcome", "event_outcomes", "staleness_seconds"]
@@ -58,7 +59,7 @@ def event_outcomes(events: Sequence[WebhookEvent], stored: Mapping[str, str | No
     """The outcome of each event of one request, in order (``stored``: the ``updated`` of each key the mirror held
     before the request; a key it lacks is a new row)."""
     issues = [event.issue for event in events if event.need is Need.APPLY and event.issue is not None]
-    winners = newest(issues)
+    winners = newest(issues, Arrival.EVENT)
     found: list[EventOutcome] = []
     for event in events:
         record = event.issue if event.need is Need.APPLY else None
@@ -71,10 +72,10 @@ def event_outcomes(events: Sequence[WebhookEvent], stored: Mapping[str, str | No
             found.append(EventOutcome.DUPLICATE if same else EventOutcome.STALE)
         elif record.key not in stored:
             found.append(EventOutcome.APPLIED)
-        elif not applies(record.updated, stored[record.key]):
-            found.append(EventOutcome.STALE)
         elif _same_moment(record.updated, stored[record.key]):
             found.append(EventOutcome.DUPLICATE)
+        elif not applies(record.updated, stored[record.key], Arrival.EVENT):
+            found.append(EventOutcome.STALE)
         else:
             found.append(EventOutcome.APPLIED)
     return found

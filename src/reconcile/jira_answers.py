@@ -111,8 +111,11 @@ def jira_int(value: Any, key: str, field: str) -> int:
     return int(text)
 
 
-def jira_time(value: Any, key: str, field: str) -> str | None:
-    """A Jira timestamp (``2026-10-22T12:00:00.000+0300``) as UTC ISO-8601 with ``Z``; ``null`` stays ``None``."""
+def jira_time(value: Any, key: str, field: str, *, millis: bool = False) -> str | None:
+    """A Jira timestamp (``2026-10-22T12:00:00.000+0300``) as UTC ISO-8601 with ``Z``; ``null`` stays ``None``.
+
+    To the second, or with ``millis`` to Jira's millisecond when it has one (``2026-10-22T09:00:00.123Z``; a whole
+    second is still written ``…:00Z``, so a time read before stays the same text)."""
     if value is None:
         return None
     if not isinstance(value, str):
@@ -121,9 +124,12 @@ def jira_time(value: Any, key: str, field: str) -> str | None:
         moment = datetime.fromisoformat(value)
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=UTC)
-        return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        moment = moment.astimezone(UTC)
     except (ValueError, OverflowError):
         raise JiraAnswerError(key, field, f"не дата-время: {value[:40]!r}") from None
+    whole = moment.strftime("%Y-%m-%dT%H:%M:%S")
+    milliseconds = moment.microsecond // 1000
+    return f"{whole}.{milliseconds:03d}Z" if millis and milliseconds else f"{whole}Z"
 
 
 def answer_key(raw: Any, default: str = "?") -> str:

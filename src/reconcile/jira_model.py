@@ -6,7 +6,8 @@ Pure: the only inputs are Jira's JSON and the settings. Rules kept here, in one 
   ``outwardIssue: Y`` is ``X → Y`` and one with ``inwardIssue: Y`` is ``Y → X``;
 - the sprint field comes as old greenhopper strings (``…Sprint@1a2b[id=7,state=ACTIVE,name=…]``) or as
   objects; the mirror keeps the active sprint, else the latest future one, else none;
-- ``created``/``updated`` and changelog times become UTC ISO-8601 with ``Z``.
+- ``created``/``updated`` and changelog times become UTC ISO-8601 with ``Z``; ``updated`` keeps Jira's millisecond
+  (the mirror's upsert rule tells two states of one second apart by it).
 
 Jira's answers are read strictly where Jira's own fields have a known shape: a field of the wrong type, a time
 that is no time, a link without its issue raise :class:`~reconcile.errors.JiraAnswerError` naming the issue key
@@ -362,7 +363,7 @@ def issue_from_jira(raw: Any, settings: Settings) -> MirrorIssue:
         assignee=_name(fields.get("assignee"), key, "assignee"),
         reporter=_name(fields.get("reporter"), key, "reporter"),
         created=jira_time(fields.get("created"), key, "created"),
-        updated=jira_time(fields.get("updated"), key, "updated"),
+        updated=jira_time(fields.get("updated"), key, "updated", millis=True),
         sprint=sprint_of(_custom(fields, settings, "sprint")),
         links=links_from_jira(key, fields.get("issuelinks")),
     )

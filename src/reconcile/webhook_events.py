@@ -38,6 +38,7 @@ is relayed (what the hub queues for it is a refresh by its base JQL, which the a
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -53,6 +54,7 @@ import attrs
 from reconcile.commands import is_jira_key
 from reconcile.errors import JiraAnswerError, ValidationError
 from reconcile.jira_model import histories_from_jira, issue_from_jira
+from reconcile.mirror_rule import updated_at
 from reconcile.policy import AgentPolicy, key_project
 from reconcile.records import HistoryEntry, MirrorIssue, converter, issue_to_wire, wire_history, wire_issue
 from reconcile.settings import Settings
@@ -147,13 +149,11 @@ class WebhookEvent:
 
 def _at(timestamp: Any, received_at: datetime) -> str:
     """Jira's ``timestamp`` (milliseconds since the epoch) as UTC ISO-8601 with ``Z``; else when it was received."""
-    moment = received_at
+    moment = received_at.astimezone(UTC)
     if isinstance(timestamp, int) and not isinstance(timestamp, bool):
-        try:
+        with contextlib.suppress(OverflowError, OSError, ValueError):
             moment = datetime.fromtimestamp(timestamp / 1000, tz=UTC)
-        except (OverflowError, OSError, ValueError):
-            moment = received_at
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _id(value: Any) -> str | None:
@@ -299,7 +299,7 @@ def wire_event(data: Any, what: str) -> WebhookEvent:
         raise ValidationError(f"{what}: event — ожидается строка или null")
     if key is not None and not is_jira_key(key):
         raise ValidationError(f"{what}: key — ожидается ключ задачи Jira или null")
-    if not isinstance(at, str) or _utc(at) is None:
+    if not isinstance(at, str) or updated_at(at) is None:
         raise ValidationError(f"{what}: at — ожидается время ISO-8601")
     issue = None
     if data.get("issue") is not None:
@@ -312,11 +312,3 @@ def wire_event(data: Any, what: str) -> WebhookEvent:
         if history.key != key:
             raise ValidationError(f"{what}: history.key — не тот ключ, что key")
     return WebhookEvent(event=event, key=key, at=at, issue=issue, history=history)
-
-
-def _utc(text: str) -> datetime | None:
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

@@ -74,6 +74,13 @@ def test_basic_auth_needs_a_password(monkeypatch: pytest.MonkeyPatch, capsys: py
             "e.g. https://hub.bank:8000",
         ),
         (
+            [
+                *["--hub", "https://hub.bank", "--jira", "https://jira.bank", "--webhook-listen", "127.0.0.1:0"],
+                *["--webhook-secret-file", "/s", "--webhook-max-connections", "0"],
+            ],
+            "sdlc-agent: --webhook-max-connections 0 must be a positive number",
+        ),
+        (
             ["--hub", "https://hub.bank", "--jira", "https://jira.bank", "--jira-ca-bundle", "/nowhere.pem"],
             "sdlc-agent: --jira-ca-bundle /nowhere.pem: cannot read a PEM CA bundle "
             "([Errno 2] No such file or directory)",
@@ -94,7 +101,7 @@ def test_a_wrong_setting_stops_at_start_in_one_line(
 
 def test_precedence_flag_env_file_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """claim-wait: flag over env over file; jira-proxy: env over file; agent-id from the file; log level by
-    default INFO; the journal unset (its default is decided at start)."""
+    default INFO; the journal unset (its default is decided at start); the listener's cap 64 unless set."""
     config = tmp_path / "agent.toml"
     config.write_text(
         'claim_wait = 5\njira_proxy = "http://file-proxy:3128"\nagent_id = "bank-agent"\n'
@@ -113,6 +120,9 @@ def test_precedence_flag_env_file_default(tmp_path: Path, monkeypatch: pytest.Mo
     from_file = cli.parse(["run"])
     assert [a.claim_wait for a in (from_flag, from_env, from_file)] == [9.0, 7.0, 5.0]
     assert [a.jira_proxy for a in (from_env, from_file)] == ["http://env-proxy:3128", "http://file-proxy:3128"]
+    assert from_file.webhook_max_connections == 64
+    monkeypatch.setenv("SDLC_AGENT_WEBHOOK_MAX_CONNECTIONS", "16")
+    assert cli.parse(["run"]).webhook_max_connections == 16
     assert (from_file.agent_id, from_file.hub, from_file.jira, from_file.log_level, from_file.journal) == (
         "bank-agent",
         "https://hub.bank",

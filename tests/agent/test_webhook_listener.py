@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import re
 from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ from jira_sim import Simulator
 from reconcile.policy import AgentPolicy
 from reconcile.settings import Settings
 from reconcile.webhook_registration import registration
+from tests.support import T0
 
 pytestmark = pytest.mark.anyio
 
@@ -57,7 +60,10 @@ class Rig:
 
 @pytest.fixture
 async def rig(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Rig]:
-    hub = await open_hub(data_dir=tmp_path / "hub")
+    """The rig; ``indirect`` params: ``queue_size``, the simulator's ``clock``, the hub's ``now``, the agent's
+    ``allow`` (projects), ``relay`` (``False``: not started; a test starts it)."""
+    options: dict[str, Any] = getattr(request, "param", {})
+    hub = await open_hub(data_dir=tmp_path / "hub", **({"now": options["now"]} if "now" in options else {}))
     tokens = {}
     for role in ("agent", "interface"):
         async with hub.unit() as unit:
@@ -67,12 +73,12 @@ async def rig(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[R
     listener = WebhookListener(
         hub=HubClient("http://hub", tokens["agent"], transport=httpx.ASGITransport(app=app)),
         secret=SECRET.encode(),
-        policy=AgentPolicy(allow_projects=("AURORA",)),
+        policy=AgentPolicy(allow_projects=options.get("allow", ("AURORA",))),
         clock=FakeClock(),
         stopping=stopping,
-        queue_size=getattr(request, "param", QUEUE_SIZE),
+        queue_size=options.get("queue_size", QUEUE_SIZE),
     )
-    sim = Simulator(webhook_transport=httpx.ASGITransport(app=listener))
+    sim = Simulator(webhook_transport=httpx.ASGITransport(app=listener), clock=options.get("clock"))
     jira = httpx.AsyncClient(
         transport=httpx.ASGITransport(app=sim.asgi),
         base_url="http://jira.test",
@@ -87,10 +93,11 @@ async def rig(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[R
         transport=httpx.ASGITransport(app=app),
         headers={"Authorization": f"Bearer {tokens['interface']}"},
     )
-    relay = asyncio.create_task(listener.relay())
+    relay = asyncio.create_task(listener.relay()) if options.get("relay", True) else None
     yield Rig(listener=listener, sim=sim, jira=jira, hub=interface)
     stopping.set()
-    await relay
+    if relay is not None:
+        await relay
     await sim.aclose()
     await jira.aclose()
     await interface.aclose()
@@ -152,7 +159,7 @@ async def test_before_the_first_delivery_the_hub_reads_the_key_itself(rig: Rig) 
     assert batch["commands"][0]["params"] == {"keys": ["AURORA-1533"]}
 
 
-@pytest.mark.parametrize("rig", [2], indirect=True)
+@pytest.mark.parametrize("rig", [{"queue_size": 2}], indirect=True)
 async def test_a_full_queue_makes_deliveries_wait_not_vanish(rig: Rig) -> None:
     """With room for 2 events, 30 edits still all reach the hub: a delivery waits for room instead."""
     rig.listener.follow(Settings().agent_context())
@@ -160,3 +167,59 @@ async def test_a_full_queue_makes_deliveries_wait_not_vanish(rig: Rig) -> None:
         await rig.edit("AURORA-1533", summary=f"Правка {n}")
     await rig.settle()
     assert rig.listener.counts == {"queued": 30, "relayed": 30}
+
+
+class _Milliseconds:
+    """Jira's clock in a burst: each reading a millisecond after the last, from 09:00:00 — 300 edits in 0.9 s."""
+
+    def __init__(self) -> None:
+        self.at = T0
+
+    def __call__(self) -> datetime:
+        self.at += timedelta(milliseconds=1)
+        return self.at
+
+
+@pytest.mark.parametrize("rig", [{"clock": _Milliseconds(), "now": lambda: T0 + timedelta(seconds=1)}], indirect=True)
+async def test_300_distinct_events_within_a_second_all_reach_the_hub(rig: Rig) -> None:
+    """Issue 31 finding 11: 300 edits of one issue within a second, each its own signed delivery, are all relayed
+    and all taken by the hub — none a duplicate (cut to the second, their ``updated`` were equal and the hub
+    counted 298 of them duplicates) — and the mirror shows the last."""
+    rig.listener.follow(Settings().agent_context())
+    for n in range(300):
+        await rig.edit("AURORA-1533", summary=f"Правка {n}")
+    await rig.settle()
+    assert rig.listener.counts == {"queued": 300, "relayed": 300}
+    metrics = (await rig.hub.get("/metrics")).text
+    outcomes = dict(re.findall(r'sdlc_hub_webhook_events_total\{outcome="(\w+)"\} (\d+)', metrics))
+    assert "duplicate" not in outcomes
+    assert int(outcomes["applied"]) + int(outcomes.get("stale", 0)) == 300
+    mirrored = await rig.mirror("AURORA-1533") or {}
+    assert (mirrored["summary"], mirrored["updated"][:20]) == ("Правка 299", "2026-10-22T09:00:00.")
+
+
+@pytest.mark.parametrize("rig", [{"allow": ("AURORA", "HR"), "relay": False}], indirect=True)
+async def test_an_event_the_hub_refuses_costs_the_others_nothing(rig: Rig) -> None:
+    """An agent allowed HR too, before it knows the hub's project: three events go in one batch, the hub refuses
+    it for HR-1 (422); sent again one by one, the two of AURORA reach the hub and HR-1 alone is refused."""
+    for key in ("AURORA-1533", "HR-1", "AURORA-1537"):
+        await rig.edit(key, summary=f"Правка {key}")
+    await rig.sim.settle_webhooks()
+    relay = asyncio.create_task(rig.listener.relay())
+    await rig.listener.queue.join()
+    rig.listener.stopping.set()
+    await relay
+    assert rig.listener.counts == {"queued": 3, "relayed": 2, "refused": 1}
+    batches = (await rig.hub.get("/batches")).json()["items"]
+    batch = (await rig.hub.get(f"/batches/{batches[0]['id']}")).json()
+    assert batch["commands"][0]["params"] == {"keys": ["AURORA-1533", "AURORA-1537"]}
+
+
+@pytest.mark.parametrize("rig", [{"allow": ("AURORA", "HR")}], indirect=True)
+async def test_events_outside_the_hubs_project_are_dropped_once_known(rig: Rig) -> None:
+    """A delivery told the agent the hub works in AURORA: an edit of HR-1, which its policy allows, is answered
+    and dropped, never sent for the hub to refuse."""
+    rig.listener.follow(Settings().agent_context())
+    await rig.edit("HR-1", summary="Другой проект")
+    await rig.settle()
+    assert rig.listener.counts == {"outside_hub_project": 1}

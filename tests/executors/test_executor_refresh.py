@@ -13,6 +13,8 @@ from reconcile.executors.refresh import jira_since
 from .executors_support import BLOCKS_1538, issue, kinds, ok, play, search
 
 NO_ISSUES = ok(search())
+#: The context of a hub whose Jira project is ``A`` (the tests that read ``A-…`` neighbours).
+PROJECT_A = {"jira_project": "A"}
 
 
 @pytest.mark.usefixtures("moscow")
@@ -51,7 +53,7 @@ def test_refresh_failing_on_the_neighbours_reports_what_it_had() -> None:
     no boards yet."""
     hit = issue("A-1", issuelinks=[{"id": "1", "type": {"name": "Связанные"}, "outwardIssue": {"key": "A-2"}}])
     answers = [ok(search(hit)), ok({"errorMessages": ["сбой"]}, status=500)]
-    report, _ = play("refresh", {"jql": "project = A"}, answers)
+    report, _ = play("refresh", {"jql": "project = A"}, answers, context=PROJECT_A)
     assert (report.status, report.error) == ("failed", "HTTP 500: сбой")
     assert dict(report.result) == {"issues": 1, "neighbours": 0, "boards": {}}
 
@@ -65,7 +67,7 @@ def test_refresh_neighbours_are_read_in_one_query_of_up_to_100_keys_and_lenientl
         ok({"errorMessages": ["An issue with key 'A-3' does not exist"]}, status=400),
         ok(search(issue("A-2"))),
     ]
-    report, steps = play("refresh", {"jql": "project = A"}, answers)
+    report, steps = play("refresh", {"jql": "project = A"}, answers, context=PROJECT_A)
     first, retry = _searches(steps)[1:]
     assert first["jql"] == "key in (A-2, A-3)"
     assert "validateQuery" not in first
@@ -245,6 +247,19 @@ def test_refresh_reads_no_neighbour_outside_the_allowed_projects() -> None:
     assert isinstance(first_page, Page)
     assert sorted(link.target for link in first_page.issues[0].links) == ["AURORA-1538", "HR-1"]
     assert (report.result["issues"], report.result["neighbours"]) == (1, 1)
+
+
+def test_refresh_reads_no_neighbour_outside_the_hubs_project() -> None:
+    """An agent allowed AURORA and HR, for a hub working in AURORA: the link to HR-1 stays a link end, never read
+    nor sent (the hub's mirror holds only its project: DESIGN.md 5.7)."""
+    to_hr = {"id": "10100", "type": {"name": "Связанные"}, "outwardIssue": {"key": "HR-1"}}
+    hit = issue("AURORA-1537", summary="Интеграция", issuelinks=[BLOCKS_1538, to_hr])
+    both = ExecContext(allowed_projects=("AURORA", "HR"))
+    answers = [ok(search(hit)), ok(search(issue("AURORA-1538")))]
+    report, steps = play("refresh", {"keys": ["AURORA-1537"]}, answers, ctx=both, context={"jira_project": "AURORA"})
+    assert [s.json["jql"] for s in steps if isinstance(s, JiraCall)] == ["key in (AURORA-1537)", "key in (AURORA-1538)"]
+    assert [i.key for s in steps if isinstance(s, Page) for i in s.issues] == ["AURORA-1537", "AURORA-1538"]
+    assert report.result["neighbours"] == 1
 
 
 def test_refresh_of_an_issue_linked_only_outside_reads_no_neighbour() -> None:

@@ -53,25 +53,25 @@ async def marked(api: Api) -> None:
 async def test_a_newer_event_is_applied(api: Api) -> None:
     """An event whose issue is newer than the mirror's row replaces it, with 0 Jira calls."""
     await seed_mirror(api, [issue("AURORA-7", summary="было")])
-    ack = await sent(api, updated("AURORA-7", "2026-10-22T10:00:00Z", summary="стало"))
+    ack = await sent(api, updated("AURORA-7", "2026-10-22T09:02:00Z", summary="стало"))
     assert ack == {"applied": 1, "duplicate": 0, "stale": 0, "refresh_command_id": None}
     assert await summary(api, "AURORA-7") == "стало"
 
 
 async def test_an_older_event_leaves_the_row_and_a_repeat_changes_nothing(api: Api) -> None:
     """An event older than the row is stale and written nowhere; the same event twice is a duplicate."""
-    await seed_mirror(api, [issue("AURORA-7", summary="свежее", updated="2026-10-22T10:00:00Z")])
-    old = updated("AURORA-7", "2026-10-22T09:30:00Z", summary="старое")
+    await seed_mirror(api, [issue("AURORA-7", summary="свежее", updated="2026-10-22T09:02:00Z")])
+    old = updated("AURORA-7", "2026-10-22T09:01:00Z", summary="старое")
     assert (await sent(api, old))["stale"] == 1
     assert await summary(api, "AURORA-7") == "свежее"
-    same = updated("AURORA-7", "2026-10-22T10:00:00Z", summary="свежее")
+    same = updated("AURORA-7", "2026-10-22T09:02:00Z", summary="свежее")
     assert await sent(api, same, same) == {"applied": 0, "duplicate": 2, "stale": 0, "refresh_command_id": None}
     assert await summary(api, "AURORA-7") == "свежее"
 
 
 async def test_an_event_of_a_new_issue_makes_its_row(api: Api) -> None:
     """An issue the mirror never held gets its row from the event (created by a person in Jira)."""
-    ack = await sent(api, {**updated("AURORA-9", "2026-10-22T10:00:00Z"), "event": "jira:issue_created"})
+    ack = await sent(api, {**updated("AURORA-9", "2026-10-22T09:02:00Z"), "event": "jira:issue_created"})
     assert ack["applied"] == 1
     assert await summary(api, "AURORA-9") == "Задача AURORA-9"
 
@@ -81,7 +81,7 @@ async def test_an_event_never_confirms_the_command_in_flight(api: Api) -> None:
     created = await create_ok(api, [cmd("ensure_fields", key="AURORA-7", duedate="2026-10-23")])
     delivery = await claim_ok(api)
     assert delivery["id"] == created["commands"][0]["id"]
-    await sent(api, updated("AURORA-7", "2026-10-22T10:00:00Z", duedate="2026-10-23"))
+    await sent(api, updated("AURORA-7", "2026-10-22T09:02:00Z", duedate="2026-10-23"))
     assert (await api.get(f"/commands/{delivery['id']}")).json()["status"] == "claimed"
     await done(api, delivery["id"], {"changed": ["duedate"]})
     assert (await api.get(f"/commands/{delivery['id']}")).json()["status"] == "done"
@@ -93,7 +93,7 @@ async def test_an_event_confirms_the_command_of_an_agent_gone_by_state(api: Api,
     await create_ok(api, [cmd("ensure_fields", key="AURORA-7", duedate="2026-10-23")])
     delivery = await claim_ok(api)
     clock.advance(seconds=60)  # 2 × claim_wait_seconds (25) without a word from the agent
-    await sent(api, updated("AURORA-7", "2026-10-22T10:00:00Z", duedate="2026-10-23"))
+    await sent(api, updated("AURORA-7", "2026-10-22T09:02:00Z", duedate="2026-10-23"))
     assert (await api.get(f"/commands/{delivery['id']}")).json()["status"] == "confirmed_by_state"
 
 
@@ -102,7 +102,7 @@ async def test_a_deletion_queues_one_refresh_of_the_linked_keys(api: Api) -> Non
     its keys to it; once it was delivered, the next deletion queues another."""
     linked = [link("10001", "Связанные", "AURORA-1", "AURORA-2"), link("10002", "Связанные", "AURORA-3", "AURORA-4")]
     await seed_mirror(api, [issue("AURORA-1", links=linked[:1]), issue("AURORA-3", links=linked[1:])])
-    gone = {"event": "jira:issue_deleted", "key": "AURORA-1", "at": "2026-10-22T10:00:00Z"}
+    gone = {"event": "jira:issue_deleted", "key": "AURORA-1", "at": "2026-10-22T09:02:00Z"}
     first = await sent(api, gone)
     count = len(await batches(api))
     refresh = (await batches(api))[0]
@@ -125,7 +125,7 @@ async def test_link_events_queue_one_change_only_refresh(api: Api) -> None:
     while it is queued queue nothing more."""
     await marked(api)
     before = len(await batches(api))
-    link_event = {"event": "issuelink_created", "key": None, "at": "2026-10-22T10:00:00Z"}
+    link_event = {"event": "issuelink_created", "key": None, "at": "2026-10-22T09:02:00Z"}
     ack = await sent(api, link_event)
     queued = await batches(api)
     assert len(queued) == before + 1
@@ -140,14 +140,14 @@ async def test_link_events_queue_one_change_only_refresh(api: Api) -> None:
 
 async def test_without_a_journal_mark_a_link_event_queues_nothing(api: Api) -> None:
     """Without a mark there is no ``since`` to read changes from: the automatic full refresh is due anyway."""
-    ack = await sent(api, {"event": "issuelink_deleted", "key": None, "at": "2026-10-22T10:00:00Z"})
+    ack = await sent(api, {"event": "issuelink_deleted", "key": None, "at": "2026-10-22T09:02:00Z"})
     assert ack["refresh_command_id"] is None
     assert await batches(api) == []
 
 
 async def test_a_bad_event_is_422_and_writes_nothing(api: Api) -> None:
     """One event the hub cannot read refuses the request, naming it; the good one before it is not applied."""
-    good = updated("AURORA-7", "2026-10-22T10:00:00Z")
+    good = updated("AURORA-7", "2026-10-22T09:02:00Z")
     response = await send(api, good, {**good, "at": "вчера"})
     assert response.status_code == 422
     assert response.json()["detail"] == "events[1]: at — ожидается время ISO-8601"
@@ -192,8 +192,8 @@ async def test_freshness_in_agent_status(api: Api, clock: Clock) -> None:
 async def test_metrics_count_events_and_show_staleness(api: Api, clock: Clock) -> None:
     """``/metrics``: events by outcome (a refused request counts its events) and the mirror's staleness."""
     await marked(api)
-    await seed_mirror(api, [issue("AURORA-7", updated="2026-10-22T10:00:00Z")])
-    await sent(api, updated("AURORA-7", "2026-10-22T11:00:00Z"), updated("AURORA-7", "2026-10-22T09:00:00Z"))
+    await seed_mirror(api, [issue("AURORA-7", updated="2026-10-22T09:02:00Z")])
+    await sent(api, updated("AURORA-7", "2026-10-22T09:03:00Z"), updated("AURORA-7", "2026-10-22T09:00:00Z"))
     await send(api, {"event": "x", "key": None, "at": 5}, {})
     clock.advance(seconds=90)
     text = (await api.get("/metrics")).text

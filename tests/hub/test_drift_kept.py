@@ -68,8 +68,8 @@ async def test_a_webhook_event(api: Api) -> None:
     event = {
         "event": "jira:issue_updated",
         "key": "AURORA-10",
-        "at": "2026-10-22T10:00:00Z",
-        "issue": issue("AURORA-10", labels=["AWPCA"], priority="Low", updated="2026-10-22T10:00:00Z"),
+        "at": "2026-10-22T09:02:00Z",
+        "issue": issue("AURORA-10", labels=["AWPCA"], priority="Low", updated="2026-10-22T09:02:00Z"),
     }
     response = await api.post("/agent/events", {"events": [event]}, role="agent")
     assert response.status_code == 200, response.text

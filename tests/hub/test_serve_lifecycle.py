@@ -127,6 +127,28 @@ def test_a_request_head_sent_byte_by_byte_is_cut_at_the_deadline(served: Served)
         assert closed or _closed_after(sock, limit=8) >= 0
 
 
+def test_a_body_trickled_in_is_cut_at_the_deadline(served: Served) -> None:
+    """A body whose bytes keep coming, each well within the pause allowed, but too slowly for the whole to arrive
+    by the deadline (issue 31 finding 9), is cut: the connection closes long before the body is complete."""
+    head = b"POST /agent/events HTTP/1.1\r\nHost: hub\r\nContent-Type: application/json\r\nContent-Length: 10000\r\n"
+    with socket.create_connection(("127.0.0.1", served.port)) as sock:
+        sock.sendall(head + b"Authorization: Bearer " + served.agent_token.encode() + b"\r\n\r\n")
+        sent, closed = 0, False
+        while sent < 10000 and not closed:
+            try:
+                sock.sendall(b" ")
+                sent += 1
+            except OSError:
+                closed = True
+            time.sleep(0.05)  # the client's pace under test (well within the 0.5 s pause), not a wait
+            if sent > 160:  # 8 s of trickling: far past the deadline
+                break
+        if not closed:
+            _closed_after(sock, limit=8)
+    assert sent < 160
+    assert any(e.get("event") == "request_timeout" for e in served.log_events())
+
+
 def test_keep_alive_outlives_the_request_deadline(served: Served) -> None:
     """A connection whose requests came whole is not cut by the deadline: idle between requests (three times
     the deadline here) is the keep-alive's business (75 s), and the same socket serves the next request."""

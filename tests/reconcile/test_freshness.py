@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reconcile.freshness import EventOutcome, event_outcomes, staleness_seconds
-from reconcile.mirror_rule import to_apply
+from reconcile.mirror_rule import Arrival, to_apply
 from reconcile.records import MirrorIssue
 from reconcile.webhook_events import WebhookEvent
 from tests.support import T0
@@ -34,15 +34,16 @@ def test_staleness_is_since_the_later_refresh_start() -> None:
 
 
 def test_outcomes_of_one_request() -> None:
-    """Newer than the row → applied; the row's own state → duplicate; older → stale; a hint → applied."""
+    """Newer than the row → applied; the row's ``updated`` → duplicate (not written); older → stale; a hint →
+    applied."""
     hint = WebhookEvent(event="issuelink_created", at=_at(0))
     events = [_event("A-1", 5), _event("A-2", 3), _event("A-3", 1), _event("A-1", 5), _event("A-4", 2), hint]
     stored = {"A-1": _at(4), "A-2": _at(3), "A-3": _at(2)}
     assert event_outcomes(events, stored) == [
-        EventOutcome.DUPLICATE,  # the later copy of the same state is the one written
+        EventOutcome.APPLIED,  # the first copy is the one written
         EventOutcome.DUPLICATE,
         EventOutcome.STALE,
-        EventOutcome.APPLIED,
+        EventOutcome.DUPLICATE,  # its copy before it in the request was written
         EventOutcome.APPLIED,  # a new row
         EventOutcome.APPLIED,
     ]
@@ -53,18 +54,23 @@ def test_outcomes_of_one_request() -> None:
     stored=st.dictionaries(st.sampled_from(["A-1", "A-2"]), st.integers(0, 5)),
 )
 def test_outcomes_agree_with_the_upsert_rule(versions: list[tuple[str, int]], stored: dict[str, int]) -> None:
-    """Exactly the events whose records the upsert rule writes are applied or duplicates (at most one per key, a
-    duplicate only when its state is the row's); every other is stale or a duplicate of a later copy."""
+    """Exactly the events whose records the upsert rule writes (an event: strictly newer) are applied, at most one
+    per key; every other is a duplicate when its ``updated`` is the one it lost to (the request's newest of its
+    issue, or the row's), else stale."""
     events = [_event(key, version) for key, version in versions]
     rows = {key: _at(version) for key, version in stored.items()}
     outcomes = event_outcomes(events, rows)
-    written = to_apply([e.issue for e in events if e.issue is not None], rows)
+    written = to_apply([e.issue for e in events if e.issue is not None], rows, Arrival.EVENT)
     for event, outcome in zip(events, outcomes, strict=True):
         assert event.issue is not None
-        chosen = written.get(event.issue.key) is event.issue
-        if chosen:
-            same = rows.get(event.issue.key) == event.issue.updated
-            assert outcome is (EventOutcome.DUPLICATE if same else EventOutcome.APPLIED)
+        key, updated = event.issue.key, event.issue.updated
+        mine = [e.issue for e in events if e.issue is not None and e.issue.key == key]
+        request_newest = max(issue.updated or "" for issue in mine)
+        first_newest = next(issue for issue in mine if issue.updated == request_newest)
+        if written.get(key) is event.issue:
+            assert outcome is EventOutcome.APPLIED
+        elif event.issue is not first_newest:
+            assert outcome is (EventOutcome.DUPLICATE if updated == request_newest else EventOutcome.STALE)
         else:
-            assert outcome in (EventOutcome.STALE, EventOutcome.DUPLICATE)
-    assert outcomes.count(EventOutcome.APPLIED) <= len(written)
+            assert outcome is (EventOutcome.DUPLICATE if updated == rows[key] else EventOutcome.STALE)
+    assert outcomes.count(EventOutcome.APPLIED) == len(written)

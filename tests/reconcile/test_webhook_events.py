@@ -6,10 +6,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -65,7 +67,8 @@ def test_a_recorded_edit_is_an_issue_to_apply() -> None:
         "description updated",
         "Blocker",
     )
-    assert (event.issue.created, event.issue.updated) == ("2016-01-06T20:16:41Z", "2016-01-14T23:01:40Z")
+    # ``updated`` keeps Jira's millisecond (two states of one second are told apart by it); ``created`` needs none
+    assert (event.issue.created, event.issue.updated) == ("2016-01-06T20:16:41Z", "2016-01-14T23:01:40.354Z")
     assert (event.dedup, event.issue_ids, event.problem) == (
         "jira:issue_updated:10010:changelog:10201",
         ("10010",),
@@ -158,6 +161,9 @@ def test_the_needs_of_every_event() -> None:
     assert need_of(None, key=None, has_issue=False) is Need.CHANGES
     assert need_of("comment_updated", key=None, has_issue=False) is Need.NOTHING
     assert need_of("jira:worklog_updated", key=None, has_issue=False) is Need.NOTHING
+    assert need_of("jira:issue_updated", key=None, has_issue=True) is Need.NOTHING  # nothing to apply it to
+    assert need_of("comment_created", key="A-1", has_issue=False) is Need.NOTHING  # a key does not make it one
+    assert need_of("jira:issue_deleted", key="A-1", has_issue=True) is Need.TARGETED  # its body is the last state
     assert EVENTS == (
         "jira:issue_created",
         "jira:issue_updated",
@@ -224,6 +230,63 @@ def test_duplicates_keep_their_key_and_edits_do_not() -> None:
     assert _parse(json.dumps(timed).encode()).dedup == "jira:issue_updated:9:at:5"
 
 
+def test_ids_that_are_no_numbers_and_objects_that_are_none_are_left_out() -> None:
+    """The ids a payload names are Jira's numeric ids only (a number or a string of digits): a link's ``"x1"`` or
+    ``null`` ends, a comment ``self`` naming no issue, an ``issue`` that is no object name nothing."""
+    link = {
+        "webhookEvent": "issuelink_created",
+        "issueLink": {"id": 4, "sourceIssueId": "x1", "destinationIssueId": None},
+    }
+    assert _parse(json.dumps(link).encode()).issue_ids == ()
+    odd = {"webhookEvent": "comment_created", "issue": "AURORA-1", "comment": {"id": 5, "self": "https://j/comment/5"}}
+    assert _parse(json.dumps(odd).encode()).issue_ids == ()
+    both = {**link, "issue": {"id": 7}, "issueLink": {"id": 4, "sourceIssueId": 10, "destinationIssueId": "11"}}
+    assert _parse(json.dumps(both).encode()).issue_ids == ("7", "10", "11")
+    flagged = {"webhookEvent": "issuelink_created", "issueLink": {"id": 4, "sourceIssueId": True}}
+    assert _parse(json.dumps(flagged).encode()).issue_ids == ()
+
+
+def test_a_body_without_an_issue_id_is_keyed_by_its_bytes_not_its_time() -> None:
+    """Two bodies naming no issue id, no change, comment or link, at the same ``timestamp``: two keys."""
+    one = b'{"webhookEvent": "jira:worklog_updated", "timestamp": 5, "worklog": {"id": 1}}'
+    two = b'{"webhookEvent": "jira:worklog_updated", "timestamp": 5, "worklog": {"id": 2}}'
+    assert (_parse(one).dedup, _parse(two).dedup) == (
+        "body:" + hashlib.sha256(one).hexdigest(),
+        "body:" + hashlib.sha256(two).hexdigest(),
+    )
+
+
+def test_the_time_is_utc_whatever_the_machines_zone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Jira's timestamp and the time received are written in UTC on a machine in Omsk too; a timestamp that is no
+    time (past year 9999, or past what a float holds) falls back to when it was received."""
+    monkeypatch.setenv("TZ", "Asia/Omsk")
+    time.tzset()
+    try:
+        stamped = _parse(b'{"webhookEvent": "comment_created", "timestamp": 1792659600000, "comment": {"id": 1}}')
+        huge = _parse(b'{"webhookEvent": "comment_created", "timestamp": 10000000000000000, "comment": {"id": 1}}')
+        vast = _parse(b'{"webhookEvent": "comment_created", "timestamp": 1' + b"0" * 400 + b', "comment": {"id": 1}}')
+        local = parse_webhook(b"", SETTINGS, received_at=RECEIVED.astimezone(ZoneInfo("Asia/Omsk")))
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+    assert (stamped.at, local.at) == ("2026-10-22T09:00:00Z", "2026-10-22T09:00:30Z")
+    assert huge.at == vast.at == "2026-10-22T09:00:30Z"  # a year past 9999; a number no float holds
+
+
+def test_a_refusal_says_why_as_its_text() -> None:
+    """A :class:`WebhookError` is its message (the listener's log line shows it)."""
+    with pytest.raises(WebhookError) as refused:
+        _parse(b"[]")
+    assert str(refused.value) == refused.value.message == "webhook body is not a JSON object"
+
+
+def test_recent_events_remember_the_last_ten_thousand() -> None:
+    """By default the last 10 000 keys: the first of 10 001 is new again, the second still a repeat."""
+    recent = RecentEvents()
+    assert all(recent.first_time(str(n)) for n in range(10_001))
+    assert (recent.first_time("1"), recent.first_time("0")) == (False, True)
+
+
 def test_recent_events_are_bounded() -> None:
     """The agent remembers the N keys seen last: a repeat among them is dropped (and remembered afresh), a key
     pushed out by newer ones is new again."""
@@ -272,6 +335,8 @@ def test_the_wire_event_goes_there_and_back() -> None:
     )
     link = wire_event({"event": "issuelink_created", "key": None, "at": "2026-10-22T09:00:00Z"}, "events[1]")
     assert link.need is Need.CHANGES
+    bodiless = {"event": "jira:issue_updated", "key": "AURORA-1", "at": "2026-10-22T09:00:00.5+03:00", "issue": None}
+    assert (wire_event(bodiless, "events[2]").issue, wire_event(bodiless, "events[2]").need) == (None, Need.TARGETED)
 
 
 @pytest.mark.parametrize(

@@ -1,11 +1,13 @@
 """The mirror's upsert rule carried out by the storage, on SQLite and PostgreSQL: an older record (a late page, a
 late or repeated webhook event) leaves the row, its labels and its links as they were; events and pages in any
-order with repeats leave the newest state of each issue."""
+order with repeats leave the newest state of each issue; an event of the row's own ``updated`` is not written, a
+full refresh's page always is."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
+import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -72,6 +74,25 @@ async def test_a_page_writes_only_what_is_not_older(db: Database) -> None:
     async with db.unit() as unit:
         issues = await unit.mirror.issues(["AURORA-1", "AURORA-2", "AURORA-3"])
     assert issues == {"AURORA-1": page[0], "AURORA-2": page[1], "AURORA-3": _state("AURORA-3", 9)}
+
+
+async def test_by_the_millisecond_and_by_how_a_record_came(db: Database) -> None:
+    """``updated`` kept to Jira's millisecond: an event of the row's own ``updated`` is not written, a page of it
+    is; an event a millisecond newer is; a full refresh's page is written though older."""
+    first = MirrorIssue(key="AURORA-1", summary="первое", updated="2026-10-22T09:00:00.870Z")
+    same = attrs.evolve(first, summary="того же мгновения")
+    async with db.unit() as unit:
+        assert await unit.mirror.upsert_issues([first], command_id=None, now=T0) == ["AURORA-1"]
+        assert await unit.mirror.upsert_issues([same], command_id=None, now=T0) == []
+        assert (await unit.mirror.issues(["AURORA-1"]))["AURORA-1"] == first
+        assert await unit.mirror.upsert_issues([same], command_id=2, now=T0) == ["AURORA-1"]
+        newer = attrs.evolve(first, summary="на миллисекунду позже", updated="2026-10-22T09:00:00.871Z")
+        assert await unit.mirror.upsert_issues([newer], command_id=None, now=T0) == ["AURORA-1"]
+        older = attrs.evolve(first, summary="как в Jira", updated="2026-10-22T08:00:00Z")
+        assert await unit.mirror.upsert_issues([older], command_id=3, now=T0) == []
+        assert await unit.mirror.upsert_issues([older], command_id=3, now=T0, full=True) == ["AURORA-1"]
+    async with db.unit() as unit:
+        assert (await unit.mirror.issues(["AURORA-1"]))["AURORA-1"] == older
 
 
 KEYS = ("AURORA-1", "AURORA-2", "AURORA-3")

@@ -16,6 +16,8 @@ from tests.hub.conftest import Api, Clock, api, clock, hub  # noqa: F401 — the
 from .support import Browser
 
 Open = Callable[[str], Awaitable[Browser]]
+#: ``await browser_from("10.0.0.7")``: a browser, not logged in, whose requests come from that client address.
+OpenFrom = Callable[[str], Awaitable[Browser]]
 
 _APPS: list[Litestar] = []
 
@@ -39,5 +41,19 @@ async def browser(api: Api, hub: Hub) -> AsyncIterator[Open]:  # noqa: F811 — 
         return person
 
     yield open_as
+    for client in clients:
+        await client.aclose()
+
+
+@pytest.fixture
+async def browser_from(browser: Open) -> AsyncIterator[OpenFrom]:  # the app built and given this test's hub
+    clients: list[httpx.AsyncClient] = []
+
+    async def open_from(address: str) -> Browser:
+        transport = httpx.ASGITransport(app=_APPS[0], client=(address, 50000))
+        clients.append(httpx.AsyncClient(transport=transport, base_url="http://hub.test"))
+        return Browser(client=clients[-1])
+
+    yield open_from
     for client in clients:
         await client.aclose()

@@ -2,9 +2,9 @@
 
 Refresh pages arrive as :class:`~reconcile.records.MirrorIssue` and :class:`~reconcile.records.HistoryEntry`
 values and are written set-based (``INSERT … ON CONFLICT DO UPDATE``), a few statements a page whatever its size,
-compiled once per database and fed without SQLAlchemy's per-row work (:class:`_Rows`). Links are replaced per
-issue: those touching the page's issues that Jira no longer shows on either side go; so are the issues' label
-rows (kept while an issue is not vanished), which let the database find, order (by
+compiled once per database and fed without SQLAlchemy's per-row work (:mod:`~adapters.storage.bulk_rows`).
+Links are replaced per issue: those touching the page's issues that Jira no longer shows on either side go; so
+are the issues' label rows (kept while an issue is not vanished), which let the database find, order (by
 :func:`~reconcile.records.natural_key`, stored with each issue and label), count and page a project's slice.
 """
 
@@ -22,25 +22,23 @@ from sqlalchemy import (
     Dialect,
     Row,
     Select,
-    Table,
     Text,
     bindparam,
     cast,
-    column,
     delete,
     func,
     or_,
     select,
-    true,
     update,
 )
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from adapters.storage.bulk_rows import BulkRows
 from adapters.storage.generation import Generation, bump_generation
 from adapters.storage.models import HistoryEntryRow, MirrorIssueRow, MirrorLabelRow, MirrorLinkRow, table_of
 from adapters.storage.records import MirrorEntry, Sighting
-from reconcile.mirror_rule import to_apply
+from reconcile.mirror_rule import Arrival, to_apply
 from reconcile.records import (
     ISSUE_TEXT_FIELDS,
     HistoryEntry,
@@ -117,78 +115,16 @@ def _json_set(data: BindParameter[str], *, postgres: bool) -> Select[tuple[str]]
     return select(func.json_each(data).table_valued("value").c.value)
 
 
-class _Rows:
-    """Many rows into one table in one call, each database its fastest way (SQLAlchemy's per-row parameter handling
-    was most of a refresh page's time). PostgreSQL reads them from one JSON parameter (``jsonb_to_recordset``: one
-    set-based statement); SQLite, in process, runs the driver's own ``executemany`` of the statement compiled once,
-    over plain tuples passed through the columns' bind processors, so values are stored as any statement stores
-    them. ``shared`` columns take one value for every row; with ``key`` (a unique index's columns), a row whose key is
-    stored replaces it."""
-
-    def __init__(
-        self,
-        table: Table,
-        columns: Sequence[str],
-        dialect: Dialect,
-        *,
-        shared: Sequence[str] = (),
-        key: Sequence[str] = (),
-    ) -> None:
-        self.json = dialect.name == "postgresql"
-        insert: Any
-        if self.json:
-            records = func.jsonb_to_recordset(cast(bindparam("rows", type_=Text), postgresql.JSONB)).table_valued(
-                *(column(name, table.c[name].type) for name in columns)
-            )
-            values = [
-                *records.render_derived(with_types=True).c,
-                *(cast(bindparam(name, type_=table.c[name].type), table.c[name].type) for name in shared),
-            ]
-            insert = postgresql.insert(table).from_select([*columns, *shared], select(*values).where(true()))
-        else:
-            names = (*columns, *shared)
-            insert = sqlite.insert(table).values({name: bindparam(name, type_=table.c[name].type) for name in names})
-        if key:
-            changed = {name: insert.excluded[name] for name in (*columns, *shared) if name not in key}
-            insert = insert.on_conflict_do_update(index_elements=[table.c[name] for name in key], set_=changed)
-        self.statement = insert
-        if self.json:
-            return
-        compiled = insert.compile(dialect=dialect)
-        self.sql = str(compiled)
-        # each bound name in the statement's order: its bind processor, and whether it is one of the shared values
-        self.order = [
-            (name, compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect), name in shared)
-            for name in compiled.positiontup or ()
-        ]
-
-    async def run(self, session: AsyncSession, rows: Sequence[Mapping[str, Any]], **shared: Any) -> None:
-        if self.json:
-            await session.execute(self.statement, {"rows": json.dumps(rows), **shared})
-            return
-        same = {
-            name: shared[name] if bind is None else bind(shared[name]) for name, bind, common in self.order if common
-        }
-        values = [
-            tuple(
-                same[name] if common else row[name] if bind is None else bind(row[name])
-                for name, bind, common in self.order
-            )
-            for row in rows
-        ]
-        await (await session.connection()).exec_driver_sql(self.sql, values)
-
-
 @attrs.frozen
 class _PageWrites:
     """The statements that write a refresh page, built once per database."""
 
-    issues: _Rows
+    issues: BulkRows
     unlabel: Delete
-    label: _Rows
+    label: BulkRows
     unlink: Delete
-    link: _Rows
-    history: _Rows
+    link: BulkRows
+    history: BulkRows
 
 
 _WRITES: dict[str, _PageWrites] = {}
@@ -204,15 +140,17 @@ def _compiled_page_writes(dialect: Dialect) -> _PageWrites:
     keys = _json_set(bindparam("keys", type_=Text), postgres=postgres)
     shown = _json_set(bindparam("shown", type_=Text), postgres=postgres)
     return _PageWrites(
-        issues=_Rows(_ISSUE, _ISSUE_COLUMNS, dialect, shared=("refreshed_at", "vanished_at", "seen_by"), key=("key",)),
+        issues=BulkRows(
+            _ISSUE, _ISSUE_COLUMNS, dialect, shared=("refreshed_at", "vanished_at", "seen_by"), key=("key",)
+        ),
         unlabel=delete(_LABEL).where(_LABEL.c.issue_key.in_(keys)),
-        label=_Rows(_LABEL, ("label", "issue_key", "sort_key"), dialect),
+        label=BulkRows(_LABEL, ("label", "issue_key", "sort_key"), dialect),
         # links touching the page's issues that Jira no longer shows on either side
         unlink=delete(_LINK).where(
             (_LINK.c.source.in_(keys) | _LINK.c.target.in_(keys)) & _LINK.c.jira_id.not_in(shown)
         ),
-        link=_Rows(_LINK, ("jira_id", "type", "source", "target"), dialect, key=("jira_id",)),
-        history=_Rows(_HISTORY, _HISTORY_COLUMNS, dialect, key=("issue_key", "jira_id")),
+        link=BulkRows(_LINK, ("jira_id", "type", "source", "target"), dialect, key=("jira_id",)),
+        history=BulkRows(_HISTORY, _HISTORY_COLUMNS, dialect, key=("issue_key", "jira_id")),
     )
 
 
@@ -373,14 +311,23 @@ class MirrorRepository:
     # --- writing (refresh pages, webhook events) ----------------------------------------------------------
 
     async def upsert_issues(
-        self, issues: Sequence[MirrorIssue], *, command_id: int | None, now: datetime, stored: _Updated | None = None
+        self,
+        issues: Sequence[MirrorIssue],
+        *,
+        command_id: int | None,
+        now: datetime,
+        stored: _Updated | None = None,
+        full: bool = False,
     ) -> list[str]:
-        """Records of a refresh page (``command_id``) or of webhook events (``None``) that the upsert rule lets in
-        (:mod:`reconcile.mirror_rule`), with their labels and links; the keys written. Under the queue lock.
-        ``stored``: :meth:`updated_of` of the records' keys, when the caller read it already."""
+        """Records of a refresh page (``command_id``; ``full``: a full refresh's) or of webhook events (``None``) that
+        the upsert rule lets in (:mod:`reconcile.mirror_rule`), with labels and links; the keys written. Under the
+        queue lock. ``stored``: :meth:`updated_of` of the records' keys, when the caller read it already."""
         if not issues:
             return []
-        latest = to_apply(issues, stored if stored is not None else await self.updated_of(i.key for i in issues))
+        arrival = Arrival.EVENT if command_id is None else Arrival.FULL_READ if full else Arrival.READ
+        if stored is None and arrival is not Arrival.FULL_READ:
+            stored = await self.updated_of(i.key for i in issues)
+        latest = to_apply(issues, stored or {}, arrival)
         if not latest:
             return []
         keys = _json_keys(latest)

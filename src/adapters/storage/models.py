@@ -329,12 +329,15 @@ class WebSessionRow(Base):
 
 class WebDraftRow(Base):
     """A batch a browser posted from «Новый пакет» after its session ended, kept until the person logs in again
-    (at most until ``expires_at``): keyed by the sha256 of the browser's login-form cookie, the editor's JSON."""
+    (at most until ``expires_at``): the session it was posted with (the sha256 of its cookie; the next session of
+    the browser takes it over), the editor's JSON and its size in bytes (``reconcile.web_drafts``)."""
 
     __tablename__ = "web_draft"
 
-    id_sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    session_sha256: Mapped[str] = mapped_column(String(64), index=True)
     text: Mapped[str] = mapped_column(Text)
+    size: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
 
@@ -353,6 +356,20 @@ class IdempotencyKeyRow(Base):
     fingerprint: Mapped[str] = mapped_column(String(64))
     batch_id: Mapped[int | None] = mapped_column(ForeignKey("batch.id", ondelete="CASCADE"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+
+
+class LoginThrottleRow(Base):
+    """The web page's failed logins under one key — a client address or a token prefix, kept as a sha256 —
+    (``reconcile.login_throttle``), shared by every hub process on the database."""
+
+    __tablename__ = "login_throttle"
+
+    key_sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    #: The failures of the last minute, as ISO-8601 times.
+    recent: Mapped[list[Any]] = mapped_column(JSONType)
+    level: Mapped[int] = mapped_column(Integer)
+    blocked_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
 
 
 def table_of(model: type[Base]) -> Table:

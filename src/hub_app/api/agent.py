@@ -98,12 +98,12 @@ async def agent_events(request: HubRequest, data: JSONBody[Any] = None) -> Any:
     refresh of the hub's for what they could not bring (idempotent)."""
     try:
         body = parse(EventsIn, data)
+        return await in_unit(request, lambda u: events.submit_events(u, body))
     except ValidationError:
         told = data.get("events") if isinstance(data, dict) else None
         refused = [EventOutcome.REFUSED.value] * (len(told) if isinstance(told, list) else 1)
         hub_of(request).metrics.events_received(refused)
         raise
-    return await in_unit(request, lambda u: events.submit_events(u, body))
 
 
 @get("/agent/files/{sha256:str}", **route(AGENT, errors_=(404,)), media_type="application/octet-stream")

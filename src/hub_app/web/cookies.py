@@ -38,6 +38,7 @@ from hub_app.roles import Caller, Role
 from hub_app.runtime import Unit
 from reconcile.errors import ValidationError
 from reconcile.text import readable
+from reconcile.web_drafts import DRAFT_LIFETIME, ENDED_SESSION_KEPT
 
 __all__ = [
     "CSRF_COOKIE",
@@ -60,6 +61,8 @@ CSRF_REFUSED = "форма устарела или отправлена не с 
 #: A route's ``opt`` key: its form is checked before login too (the login form).
 CSRF_BEFORE_LOGIN = "csrf_before_login"
 
+#: How long a browser keeps the session's cookie: the session, a day to keep drafts after it, a day to take them.
+_COOKIE_LIFETIME = SESSION_LIFETIME + ENDED_SESSION_KEPT + DRAFT_LIFETIME
 _STATE = "hub_page_session"
 _CSRF_FIELD = "_csrf_token"
 #: The header a script of the page sends the CSRF token in when it posts no form (``static/hub.js``).
@@ -84,6 +87,12 @@ class PageSession:
     new_csrf_cookie: str | None = None
     started: str | None = None
     ended: bool = False
+    #: The cookie digest of a session the hub issued that is no longer live (ended at most a day ago, or its token
+    #: revoked): what a draft posted now is kept for (:mod:`hub_app.web.drafts`); ``None`` for anyone else.
+    ended_id: str | None = None
+    #: The digest of the session cookie the browser sent, whatever became of its session: a login takes over the
+    #: drafts kept for it.
+    presented_id: str | None = None
 
     @property
     def live(self) -> bool:
@@ -123,8 +132,9 @@ def _anonymous_ok(key: bytes, token: str | None) -> bool:
 async def start_session(unit: Unit, session: PageSession, token_sha256: str) -> None:
     """Login: a new session (a new id, so a new CSRF token) replaces the request's one; expired ones are dropped."""
     await unit.db.web_sessions.purge(now=unit.now)
+    previous = session.presented_id
     if session.record is not None:
-        await unit.db.web_sessions.end(session.record.id_sha256)
+        await unit.db.web_sessions.end(session.record.id_sha256, now=unit.now)
     cookie = secrets.token_urlsafe(32)
     record = WebSessionRecord(
         id_sha256=_digest(cookie),
@@ -133,6 +143,8 @@ async def start_session(unit: Unit, session: PageSession, token_sha256: str) -> 
         expires_at=unit.now + SESSION_LIFETIME,
     )
     await unit.db.web_sessions.add(record)
+    if previous is not None:  # what the browser posted after its last session ended opens in /new now
+        await unit.db.web_sessions.adopt_drafts(previous, record.id_sha256)
     session.record, session.cookie, session.started = record, cookie, cookie
     session.csrf_token, session.flash, session.flash_changed = _bound_token(cookie), [], False
 
@@ -140,7 +152,7 @@ async def start_session(unit: Unit, session: PageSession, token_sha256: str) -> 
 async def end_session(unit: Unit, session: PageSession) -> None:
     """«Выйти»: the row is deleted and the cookie cleared."""
     if session.record is not None:
-        await unit.db.web_sessions.end(session.record.id_sha256)
+        await unit.db.web_sessions.end(session.record.id_sha256, now=unit.now)
     await unit.db.web_sessions.purge(now=unit.now)
     session.record, session.caller, session.ended = None, None, True
 
@@ -149,13 +161,16 @@ async def _load(request: HubRequest, key: bytes) -> PageSession:
     session = PageSession()
     cookie = request.cookies.get(SESSION_COOKIE)
     if cookie and _SESSION_ID.fullmatch(cookie):
+        session.presented_id = _digest(cookie)
         async with hub_of(request).unit() as unit:
             record = await unit.db.web_sessions.live(_digest(cookie), now=unit.now)
             caller = await admin.caller_by_digest(unit, record.token_sha256) if record is not None else None
-        if record is not None and caller is not None and caller.role is not Role.AGENT:
-            session.record, session.caller, session.cookie = record, caller, cookie
-            session.csrf_token, session.flash = _bound_token(cookie), list(record.flash)
-            return session
+            if record is not None and caller is not None and caller.role is not Role.AGENT:
+                session.record, session.caller, session.cookie = record, caller, cookie
+                session.csrf_token, session.flash = _bound_token(cookie), list(record.flash)
+                return session
+            if await unit.db.web_sessions.issued(_digest(cookie), now=unit.now) is not None:
+                session.ended_id = _digest(cookie)
     anonymous = request.cookies.get(CSRF_COOKIE)
     if _anonymous_ok(key, anonymous):
         session.csrf_token = anonymous or ""
@@ -199,7 +214,9 @@ def _cookie(name: str, value: str, max_age: int | None) -> str:
 
 def _cookies(session: PageSession) -> list[str]:
     if session.started is not None:
-        return [_cookie(SESSION_COOKIE, session.started, int(SESSION_LIFETIME.total_seconds()))]
+        # Sent on past the session's end (the server knows it ended): a form posted within a day keeps its draft,
+        # and a login within the draft's day takes it over.
+        return [_cookie(SESSION_COOKIE, session.started, int(_COOKIE_LIFETIME.total_seconds()))]
     if session.ended:
         return [_cookie(SESSION_COOKIE, "", 0)]
     if session.new_csrf_cookie is not None:

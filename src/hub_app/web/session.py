@@ -9,6 +9,7 @@ CSRF cookie. An agent token opens no page.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 from pathlib import Path
@@ -25,9 +26,11 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from hub_app import admin
 from hub_app.connection import HubConnection, HubRequest, hub_of
-from hub_app.roles import INTERFACE, Role
+from hub_app.roles import INTERFACE, Caller, Role
+from hub_app.runtime import Unit
 from hub_app.web.cookies import CSRF_BEFORE_LOGIN, end_session, page_session, page_session_middleware, start_session
 from hub_app.web.render import form_text, page, public_path, safe_next
+from reconcile.login_throttle import Throttle, after_failure, retry_after, throttle_keys
 
 __all__ = [
     "ADMIN_ONLY",
@@ -35,6 +38,7 @@ __all__ = [
     "KEEP_BEFORE_LOGIN",
     "KEY_FILE",
     "ROUTES",
+    "TOO_MANY",
     "WRONG_TOKEN",
     "LoginRequired",
     "PageRefused",
@@ -45,6 +49,7 @@ __all__ = [
 
 AGENT_REFUSED = "токен агента не открывает страницу"
 WRONG_TOKEN = "неверный токен"
+TOO_MANY = "слишком много неудачных попыток входа: повторите через {seconds} с"
 ADMIN_ONLY = "это может только администратор"
 
 #: The file in the hub's data dir that keeps the page's key (it signs the login form's CSRF cookie).
@@ -149,15 +154,22 @@ async def login_form(
 
 @post("/login", opt={"page_public": True, CSRF_BEFORE_LOGIN: True})
 async def login(request: HubRequest) -> Response[Any]:
-    """«Войти»: a known interface or admin token opens a new session (the one this browser had ends)."""
+    """«Войти»: a known interface or admin token opens a new session (the one this browser had ends); wrong tokens
+    are throttled by client address and token prefix (:mod:`reconcile.login_throttle`): 429 with ``Retry-After``."""
     form = await request.form()
     secret, target = form_text(form, "token").strip(), safe_next(form_text(form, "next"))
     session = page_session(request)
     assert session is not None
+    address = request.client.host if request.client else None
+    keys = [_throttle_key(key) for key in throttle_keys(address, secret)]
     async with hub_of(request).unit() as unit:
-        caller = await admin.authenticate(unit, secret) if secret else None
+        wait, caller = await _attempt(unit, keys, secret)
         if caller is not None and caller.role is not Role.AGENT:
             await start_session(unit, session, admin.token_digest(secret))
+    if wait is not None:
+        answer = page(request, "login.html", status_code=429, next=target, error=TOO_MANY.format(seconds=wait))
+        answer.headers["Retry-After"] = str(wait)
+        return answer
     if caller is None:
         return page(request, "login.html", status_code=401, next=target, error=WRONG_TOKEN)
     if caller.role is Role.AGENT:
@@ -173,6 +185,29 @@ async def logout(request: HubRequest) -> Redirect:
     async with hub_of(request).unit() as unit:
         await end_session(unit, session)
     return Redirect("/login", status_code=303)
+
+
+async def _attempt(unit: Unit, keys: list[str], secret: str) -> tuple[int | None, Caller | None]:
+    """The seconds to wait while a key is blocked (the token then not even checked), else the token's caller;
+    a failure counts under every key, a success clears them."""
+    throttles = await unit.db.web_sessions.throttles(keys)
+    waits = [wait for throttle in throttles.values() if (wait := retry_after(throttle, unit.now)) is not None]
+    if waits:
+        return max(waits), None
+    caller = await admin.authenticate(unit, secret) if secret else None
+    if caller is not None:
+        await unit.db.web_sessions.clear_throttles(keys)
+        return None, caller
+    for key in keys:
+        await unit.db.web_sessions.save_throttle(
+            key, after_failure(throttles.get(key, Throttle()), unit.now), now=unit.now
+        )
+    return None, None
+
+
+def _throttle_key(key: str) -> str:
+    """What the database keeps of a throttle's key (an address, a token's prefix): its sha256."""
+    return hashlib.sha256(b"sdlc-hub login " + key.encode()).hexdigest()
 
 
 def login_redirect(request: HubRequest, then: str | None = None) -> Response[Any]:

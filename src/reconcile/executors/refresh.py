@@ -1,7 +1,7 @@
 """``refresh``: read issues, their linked neighbours, unknown board types and the journal, page by page.
 
-Neighbours are read only in the projects the agent may read (``ExecContext.allowed_projects``); the links to
-the others are kept as they are.
+Neighbours are read only in the hub's Jira project and in the projects the agent may read
+(``ExecContext.allowed_projects``); the links to the others are kept as they are.
 
 Pages are numbered from 1 across the whole command (issues, then neighbours, then history), so the hub can
 apply each exactly once. A journal failure leaves the refresh ``done`` with ``result.history.error``. An issue
@@ -273,12 +273,16 @@ def refresh(run: Run) -> Body:
         yield Page(page=pages.next(), kind="issues", issues=issues)
     run.result.update(issues=len(read), neighbours=0, boards={})
 
-    # A neighbour in a project the agent may not read stays a link end only (DESIGN.md 5.5).
+    # A neighbour in a project the agent may not read, or outside the hub's Jira project (whose mirror holds no
+    # other: DESIGN.md 5.7), stays a link end only (DESIGN.md 5.5).
     allowed = run.ctx.allowed_projects
     wanted = [
         key
         for key in linked
-        if key not in read and key not in pages.unreadable and (allowed is None or key_project(key) in allowed)
+        if key not in read
+        and key not in pages.unreadable
+        and key_project(key) == settings.jira_project
+        and (allowed is None or key_project(key) in allowed)
     ]
     del linked
     neighbours: set[str] = set()

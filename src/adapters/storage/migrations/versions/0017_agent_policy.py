@@ -3,7 +3,7 @@
 last hour) that the batch's live figures read
 
 Revision ID: agent_policy
-Revises: jira_base_url
+Revises: drafts_and_throttle
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from alembic import op
 from adapters.storage.models import JSONType
 
 revision = "agent_policy"
-down_revision = "jira_base_url"
+down_revision = "drafts_and_throttle"
 branch_labels = None
 depends_on = None
 

@@ -1,7 +1,7 @@
 """idempotency_key: the keys of the requests that created batches, unique per token (DESIGN.md 6.3)
 
 Revision ID: idempotency_keys
-Revises: jira_base_url
+Revises: agent_policy
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from alembic import op
 from adapters.storage.models import UTCDateTime
 
 revision = "idempotency_keys"
-down_revision = "jira_base_url"
+down_revision = "agent_policy"
 branch_labels = None
 depends_on = None
 
