@@ -14,7 +14,7 @@ HUB_FLOORS: tuple[tuple[str, ...], ...] = (
     ("cli", "app", "serving"),
     ("api", "web", "mcp"),  # the doors
     # the operations
-    ("batches", "claims", "reports", "events", "freshness", "mirror", "drift", "admin", "plan", "overview"),
+    ("batches", "claims", "reports", "events", "freshness", "mirror", "drift", "admin", "plan", "undo", "overview"),
     ("lookups", "request_text", "connection"),
     ("runtime", "longpoll"),
     ("metrics",),
