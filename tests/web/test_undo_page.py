@@ -7,7 +7,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from litestar.datastructures import FormMultiDict
 
+from hub_app.web.editor import Draft, DraftCommand, command_views, from_form
 from tests.hub.support import claim_ok, cmd, create_ok
 
 from .conftest import Api, Open
@@ -55,3 +57,20 @@ async def test_undo_shows_its_plan_then_creates_the_undo_batch_linked_both_ways(
     assert element_text(undone, "undo-of") == f"откат пакета {batch['id']}"
     original = (await person.get(f"/batches/{batch['id']}")).text
     assert element_text(original, "undone-by") == f"пакетом {created[0]}"
+
+
+def test_the_editor_reads_an_only_if_unchanged_object_as_json() -> None:
+    """The editor's field of an only-if-unchanged object (its catalogue editor ``json_object``) is JSON both ways."""
+    form = FormMultiDict(
+        {
+            "c1.type": "ensure_status",
+            "c1.key": "AURORA-1",
+            "c1.target": "Готово",
+            "c1.if_unchanged": '{"status": "Разработка"}',
+        }
+    )
+    draft = from_form(form)
+    assert draft.commands[0].params["if_unchanged"] == {"status": "Разработка"}
+    [view] = command_views(Draft(commands=(DraftCommand(type="ensure_status", params=draft.commands[0].params),)))
+    field = next(f for f in (*view.fields, *view.more) if f.param == "if_unchanged")
+    assert (field.editor, field.value) == ("json_object", '{"status": "Разработка"}')

@@ -149,7 +149,7 @@ def _shown(editor: Editor | None, value: Any) -> str:
 
 def _read(editor: Editor | None, text: str) -> Any:
     """A field's text as the parameter's value; ``None``: not given."""
-    if editor is None:  # a parameter the type does not have: JSON as typed (plain text when it is none)
+    if editor is None or editor is Editor.JSON_OBJECT:  # JSON as typed (plain text when it is none)
         try:
             return json.loads(text) if text.strip() else None
         except ValueError:
