@@ -3,6 +3,7 @@ projects, the command types as a refusal lists them, and a command as a batch bo
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,3 +28,9 @@ TYPE_LIST = ", ".join(CATALOGUE)
 def cmd(type_: str, **params: Any) -> dict[str, Any]:
     """A command as a batch body holds it."""
     return {"type": type_, "params": params}
+
+
+def seed_result(result: Mapping[str, Any]) -> dict[str, Any]:
+    """A result as seed 001 and DESIGN 5.3 name it: without ``undo``, what its write replaced (DESIGN 6.4), which
+    tests of their own pin (tests/executors/test_executor_undo.py)."""
+    return {name: value for name, value in result.items() if name != "undo"}

@@ -24,6 +24,7 @@ HUB_FLOORS: tuple[tuple[str, ...], ...] = (
         "drift",
         "admin",
         "plan",
+        "undo",
         "overview",
         "idempotency",
         "following",

@@ -69,10 +69,11 @@ async def store_batch(
     requester: Requester,
     retry_of: int | None = None,
     brings_back: Iterable[approval.Approval | None] = (),
+    undo_of: int | None = None,
 ) -> tuple[BatchRecord, list[CommandRecord]]:
     """Store a validated batch with its notes, ``pending`` when its door, its token or a batch it brings back
     requires approval (:func:`reconcile.approval.initial_approval`); unless it waits, wake the claims waiting for
-    work (here and elsewhere)."""
+    work (here and elsewhere). ``undo_of``: the batch it undoes."""
     waits = approval.initial_approval(requester, (c.type for c in valid.commands), settings, brings_back=brings_back)
     batch, commands = await unit.db.queue.add_batch(
         valid,
@@ -81,6 +82,7 @@ async def store_batch(
         now=unit.now,
         door=requester.door.value if requester.door else None,
         approval=waits,
+        undo_of=undo_of,
     )
     # Notes are signed with the token's name through every door (the batch's author is what the caller says).
     await unit.db.notes.add_to_batch(batch.id, valid.notes, author=requester.token_name or valid.author, now=unit.now)
@@ -142,7 +144,11 @@ async def list_batches(
     settings = await unit.db.admin.settings()
     commands = await unit.db.queue.commands_of([b.id for b in batches])
     facts = await run_facts(unit)
-    items = [BatchView.of(b, commands[b.id], settings=settings, now=unit.now, facts=facts) for b in batches]
+    undone = await unit.db.queue.undone_by([b.id for b in batches])
+    items = [
+        BatchView.of(b, commands[b.id], settings=settings, now=unit.now, facts=facts, undone_by=undone.get(b.id, ()))
+        for b in batches
+    ]
     return Items(items=items, total=total)
 
 
@@ -158,6 +164,7 @@ async def get_batch(unit: Unit, batch_id: int) -> BatchDetail:
                 settings=await unit.db.admin.settings(),
                 now=unit.now,
                 facts=await run_facts(unit),
+                undone_by=(await unit.db.queue.undone_by([found.id]))[found.id],
             ),
             recurse=False,
         ),

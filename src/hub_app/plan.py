@@ -25,7 +25,7 @@ from hub_app.batches import validate
 from hub_app.lookups import batch
 from hub_app.runtime import Unit
 from reconcile import dryrun, plan_lines
-from reconcile.batch import NewCommand, batch_keys
+from reconcile.batch import NewCommand, ValidBatch, batch_keys
 from reconcile.catalogue import CATALOGUE
 from reconcile.dryrun import Prediction
 from reconcile.lifecycle import PENDING, CommandStatus
@@ -33,7 +33,7 @@ from reconcile.records import MirrorIssue
 from reconcile.settings import Settings
 from reconcile.tempkeys import Skip, resolved_keys, settle, substitute
 
-__all__ = ["batch_plan", "body_plan", "dry_run"]
+__all__ = ["batch_plan", "body_plan", "dry_run", "plan_view"]
 
 
 async def _mirror(unit: Unit, commands: Sequence[NewCommand]) -> dict[str, MirrorIssue]:
@@ -107,6 +107,11 @@ async def _plan(
 async def body_plan(unit: Unit, body: Any) -> BatchPlanView:
     """A batch body's plan (MCP ``batch_plan``): validated as for creation, nothing written."""
     valid, settings = await validate(unit, body)
+    return await plan_view(unit, valid, settings)
+
+
+async def plan_view(unit: Unit, valid: ValidBatch, settings: Settings) -> BatchPlanView:
+    """The plan of a validated batch body, nothing written."""
     plans = await _plan(unit, valid.commands, settings, skips={})
     return BatchPlanView(
         batch_id=None,

@@ -1,4 +1,5 @@
-"""Attachments of issues: uploaded in one multipart request, each one a changelog item."""
+"""Attachments of issues: uploaded in one multipart request, each one a changelog item; deleted one by one, only by
+the user who added it (Jira's «Delete Own Attachments»; the simulator's users hold no «Delete All Attachments»)."""
 
 from __future__ import annotations
 
@@ -38,3 +39,21 @@ class Attachments(StoreState):
         self.record(issue, user, items, now)
         self.emit_update(issue, user, "issue_updated", since)
         return added
+
+    def delete_attachment(self, attachment_id: str, user: str) -> None:
+        attachment = self.attachment(attachment_id)
+        if attachment.author != user:
+            raise JiraError(403, ["You do not have permission to delete attachment with id: " + attachment_id])
+        issue = next(i for i in self.issues.values() if attachment in i.attachments)
+        self.remove_attachment_record(issue, attachment)
+        item = HistoryItem(
+            field="Attachment",
+            fieldtype="jira",
+            from_=attachment.id,
+            from_string=attachment.filename,
+            to=None,
+            to_string=None,
+        )
+        since = len(issue.histories)
+        self.record(issue, user, [item])
+        self.emit_update(issue, user, "issue_updated", since)

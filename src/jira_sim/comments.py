@@ -1,7 +1,8 @@
 """Comments of issues: as in Jira they bump the issue's ``updated`` but write no changelog.
 
 Webhooks hear of a comment twice, as Jira DC tells them: ``jira:issue_updated`` (``issue_commented``, with
-the issue) and ``comment_created`` (the comment alone).
+the issue) and ``comment_created`` (the comment alone). A comment is deleted only by its author (Jira's «Delete
+Own Comments»; the simulator's users hold no «Delete All Comments»), announced as ``issue_comment_deleted``.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from jira_sim.model import Comment, Issue, JiraError
+from jira_sim.model import Change, Comment, Issue, JiraError
 from jira_sim.state import StoreState
 
 __all__ = ["Comments"]
@@ -63,3 +64,13 @@ class Comments(StoreState):
             self.touch(issue, now)
             self.emit_update(issue, user, "issue_comment_edited", len(issue.histories), [comment], edited=True)
         return comment
+
+    def delete_comment(self, key: str, comment_id: str, user: str) -> None:
+        issue = self.issue(key)
+        comment = self.comment(key, comment_id)
+        if comment.author != user:
+            raise JiraError(403, ["You do not have the permission to delete this comment."])
+        issue.comments.remove(comment)
+        now = self.now()
+        self.touch(issue, now)
+        self.emit(Change(event="jira:issue_updated", issue=issue, user=user, at=now, type_name="issue_comment_deleted"))

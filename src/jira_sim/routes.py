@@ -204,6 +204,12 @@ def _update_comment(store: Store, req: Request, r: Renderer, m: re.Match[str]) -
     return json_response(200, r.comment(issue, comment))
 
 
+@route("DELETE", r"/rest/api/2/issue/(?P<key>[^/]+)/comment/(?P<id>[^/]+)")
+def _delete_comment(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Response:
+    store.delete_comment(m["key"], m["id"], req.user)
+    return Response(status=204)
+
+
 @route("POST", r"/rest/api/2/issueLink")
 def _add_link(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Response:
     store.add_link(req.json_object(), req.user)
@@ -237,6 +243,12 @@ def _add_attachments(store: Store, req: Request, r: Renderer, m: re.Match[str]) 
 @route("GET", r"/rest/api/2/attachment/(?P<id>[^/]+)")
 def _attachment_meta(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Response:
     return json_response(200, r.attachment(store.attachment(m["id"])))
+
+
+@route("DELETE", r"/rest/api/2/attachment/(?P<id>[^/]+)")
+def _delete_attachment(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Response:
+    store.delete_attachment(m["id"], req.user)
+    return Response(status=204)
 
 
 @route("GET", r"/secure/attachment/(?P<id>[^/]+)/(?P<name>.*)")

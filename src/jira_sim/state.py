@@ -201,6 +201,11 @@ class StoreState:
         self._attachments[attachment.id] = attachment
         self.version += 1
 
+    def remove_attachment_record(self, issue: Issue, attachment: Attachment) -> None:
+        issue.attachments.remove(attachment)
+        del self._attachments[attachment.id]
+        self.version += 1
+
     # --- changes and their changelog ----------------------------------------------------------------------
 
     def touch(self, issue: Issue, at: datetime) -> None:

@@ -16,10 +16,11 @@ and a test feeds them a copy with one more type.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from enum import Enum
 from typing import Any
 
 import attrs
+
+from reconcile.param_kinds import AspectKind, Editor, Format, Param, Removal
 
 __all__ = [
     "CATALOGUE",
@@ -29,71 +30,13 @@ __all__ = [
     "Editor",
     "Format",
     "Param",
+    "Removal",
     "creating_types",
     "default_gaps",
     "field_params",
     "read_only_types",
     "setting_types",
 ]
-
-
-class Format(Enum):
-    """A parameter's value format: what validation checks and what the schema and description say."""
-
-    ISSUE_KEY = "issue_key"
-    TEMP_KEY = "temp_key"
-    TEXT = "text"
-    NONEMPTY_TEXT = "nonempty_text"
-    DATE = "date"
-    STRING_LIST = "string_list"
-    KEY_LIST = "key_list"
-    BOOL = "bool"
-    STATUS_TARGET = "status_target"
-    ISSUE_TYPE = "issue_type"
-    SHA256 = "sha256"
-    FILENAME = "filename"
-
-
-class Editor(Enum):
-    """How a person enters a parameter in the page's batch editor."""
-
-    TEXT = "text"
-    MULTILINE_TEXT = "multiline_text"
-    DATE = "date"
-    LIST = "list"
-    KEY_LIST = "key_list"
-    YES_NO = "yes_no"
-    STATUS_PATH = "status_path"
-    ISSUE_KEY = "issue_key"
-    TEMP_KEY = "temp_key"
-    ISSUE_TYPE = "issue_type"  # task, epic or bug
-    LINK_TYPE = "link_type"  # a logical name of the settings' link_types
-    SPRINT = "sprint"  # a sprint's name (the mirror's sprints suggested) or backlog
-    FILE = "file"  # a file uploaded to the hub, sent as its sha256
-
-
-class AspectKind(Enum):
-    """The part of an issue's state a command type makes true; the value names the aspect (drift's ``aspect``).
-
-    ``FIELDS`` is one aspect per parameter given (each label on its own: :func:`reconcile.confirm.aspect_names`).
-    """
-
-    EXISTENCE = "issue"
-    FIELDS = "fields"
-    STATUS = "status"
-    SPRINT = "sprint"
-    LINK = "link"
-
-
-@attrs.frozen(kw_only=True)
-class Param:
-    """One parameter: ``label`` names it for a person, ``doc`` is its help (the MCP schema's description)."""
-
-    name: str
-    format: Format
-    label: str
-    doc: str
-    editor: Editor
 
 
 @attrs.frozen(kw_only=True)
@@ -123,10 +66,16 @@ class CommandSpec:
     # client's batch naming one is refused like any unknown parameter, and neither the MCP schema nor the
     # description shows them.
     hub_params: tuple[Param, ...] = ()
+    removal: Removal | None = None
 
     @property
     def params(self) -> tuple[Param, ...]:
         return self.required + self.optional
+
+    def removes(self, params: Mapping[str, Any]) -> bool:
+        """Whether ``params`` ask for the removal of what the type otherwise makes exist."""
+        removal = self.removal
+        return removal is not None and params.get(removal.param) is removal.value
 
     @property
     def creates_issue(self) -> bool:
@@ -143,14 +92,17 @@ class CommandSpec:
         parts = []
         if self.required:
             parts.append("ожидаются " + ", ".join(p.name for p in self.required))
-        if self.optional:
-            parts.append("необязательные " + ", ".join(p.name for p in self.optional))
+        listed = [p.name for p in self.optional if not p.unlisted]
+        if listed:
+            parts.append("необязательные " + ", ".join(listed))
         return "; ".join(parts)
 
 
 # Runs only at import, before mutmut forks (docs/mutation.md): a mutant of it would never run.
-def _p(name: str, fmt: Format, label: str, editor: Editor, doc: str) -> Param:  # pragma: no mutate block
-    return Param(name=name, format=fmt, label=label, editor=editor, doc=doc)
+def _p(  # pragma: no mutate block
+    name: str, fmt: Format, label: str, editor: Editor, doc: str, *, unlisted: bool = False
+) -> Param:
+    return Param(name=name, format=fmt, label=label, editor=editor, doc=doc, unlisted=unlisted)
 
 
 _KEY = _p(
@@ -235,7 +187,18 @@ CATALOGUE: Mapping[str, CommandSpec] = {
             label="Поля задачи",
             doc="поля задачи равны заданным: агент пишет только отличающиеся; null очищает поле",
             required=(_KEY,),
-            optional=_FIELDS,
+            optional=(
+                *_FIELDS,
+                _p(
+                    "if_unchanged",
+                    Format.IF_UNCHANGED_FIELDS,
+                    "Только если не изменено",
+                    Editor.JSON_OBJECT,
+                    "{поле: значение}: поле пишется, только пока в Jira это значение; иначе оно остаётся "
+                    "и попадает в conflicts",
+                    unlisted=True,
+                ),
+            ),
             at_least_one=tuple(p.name for p in _FIELDS),
             gap=120,
             writes=True,
@@ -261,6 +224,17 @@ CATALOGUE: Mapping[str, CommandSpec] = {
                 ),
                 _p("body", Format.TEXT, "Текст комментария", Editor.MULTILINE_TEXT, "текст комментария"),
             ),
+            optional=(
+                _p(
+                    "absent",
+                    Format.BOOL,
+                    "Удалить",
+                    Editor.YES_NO,
+                    "true — удалить комментарий с marker (только написанный агентом); body тогда не нужен",
+                    unlisted=True,
+                ),
+            ),
+            removal=Removal(param="absent", value=True, frees=("body",)),
             gap=30,
             writes=True,
             sets=None,
@@ -279,6 +253,16 @@ CATALOGUE: Mapping[str, CommandSpec] = {
                     "Статус или путь",
                     Editor.STATUS_PATH,
                     "имя статуса или путь — список имён статусов по порядку",
+                ),
+            ),
+            optional=(
+                _p(
+                    "if_unchanged",
+                    Format.IF_UNCHANGED_STATUS,
+                    "Только если статус",
+                    Editor.JSON_OBJECT,
+                    '{"status": имя}: переходы делаются, только пока задача в этом статусе; иначе conflicts',
+                    unlisted=True,
                 ),
             ),
             gap=30,
@@ -307,7 +291,16 @@ CATALOGUE: Mapping[str, CommandSpec] = {
             ),
             optional=(
                 _p("replace", Format.BOOL, "Заменить конфликтующую", Editor.YES_NO, "заменить конфликтующую связь"),
+                _p(
+                    "present",
+                    Format.BOOL,
+                    "Связь есть",
+                    Editor.YES_NO,
+                    "false — удалить эту связь (source → target типа link_type), если она есть",
+                    unlisted=True,
+                ),
             ),
+            removal=Removal(param="present", value=False),
             gap=30,
             writes=True,
             sets=AspectKind.LINK,
@@ -321,7 +314,21 @@ CATALOGUE: Mapping[str, CommandSpec] = {
                 "задача в спринте sprint (активном или будущем) доски своего проекта или в бэклоге; "
                 "доску хаб определяет сам по метке проекта"
             ),
-            required=(_KEY, _p("sprint", Format.NONEMPTY_TEXT, "Спринт", Editor.SPRINT, "имя спринта или backlog")),
+            required=(
+                _KEY,
+                _p("sprint", Format.SPRINT, "Спринт", Editor.SPRINT, "имя спринта, backlog или null (бэклог)"),
+            ),
+            optional=(
+                _p(
+                    "if_unchanged",
+                    Format.IF_UNCHANGED_SPRINT,
+                    "Только если спринт",
+                    Editor.JSON_OBJECT,
+                    '{"sprint": имя или null}: задача переносится, только пока она в этом спринте '
+                    "(null — в бэклоге); иначе conflicts",
+                    unlisted=True,
+                ),
+            ),
             gap=30,
             writes=True,
             sets=AspectKind.SPRINT,
@@ -346,6 +353,17 @@ CATALOGUE: Mapping[str, CommandSpec] = {
                 ),
                 _p("filename", Format.FILENAME, "Имя вложения", Editor.TEXT, "имя вложения в Jira"),
             ),
+            optional=(
+                _p(
+                    "absent",
+                    Format.BOOL,
+                    "Удалить",
+                    Editor.YES_NO,
+                    "true — удалить вложение с этим sha256, добавленное агентом; filename тогда не обязателен",
+                    unlisted=True,
+                ),
+            ),
+            removal=Removal(param="absent", value=True, frees=("filename",)),
             gap=30,
             writes=True,
             sets=None,

@@ -64,6 +64,10 @@ _EXPECTED: dict[Format, str] = {
     Format.ISSUE_TYPE: "одно из task, epic, bug",
     Format.SHA256: "sha256 файла: 64 шестнадцатеричных символа в нижнем регистре",
     Format.FILENAME: 'имя файла без /, \\, " и управляющих символов',
+    Format.SPRINT: "имя спринта, backlog или null",
+    Format.IF_UNCHANGED_FIELDS: "объект {поле: строка или null} с полями этой команды",
+    Format.IF_UNCHANGED_STATUS: 'объект {"status": имя статуса}',
+    Format.IF_UNCHANGED_SPRINT: 'объект {"sprint": имя спринта или null}',
 }
 
 _ISSUE_TYPES = ("task", "epic", "bug")
@@ -101,6 +105,8 @@ def _value_ok(fmt: Format, value: Any) -> bool:
         if fmt is Format.KEY_LIST:
             return bool(value) and all(is_jira_key(v) or is_temp_key(v) for v in value)
         return True
+    if fmt in _IF_UNCHANGED:
+        return _if_unchanged_ok(fmt, value)
     if fmt is Format.STATUS_TARGET:
         if isinstance(value, str):
             return bool(value.strip())
@@ -112,7 +118,7 @@ def _value_ok(fmt: Format, value: Any) -> bool:
         return is_jira_key(text) or is_temp_key(text)
     if fmt is Format.TEMP_KEY:
         return is_temp_key(text)
-    if fmt is Format.NONEMPTY_TEXT:
+    if fmt in (Format.NONEMPTY_TEXT, Format.SPRINT):
         return bool(text.strip())
     if fmt is Format.DATE:
         return DATE_RE.match(text) is not None
@@ -127,6 +133,46 @@ def _value_ok(fmt: Format, value: Any) -> bool:
 
 # Formats whose ``null`` means «не задан» on an optional parameter (seed: «Пакет и порядок выполнения»).
 _NULLABLE = frozenset({Format.TEXT, Format.NONEMPTY_TEXT, Format.DATE, Format.ISSUE_KEY, Format.ISSUE_TYPE})
+# Formats whose ``null`` is a value even on a required parameter: ``ensure_sprint.sprint: null`` is the backlog.
+_NULL_VALUE = frozenset({Format.SPRINT})
+
+# The only-if-unchanged objects: the one key each admits (``None``: the fields the command sets) and whether
+# ``null`` is a value there.
+_IF_UNCHANGED: Mapping[Format, tuple[str | None, bool]] = {
+    Format.IF_UNCHANGED_FIELDS: (None, True),
+    Format.IF_UNCHANGED_STATUS: ("status", False),
+    Format.IF_UNCHANGED_SPRINT: ("sprint", True),
+}
+#: The fields of ``ensure_fields`` an only-if-unchanged value may name (labels change per label, never compared).
+IF_UNCHANGED_FIELDS: tuple[str, ...] = tuple(
+    p.name
+    for p in CATALOGUE["ensure_fields"].optional
+    if p.format not in (Format.STRING_LIST, Format.IF_UNCHANGED_FIELDS)
+)
+
+
+def _if_unchanged_ok(fmt: Format, value: Any) -> bool:
+    if not isinstance(value, dict) or not value:
+        return False
+    key, nullable = _IF_UNCHANGED[fmt]
+    names = IF_UNCHANGED_FIELDS if key is None else (key,)
+    for name, held in value.items():
+        if name not in names:
+            return False
+        if held is None and nullable:
+            continue
+        # A field's value may be any text ("" is the empty field); a status or a sprint is named.
+        if not isinstance(held, str) or (key is not None and not held.strip()):
+            return False
+    return True
+
+
+def _if_unchanged_unset(spec: CommandSpec, params: Mapping[str, Any]) -> list[str]:
+    """The fields an ``ensure_fields.if_unchanged`` names that the command does not set."""
+    value = params.get("if_unchanged")
+    if spec.type != "ensure_fields" or not isinstance(value, dict):
+        return []
+    return [name for name in value if name not in params]
 
 
 def check_command(index: int, command: Any, *, by_hub: bool = False) -> tuple[str, dict[str, Any]]:
@@ -161,7 +207,8 @@ def check_params(index: int, spec: CommandSpec, params: dict[str, Any], *, by_hu
     """Check the params of the command numbered ``index`` against its type's entry; return a copy of them.
     ``by_hub``: a batch the hub makes itself, which may also set the type's ``hub_params``."""
     label = command_label(index, spec.type)
-    missing = [p.name for p in spec.required if p.name not in params]
+    freed = spec.removal.frees if spec.removal is not None and spec.removes(params) else ()
+    missing = [p.name for p in spec.required if p.name not in params and p.name not in freed]
     if missing:
         raise ValidationError(f"{label}: нет {', '.join(missing)}; {spec.expected_suffix()}", param=missing[0])
     checked = spec.params + (spec.hub_params if by_hub else ())
@@ -175,7 +222,7 @@ def check_params(index: int, spec: CommandSpec, params: dict[str, Any], *, by_hu
             continue
         value = params[param.name]
         optional = param in spec.optional
-        if value is None and optional and param.format in _NULLABLE:
+        if value is None and ((optional and param.format in _NULLABLE) or param.format in _NULL_VALUE):
             continue
         if not _value_ok(param.format, value):
             raise ValidationError(f"{label}: {param.name} — ожидается {_EXPECTED[param.format]}", param=param.name)
@@ -188,6 +235,9 @@ def check_params(index: int, spec: CommandSpec, params: dict[str, Any], *, by_hu
     both = [name for name in spec.exclusive if name in params]
     if len(both) > 1:
         raise ValidationError(f"{label}: только одно из {', '.join(spec.exclusive)}", param=both[-1])
+    unset = _if_unchanged_unset(spec, params)
+    if unset:
+        raise ValidationError(f"{label}: if_unchanged.{unset[0]} — поле не задано в команде", param="if_unchanged")
     return dict(params)
 
 
@@ -217,6 +267,25 @@ def _value_schema(fmt: Format) -> dict[str, Any]:
         Format.ISSUE_TYPE: {"type": "string", "enum": list(_ISSUE_TYPES)},
         Format.SHA256: {"type": "string", "pattern": SHA256_RE.pattern},
         Format.FILENAME: {"type": "string", "minLength": 1, "pattern": '^[^/\\\\"\\x00-\\x1f\\x7f]+$'},
+        Format.SPRINT: {"anyOf": [{"type": "string", "minLength": 1}, {"type": "null"}]},
+        Format.IF_UNCHANGED_FIELDS: {
+            "type": "object",
+            "minProperties": 1,
+            "properties": {name: {"anyOf": [{"type": "string"}, {"type": "null"}]} for name in IF_UNCHANGED_FIELDS},
+            "additionalProperties": False,
+        },
+        Format.IF_UNCHANGED_STATUS: {
+            "type": "object",
+            "properties": {"status": {"type": "string", "minLength": 1}},
+            "required": ["status"],
+            "additionalProperties": False,
+        },
+        Format.IF_UNCHANGED_SPRINT: {
+            "type": "object",
+            "properties": {"sprint": {"anyOf": [{"type": "string", "minLength": 1}, {"type": "null"}]}},
+            "required": ["sprint"],
+            "additionalProperties": False,
+        },
     }
     return dict(schemas[fmt])
 
@@ -239,6 +308,12 @@ def command_schema(spec: CommandSpec) -> dict[str, Any]:
         "required": [p.name for p in spec.required],
         "additionalProperties": False,
     }
+    removal = spec.removal
+    if removal is not None and removal.frees:
+        # A removal does without these: either they are given, or the removal is asked for.
+        params["required"] = [name for name in params["required"] if name not in removal.frees]
+        asks = {"properties": {removal.param: {"const": removal.value}}, "required": [removal.param]}
+        params["anyOf"] = [{"required": list(removal.frees)}, asks]
     if spec.at_least_one:
         params["minProperties"] = len(spec.required) + 1
     return {

@@ -10,12 +10,13 @@ references a temp key is never confirmed. Each type's entry (:mod:`reconcile.com
   CRLF == LF, ``null`` == ""; the summary after trimming spaces at both ends, as Jira stores it and the agent
   compares it); ``labels_add`` all present, ``labels_remove`` all absent;
 - ``ensure_status``: the status equals the last step of the path;
-- ``ensure_sprint``: the sprint's name equals ``sprint``; ``backlog`` means no sprint;
+- ``ensure_sprint``: the sprint's name equals ``sprint``; ``backlog`` (or ``null``) means no sprint;
 - ``ensure_link``: the wanted link is there — ``source → target`` of the Jira type
   ``link_types[link_type]``, or ``target → source`` when that type is symmetric — and there is no conflict:
   no link of another type from ``link_types`` between the two issues in either direction, and no
   ``target → source`` link of the wanted type when it is not symmetric. Links are read from the source
-  issue's mirror record, as the agent reads the source's ``issuelinks``;
+  issue's mirror record, as the agent reads the source's ``issuelinks``; with ``present: false``, that the
+  wanted link is not there;
 - ``ensure_issue``: a mirror issue with the same ``summary`` after trimming spaces at both ends (Jira trims
   the summary it stores; the agent's duplicate search compares the same way), ``reporter`` = the agent's
   ``jira_user``, ``created`` not earlier than 7 days before ``now``; never while ``jira_user`` is unknown.
@@ -122,7 +123,7 @@ def aspect_names(command_type: str, params: Mapping[str, Any]) -> tuple[str, ...
     # validation admits no other parameter, and the labels only as lists.
     for param in entry.spec.params:
         name = param.name
-        if name not in params or name == entry.spec.subject:
+        if name not in params or name in (entry.spec.subject, "if_unchanged"):
             continue
         if name in ("labels_add", "labels_remove"):
             names.extend(f"label:{label}" for label in params[name])
@@ -136,7 +137,8 @@ def narrow(command_type: str, params: Mapping[str, Any], name: str) -> Aspect:
     removes last)."""
     key = subject(command_type, params) or ""
     if CATALOGUE[command_type].sets is not AspectKind.FIELDS:
-        return Aspect(key=key, name=name, params=params)
+        # The state alone: what a re-assertion of it (drift's «Вернуть») must make true whatever Jira holds now.
+        return Aspect(key=key, name=name, params={k: v for k, v in params.items() if k != "if_unchanged"})
     if name.startswith("label:"):
         label = name.removeprefix("label:")
         verb = "labels_remove" if label in (params.get("labels_remove") or ()) else "labels_add"

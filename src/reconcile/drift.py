@@ -36,6 +36,7 @@ from reconcile.commands import DATE_RE
 from reconcile.confirm import AgentFacts, Aspect, aspect_names, holds, narrow, subject
 from reconcile.lifecycle import CommandStatus
 from reconcile.records import ISSUE_TEXT_FIELDS, HistoryEntry, HistoryItem, MirrorIssue, MirrorLink, natural_key
+from reconcile.replaced import conflicts_of_result
 from reconcile.tempkeys import TempKeyOutcome, outcome_of, resolved_keys, result_key, substitute
 
 __all__ = [
@@ -121,7 +122,10 @@ def _setting_of(command: SetCommand, resolved: Mapping[str, str]) -> tuple[str, 
     if CATALOGUE[command.type].creates_issue:
         key = result_key(command.result)
         return key or "", params, (_EXISTENCE,) if key else ()
-    return subject(command.type, params) or "", params, aspect_names(command.type, params)
+    # An aspect an only-if-unchanged command left alone (a conflict) it did not set: an earlier command still does.
+    left = {conflict.field for conflict in conflicts_of_result(command.result)}
+    names = tuple(name for name in aspect_names(command.type, params) if name not in left)
+    return subject(command.type, params) or "", params, names
 
 
 def latest_settings(commands: Iterable[SetCommand]) -> list[Setting]:
@@ -163,7 +167,7 @@ def _wanted_and_now(aspect: Aspect, issue: MirrorIssue, link_types: Mapping[str,
         target = params.get("target")
         return (target[-1] if isinstance(target, list | tuple) and target else target), issue.status
     if aspect.name == "sprint":
-        return params.get("sprint"), issue.sprint.name if issue.sprint is not None else "backlog"
+        return params.get("sprint") or "backlog", issue.sprint.name if issue.sprint is not None else "backlog"
     if aspect.name == "link":
         source, target = params.get("source"), params.get("target")
         logical = params["link_type"]
@@ -173,7 +177,8 @@ def _wanted_and_now(aspect: Aspect, issue: MirrorIssue, link_types: Mapping[str,
             "type": link_types.get(logical, logical),  # a required text (the catalogue)
         }
         between = [link for link in issue.links if {link.source, link.target} == {source, target}]
-        return wanted, [_link_json(link) for link in between]
+        # A removal (``present: false``) wants no such link.
+        return None if params.get("present") is False else wanted, [_link_json(link) for link in between]
     # Every other aspect is a field ``ensure_fields`` sets, which the mirror record holds by that name.
     return params.get(aspect.name), getattr(issue, aspect.name)
 

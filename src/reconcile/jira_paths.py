@@ -42,6 +42,7 @@ Fixed = Literal[
     "comment",
     "transitions",
     "attachments",
+    "attachment",
     "issueLink",
     "issueLinkType",
     "search",

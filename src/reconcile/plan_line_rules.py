@@ -17,8 +17,9 @@ from reconcile.commands import is_temp_key
 from reconcile.executors.fields import FIELD_ORDER
 from reconcile.prediction import Prediction
 from reconcile.records import MirrorIssue
+from reconcile.replaced import conflicts_of_result
 from reconcile.settings import Settings
-from reconcile.wording import field_change, field_name, field_value
+from reconcile.wording import conflict_text, field_change, field_name, field_value
 from reconcile.wording import show as _show
 
 __all__ = [
@@ -118,12 +119,20 @@ def _labels_after(before: Sequence[str], params: Mapping[str, Any]) -> list[str]
     return [label for label in [*before, *added] if label not in removed]
 
 
+def _conflict_lines(plan: PlanInput) -> list[PlanLine]:
+    """The aspects an only-if-unchanged command would leave: Jira no longer holds the value it expects."""
+    return [
+        PlanLine(sign=SAME, text=conflict_text(c.field, c.expected, c.found))
+        for c in conflicts_of_result(plan.prediction.result)
+    ]
+
+
 def fields_lines(plan: PlanInput) -> list[PlanLine]:
     params, issue = plan.params, plan.issue
     changed = [str(name) for name in plan.prediction.result.get("changed") or ()]
     if not changed:
-        return [PlanLine(sign=SAME, text=NO_CHANGES)]
-    lines: list[PlanLine] = []
+        return _conflict_lines(plan) or [PlanLine(sign=SAME, text=NO_CHANGES)]
+    lines: list[PlanLine] = _conflict_lines(plan)
     labels_done = False
     for name in FIELD_ORDER:
         if name not in changed:
@@ -143,6 +152,9 @@ def fields_lines(plan: PlanInput) -> list[PlanLine]:
 
 def comment_lines(plan: PlanInput) -> list[PlanLine]:
     params = plan.params
+    if params.get("absent") is True:  # the mirror holds no comments: whether there is one to delete is not known
+        text = f"комментарий с меткой {_show(params.get('marker'))}, если он есть и написан агентом"
+        return [PlanLine(sign=DELETE, text=text, unknown=True)]
     lines = []
     for write in plan.prediction.writes:
         body = (write.get("json") or {}).get("body")
@@ -158,7 +170,7 @@ def status_lines(plan: PlanInput) -> list[PlanLine]:
     before = plan.issue.status if plan.issue is not None else None
     taken = [str(step) for step in plan.prediction.result.get("transitions") or ()]
     if not taken:
-        return [PlanLine(sign=SAME, text=f"{NO_CHANGES}: статус уже {_show(before)}")]
+        return _conflict_lines(plan) or [PlanLine(sign=SAME, text=f"{NO_CHANGES}: статус уже {_show(before)}")]
     path = " → ".join(_show(step) for step in [before, *taken])
     return [PlanLine(sign=CHANGE, text=f"статус: {path}", unknown=True)]
 
@@ -179,22 +191,27 @@ def link_lines(plan: PlanInput) -> list[PlanLine]:
             unknown = is_temp_key(source) or is_temp_key(target)
             lines.append(PlanLine(sign=CREATE, text=f"связь «{wanted}» {source} → {target}", unknown=unknown))
     if not lines and plan.prediction.status == "done":
-        lines.append(PlanLine(sign=SAME, text=f"{NO_CHANGES}: связь «{wanted}» {source} → {target} есть"))
+        there = "связи {} нет" if params.get("present") is False else "связь {} есть"
+        shown = f"«{wanted}» {source} → {target}"
+        lines.append(PlanLine(sign=SAME, text=f"{NO_CHANGES}: {there.format(shown)}"))
     return lines
 
 
 def sprint_lines(plan: PlanInput) -> list[PlanLine]:
     issue = plan.issue
     before = issue.sprint.name if issue is not None and issue.sprint is not None else None
-    wanted = str(plan.params.get("sprint"))
+    wanted = str(plan.params.get("sprint") or "backlog")
     if not plan.prediction.writes:
-        return [PlanLine(sign=SAME, text=f"{NO_CHANGES}: спринт {_show(before)}")]
+        return _conflict_lines(plan) or [PlanLine(sign=SAME, text=f"{NO_CHANGES}: спринт {_show(before)}")]
     after = "бэклог" if wanted == "backlog" else _show(wanted)
     return [PlanLine(sign=CHANGE, text=f"спринт: {_show(before)} → {after}", unknown=wanted != "backlog")]
 
 
 def attachment_lines(plan: PlanInput) -> list[PlanLine]:
     filename = plan.params.get("filename")
+    if plan.params.get("absent") is True:  # the mirror holds no attachments
+        shown = _show(filename) if filename else f"файл {str(plan.params.get('file'))[:12]}…"
+        return [PlanLine(sign=DELETE, text=f"вложение {shown}, если его добавил агент", unknown=True)]
     if not plan.prediction.writes:
         return [PlanLine(sign=SAME, text=f"{NO_CHANGES}: вложение {_show(filename)} есть")]
     return [PlanLine(sign=CREATE, text=f"вложение {_show(filename)}", unknown=True)]

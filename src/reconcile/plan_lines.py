@@ -124,7 +124,7 @@ def plan_command(
     unknown = [temp_key_unknown(k) for k in dict.fromkeys(temp_refs)]
     unknown += [_missing_unknown(command.type, k) for k in missing]
     unknown += list(prediction.unknown)
-    if command.type == "ensure_sprint" and prediction.writes and params.get("sprint") != "backlog":
+    if command.type == "ensure_sprint" and prediction.writes and params.get("sprint") not in ("backlog", None):
         unknown.append(_SPRINT_ID)
     return CommandPlan(
         seq=command.seq,

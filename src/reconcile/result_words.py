@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from reconcile.executors.fields import FIELD_ORDER
-from reconcile.wording import field_name, field_value, show
+from reconcile.replaced import FieldsUndo, conflicts_of_result, undo_of_result
+from reconcile.wording import conflict_text, field_change, field_name, field_value, show
 
 __all__ = [
     "ResultRule",
@@ -34,6 +35,10 @@ def _texts(value: Any) -> list[str]:
     return [str(v) for v in value] if isinstance(value, Sequence) and not isinstance(value, str) else []
 
 
+def _conflicts(result: Mapping[str, Any]) -> list[str]:
+    return [conflict_text(c.field, c.expected, c.found) for c in conflicts_of_result(result)]
+
+
 def issue_words(params: Mapping[str, Any], result: Mapping[str, Any]) -> list[str]:
     key = result.get("key")
     if not isinstance(key, str):
@@ -46,20 +51,29 @@ def fields_words(params: Mapping[str, Any], result: Mapping[str, Any]) -> list[s
         return []
     changed = _texts(result.get("changed"))
     if not changed:
-        return ["поля уже такие: без изменений"]
+        return _conflicts(result) or ["поля уже такие: без изменений"]
+    undo = undo_of_result("ensure_fields", result)
+    before = undo.changed if isinstance(undo, FieldsUndo) else {}
     words = []
     for name in FIELD_ORDER:
         if name not in changed:
             continue
         if name in ("labels_add", "labels_remove"):
             words.append(f"{field_name(name)}: {show(_texts(params.get(name)))}")
+        elif name in before:
+            words.append(field_change(name, before[name].before, before[name].after))
         else:
             words.append(f"{field_name(name)} → {field_value(name, params.get(name))}")
-    return words
+    return words + _conflicts(result)
 
 
 def comment_words(params: Mapping[str, Any], result: Mapping[str, Any]) -> list[str]:
-    said = {"created": "комментарий добавлен", "updated": "комментарий изменён", "none": "комментарий уже такой"}
+    said = {
+        "created": "комментарий добавлен",
+        "updated": "комментарий изменён",
+        "deleted": "комментарий удалён",
+        "none": "комментарий уже такой" if params.get("absent") is not True else "комментария нет",
+    }
     action = result.get("action")
     return [said[action]] if isinstance(action, str) and action in said else []
 
@@ -70,14 +84,16 @@ def status_words(params: Mapping[str, Any], result: Mapping[str, Any]) -> list[s
     words = []
     if taken:
         words.append("переходы: " + " → ".join(show(step) for step in taken))
-    if isinstance(status, str):
+    if isinstance(status, str) and not conflicts_of_result(result):
         words.append(f"статус: {show(status)}" if taken else f"статус уже {show(status)}")
-    return words
+    return words + _conflicts(result)
 
 
 def link_words(params: Mapping[str, Any], result: Mapping[str, Any]) -> list[str]:
     link = f"связь {params.get('source')} → {params.get('target')}"
     removed = _texts(result.get("removed"))
+    if params.get("present") is False:
+        return [f"{link} удалена" if removed else f"{link} нет"] if "removed" in result else []
     words = [f"удалены конфликтующие связи: {', '.join(removed)}"] if removed else []
     if result.get("existed") is True:
         words.append(f"{link} уже была")
@@ -89,14 +105,20 @@ def link_words(params: Mapping[str, Any], result: Mapping[str, Any]) -> list[str
 def sprint_words(params: Mapping[str, Any], result: Mapping[str, Any]) -> list[str]:
     if "moved" not in result:
         return []
-    place = "бэклог" if params.get("sprint") == "backlog" else f"спринт {show(params.get('sprint'))}"
+    sprint = params.get("sprint")
+    place = "бэклог" if sprint in ("backlog", None) else f"спринт {show(sprint)}"
+    if conflicts_of_result(result):
+        return _conflicts(result)
     return [f"перенесена в {place}" if result.get("moved") else f"уже в: {place}"]
 
 
 def attachment_words(params: Mapping[str, Any], result: Mapping[str, Any]) -> list[str]:
     if "uploaded" not in result:
         return []
-    name = show(params.get("filename"))
+    name = show(params.get("filename") or f"{str(params.get('file'))[:12]}…")
+    if params.get("absent") is True:
+        deleted = result.get("deleted")
+        return [f"вложение {name} удалено" if deleted else f"вложения {name} нет"]
     return [f"вложение {name} загружено" if result.get("uploaded") else f"вложение {name} уже было"]
 
 

@@ -20,6 +20,7 @@ import attrs
 from reconcile.catalogue import CATALOGUE, default_gaps
 from reconcile.commands import is_project_key
 from reconcile.errors import ValidationError
+from reconcile.undo_settings import UndoSettings, undo_from_json, undo_to_json
 
 __all__ = [
     "DEFAULT_PACING",
@@ -189,6 +190,9 @@ class Settings:
         factory=ApprovalDoors,
         metadata=about("Одобрение", "пакеты, пришедшие через эту дверь, ждут одобрения другого человека"),
     )
+    undo: UndoSettings = attrs.field(
+        factory=UndoSettings, metadata=about("Откат пакета", "что откат пакета делает с задачами, которые он создал")
+    )
 
     def gap(self, command_type: str) -> float:
         """The pacing gap of a command type (seed: «Политика темпа»)."""
@@ -230,6 +234,7 @@ def settings_to_json(settings: Settings) -> dict[str, Any]:
         "file_retention_hours": settings.file_retention_hours,
         "max_batch_commands": settings.max_batch_commands,
         "approval": {"mcp": settings.approval.mcp, "http": settings.approval.http},
+        "undo": undo_to_json(settings.undo),
     }
 
 
@@ -361,6 +366,7 @@ def settings_from_json(data: Any) -> Settings:
             merged["file_retention_hours"], "file_retention_hours", LIMITS["file_retention_hours"], positive=True
         ),
         max_batch_commands=_count(merged["max_batch_commands"], "max_batch_commands"),
+        undo=undo_from_json(merged["undo"]),
     )
 
 

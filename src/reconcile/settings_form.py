@@ -31,6 +31,7 @@ class Kind(StrEnum):
     YES_NO = "yes_no"
     CHOICE = "choice"
     PAIRS = "pairs"
+    LINES = "lines"
 
 
 _KINDS = {"str": Kind.TEXT, "str | None": Kind.OPTIONAL_TEXT, "float": Kind.NUMBER, "int": Kind.WHOLE}
@@ -71,7 +72,10 @@ def _shown(value: Any) -> str:
 def _leaf(name: str, field: Any, value: Any, *, label: str | None = None) -> FormField:
     meta = field.metadata
     choices = tuple(meta.get("choices", ()))
-    kind = Kind.YES_NO if field.type == "bool" else Kind.CHOICE if choices else _KINDS[field.type]
+    kinds = {**_KINDS, "list[str]": Kind.LINES}
+    kind = Kind.YES_NO if field.type == "bool" else Kind.CHOICE if choices else kinds[field.type]
+    if kind is Kind.LINES:
+        value = "\n".join(value)
     return FormField(
         name=name, label=label or meta["label"], doc=meta["doc"], kind=kind, value=_shown(value), choices=choices
     )
@@ -81,7 +85,11 @@ def _fields(name: str, field: Any, value: Any) -> Iterator[FormField]:
     meta = field.metadata
     if attrs.has(type(value)):
         for sub in attrs.fields(type(value)):
-            yield _leaf(f"{name}.{sub.name}", sub, getattr(value, sub.name))
+            inner = getattr(value, sub.name)
+            if attrs.has(type(inner)):  # an object inside a setting (undo.created_issue): its values each
+                yield from _fields(f"{name}.{sub.name}", sub, inner)
+            else:
+                yield _leaf(f"{name}.{sub.name}", sub, inner)
     elif field.type == "dict[str, str]":
         text = "\n".join(f"{key} = {item}" for key, item in value.items())
         yield FormField(name=name, label=meta["label"], doc=meta["doc"], kind=Kind.PAIRS, value=text)
@@ -146,6 +154,8 @@ def _value(field: FormField, form: Mapping[str, str]) -> Any:
         return _number(text, whole=field.kind is Kind.WHOLE)
     if field.kind is Kind.PAIRS:
         return _pairs(field.name, text)
+    if field.kind is Kind.LINES:
+        return [line.strip() for line in text.splitlines() if line.strip()]
     return text.strip()
 
 
@@ -164,6 +174,9 @@ def settings_from_form(form: Mapping[str, str], current: Settings) -> dict[str, 
     issue_types = data.get("issue_types", {})
     for name, ref in list(issue_types.items()):
         issue_types[name] = {k: v for k, v in ref.items() if v is not None}
+    created = data.get("undo", {}).get("created_issue", {})
+    if created.get("label") is None:
+        created.pop("label", None)
     return data
 
 

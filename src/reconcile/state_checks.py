@@ -95,7 +95,7 @@ def fields_match(params: Mapping[str, Any], mirror: Mapping[str, MirrorIssue], *
     if issue is None:
         return False
     for name, wanted in params.items():
-        if name == "key":
+        if name in ("key", "if_unchanged"):  # only-if-unchanged names a condition, not a state
             continue
         if name in _TEXT_FIELDS:
             if wanted is not None and not isinstance(wanted, str):
@@ -126,12 +126,12 @@ def status_match(params: Mapping[str, Any], mirror: Mapping[str, MirrorIssue], *
 
 
 def sprint_match(params: Mapping[str, Any], mirror: Mapping[str, MirrorIssue], *_: Any) -> bool:
-    """The sprint's name equals ``sprint``; ``backlog`` means no sprint."""
+    """The sprint's name equals ``sprint``; ``backlog`` (or ``null``) means no sprint."""
     issue = _issue(params, mirror)
-    sprint = params.get("sprint")
-    if issue is None or not isinstance(sprint, str):
+    sprint = params.get("sprint", "")
+    if issue is None or not isinstance(sprint, str | None):
         return False
-    if sprint == "backlog":
+    if sprint in ("backlog", None):
         return issue.sprint is None
     return issue.sprint is not None and issue.sprint.name == sprint
 
@@ -159,6 +159,8 @@ def link_match(
         return link.source == source and link.target == target
 
     wanted = any(link.type == wanted_type and (forward(link) or symmetric) for link in between)
+    if params.get("present") is False:  # a removal: the link is gone (a conflicting one is not its business)
+        return not wanted
     conflict = any(
         (link.type in known_types and link.type != wanted_type)
         or (link.type == wanted_type and not forward(link) and not symmetric)

@@ -12,7 +12,7 @@ from typing import Any
 
 from reconcile.catalogue import FIELD_PARAMS, Format
 
-__all__ = ["field_change", "field_name", "field_value", "show"]
+__all__ = ["conflict_text", "field_change", "field_name", "field_value", "show"]
 
 _LONG = 80
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
@@ -30,11 +30,15 @@ def show(value: Any) -> str:
     return f"«{text}»"
 
 
+#: The aspects an only-if-unchanged command compares that are no field of ``ensure_fields``.
+_ASPECTS = {"status": "статус", "sprint": "спринт"}
+
+
 def field_name(name: str) -> str:
     """The field's catalogue label as a line names it (``duedate`` → «срок»); an unknown name as it is."""
     param = FIELD_PARAMS.get(name)
-    if param is None:
-        return name
+    if name in _ASPECTS or param is None:
+        return _ASPECTS.get(name, name)
     return param.label[:1].lower() + param.label[1:]
 
 
@@ -65,3 +69,10 @@ def field_change(name: str, before: Any, after: Any) -> str:
         if short_before and short_after:
             return f"{field_name(name)}: {short_before} → {short_after}"
     return f"{field_name(name)}: {field_value(name, before)} → {field_value(name, after)}"
+
+
+def conflict_text(name: str, expected: Any, found: Any) -> str:
+    """An aspect an only-if-unchanged write left: «срок не изменён: в Jira 15.12.2026, ожидалось 01.10.2026»."""
+    shown = "бэклог" if name == "sprint" and found is None else field_value(name, found)
+    wanted = "бэклог" if name == "sprint" and expected is None else field_value(name, expected)
+    return f"{field_name(name)} не изменён: в Jira {shown}, ожидалось {wanted}"

@@ -15,6 +15,7 @@ import pytest
 from adapters.clock import FakeClock
 from adapters.logs import fields_of
 from agent_app.journal import Journal, JournalBusy
+from tests.support import seed_result
 
 from .agent_fakes import LEAD, FakeHub, Fault, command, waited
 from .test_loop import Rig
@@ -90,7 +91,7 @@ async def test_cancelled_between_two_writes_stops_there(tmp_path: Path) -> None:
     assert report["operations"] == [
         {"method": "POST", "path": "/rest/api/2/issue/AURORA-1537/transitions", "status": 204}
     ]
-    assert report["result"] == {"status": "Тестирование", "transitions": ["На тестирование"]}
+    assert seed_result(report["result"]) == {"status": "Тестирование", "transitions": ["На тестирование"]}
 
 
 async def test_taken_over_command_is_dropped_without_a_report(tmp_path: Path) -> None:

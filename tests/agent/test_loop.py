@@ -129,7 +129,13 @@ async def test_command_paused_executed_reported_and_journal_cleared(tmp_path: Pa
             40,
             {
                 "status": "done",
-                "result": {"changed": ["duedate"]},
+                "result": {
+                    "changed": ["duedate"],
+                    "undo": {
+                        "changed": {"duedate": {"from": "2026-10-23", "to": "2026-12-01"}},
+                        "labels": {"added": [], "removed": []},
+                    },
+                },
                 "jira_calls": 2,
                 "operations": [{"method": "PUT", "path": "/rest/api/2/issue/AURORA-1533", "status": 204}],
             },

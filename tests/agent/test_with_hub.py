@@ -26,6 +26,7 @@ from jira_sim import Simulator
 from reconcile.command_types import executor_for
 from reconcile.policy import AgentPolicy
 from reconcile.settings import DEFAULT_PACING
+from tests.support import seed_result
 
 from .agent_fakes import AURORA_ONLY, LEAD, Fault, FlakyTransport, waited
 
@@ -176,7 +177,7 @@ async def test_create_and_link_end_to_end(rig: HubRig) -> None:
         ("refresh", "done"),
     ]
     key = final["commands"][0]["result"]["key"]
-    assert final["commands"][0]["result"] == {"key": key, "created": True}
+    assert seed_result(final["commands"][0]["result"]) == {"key": key, "created": True}
     raw = rig.sim.raw_issue(key)
     assert raw["summary"] == "Сверка ОСВ"
     assert [(link["type"], link["inward"], link["outward"]) for link in raw["links"]] == [

@@ -27,6 +27,7 @@ from reconcile.executors import Delivery, ExecContext, FetchFile, Operation, Pag
 from reconcile.jira_model import histories_from_jira, issue_from_jira, mirror_fields
 from reconcile.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink, SprintRef
 from reconcile.settings import Settings, settings_to_json
+from tests.support import seed_result
 
 from .jira_contract import CASSETTES
 
@@ -250,7 +251,7 @@ async def test_ensure_fields_writes_only_what_differs_in_one_put() -> None:
     )
     report = played.outcome.report
     assert (report.status, report.error) == ("done", None)
-    assert report.result == {"changed": ["summary", "duedate", "labels_add", "labels_remove"]}
+    assert seed_result(report.result) == {"changed": ["summary", "duedate", "labels_add", "labels_remove"]}
     assert report.operations == (op("PUT", "/rest/api/2/issue/AURORA-1537", 204),)
     assert played.outcome.jira_calls == 2
     assert played.all_played
@@ -289,7 +290,7 @@ async def test_ensure_issue_creates_when_the_search_finds_no_twin() -> None:
     """Our recent issues have other summaries, so the issue is created: 201 gives its key."""
     played = await run("ensure_issue.yaml", "ensure_issue", {"summary": "Сверка ОСВ 62", "labels": ["AWPCA"]})
     report = played.outcome.report
-    assert (report.status, dict(report.result)) == ("done", {"key": "AURORA-1590", "created": True})
+    assert (report.status, seed_result(report.result)) == ("done", {"key": "AURORA-1590", "created": True})
     assert report.operations == (op("POST", "/rest/api/2/issue", 201),)
     assert played.outcome.jira_calls == 2
     assert played.all_played
@@ -300,7 +301,7 @@ async def test_ensure_issue_finds_its_twin_and_writes_nothing() -> None:
     """The search returns our issue with the same summary: done, created false, one call."""
     played = await run("ensure_issue.yaml", "ensure_issue", {"summary": "Остатки: выгрузка"})
     report = played.outcome.report
-    assert (report.status, dict(report.result), report.operations) == (
+    assert (report.status, seed_result(report.result), report.operations) == (
         "done",
         {"key": "AURORA-1551", "created": False},
         (),
@@ -320,7 +321,7 @@ async def test_ensure_comment_updates_the_oldest_marked_comment() -> None:
         {"key": "AURORA-1533", "marker": "[план]", "body": "Срок согласован с заказчиком и ИТ"},
     )
     report = played.outcome.report
-    assert (report.status, dict(report.result)) == ("done", {"comment_id": "10700", "action": "updated"})
+    assert (report.status, seed_result(report.result)) == ("done", {"comment_id": "10700", "action": "updated"})
     assert report.operations == (op("PUT", "/rest/api/2/issue/AURORA-1533/comment/10700", 200),)
     assert played.all_played
 
@@ -334,7 +335,7 @@ async def test_ensure_comment_posts_when_no_comment_has_the_marker() -> None:
         {"key": "AURORA-1537", "marker": "[план]", "body": "Стенд АБС готов"},
     )
     report = played.outcome.report
-    assert (report.status, dict(report.result)) == ("done", {"comment_id": "10702", "action": "created"})
+    assert (report.status, seed_result(report.result)) == ("done", {"comment_id": "10702", "action": "created"})
     assert report.operations == (op("POST", "/rest/api/2/issue/AURORA-1537/comment", 201),)
     assert played.all_played
 
@@ -352,7 +353,7 @@ async def test_ensure_status_walks_the_path_with_a_pause_between_transitions() -
         pause=30,
     )
     report = played.outcome.report
-    assert (report.status, dict(report.result)) == (
+    assert (report.status, seed_result(report.result)) == (
         "done",
         {"status": "Готово", "transitions": ["На тестирование", "Готово"]},
     )
@@ -385,7 +386,7 @@ async def test_ensure_link_replaces_the_conflicting_link() -> None:
         {"source": "AURORA-1537", "target": "AURORA-1538", "link_type": "связанные", "replace": True},
     )
     report = played.outcome.report
-    assert (report.status, dict(report.result)) == (
+    assert (report.status, seed_result(report.result)) == (
         "done",
         {"existed": False, "link_id": "10402", "removed": ["10400"]},
     )
@@ -423,7 +424,7 @@ async def test_a_429_is_waited_out_by_retry_after_and_counted() -> None:
         {"source": "AURORA-1537", "target": "AURORA-1538", "link_type": "блокирует начало"},
     )
     report = played.outcome.report
-    assert (report.status, dict(report.result)) == ("done", {"existed": True, "link_id": "10400", "removed": []})
+    assert (report.status, seed_result(report.result)) == ("done", {"existed": True, "link_id": "10400", "removed": []})
     assert played.outcome.jira_calls == 2
     assert played.clock.sleeps == [7.0]
     assert played.all_played
@@ -439,7 +440,7 @@ async def test_ensure_sprint_pages_the_board_and_moves_the_issue() -> None:
         "ensure_sprint.yaml", "ensure_sprint", {"key": "AURORA-1537", "sprint": "Спринт 3", "board_id": 4216}
     )
     report = played.outcome.report
-    assert (report.status, dict(report.result)) == ("done", {"sprint_id": 8, "moved": True})
+    assert (report.status, seed_result(report.result)) == ("done", {"sprint_id": 8, "moved": True})
     assert report.operations == (op("POST", "/rest/agile/1.0/sprint/8/issue", 204),)
     assert played.outcome.jira_calls == 5
     assert played.all_played
@@ -462,7 +463,7 @@ async def test_ensure_sprint_backlog_moves_an_issue_out_of_its_active_sprint() -
     """The old-form sprint strings show an active sprint, so the issue goes to the backlog."""
     played = await run("ensure_sprint_backlog.yaml", "ensure_sprint", {"key": "AURORA-1540", "sprint": "backlog"})
     report = played.outcome.report
-    assert (report.status, dict(report.result)) == ("done", {"sprint_id": None, "moved": True})
+    assert (report.status, seed_result(report.result)) == ("done", {"sprint_id": None, "moved": True})
     assert report.operations == (op("POST", "/rest/agile/1.0/backlog/issue", 204),)
     assert played.all_played
 
@@ -483,7 +484,7 @@ async def test_ensure_attachment_uploads_and_reads_the_id_from_the_array() -> No
         files={SHA: CONTENT},
     )
     report = played.outcome.report
-    assert (report.status, dict(report.result)) == ("done", {"attachment_id": "10601", "uploaded": True})
+    assert (report.status, seed_result(report.result)) == ("done", {"attachment_id": "10601", "uploaded": True})
     assert report.operations == (op("POST", "/rest/api/2/issue/AURORA-1540/attachments", 200),)
     assert played.fetched == [SHA]
     assert played.all_played
@@ -498,7 +499,7 @@ async def test_ensure_attachment_with_the_same_name_and_size_downloads_nothing()
         {"key": "AURORA-1540", "file": "0" * 64, "filename": "ОСВ 60.xlsx", "size": 2048},
     )
     report = played.outcome.report
-    assert (report.status, dict(report.result)) == ("done", {"attachment_id": "10600", "uploaded": False})
+    assert (report.status, seed_result(report.result)) == ("done", {"attachment_id": "10600", "uploaded": False})
     assert (played.fetched, played.outcome.jira_calls) == ([], 1)
 
 
@@ -519,7 +520,7 @@ async def test_refresh_reads_pages_neighbours_boards_and_the_journal() -> None:
         pause=2,
     )
     report = played.outcome.report
-    assert (report.status, dict(report.result)) == (
+    assert (report.status, seed_result(report.result)) == (
         "done",
         {"issues": 3, "neighbours": 1, "boards": {"5120": "kanban"}, "history": {"entries": 1}},
     )

@@ -10,6 +10,7 @@ import pytest
 
 from reconcile.executors.boards import board_problem
 from reconcile.jira_paths import positive_id
+from tests.support import seed_result
 
 from .sim_support import Bench
 
@@ -31,7 +32,7 @@ async def test_a_sprint_of_another_projects_board_is_refused_after_reading_the_b
             "ensure_sprint", {"key": "AURORA-1538", "sprint": sprint, "board_id": 9001}, allowed=AURORA
         )
         assert (outcome.report.status, outcome.report.error, outcome.report.operations) == ("failed", REFUSED, ())
-        assert "Кадры" not in json.dumps(dict(outcome.report.result), ensure_ascii=False)
+        assert "Кадры" not in json.dumps(seed_result(outcome.report.result), ensure_ascii=False)
         seen.append(calls(bench))
     # The board's answer is kept for the run: read by the first command only.
     assert seen == [
@@ -48,7 +49,7 @@ async def test_a_sprint_of_an_allowed_board_is_read_and_moved(bench: Bench) -> N
     outcome = await bench.run(
         "ensure_sprint", {"key": "AURORA-1538", "sprint": "Спринт 3", "board_id": 4216}, allowed=AURORA
     )
-    assert (outcome.report.status, dict(outcome.report.result)) == ("done", {"sprint_id": 8, "moved": True})
+    assert (outcome.report.status, seed_result(outcome.report.result)) == ("done", {"sprint_id": 8, "moved": True})
     assert calls(bench) == [
         "GET /rest/api/2/issue/AURORA-1538",
         "GET /rest/agile/1.0/board/4216",
@@ -68,7 +69,7 @@ async def test_a_refresh_learns_no_type_of_a_refused_board(bench: Bench) -> None
     well), reported without a type and listed as refused; AURORA's 5120 gets its type; the issues are read."""
     params = {"keys": ["AURORA-1538"], "boards": [{"id": 9001, "type": None}, {"id": 5120, "type": None}]}
     outcome = await bench.run("refresh", params, allowed=AURORA)
-    result = dict(outcome.report.result)
+    result = seed_result(outcome.report.result)
     assert (outcome.report.status, result["issues"]) == ("done", 1)
     assert (result["boards"], result["refused_boards"]) == (
         {"9001": None, "5120": "kanban"},
@@ -88,7 +89,7 @@ async def test_a_refresh_of_known_boards_reads_no_board(bench: Bench) -> None:
     """Boards whose type the hub knows are neither read nor checked: a refresh costs no board call for them."""
     params = {"keys": ["AURORA-1538"], "boards": [{"id": 9001, "type": "scrum"}, {"id": 4216, "type": "scrum"}]}
     outcome = await bench.run("refresh", params, allowed=AURORA)
-    assert (outcome.report.status, dict(outcome.report.result)["boards"]) == ("done", {})
+    assert (outcome.report.status, seed_result(outcome.report.result)["boards"]) == ("done", {})
     assert [c for c in calls(bench) if "/board/" in c] == []
 
 

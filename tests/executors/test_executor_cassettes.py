@@ -19,6 +19,7 @@ from adapters.jira_http import JiraAuthError, JiraHttp
 from agent_app.drive import Alone, DriveOutcome, drive
 from reconcile.command_types import executor_for
 from reconcile.executors import Delivery, ExecContext, FetchFile, Page
+from tests.support import seed_result
 
 pytestmark = pytest.mark.anyio
 
@@ -96,7 +97,7 @@ async def test_ensure_fields_cassette() -> None:
     }
     outcome, _ = await _replay("ensure_fields", "ensure_fields", params)
     assert (outcome.report.status, outcome.jira_calls) == ("done", 2)
-    assert dict(outcome.report.result) == {"changed": ["summary", "duedate", "labels_add", "labels_remove"]}
+    assert seed_result(outcome.report.result) == {"changed": ["summary", "duedate", "labels_add", "labels_remove"]}
 
 
 async def test_ensure_fields_rejected_cassette() -> None:
@@ -116,7 +117,7 @@ async def test_ensure_issue_cassette() -> None:
     """ensure_issue: the duplicate search finds nothing with that summary, so the issue is created."""
     params = {"temp_key": "new:1", "summary": "Сверка ОСВ 62", "labels": ["AWPCA"]}
     outcome, _ = await _replay("ensure_issue", "ensure_issue", params)
-    assert dict(outcome.report.result) == {"key": "AURORA-1590", "created": True}
+    assert seed_result(outcome.report.result) == {"key": "AURORA-1590", "created": True}
 
 
 async def test_ensure_comment_cassettes() -> None:
@@ -124,17 +125,17 @@ async def test_ensure_comment_cassettes() -> None:
     created, _ = await _replay(
         "ensure_comment_create", "ensure_comment", {"key": "AURORA-1537", "marker": "[план]", "body": "Стенд АБС готов"}
     )
-    assert dict(created.report.result) == {"comment_id": "10702", "action": "created"}
+    assert seed_result(created.report.result) == {"comment_id": "10702", "action": "created"}
     params = {"key": "AURORA-1533", "marker": "[план]", "body": "Срок согласован с заказчиком и ИТ"}
     updated, _ = await _replay("ensure_comment_update", "ensure_comment", params)
-    assert dict(updated.report.result) == {"comment_id": "10700", "action": "updated"}
+    assert seed_result(updated.report.result) == {"comment_id": "10700", "action": "updated"}
 
 
 async def test_ensure_status_cassette() -> None:
     """ensure_status from «Разработка» along the path: two transitions, a pause between them."""
     params = {"key": "AURORA-1537", "target": ["Разработка", "Тестирование", "Готово"]}
     outcome, replay = await _replay("ensure_status", "ensure_status", params)
-    assert dict(outcome.report.result) == {"status": "Готово", "transitions": ["На тестирование", "Готово"]}
+    assert seed_result(outcome.report.result) == {"status": "Готово", "transitions": ["На тестирование", "Готово"]}
     assert replay.clock.sleeps == [30]
 
 
@@ -142,7 +143,7 @@ async def test_ensure_link_replace_cassette() -> None:
     """ensure_link with replace: DELETE, pause, POST, and the new id read back."""
     params = {"source": "AURORA-1537", "target": "AURORA-1538", "link_type": "связанные", "replace": True}
     outcome, replay = await _replay("ensure_link_replace", "ensure_link", params)
-    assert dict(outcome.report.result) == {"existed": False, "link_id": "10402", "removed": ["10400"]}
+    assert seed_result(outcome.report.result) == {"existed": False, "link_id": "10402", "removed": ["10400"]}
     assert (outcome.jira_calls, replay.clock.sleeps) == (4, [30])
 
 
@@ -151,9 +152,9 @@ async def test_ensure_sprint_cassettes() -> None:
     outcome, _ = await _replay(
         "ensure_sprint", "ensure_sprint", {"key": "AURORA-1537", "sprint": "Спринт 3", "board_id": 4216}
     )
-    assert dict(outcome.report.result) == {"sprint_id": 8, "moved": True}
+    assert seed_result(outcome.report.result) == {"sprint_id": 8, "moved": True}
     backlog, _ = await _replay("ensure_sprint_backlog", "ensure_sprint", {"key": "AURORA-1540", "sprint": "backlog"})
-    assert dict(backlog.report.result) == {"sprint_id": None, "moved": True}
+    assert seed_result(backlog.report.result) == {"sprint_id": None, "moved": True}
 
 
 async def test_ensure_attachment_cassette() -> None:
@@ -177,7 +178,7 @@ async def test_refresh_cassette() -> None:
     outcome, replay = await _replay("refresh", "refresh", params)
     assert outcome.report.status == "done"
     assert [(p.page, p.kind) for p in replay.pages] == [(1, "issues"), (2, "issues"), (3, "neighbours"), (4, "history")]
-    result = dict(outcome.report.result)
+    result = seed_result(outcome.report.result)
     assert result["boards"] == {"5120": "kanban"}
     assert result["neighbours"] == 1
     assert result["history"] == {"entries": len(replay.pages[3].history)}

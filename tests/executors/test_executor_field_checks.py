@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from reconcile.settings import Settings
+from tests.support import seed_result
 
 from .sim_support import Bench
 
@@ -73,5 +74,5 @@ async def test_a_pinned_field_refuses_the_hubs_other_mapping(bench: Bench) -> No
         [],
     )
     done = await bench.run("ensure_fields", params, context=context(), pins=pins)
-    assert (done.report.status, dict(done.report.result)) == ("done", {"changed": ["planned_start"]})
+    assert (done.report.status, seed_result(done.report.result)) == ("done", {"changed": ["planned_start"]})
     assert bench.sim.raw_issue("AURORA-1538")["custom"]["customfield_11200"] == "2026-12-01"

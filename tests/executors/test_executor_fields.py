@@ -11,6 +11,7 @@ from reconcile.executors import JiraCall, Operation
 from reconcile.executors._run import CommandFailed, Run
 from reconcile.executors.fields import fields_diff
 from reconcile.jira_model import issue_from_jira
+from tests.support import seed_result
 
 from .executors_support import SYMMETRIC, delivery, issue, kinds, ok, play
 
@@ -45,7 +46,7 @@ def test_fields_same_duedate_reads_once_and_writes_nothing() -> None:
         [ok(issue("AURORA-1533", duedate="2026-10-23"))],
     )
     assert kinds(steps) == ["GET /rest/api/2/issue/AURORA-1533"]
-    assert (report.status, dict(report.result), report.operations) == ("done", {"changed": []}, ())
+    assert (report.status, seed_result(report.result), report.operations) == ("done", {"changed": []}, ())
 
 
 def test_fields_crlf_description_is_the_same_text() -> None:
@@ -54,7 +55,7 @@ def test_fields_crlf_description_is_the_same_text() -> None:
         "ensure_fields", {"key": "X-1", "description": "а\nб"}, [ok(issue("X-1", description="а\r\nб"))]
     )
     assert len(steps) == 1
-    assert dict(report.result) == {"changed": []}
+    assert seed_result(report.result) == {"changed": []}
 
 
 def test_fields_put_carries_only_the_differences() -> None:
@@ -91,7 +92,7 @@ def test_fields_put_carries_only_the_differences() -> None:
         },
         "update": {"labels": [{"add": "kind-dev"}, {"remove": "old"}]},
     }
-    assert dict(report.result) == {
+    assert seed_result(report.result) == {
         "changed": ["summary", "planned_start", "labels_add", "labels_remove", "epic_key", "assignee"]
     }
     assert report.operations == (Operation(method="PUT", path="/rest/api/2/issue/AURORA-1533", status=204),)
@@ -108,7 +109,7 @@ def test_fields_epic_by_parent_mode() -> None:
     )
     assert isinstance(steps[1], JiraCall)
     assert steps[1].json == {"fields": {"parent": {"key": "X-9"}}}
-    assert dict(report.result) == {"changed": ["epic_key"]}
+    assert seed_result(report.result) == {"changed": ["epic_key"]}
 
 
 def test_fields_jira_error_fails_with_its_messages() -> None:
@@ -181,7 +182,7 @@ def test_a_delivery_whose_settings_cannot_be_read_fails_without_a_call() -> None
     report, steps = play(
         "ensure_fields", {"key": "X-1", "duedate": "2026-10-01"}, [], context={"epic_link": {"mode": "epic"}}
     )
-    assert (report.status, report.error, dict(report.result), report.operations, steps) == (
+    assert (report.status, report.error, seed_result(report.result), report.operations, steps) == (
         "failed",
         "настройки: epic_link.mode — field или parent",
         {},

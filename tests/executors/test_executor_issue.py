@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from reconcile.executors import JiraCall, Operation
+from tests.support import seed_result
 
 from .executors_support import issue, kinds, ok, play, search
 
@@ -40,7 +41,7 @@ def test_a_hit_whose_fields_cannot_be_read_names_its_key() -> None:
 def test_a_hit_without_a_summary_is_never_our_issue(summary: str) -> None:
     """A found issue without a summary matches no command's summary: the issue is created."""
     report = _ensure_issue(summary, ok({"issues": [_hit("AURORA-7", None)]}), ok({"key": "AURORA-8"}, status=201))
-    assert report.result == {"key": "AURORA-8", "created": True}
+    assert seed_result(report.result) == {"key": "AURORA-8", "created": True}
 
 
 def test_our_issue_without_a_readable_key_fails_naming_it() -> None:
@@ -68,7 +69,7 @@ def test_issue_found_by_duplicate_search_is_not_created_again() -> None:
     call = steps[0]
     assert isinstance(call, JiraCall)
     assert call.json["jql"] == "project = AURORA AND reporter = currentUser() AND created >= -7d"
-    assert (report.status, dict(report.result)) == ("done", {"key": "AURORA-1542", "created": False})
+    assert (report.status, seed_result(report.result)) == ("done", {"key": "AURORA-1542", "created": False})
 
 
 def test_issue_search_reads_every_page() -> None:
@@ -77,7 +78,7 @@ def test_issue_search_reads_every_page() -> None:
     second = search(issue("A-2", summary="Отчёт"), total=2, start=1)
     report, steps = play("ensure_issue", {"temp_key": "new:1", "summary": "Отчёт"}, [ok(first), ok(second)])
     assert [s.json["startAt"] for s in steps if isinstance(s, JiraCall)] == [0, 1]
-    assert dict(report.result) == {"key": "A-2", "created": False}
+    assert seed_result(report.result) == {"key": "A-2", "created": False}
 
 
 def test_bug_is_created_with_the_issue_type_name() -> None:
@@ -95,7 +96,7 @@ def test_bug_is_created_with_the_issue_type_name() -> None:
             "labels": ["AWPCA"],
         }
     }
-    assert (report.status, dict(report.result)) == ("done", {"key": "AURORA-1590", "created": True})
+    assert (report.status, seed_result(report.result)) == ("done", {"key": "AURORA-1590", "created": True})
     assert report.operations == (Operation(method="POST", path="/rest/api/2/issue", status=201),)
 
 
@@ -145,14 +146,14 @@ def test_issue_duplicate_search_keeps_the_oldest_then_the_lowest_number() -> Non
         issue("A-10", summary="Отчёт", created="2026-10-22T10:00:00.000+0300"),
     )
     report, _ = play("ensure_issue", {"temp_key": "new:1", "summary": "Отчёт"}, [ok(hits)])
-    assert dict(report.result) == {"key": "A-11", "created": False}
+    assert seed_result(report.result) == {"key": "A-11", "created": False}
     tie = search(
         issue("A-10", summary=" Отчёт", created="2026-10-20T10:00:00.000+0300"),
         issue("A-9", summary="Отчёт ", created="2026-10-20T10:00:00.000+0300"),
         issue("A-8", summary="Отчёт 2", created="2026-10-19T10:00:00.000+0300"),
     )
     report, _ = play("ensure_issue", {"temp_key": "new:1", "summary": "Отчёт"}, [ok(tie)])
-    assert dict(report.result) == {"key": "A-9", "created": False}
+    assert seed_result(report.result) == {"key": "A-9", "created": False}
 
 
 def test_issue_epic_goes_into_the_epic_field_or_parent() -> None:
@@ -224,7 +225,7 @@ def test_issue_hits_without_a_number_or_a_created_time_still_order() -> None:
     same = "2026-10-20T10:00:00.000+0300"
     hits = search(issue("A-3", summary="Отчёт", created=same), issue("ODD", summary="Отчёт", created=same))
     report, _ = play("ensure_issue", {"temp_key": "new:1", "summary": "Отчёт"}, [ok(hits)])
-    assert dict(report.result) == {"key": "ODD", "created": False}
+    assert seed_result(report.result) == {"key": "ODD", "created": False}
     hits = search(issue("A-3", summary="Отчёт", created=same), issue("A-4", summary="Отчёт"))
     report, _ = play("ensure_issue", {"temp_key": "new:1", "summary": "Отчёт"}, [ok(hits)])
-    assert dict(report.result) == {"key": "A-4", "created": False}
+    assert seed_result(report.result) == {"key": "A-4", "created": False}

@@ -21,6 +21,7 @@ from reconcile.executors._run import (
     search_call,
 )
 from reconcile.executors.drive import Ended, drive
+from tests.support import seed_result
 
 from .executors_support import SHA_ABC, SYMMETRIC, delivery, issue, kinds, ok, play
 
@@ -138,7 +139,7 @@ def test_file_sha256_compares_without_case() -> None:
     params = {**ATTACHMENT, "file": SHA_ABC.upper()}
     answers = [ok({"fields": {"attachment": []}}), ok([{"id": "10501"}])]
     report, _ = play("ensure_attachment", params, answers, files={SHA_ABC.upper(): b"abc"})
-    assert (report.status, dict(report.result)) == ("done", {"attachment_id": "10501", "uploaded": True})
+    assert (report.status, seed_result(report.result)) == ("done", {"attachment_id": "10501", "uploaded": True})
 
 
 def test_next_start_follows_the_page_jira_says_it_gave() -> None:

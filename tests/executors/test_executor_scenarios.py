@@ -6,6 +6,8 @@ import hashlib
 
 import pytest
 
+from tests.support import seed_result
+
 from .sim_support import Bench
 
 pytestmark = pytest.mark.anyio
@@ -14,17 +16,25 @@ pytestmark = pytest.mark.anyio
 async def test_repeat_of_done_ensure_fields_reads_once(bench: Bench) -> None:
     """Seed «Повтор уже выполненной команды»: duedate already 23.10 → no PUT, done, jira_calls = 1."""
     outcome = await bench.run("ensure_fields", {"key": "AURORA-1533", "duedate": "2026-10-23"})
-    assert (outcome.report.status, dict(outcome.report.result), outcome.jira_calls) == ("done", {"changed": []}, 1)
+    assert (outcome.report.status, seed_result(outcome.report.result), outcome.jira_calls) == (
+        "done",
+        {"changed": []},
+        1,
+    )
     assert bench.writes() == []
 
 
 async def test_description_differing_only_in_line_breaks(bench: Bench) -> None:
     """Seed «Описание отличается только переводами строк»: "а\\nб" vs Jira's "а\\r\\nб" → no PUT, changed []."""
     first = await bench.run("ensure_fields", {"key": "AURORA-1538", "description": "а\r\nб"})
-    assert dict(first.report.result) == {"changed": ["description"]}
+    assert seed_result(first.report.result) == {"changed": ["description"]}
     assert bench.sim.raw_issue("AURORA-1538")["description"] == "а\r\nб"
     outcome = await bench.run("ensure_fields", {"key": "AURORA-1538", "description": "а\nб"})
-    assert (outcome.report.status, dict(outcome.report.result), outcome.jira_calls) == ("done", {"changed": []}, 1)
+    assert (outcome.report.status, seed_result(outcome.report.result), outcome.jira_calls) == (
+        "done",
+        {"changed": []},
+        1,
+    )
     assert bench.writes() == []
 
 
@@ -39,7 +49,7 @@ async def test_fields_write_only_the_difference_and_keep_other_labels(bench: Ben
         "planned_end": "2026-11-02",
     }
     outcome = await bench.run("ensure_fields", params)
-    assert dict(outcome.report.result) == {"changed": ["priority", "planned_end", "labels_add", "labels_remove"]}
+    assert seed_result(outcome.report.result) == {"changed": ["priority", "planned_end", "labels_add", "labels_remove"]}
     assert bench.writes() == [("PUT", "/rest/api/2/issue/AURORA-1551", 204)]
     raw = bench.sim.raw_issue("AURORA-1551")
     assert (raw["labels"], raw["priority"], raw["custom"]["customfield_11201"]) == (
@@ -48,7 +58,7 @@ async def test_fields_write_only_the_difference_and_keep_other_labels(bench: Ben
         "2026-11-02",
     )
     again = await bench.run("ensure_fields", params)
-    assert (dict(again.report.result), again.jira_calls, bench.writes()) == ({"changed": []}, 1, [])
+    assert (seed_result(again.report.result), again.jira_calls, bench.writes()) == ({"changed": []}, 1, [])
 
 
 async def test_link_replace_deletes_pauses_and_posts(bench: Bench) -> None:
@@ -66,7 +76,7 @@ async def test_link_replace_deletes_pauses_and_posts(bench: Bench) -> None:
     assert times[1] - times[0] >= 30
     links = bench.sim.raw_issue("AURORA-1537")["links"]
     assert [(x["type"], x["inward"], x["outward"]) for x in links] == [("Связанные", "AURORA-1537", "AURORA-1538")]
-    assert dict(report.result) == {"existed": False, "link_id": links[0]["id"], "removed": [old_id]}
+    assert seed_result(report.result) == {"existed": False, "link_id": links[0]["id"], "removed": [old_id]}
 
 
 async def test_link_conflict_without_replace_changes_nothing(bench: Bench) -> None:
@@ -100,7 +110,7 @@ async def test_new_link_is_posted_with_source_inward(bench: Bench) -> None:
     assert bench.writes() == [("POST", "/rest/api/2/issueLink", 201)]
     link = next(x for x in bench.sim.raw_issue("AURORA-1533")["links"] if x["outward"] == "AURORA-1538")
     assert (link["type"], link["inward"]) == ("Блокирует начало", "AURORA-1533")
-    assert dict(outcome.report.result) == {"existed": False, "link_id": link["id"], "removed": []}
+    assert seed_result(outcome.report.result) == {"existed": False, "link_id": link["id"], "removed": []}
     again = await bench.run("ensure_link", params)
     assert (again.report.result["existed"], bench.writes()) == (True, [])
 
@@ -108,7 +118,10 @@ async def test_new_link_is_posted_with_source_inward(bench: Bench) -> None:
 async def test_status_path_two_transitions_with_a_pause(bench: Bench) -> None:
     """Seed «Переход по пути»: two POST /transitions with the gap between them."""
     outcome = await bench.run("ensure_status", {"key": "AURORA-1538", "target": ["Разработка", "Тестирование"]})
-    assert dict(outcome.report.result) == {"status": "Тестирование", "transitions": ["В разработку", "На тестирование"]}
+    assert seed_result(outcome.report.result) == {
+        "status": "Тестирование",
+        "transitions": ["В разработку", "На тестирование"],
+    }
     assert [w[:2] for w in bench.writes()] == [("POST", "/rest/api/2/issue/AURORA-1538/transitions")] * 2
     times = bench.write_times()
     assert times[1] - times[0] >= 30
@@ -118,7 +131,10 @@ async def test_status_path_two_transitions_with_a_pause(bench: Bench) -> None:
 async def test_status_already_there_writes_nothing(bench: Bench) -> None:
     """Seed: if X is already «Готово» — done without a write."""
     outcome = await bench.run("ensure_status", {"key": "AURORA-1541", "target": ["Разработка", "Готово"]})
-    assert (outcome.report.status, dict(outcome.report.result)) == ("done", {"status": "Готово", "transitions": []})
+    assert (outcome.report.status, seed_result(outcome.report.result)) == (
+        "done",
+        {"status": "Готово", "transitions": []},
+    )
     assert (bench.writes(), outcome.jira_calls) == ([], 1)
 
 
@@ -129,7 +145,7 @@ async def test_status_without_a_transition_lists_the_reachable(bench: Bench) -> 
     assert (
         outcome.report.error == "нет перехода в «Готово» из «Разработка»; доступны: Тестирование, Ожидание разработки"
     )
-    assert dict(outcome.report.result) == {"status": "Разработка", "transitions": ["В разработку"]}
+    assert seed_result(outcome.report.result) == {"status": "Разработка", "transitions": ["В разработку"]}
     assert len(outcome.report.operations) == 1
 
 
@@ -137,7 +153,10 @@ async def test_bug_is_created_with_issuetype_name(bench: Bench) -> None:
     """Seed «Создание ошибки»: issue_types.bug = {name: "Ошибка"} → issuetype Ошибка; done with the key."""
     params = {"temp_key": "new:1", "issue_type": "bug", "summary": "ОСВ 60 не распознана", "labels": ["AWPCA"]}
     outcome = await bench.run("ensure_issue", params)
-    assert (outcome.report.status, dict(outcome.report.result)) == ("done", {"key": "AURORA-1590", "created": True})
+    assert (outcome.report.status, seed_result(outcome.report.result)) == (
+        "done",
+        {"key": "AURORA-1590", "created": True},
+    )
     raw = bench.sim.raw_issue("AURORA-1590")
     assert (raw["issuetype"], raw["summary"], raw["labels"], raw["reporter"]) == (
         "Ошибка",
@@ -151,7 +170,7 @@ async def test_duplicate_found_on_recreate(bench: Bench) -> None:
     """Seed «Создание с проверкой дубля»: our issue with that summary from earlier → no second issue."""
     params = {"temp_key": "new:5", "summary": "Шахматка: комментарии"}
     outcome = await bench.run("ensure_issue", params)
-    assert dict(outcome.report.result) == {"key": "AURORA-1542", "created": False}
+    assert seed_result(outcome.report.result) == {"key": "AURORA-1542", "created": False}
     assert bench.writes() == []
 
 
@@ -161,8 +180,8 @@ async def test_create_then_repeat_creates_one_issue(bench: Bench) -> None:
     first = await bench.run("ensure_issue", params)
     bench.clock.advance(3600)
     second = await bench.run("ensure_issue", params)
-    assert dict(first.report.result) == {"key": "AURORA-1590", "created": True}
-    assert dict(second.report.result) == {"key": "AURORA-1590", "created": False}
+    assert seed_result(first.report.result) == {"key": "AURORA-1590", "created": True}
+    assert seed_result(second.report.result) == {"key": "AURORA-1590", "created": False}
     assert bench.writes() == []
     assert bench.sim.raw_issue("AURORA-1590")["custom"]["customfield_10102"] == "Отчёт"
 
@@ -172,7 +191,7 @@ async def test_attachment_present_is_neither_fetched_nor_uploaded(bench: Bench) 
     present = bench.sim.raw_issue("AURORA-1540")["attachments"][0]
     params = {"key": "AURORA-1540", "file": "b" * 64, "filename": "ОСВ 60.xlsx", "size": 2048}
     outcome = await bench.run("ensure_attachment", params)
-    assert dict(outcome.report.result) == {"attachment_id": present["id"], "uploaded": False}
+    assert seed_result(outcome.report.result) == {"attachment_id": present["id"], "uploaded": False}
     assert (outcome.jira_calls, bench.fetched, bench.writes()) == (1, [], [])
 
 
@@ -184,7 +203,7 @@ async def test_attachment_same_name_other_size_is_uploaded_again(bench: Bench) -
     outcome = await bench.run("ensure_attachment", params, files={sha: content})
     attachments = bench.sim.raw_issue("AURORA-1540")["attachments"]
     assert [(a["filename"], a["size"]) for a in attachments] == [("ОСВ 60.xlsx", 2048), ("ОСВ 60.xlsx", len(content))]
-    assert dict(outcome.report.result) == {"attachment_id": attachments[1]["id"], "uploaded": True}
+    assert seed_result(outcome.report.result) == {"attachment_id": attachments[1]["id"], "uploaded": True}
     assert bench.fetched == [sha]
     again = await bench.run("ensure_attachment", params, files={sha: content})
     assert (again.report.result["uploaded"], again.jira_calls) == (False, 1)
@@ -206,14 +225,14 @@ async def test_sprint_move_and_repeat(bench: Bench) -> None:
     """ensure_sprint into «Спринт 2» of board 4216 moves once; the repeat writes nothing; backlog moves out."""
     params = {"key": "AURORA-1538", "sprint": "Спринт 2", "board_id": 4216}
     outcome = await bench.run("ensure_sprint", params)
-    assert (dict(outcome.report.result), bench.writes()) == (
+    assert (seed_result(outcome.report.result), bench.writes()) == (
         {"sprint_id": 7, "moved": True},
         [("POST", "/rest/agile/1.0/sprint/7/issue", 204)],
     )
     again = await bench.run("ensure_sprint", params)
-    assert (dict(again.report.result), bench.writes()) == ({"sprint_id": 7, "moved": False}, [])
+    assert (seed_result(again.report.result), bench.writes()) == ({"sprint_id": 7, "moved": False}, [])
     backlog = await bench.run("ensure_sprint", {"key": "AURORA-1538", "sprint": "backlog"})
-    assert dict(backlog.report.result) == {"sprint_id": None, "moved": True}
+    assert seed_result(backlog.report.result) == {"sprint_id": None, "moved": True}
     assert bench.sim.raw_issue("AURORA-1538")["sprints"] == []
 
 
@@ -231,7 +250,7 @@ async def test_comment_created_then_updated_then_left(bench: Bench) -> None:
     comment = bench.sim.raw_issue("AURORA-1538")["comments"][-1]
     assert (comment["body"], comment["id"]) == ("[план]\nСрок 23.10", created.report.result["comment_id"])
     updated = await bench.run("ensure_comment", {**params, "body": "[план] Срок 30.10"})
-    assert dict(updated.report.result) == {"comment_id": comment["id"], "action": "updated"}
+    assert seed_result(updated.report.result) == {"comment_id": comment["id"], "action": "updated"}
     same = await bench.run("ensure_comment", {**params, "body": "[план] Срок 30.10"})
     assert (same.report.result["action"], bench.writes()) == ("none", [])
 
@@ -260,7 +279,7 @@ async def test_refresh_issues_neighbours_boards_and_journal(bench: Bench) -> Non
     neighbours = sorted(i.key for i in bench.pages[1].issues)
     history = bench.pages[2].history
     assert [(h.key, h.created) for h in history] == [("AURORA-1533", "2026-10-20T09:00:00Z")]
-    assert dict(report.result) == {
+    assert seed_result(report.result) == {
         "issues": 2,
         "neighbours": len(neighbours),
         "boards": {"5120": "kanban"},
@@ -278,7 +297,7 @@ async def test_refresh_of_keys_with_a_deleted_issue_reads_the_rest(bench: Bench)
     assert outcome.report.status == "done", outcome.report.error
     assert [c["status"] for c in bench.sim.calls] == [400, 200, 200]
     assert [i.key for i in bench.pages[0].issues] == ["AURORA-1"]
-    assert dict(outcome.report.result) == {"issues": 1, "neighbours": 0, "boards": {}, "history": {"entries": 0}}
+    assert seed_result(outcome.report.result) == {"issues": 1, "neighbours": 0, "boards": {}, "history": {"entries": 0}}
 
 
 async def test_unknown_context_keys_are_ignored(bench: Bench) -> None:

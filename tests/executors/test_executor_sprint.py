@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from reconcile.executors import JiraCall
+from tests.support import seed_result
 
 from .executors_support import issue, kinds, ok, play
 
@@ -50,7 +51,7 @@ def test_sprint_board_id_as_text_is_used_as_given() -> None:
         "GET /rest/agile/1.0/board/4216/sprint",
         "POST /rest/agile/1.0/sprint/7/issue",
     ]
-    assert dict(report.result) == {"sprint_id": 7, "moved": True}
+    assert seed_result(report.result) == {"sprint_id": 7, "moved": True}
 
 
 def test_sprint_unreadable_issue_answer_names_the_issue() -> None:
@@ -104,14 +105,18 @@ def test_sprint_move_into_a_named_sprint() -> None:
     assert steps[2].params == {"state": "active,future", "startAt": "0", "maxResults": "50"}
     assert isinstance(steps[3], JiraCall)
     assert steps[3].json == {"issues": ["AURORA-1538"]}
-    assert dict(report.result) == {"sprint_id": 7, "moved": True}
+    assert seed_result(report.result) == {"sprint_id": 7, "moved": True}
 
 
 def test_sprint_already_in_it_writes_nothing() -> None:
     """Already in «Спринт 2» (old string form, active, the same board): done, moved false, the board not read."""
     answers = [ok(issue("X-1", customfield_10104=[SPRINT_1, SPRINT_2]))]
     report, _ = play("ensure_sprint", {"key": "X-1", "sprint": "Спринт 2", "board_id": 4216}, answers)
-    assert (report.status, dict(report.result), report.operations) == ("done", {"sprint_id": 7, "moved": False}, ())
+    assert (report.status, seed_result(report.result), report.operations) == (
+        "done",
+        {"sprint_id": 7, "moved": False},
+        (),
+    )
 
 
 def test_sprint_unknown_name_lists_active_and_future() -> None:
@@ -132,11 +137,11 @@ def test_backlog_moves_only_from_an_open_sprint() -> None:
         [ok(issue("X-1", customfield_10104=[SPRINT_2])), ok(status=204)],
     )
     assert kinds(steps)[1:] == ["POST /rest/agile/1.0/backlog/issue"]
-    assert dict(report.result) == {"sprint_id": None, "moved": True}
+    assert seed_result(report.result) == {"sprint_id": None, "moved": True}
     report, steps = play(
         "ensure_sprint", {"key": "X-1", "sprint": "backlog"}, [ok(issue("X-1", customfield_10104=[SPRINT_1]))]
     )
-    assert (len(steps), dict(report.result)) == (1, {"sprint_id": None, "moved": False})
+    assert (len(steps), seed_result(report.result)) == (1, {"sprint_id": None, "moved": False})
 
 
 def test_sprint_of_two_with_one_name_the_active_one_is_chosen() -> None:
@@ -154,4 +159,4 @@ def test_sprint_of_two_with_one_name_the_active_one_is_chosen() -> None:
         answers = [ok(issue("X-1", customfield_10104=None)), BOARD_4216, ok(board), ok(status=204)]
         report, steps = play("ensure_sprint", {"key": "X-1", "sprint": name, "board_id": 4216}, answers)
         assert kinds(steps)[-1] == f"POST /rest/agile/1.0/sprint/{sprint_id}/issue"
-        assert dict(report.result) == {"sprint_id": sprint_id, "moved": True}
+        assert seed_result(report.result) == {"sprint_id": sprint_id, "moved": True}

@@ -10,6 +10,7 @@ import pytest
 from reconcile.executors import JiraCall
 from reconcile.executors._run import CommandFailed
 from reconcile.executors.status import pick_transition, status_path
+from tests.support import seed_result
 
 from .executors_support import ISSUE, KEY, calls, issue, kinds, ok, play
 
@@ -43,7 +44,7 @@ def test_an_issue_without_status_starts_from_an_empty_name() -> None:
         "ensure_status", {"key": KEY, "target": "Готово"}, [ok(issue(KEY, status=None)), ok({"transitions": []})]
     )
     assert (report.status, report.error) == ("failed", "нет перехода в «Готово» из «»; доступны: нет")
-    assert report.result == {"status": "", "transitions": []}
+    assert seed_result(report.result) == {"status": "", "transitions": []}
 
 
 def test_the_transitions_offered_are_listed_by_target_status_else_by_their_own_name() -> None:
@@ -100,7 +101,7 @@ def test_after_a_transition_the_status_is_its_target_else_the_step(transition: d
         [ok(issue(KEY, status={"name": "Анализ"})), ok({"transitions": [transition]}), ok(None, status=204)],
     )
     assert report.status == "done"
-    assert report.result == {"status": status, "transitions": ["Готово"]}
+    assert seed_result(report.result) == {"status": status, "transitions": ["Готово"]}
     assert calls(steps)[-1] == ("POST", f"{ISSUE}/transitions")
 
 
@@ -128,7 +129,7 @@ def test_status_path_takes_two_transitions_with_a_pause() -> None:
     ]
     assert isinstance(steps[2], JiraCall)
     assert steps[2].json == {"transition": {"id": "11"}}
-    assert dict(report.result) == {"status": "Готово", "transitions": ["В разработку", "Готово"]}
+    assert seed_result(report.result) == {"status": "Готово", "transitions": ["В разработку", "Готово"]}
     assert len(report.operations) == 2
 
 
@@ -140,7 +141,7 @@ def test_status_already_at_the_end_is_done_without_writes() -> None:
         [ok(issue("X-1", status={"name": "Готово"}))],
     )
     assert len(steps) == 1
-    assert (report.status, dict(report.result)) == ("done", {"status": "Готово", "transitions": []})
+    assert (report.status, seed_result(report.result)) == ("done", {"status": "Готово", "transitions": []})
 
 
 def test_status_continues_after_the_current_step() -> None:
@@ -151,7 +152,7 @@ def test_status_continues_after_the_current_step() -> None:
         ok(status=204),
     ]
     report, _ = play("ensure_status", {"key": "X-1", "target": ["Разработка", "Готово"]}, answers)
-    assert dict(report.result) == {"status": "Готово", "transitions": ["Готово"]}
+    assert seed_result(report.result) == {"status": "Готово", "transitions": ["Готово"]}
 
 
 def test_status_missing_transition_lists_the_reachable_statuses() -> None:
@@ -163,7 +164,7 @@ def test_status_missing_transition_lists_the_reachable_statuses() -> None:
     report, _ = play("ensure_status", {"key": "X-1", "target": "Готово"}, answers)
     assert report.status == "failed"
     assert report.error == "нет перехода в «Готово» из «Ожидание разработки»; доступны: Разработка"
-    assert dict(report.result) == {"status": "Ожидание разработки", "transitions": []}
+    assert seed_result(report.result) == {"status": "Ожидание разработки", "transitions": []}
 
 
 # --- the pure rules: the path a target names, and which transition leads into a step ---

@@ -26,6 +26,7 @@ TOOLS = [
     "batch_plan",
     "batch_status",
     "batch_cancel",
+    "batch_undo",
     "command_retry",
     "issues_list",
     "issue_get",

@@ -307,17 +307,20 @@ def test_the_description_of_a_type() -> None:
     the condition on the set; each parameter line names the expected value and the parameter's doc."""
     lines = batch_create_description().splitlines()
     start = lines.index("- ensure_comment: " + CATALOGUE["ensure_comment"].doc)
-    assert lines[start + 1 : start + 5] == [
+    assert lines[start + 1 : start + 7] == [
         "  обязательные:",
         "    - key: ключ задачи Jira (AURORA-1538) или временный ключ new:<n> этого пакета — задача: ключ Jira или "
         "new:<n> из ensure_issue этого пакета",
         "    - marker: непустая строка — метка в начале комментария, по которой он находится",
         "    - body: строка — текст комментария",
+        "  необязательные (null — «не задан»):",
+        "    - absent: логическое значение true/false — true — удалить комментарий с marker (только написанный "
+        "агентом); body тогда не нужен",
     ]
-    assert lines[start + 5].startswith("- ensure_status: ")
+    assert lines[start + 7].startswith("- ensure_status: ")
     fields = lines.index("- ensure_fields: " + CATALOGUE["ensure_fields"].doc)
     assert lines[fields + 3] == "  необязательные (null — «не задан»):"
-    assert lines[fields + 14] == (
+    assert lines[fields + 15] == (
         "  условие: хотя бы один из summary, description, priority, duedate, planned_start, planned_end, "
         "labels_add, labels_remove, epic_key, assignee"
     )
@@ -375,7 +378,7 @@ NULLABLE_FORMATS = {Format.TEXT, Format.NONEMPTY_TEXT, Format.DATE, Format.ISSUE
 
 def test_the_schema_describes_each_type_and_parameter_with_the_catalogue_docs() -> None:
     """Each command's schema carries «type: doc», each parameter's its doc; null is allowed exactly for the
-    optional parameters of a nullable format."""
+    optional parameters of a nullable format, and for ensure_sprint's sprint (null: the backlog)."""
     by_type = {
         s["properties"]["type"]["const"]: s for s in batch_create_schema()["properties"]["commands"]["items"]["oneOf"]
     }
@@ -388,7 +391,8 @@ def test_the_schema_describes_each_type_and_parameter_with_the_catalogue_docs() 
         for param in spec.params:
             assert properties[param.name]["description"] == param.doc
             nullable = jsonschema.Draft202012Validator(properties[param.name]).is_valid(None)
-            assert nullable == (param in spec.optional and param.format in NULLABLE_FORMATS), param.name
+            backlog = param.format is Format.SPRINT
+            assert nullable == ((param in spec.optional and param.format in NULLABLE_FORMATS) or backlog), param.name
 
 
 def test_a_missing_parameter_lists_the_required_and_the_optional_ones() -> None:

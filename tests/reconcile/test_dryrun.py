@@ -14,6 +14,7 @@ from reconcile.dryrun import issue_to_jira, predict_batch, predict_commands, wit
 from reconcile.jira_model import issue_from_jira
 from reconcile.records import MirrorIssue, MirrorLink, SprintRef
 from reconcile.settings import EpicLink, Settings
+from tests.support import seed_result
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
 SETTINGS = Settings()
@@ -70,7 +71,7 @@ def test_nothing_to_write_when_the_mirror_already_matches() -> None:
     predictions = predict(
         {"type": "ensure_fields", "params": {"key": "AURORA-1533", "duedate": "2026-10-23", "description": "а\nб"}}
     )
-    assert [(p["type"], p["writes"], p["result"]) for p in predictions] == [
+    assert [(p["type"], p["writes"], seed_result(p["result"])) for p in predictions] == [
         ("ensure_fields", [], {"changed": []}),
         ("refresh", [], {}),
     ]
@@ -84,7 +85,7 @@ def test_differing_field_predicts_one_put_with_only_that_field() -> None:
     assert first["writes"] == [
         {"method": "PUT", "path": "/rest/api/2/issue/AURORA-1533", "json": {"fields": {"duedate": "2026-10-30"}}}
     ]
-    assert first["result"] == {"changed": ["duedate"]}
+    assert seed_result(first["result"]) == {"changed": ["duedate"]}
 
 
 def test_link_replace_predicts_delete_then_post() -> None:
@@ -148,7 +149,7 @@ def test_attachment_predicts_the_upload_without_reading_the_file() -> None:
         symmetric_link_types=frozenset(),
         now=NOW,
     )[0].to_json()
-    assert (first["status"], first["writes"], first["result"]) == (
+    assert (first["status"], first["writes"], seed_result(first["result"])) == (
         "done",
         [{"method": "POST", "path": "/rest/api/2/issue/AURORA-1533/attachments"}],
         {"attachment_id": None, "uploaded": True},
@@ -181,7 +182,11 @@ def test_status_path_predicts_a_transition_per_step_after_the_current_one() -> N
             },
         ],
         "status": "done",
-        "result": {"status": "Готово", "transitions": ["Ревью", "Готово"]},
+        "result": {
+            "status": "Готово",
+            "transitions": ["Ревью", "Готово"],
+            "undo": {"from": "Разработка", "to": "Готово", "path": ["Ревью", "Готово"]},
+        },
         "error": None,
         "pause_seconds": 60.0,
         "unknown": ["переходы рабочего процесса зеркалу не известны: путь считается проходимым"],
@@ -192,33 +197,33 @@ def test_sprint_move_into_another_sprint_and_into_the_backlog() -> None:
     """Another sprint is assumed to exist (id unknown: 0); the backlog needs no board; the current sprint by
     name is no move."""
     other = _first({"type": "ensure_sprint", "params": {"key": "AURORA-1533", "sprint": "Спринт 3"}})
-    assert (other["writes"], other["result"], other["pause_seconds"], other["unknown"]) == (
+    assert (other["writes"], seed_result(other["result"]), other["pause_seconds"], other["unknown"]) == (
         [{"method": "POST", "path": "/rest/agile/1.0/sprint/0/issue", "json": {"issues": ["AURORA-1533"]}}],
         {"sprint_id": 0, "moved": True},
         30.0,
         ["спринты доски зеркалу не известны: спринт считается существующим"],
     )
     backlog = _first({"type": "ensure_sprint", "params": {"key": "AURORA-1538", "sprint": "backlog"}})
-    assert (backlog["writes"], backlog["result"], backlog["unknown"]) == (
+    assert (backlog["writes"], seed_result(backlog["result"]), backlog["unknown"]) == (
         [{"method": "POST", "path": "/rest/agile/1.0/backlog/issue", "json": {"issues": ["AURORA-1538"]}}],
         {"sprint_id": None, "moved": True},
         [],
     )
     same = _first({"type": "ensure_sprint", "params": {"key": "AURORA-1538", "sprint": "Спринт 2"}})
-    assert (same["writes"], same["result"]) == ([], {"sprint_id": 7, "moved": False})
+    assert (same["writes"], seed_result(same["result"])) == ([], {"sprint_id": 7, "moved": False})
 
 
 def test_comment_and_link_predict_their_posts_with_placeholder_ids() -> None:
     """A comment is predicted created (the mirror has none); a new link is posted, its id not yet known."""
     comment = _first({"type": "ensure_comment", "params": {"key": "AURORA-1533", "marker": "[m]", "body": "x"}})
-    assert (comment["writes"], comment["result"]) == (
+    assert (comment["writes"], seed_result(comment["result"])) == (
         [{"method": "POST", "path": "/rest/api/2/issue/AURORA-1533/comment", "json": {"body": "[m]\nx"}}],
         {"comment_id": "(новый)", "action": "created"},
     )
     link = _first(
         {"type": "ensure_link", "params": {"source": "AURORA-1533", "target": "AURORA-1538", "link_type": "связанные"}}
     )
-    assert (link["writes"], link["result"], link["unknown"]) == (
+    assert (link["writes"], seed_result(link["result"]), link["unknown"]) == (
         [
             {
                 "method": "POST",
@@ -239,7 +244,7 @@ def test_a_new_issue_is_predicted_created_under_its_temp_key() -> None:
     """ensure_issue without a duplicate predicts the POST with every field and the temp key as the result key;
     its gap is that of ensure_issue."""
     first = _first({"type": "ensure_issue", "params": {"temp_key": "new:1", "summary": "Новая", "priority": "High"}})
-    assert (first["writes"], first["result"], first["pause_seconds"]) == (
+    assert (first["writes"], seed_result(first["result"]), first["pause_seconds"]) == (
         [
             {
                 "method": "POST",

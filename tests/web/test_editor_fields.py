@@ -30,6 +30,8 @@ def _value(param: Param) -> st.SearchStrategy[Any]:
         return st.one_of(_ITEM, st.lists(_ITEM, min_size=2, max_size=3))
     if param.editor is Editor.MULTILINE_TEXT:
         return st.lists(_WORD, min_size=1, max_size=3).map("\n".join)
+    if param.editor is Editor.JSON_OBJECT:  # an only-if-unchanged object, typed as JSON
+        return st.dictionaries(_ITEM, st.one_of(_WORD, st.none()), min_size=1, max_size=2)
     return _WORD
 
 

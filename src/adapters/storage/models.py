@@ -136,6 +136,8 @@ class BatchRow(Base):
     approval_reason: Mapped[str | None] = mapped_column(Text)
     # reconcile.queue_filter.search_text: what the queue's text filter finds the batch by.
     search: Mapped[str] = mapped_column(Text, server_default="")
+    # The batch this one undoes (DESIGN.md 6.4); the batches undoing one are those naming it here.
+    undo_of: Mapped[int | None] = mapped_column(ForeignKey("batch.id", ondelete="SET NULL"), index=True)
 
 
 class CommandRow(Base):

@@ -66,6 +66,7 @@ def _batch(row: Row[Any]) -> BatchRecord:
         created_at=row.created_at,
         door=row.door,
         approval=_approval(row),
+        undo_of=row.undo_of,
     )
 
 
@@ -118,8 +119,10 @@ class QueueRepository:
         now: datetime,
         door: str | None = None,
         approval: Approval | None = None,
+        undo_of: int | None = None,
     ) -> tuple[BatchRecord, list[CommandRecord]]:
-        """Store a validated batch with its commands, all ``queued``; ``retry_of`` marks its first command."""
+        """Store a validated batch with its commands, all ``queued``; ``retry_of`` marks its first command,
+        ``undo_of`` names the batch it undoes."""
         inserted = await self._session.execute(
             insert(_BATCH)
             .values(
@@ -130,6 +133,7 @@ class QueueRepository:
                 estimate_seconds=valid.estimate_seconds,
                 created_at=now,
                 door=door,
+                undo_of=undo_of,
                 search=search_text(
                     title=valid.title,
                     author=valid.author,
@@ -218,6 +222,16 @@ class QueueRepository:
         ).all()
         projects = (await self._session.scalars(distinct_of(_BATCH.c.project))).all()
         return sorted({str(name) for name in (*tokens, *authors)}), [str(p) for p in projects]
+
+    async def undone_by(self, batch_ids: Iterable[int]) -> dict[int, list[int]]:
+        """For each of ``batch_ids``, the batches that undo it, oldest first."""
+        wanted = [batch_id for batch_id in batch_ids if storable_id(batch_id)]
+        found: dict[int, list[int]] = {batch_id: [] for batch_id in wanted}
+        if wanted:
+            query = select(_BATCH.c.undo_of, _BATCH.c.id).where(_BATCH.c.undo_of.in_(wanted)).order_by(_BATCH.c.id)
+            for undone, batch_id in (await self._session.execute(query)).all():
+                found[undone].append(batch_id)
+        return found
 
     async def save_approval(self, batch_id: int, approval: Approval | None) -> None:
         self.changed.add(batch_id)

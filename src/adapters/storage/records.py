@@ -43,6 +43,7 @@ class BatchRecord:
     created_at: datetime
     door: str | None = None
     approval: Approval | None = None
+    undo_of: int | None = None
 
 
 @attrs.frozen(kw_only=True)

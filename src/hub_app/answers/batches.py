@@ -145,6 +145,7 @@ class BatchCreated:
     estimate_seconds: float
     commands: list[CommandBrief]
     approval: ApprovalView | None
+    undo_of: int | None = None
 
     @classmethod
     def of(cls, batch: BatchRecord, commands: Sequence[CommandRecord]) -> BatchCreated:
@@ -157,6 +158,7 @@ class BatchCreated:
             estimate_seconds=batch.estimate_seconds,
             commands=[CommandBrief.of(c) for c in commands],
             approval=ApprovalView.of(batch.approval),
+            undo_of=batch.undo_of,
         )
 
 
@@ -178,6 +180,9 @@ class BatchView:
     approval: ApprovalView | None
     #: The batch's temp keys whose issues exist: ``new:<n>`` → the real key.
     temp_keys: dict[str, str]
+    #: The batch this one undoes, and the batches that undo this one (DESIGN.md 6.4).
+    undo_of: int | None = None
+    undone_by: list[int] = attrs.field(factory=list)
 
     @classmethod
     def of(
@@ -188,6 +193,7 @@ class BatchView:
         settings: Settings,
         now: datetime,
         facts: RunFacts | None = None,
+        undone_by: Sequence[int] = (),
     ) -> BatchView:
         """The batch as it stands at ``now`` (its live progress figures read the current pacing and what the hub
         knows of the agent, ``facts``)."""
@@ -207,6 +213,8 @@ class BatchView:
             door=batch.door,
             approval=ApprovalView.of(batch.approval),
             temp_keys=resolved_keys({c.temp_key: outcome_of(c.status, c.result) for c in commands if c.temp_key}),
+            undo_of=batch.undo_of,
+            undone_by=list(undone_by),
         )
 
 

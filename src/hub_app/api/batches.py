@@ -11,9 +11,10 @@ from litestar.datastructures import ResponseHeader
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, FromQuery, HeaderParameter, JSONBody, QueryParameter
 
-from hub_app import batches, following, idempotency, plan
+from hub_app import batches, following, idempotency, plan, undo
 from hub_app.answers.batches import BatchCreated, BatchDetail, BatchView, CommandView
 from hub_app.answers.plans import BatchPlanView, DryRunView
+from hub_app.answers.undo import UndoView
 from hub_app.answers.wire import Items, to_json
 from hub_app.api.routing import in_unit, requester, route, token_name
 from hub_app.bodies.batches import BatchIn, CancelIn, EmptyIn, RefreshIn, RejectIn
@@ -33,6 +34,7 @@ _PLANNED = {
         generate_examples=False,
     )
 }
+_UNDO_PLANNED = {200: ResponseSpec(data_container=UndoView, description="dry_run=true", generate_examples=False)}
 
 #: ``Idempotency-Key`` (DESIGN.md 6.3): one key per intended batch, kept per token for 24 h.
 IdempotencyKey = Annotated[
@@ -172,6 +174,25 @@ async def reject_batch(request: HubRequest, batch_id: FromPath[int], data: JSONB
     return await in_unit(request, lambda u: batches.reject_batch(u, batch_id, body, token_name=token_name(request)))
 
 
+@post(
+    "/batches/{batch_id:int}/undo",
+    **route(INTERFACE, body=EmptyIn, answer=UndoView, status=201, errors_=(404, 409, 422), more=_UNDO_PLANNED),
+)
+async def undo_batch(
+    request: HubRequest, batch_id: FromPath[int], dry_run: FromQuery[bool] = False, data: JSONBody[Any] = None
+) -> Response[Any]:
+    """The batch taken back (DESIGN.md 6.4): with ``dry_run=true`` the plan of its inverse batch, nothing written;
+    without, the undo batch created (``undo_of``), waiting for approval as any batch of the token does, and always
+    when the batch undone waited. Fields back only while Jira still holds what the batch set; what a person changed
+    since is kept and named (``kept``); what a command replaced when its result does not say is listed «что было до
+    — не известно». 409: the batch still runs, or there is nothing to take back."""
+    parse(EmptyIn, data)
+    answer = await in_unit(
+        request, lambda u: undo.undo_batch(u, batch_id, requester=requester(request), dry_run=dry_run)
+    )
+    return Response(answer, status_code=200 if dry_run else 201)
+
+
 @post("/batches/{batch_id:int}/cancel", **route(INTERFACE, body=CancelIn, answer=BatchView, errors_=(404, 422)))
 async def cancel_batch(request: HubRequest, batch_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
     """Its queued commands are cancelled; the claimed one too only with ``force``."""
@@ -237,6 +258,7 @@ ROUTES = [
     batch_plan,
     approve_batch,
     reject_batch,
+    undo_batch,
     cancel_batch,
     get_command,
     cancel_command,

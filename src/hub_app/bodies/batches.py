@@ -104,5 +104,12 @@ class BatchCancel:
 
 
 @attrs.frozen(kw_only=True)
+class BatchUndo:
+    batch_id: int = attrs.field(metadata=meta("int", minimum=1))
+    # The plan first: the undo batch is created only when the caller says so.
+    dry_run: bool = attrs.field(default=True, metadata=meta("bool"))
+
+
+@attrs.frozen(kw_only=True)
 class CommandRef:
     command_id: int = attrs.field(metadata=meta("int", minimum=1))

@@ -20,15 +20,16 @@ from typing import Any
 import attrs
 from mcp.types import Tool, ToolAnnotations
 
-from hub_app import batches, drift, following, mirror, plan
+from hub_app import batches, drift, following, mirror, plan, undo
 from hub_app.answers.assistant import IssueWithJournal, ToldBatch
 from hub_app.answers.batches import BatchCreated, BatchDetail, BatchView
 from hub_app.answers.drift import DriftPage
 from hub_app.answers.mirror import IssueView, NoteView
 from hub_app.answers.plans import BatchPlanView
 from hub_app.answers.schema import answer_schema
+from hub_app.answers.undo import UndoView
 from hub_app.answers.wire import Items, to_json
-from hub_app.bodies.batches import BatchCancel, BatchStatusArgs, CancelIn, CommandRef, RefreshIn
+from hub_app.bodies.batches import BatchCancel, BatchStatusArgs, BatchUndo, CancelIn, CommandRef, RefreshIn
 from hub_app.bodies.drift import DriftArgs
 from hub_app.bodies.mirror import IssueRef, NoteIn, SliceArgs
 from hub_app.bodies.parsing import json_schema, parse
@@ -185,6 +186,18 @@ async def _batch_cancel(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
     return await batches.cancel_batch(unit, ref.batch_id, CancelIn(force=ref.force))
 
 
+async def _batch_undo(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
+    ref = parse(BatchUndo, args)
+    answer = to_json(
+        await undo.undo_batch(unit, ref.batch_id, requester=caller.token.through(Door.MCP), dry_run=ref.dry_run)
+    )
+    created = answer.get("batch")
+    if created is not None and (created.get("approval") or {}).get("state") == ApprovalState.PENDING.value:
+        url = caller.public_url.link(f"/batches/{created['id']}")
+        answer.update(approval_url=url, message=WAITS_FOR_APPROVAL.format(url=url))
+    return answer
+
+
 async def _command_retry(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
     command_id = parse(CommandRef, args).command_id
     return _told(await batches.retry_command(unit, command_id, requester=caller.token.through(Door.MCP)), caller)
@@ -282,6 +295,23 @@ _TOOLS = (
         call=_batch_cancel,
         answer=BatchView,
         annotations=_CANCELS,
+    ),
+    McpTool(
+        name="batch_undo",
+        description=_text(
+            "Откат пакета: обратный пакет к тому, что записали его выполненные команды, новейшие первыми. С "
+            "dry_run: true (по умолчанию) — только план, ничего не ставится: items — что будет с каждой командой "
+            "(undone — вернётся, kept — поле с тех пор изменил человек: не возвращается, unknown — «что было до — "
+            "не известно», left — созданная задача не удаляется, nothing — нечего возвращать), kept — изменения "
+            "людей с автором и временем, plan — строки плана обратного пакета. Покажите план человеку; с dry_run: "
+            "false создаётся пакет «Откат пакета N: …» (undo_of = N), который ждёт одобрения, как любой пакет "
+            "этого токена, и всегда — если ждал одобрения откатываемый. Поля возвращаются, только пока в Jira "
+            "то, что поставил пакет. 409 — пакет ещё выполняется или откатывать нечего."
+        ),
+        input_schema=_schema(BatchUndo),
+        call=_batch_undo,
+        answer=UndoView,
+        annotations=_WRITES,
     ),
     McpTool(
         name="command_retry",

@@ -189,6 +189,11 @@ def as_json(value: Any) -> str:
 
 def _read(editor: Editor, text: str) -> Any:
     """A field's text as the parameter's value; ``None``: not given."""
+    if editor is Editor.JSON_OBJECT:  # JSON as typed (plain text when it is none)
+        try:
+            return json.loads(text) if text.strip() else None
+        except ValueError:
+            return text
     if editor in _LISTS:
         items = [item.strip() for item in _SPLIT.split(text) if item.strip()]
         return items or None

@@ -25,7 +25,7 @@ from litestar.static_files import create_static_files_router
 from litestar.types import ASGIApp, ExceptionHandler, Message, Receive, Scope, Send
 
 from hub_app.connection import HubRequest
-from hub_app.web import batches, drift, files, issues, new, projects, queue, refresh, session, settings, tokens
+from hub_app.web import batches, drift, files, issues, new, projects, queue, refresh, session, settings, tokens, undo
 from hub_app.web.errors import NO_SUCH_PAGE, error_page, page_exception_handlers
 from hub_app.web.jira import jira_facts
 from hub_app.web.render import PAGE_PREFIX, template_config
@@ -127,6 +127,7 @@ class WebPage(InitPlugin):
                 *session.ROUTES,
                 *queue.ROUTES,
                 *batches.ROUTES,
+                *undo.ROUTES,
                 *new.ROUTES,
                 *files.ROUTES,
                 *projects.ROUTES,

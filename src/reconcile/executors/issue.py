@@ -12,6 +12,7 @@ from reconcile.executors.base import JiraCall
 from reconcile.jira_answers import answer_key, jira_object, jira_text, opt_text
 from reconcile.jira_model import issue_fields
 from reconcile.jira_paths import API, jira_path, shown_value
+from reconcile.replaced import IssueUndo
 
 __all__ = ["ensure_issue", "new_issue_fields"]
 
@@ -97,4 +98,5 @@ def ensure_issue(run: Run) -> Body:
     path = jira_path(API, "issue")
     response = yield from run.call(JiraCall(method="POST", path=path, json={"fields": fields}))
     created = jira_object(response.json, f"POST {path}", "ответ")
-    return run.done(key=jira_text(created.get("key"), f"POST {path}", "key"), created=True)
+    key = jira_text(created.get("key"), f"POST {path}", "key")
+    return run.done(key=key, created=True, undo=IssueUndo(key=key, created=True).to_json())

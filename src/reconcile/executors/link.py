@@ -3,6 +3,10 @@
 A conflict is a link between the same two issues of another type from ``link_types`` (either direction) or
 the reverse direction of the wanted type when that type is not symmetric (change 000: a type is symmetric
 when Jira's ``inward == outward``; then ``target → source`` counts as the wanted link).
+
+``present: false`` (DESIGN.md 6.4) removes the wanted link when it is there (a conflicting one stays). ``undo``
+names the link created and the links deleted with their types and ends, all read from the ``issuelinks`` the
+executor reads anyway (a new link's id costs the read back it always did).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from reconcile.jira_answers import jira_list, jira_object
 from reconcile.jira_model import issue_fields, links_from_jira
 from reconcile.jira_paths import API, issue_path, jira_path, positive_id
 from reconcile.records import MirrorLink
+from reconcile.replaced import LinkUndo
 
 __all__ = ["classify_links", "ensure_link"]
 
@@ -87,14 +92,24 @@ def ensure_link(run: Run) -> Body:
     )
     removed: list[str] = []
     run.result.update(existed=wanted is not None, link_id=wanted.id if wanted else None, removed=removed)
+    if run.params.get("present") is False:
+        if wanted is not None:
+            run.result["undo"] = LinkUndo(removed=(wanted,)).to_json()
+            path = jira_path(API, "issueLink", positive_id(wanted.id, "связи"))
+            yield from run.call(JiraCall(method="DELETE", path=path))
+            removed.append(wanted.id)
+        return run.done()
     if conflicts and not replace:
         found = ", ".join(_describe(link) for link in conflicts)
         raise CommandFailed(f"конфликт: связь {found}; нужна «{wanted_type}»; replace не задан")
+    gone: list[MirrorLink] = []
     for link in conflicts:
         yield from run.pause_between_writes()
         path = jira_path(API, "issueLink", positive_id(link.id, "связи"))
+        run.result["undo"] = LinkUndo(removed=(*gone, link)).to_json()
         yield from run.call(JiraCall(method="DELETE", path=path))
         removed.append(link.id)
+        gone.append(link)
     if wanted is not None:
         return run.done()
     yield from run.pause_between_writes()
@@ -108,4 +123,6 @@ def ensure_link(run: Run) -> Body:
         links = links_from_jira(source, issue_fields(response.json, source).get("issuelinks"))
         created = next((x for x in links if x.type == wanted_type and x.source == source and x.target == target), None)
         link_id = created.id if created else None
+    made = MirrorLink(id=link_id or "", type=wanted_type, source=source, target=target)
+    run.result["undo"] = LinkUndo(created=made, removed=tuple(gone)).to_json()
     return run.done(link_id=link_id)

@@ -1,7 +1,12 @@
-"""``ensure_sprint``: put the issue into a named active or future sprint of the board, or into the backlog.
+"""``ensure_sprint``: put the issue into a named active or future sprint of the board, or into the backlog
+(``backlog`` or ``null``).
 
 The board is verified first (:mod:`reconcile.executors.boards`): its id a positive integer before any call, its
 project an allowed one before its sprints are read; the sprint chosen must have been made on that board.
+
+``if_unchanged: {sprint: name or null}`` (DESIGN.md 6.4): the issue moves only while its open sprint (the
+mirror's rule: the active one, else the latest future one) has that name (``null``: none), else it is left and
+named in ``conflicts``. ``undo`` is ``{from, to}``, read from the sprint field the executor reads anyway.
 """
 
 from __future__ import annotations
@@ -13,8 +18,9 @@ from reconcile.executors._run import Body, CommandFailed, Run, next_start
 from reconcile.executors.base import JiraCall
 from reconcile.executors.boards import board_param, read_board
 from reconcile.jira_answers import jira_int
-from reconcile.jira_model import issue_fields, sprint_infos
+from reconcile.jira_model import issue_fields, sprint_infos, sprint_of
 from reconcile.jira_paths import AGILE, PositiveId, issue_path, jira_path, positive_id
+from reconcile.replaced import Conflict, SprintName, SprintUndo
 
 __all__ = ["ensure_sprint"]
 
@@ -25,19 +31,38 @@ def _own(sprint: Mapping[str, Any], board: PositiveId) -> bool:
     return origin is None or str(origin) == str(board.number)
 
 
+def _held(run: Run, before: SprintName | None) -> Conflict | None:
+    """The only-if-unchanged conflict: the issue is no longer in the sprint ``if_unchanged`` names."""
+    expected = run.params.get("if_unchanged")
+    if not isinstance(expected, Mapping) or "sprint" not in expected:
+        return None
+    found = before.name if before is not None else None
+    if expected["sprint"] == found:
+        return None
+    return Conflict(field="sprint", expected=expected["sprint"], found=found)
+
+
 def ensure_sprint(run: Run) -> Body:
     key = run.key_param("key")
-    wanted = run.str_param("sprint")
+    raw = run.params.get("sprint")
+    wanted = "backlog" if raw is None else run.str_param("sprint")
     field_id = run.settings.fields.get("sprint")
     if not field_id:
         raise CommandFailed("нет настройки fields.sprint")
     board = None if wanted == "backlog" else board_param(run.params.get("board_id"))
     response = yield from run.call(JiraCall(method="GET", path=issue_path(key), params={"fields": field_id}))
-    infos = sprint_infos(issue_fields(response.json, key).get(field_id))
+    value = issue_fields(response.json, key).get(field_id)
+    infos = sprint_infos(value)
+    current = sprint_of(value)
+    before = SprintName(id=current.id, name=current.name) if current is not None else None
     if board is None:
         run.result.update(sprint_id=None, moved=False)
         if not any(info.is_open for info in infos):
             return run.done()
+        conflict = _held(run, before)
+        if conflict is not None:
+            return run.done(conflicts=[conflict.to_json()])
+        run.result["undo"] = SprintUndo(before=before, after=None).to_json()
         call = JiraCall(method="POST", path=jira_path(AGILE, "backlog", "issue"), json={"issues": [key]})
         yield from run.call(call)
         return run.done(moved=True)
@@ -72,6 +97,10 @@ def ensure_sprint(run: Run) -> Body:
     run.result.update(sprint_id=sprint_id, moved=False)
     if any(info.id == sprint_id for info in infos):
         return run.done()
+    conflict = _held(run, before)
+    if conflict is not None:
+        return run.done(conflicts=[conflict.to_json()])
+    run.result["undo"] = SprintUndo(before=before, after=SprintName(id=sprint_id, name=wanted)).to_json()
     path = jira_path(AGILE, "sprint", positive_id(sprint_id, "спринта"), "issue")
     yield from run.call(JiraCall(method="POST", path=path, json={"issues": [key]}))
     return run.done(moved=True)

@@ -1,4 +1,9 @@
-"""``ensure_status``: walk the path of statuses by transitions, pausing between the writes."""
+"""``ensure_status``: walk the path of statuses by transitions, pausing between the writes.
+
+``if_unchanged: {status: name}`` (DESIGN.md 6.4): the walk starts only while the issue is in that status, else
+the status is left and named in ``conflicts``. ``undo`` is ``{from, to, path}``: the status read first (the read
+the walk needs anyway) and the statuses passed.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ from reconcile.executors.base import JiraCall
 from reconcile.jira_answers import jira_id, jira_list, jira_object, opt_object, opt_text
 from reconcile.jira_model import issue_fields
 from reconcile.jira_paths import issue_path
+from reconcile.replaced import Conflict, StatusUndo
 
 __all__ = ["ensure_status", "pick_transition", "status_path"]
 
@@ -48,6 +54,11 @@ def ensure_status(run: Run) -> Body:
     run.result.update(status=current, transitions=taken)
     if current == path[-1]:
         return run.done()
+    expected = run.params.get("if_unchanged")
+    if isinstance(expected, Mapping) and expected.get("status") != current:
+        conflict = Conflict(field="status", expected=expected.get("status"), found=current)
+        return run.done(conflicts=[conflict.to_json()])
+    before, passed = current, []
     start = len(path) - 1 - path[::-1].index(current) + 1 if current in path else 0
     for step in path[start:]:
         yield from run.pause_between_writes()
@@ -71,5 +82,7 @@ def ensure_status(run: Run) -> Body:
         yield from run.call(call)
         taken.append(str(transition.get("name") or step))
         current = _to_name(transition) or step
+        passed.append(current)
         run.result["status"] = current
+        run.result["undo"] = StatusUndo(before=before, after=current, path=tuple(passed)).to_json()
     return run.done()
