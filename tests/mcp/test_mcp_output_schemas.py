@@ -77,6 +77,22 @@ async def test_every_tools_answer_validates_against_its_schema(served: Served) -
         await call("batch_status", {"batch_id": created["id"]})
         await call("command_retry", {"command_id": delivered["id"]})
         await call("batch_cancel", {"batch_id": created["id"], "force": True})
+        again = await claim(served)  # the retry's command: done, with what its write replaced
+        undo = {
+            "changed": {"duedate": {"from": "2026-10-01", "to": "2026-10-23"}},
+            "labels": {"added": [], "removed": []},
+        }
+        done = {
+            "status": "done",
+            "result": {"changed": ["duedate"], "undo": undo},
+            "jira_calls": 2,
+            "operations": [{"method": "PUT", "path": "/rest/api/2/issue/AURORA-1", "status": 204}],
+        }
+        async with served.http() as http:
+            await http.post(f"/agent/commands/{again['id']}/report", json=done, headers=served.auth("agent"))
+            retried = answers["command_retry"]["id"]
+            await http.post(f"/batches/{retried}/cancel", json={}, headers=served.auth("interface"))
+        await call("batch_undo", {"batch_id": retried, "dry_run": True})
         await call("issues_list", {"project": "AWPCA"})
         await call("issue_get", {"key": "AURORA-1"})
         await call("drift_list", {"project": "AWPCA"})
