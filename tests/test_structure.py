@@ -11,10 +11,24 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 #: The hub's floors, top first: a module imports only modules of its own floor or of the floors below it.
 HUB_FLOORS: tuple[tuple[str, ...], ...] = (
-    ("cli", "app", "serving"),
+    ("cli", "audit_cli", "app", "serving"),
     ("api", "web", "mcp"),  # the doors
     # the operations
-    ("batches", "claims", "reports", "events", "freshness", "mirror", "drift", "admin", "plan", "overview"),
+    (
+        "batches",
+        "approvals",
+        "claims",
+        "reports",
+        "events",
+        "freshness",
+        "mirror",
+        "drift",
+        "admin",
+        "plan",
+        "predict",
+        "audit",
+        "overview",
+    ),
     ("lookups", "request_text", "connection"),
     ("runtime", "longpoll"),
     ("metrics",),

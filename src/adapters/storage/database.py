@@ -18,6 +18,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from adapters.storage.admin import AdminRepository
+from adapters.storage.audit import AuditRepository
 from adapters.storage.engine import is_postgres
 from adapters.storage.generation import drift_generations
 from adapters.storage.mirror import MirrorRepository
@@ -55,6 +56,7 @@ class UnitOfWork:
     admin: AdminRepository
     notes: NotesRepository
     web_sessions: WebSessionRepository
+    audit: AuditRepository
     after_commit: list[Callable[[], None]] = attrs.field(factory=list)
 
     async def lock_queue(self) -> None:
@@ -107,6 +109,7 @@ class Database:
                 admin=AdminRepository(session),
                 notes=NotesRepository(session),
                 web_sessions=WebSessionRepository(session),
+                audit=AuditRepository(session, postgres=self.postgres),
             )
             async with session.begin():
                 yield unit

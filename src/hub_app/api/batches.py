@@ -9,15 +9,17 @@ from litestar import Response, get, post
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, FromQuery, JSONBody
 
-from hub_app import batches, plan
+from hub_app import approvals, batches, plan
 from hub_app.answers.batches import BatchCreated, BatchDetail, BatchView, CommandView
-from hub_app.answers.plans import BatchPlanView, DryRunView
+from hub_app.answers.plans import BatchPlanView, DryRunView, PlanChangedView
 from hub_app.answers.wire import Items, to_json
-from hub_app.api.routing import in_unit, requester, route, token_name
-from hub_app.bodies.batches import BatchIn, CancelIn, EmptyIn, RefreshIn, RejectIn
+from hub_app.api.routing import acting, in_unit, requester, route, token_name
+from hub_app.bodies.batches import ApproveIn, BatchIn, CancelIn, EmptyIn, RefreshIn, RejectIn
 from hub_app.bodies.parsing import parse
 from hub_app.connection import HubRequest, hub_of
 from hub_app.roles import INTERFACE
+from reconcile.approved_plan import PLAN_NEEDED
+from reconcile.errors import ValidationError
 
 __all__ = ["ROUTES"]
 
@@ -60,16 +62,29 @@ async def batch_plan(request: HubRequest, batch_id: FromPath[int]) -> Any:
     return await in_unit(request, lambda u: plan.batch_plan(u, batch_id))
 
 
+_PLAN_CHANGED = {
+    409: ResponseSpec(
+        data_container=PlanChangedView,
+        description="не ждёт одобрения, или план изменился (plan — текущий план)",
+        generate_examples=False,
+    )
+}
+
+
 @post(
     "/batches/{batch_id:int}/approve",
-    **route(INTERFACE, body=EmptyIn, answer=BatchView, errors_=(404, 409, 422)),
+    **route(INTERFACE, body=ApproveIn, answer=BatchView, errors_=(404, 409, 422), more=_PLAN_CHANGED),
 )
 async def approve_batch(request: HubRequest, batch_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
-    """A batch waiting for approval is approved and its commands may be issued; only by a token other than the
+    """A batch waiting for approval is approved with the plan the person read (``{"plan": "<digest>"}``, the
+    ``digest`` of ``GET /batches/{id}/plan``) and its commands may be issued; only by a token other than the
     creator's (403 «нельзя одобрить свой пакет») that does not require approval itself (403); a batch not
-    waiting → 409."""
-    parse(EmptyIn, data)
-    return await in_unit(request, lambda u: batches.approve_batch(u, batch_id, approver=requester(request)))
+    waiting → 409; a plan that changed since → 409 «план изменился — посмотрите и одобрите заново» with the current
+    ``plan``; no ``plan`` → 422."""
+    if not isinstance(data, dict) or "plan" not in data:
+        raise ValidationError(PLAN_NEEDED)
+    body = parse(ApproveIn, data)
+    return await in_unit(request, lambda u: approvals.approve_batch(u, batch_id, body, approver=requester(request)))
 
 
 @post(
@@ -80,7 +95,7 @@ async def reject_batch(request: HubRequest, batch_id: FromPath[int], data: JSONB
     """A batch waiting for approval is rejected: its commands are cancelled with «пакет отклонён: <reason>»; a
     batch not waiting → 409."""
     body = parse(RejectIn, data)
-    return await in_unit(request, lambda u: batches.reject_batch(u, batch_id, body, token_name=token_name(request)))
+    return await in_unit(request, lambda u: approvals.reject_batch(u, batch_id, body, token_name=token_name(request)))
 
 
 @post("/batches/{batch_id:int}/cancel", **route(INTERFACE, body=CancelIn, answer=BatchView, errors_=(404, 422)))
@@ -129,7 +144,7 @@ async def refresh(request: HubRequest, data: JSONBody[Any] = None) -> Response[A
     """``{keys}``, ``{jql}`` or ``{}`` (a full refresh by the projects' base JQL) as a refresh-only batch; a full
     refresh asked while one is queued or running answers that one's batch (200), storing nothing."""
     body = parse(RefreshIn, data)
-    async with hub_of(request).unit() as unit:
+    async with hub_of(request).unit(**acting(request)) as unit:
         created, new = await batches.request_refresh(unit, body, requester=requester(request))
         answer = to_json(created)
     return Response(answer, status_code=201 if new else 200)

@@ -85,7 +85,7 @@ def build_server(tool_set: tuple[McpTool, ...] | None = None) -> Server[Any]:
         arguments = dict(params.arguments or {})
         try:
             check_request_json(arguments)
-            async with caller.hub.unit() as unit:
+            async with caller.hub.unit(actor=caller.token.name, door="mcp") as unit:
                 value = await tool.call(unit, caller, arguments)
         except TooDeep as exc:
             return _refusal(str(exc))

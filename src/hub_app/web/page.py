@@ -25,7 +25,7 @@ from litestar.static_files import create_static_files_router
 from litestar.types import ASGIApp, ExceptionHandler, Message, Receive, Scope, Send
 
 from hub_app.connection import HubRequest
-from hub_app.web import batches, drift, issues, new, projects, queue, refresh, session, settings
+from hub_app.web import audit, batches, drift, issues, new, projects, queue, refresh, session, settings
 from hub_app.web.errors import NO_SUCH_PAGE, error_page, page_exception_handlers
 from hub_app.web.jira import jira_facts
 from hub_app.web.render import PAGE_PREFIX, template_config
@@ -49,7 +49,7 @@ _HEADERS: list[tuple[bytes, bytes]] = [
 
 #: First path segments only the page has, and those it shares with the API.
 _PAGE_ONLY = frozenset({"", "login", "logout", "new"})
-_SHARED = frozenset({"batches", "commands", "projects", "issues", "settings", "drift"})
+_SHARED = frozenset({"batches", "commands", "projects", "issues", "settings", "drift", "audit"})
 _FORMS = (b"application/x-www-form-urlencoded", b"multipart/form-data")
 #: The API's documents and their page: served under the page's headers too.
 _DOCS = "/schema"
@@ -130,6 +130,7 @@ class WebPage(InitPlugin):
                 *issues.ROUTES,
                 *drift.ROUTES,
                 *settings.ROUTES,
+                *audit.ROUTES,
                 *refresh.ROUTES,
             ],
             middleware=page_middleware(self.key),

@@ -154,10 +154,11 @@ async def login(request: HubRequest) -> Response[Any]:
     secret, target = form_text(form, "token").strip(), safe_next(form_text(form, "next"))
     session = page_session(request)
     assert session is not None
-    async with hub_of(request).unit() as unit:
+    async with hub_of(request).unit(door="web") as unit:
         caller = await admin.authenticate(unit, secret) if secret else None
         if caller is not None and caller.role is not Role.AGENT:
             await start_session(unit, session, admin.token_digest(secret))
+            unit.audit("login", actor=caller.name)
     if caller is None:
         return page(request, "login.html", status_code=401, next=target, error=WRONG_TOKEN)
     if caller.role is Role.AGENT:
@@ -170,7 +171,9 @@ async def logout(request: HubRequest) -> Redirect:
     """«Выйти»: the session ends on the server, so its cookie opens nothing more, wherever it was copied."""
     session = page_session(request)
     assert session is not None
-    async with hub_of(request).unit() as unit:
+    async with hub_of(request).unit(door="web") as unit:
+        if session.caller is not None:
+            unit.audit("logout", actor=session.caller.name)
         await end_session(unit, session)
     return Redirect("/login", status_code=303)
 
