@@ -13,9 +13,9 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
-from reconcile.audit import AuditRecord, Checkpoint, parse_record, verify
+from reconcile.audit import Checkpoint, parse_record, verify
 
 __all__ = ["cli_actor", "verify_file"]
 
@@ -33,17 +33,18 @@ def cli_actor() -> dict[str, str]:
     return {"actor": f"cli:{user}", "door": "cli"}
 
 
-def _json_lines(lines: Iterator[str], first: str, start: int) -> Iterator[AuditRecord]:
-    for number, line in enumerate([first, *lines] if first else lines, start=start):
+def _json_lines(lines: Iterator[str], first: str, start: int) -> Iterator[dict[str, Any]]:
+    decode = json.JSONDecoder().decode
+    for number, line in enumerate(_chained(first, lines) if first else lines, start=start):
         if not line.strip():
             continue
         try:
-            yield parse_record(json.loads(line))
+            yield parse_record(decode(line))
         except ValueError as exc:
             raise _Unreadable(f"строка {number}: не запись аудита: {exc}") from None
 
 
-def _csv_rows(stream: TextIO, first: str) -> Iterator[AuditRecord]:
+def _csv_rows(stream: TextIO, first: str) -> Iterator[dict[str, Any]]:
     reader = csv.DictReader(_chained(first, stream))
     for number, row in enumerate(reader, start=2):
         try:
@@ -52,12 +53,12 @@ def _csv_rows(stream: TextIO, first: str) -> Iterator[AuditRecord]:
             raise _Unreadable(f"строка {number}: не запись аудита: {exc}") from None
 
 
-def _chained(first: str, stream: TextIO) -> Iterator[str]:
+def _chained(first: str, stream: Iterator[str]) -> Iterator[str]:
     yield first
     yield from stream
 
 
-def _records(stream: TextIO) -> tuple[Checkpoint | None, Iterator[AuditRecord]]:
+def _records(stream: TextIO) -> tuple[Checkpoint | None, Iterator[dict[str, Any]]]:
     first = stream.readline()
     if first.startswith("seq,"):
         return None, _csv_rows(stream, first)

@@ -16,6 +16,7 @@ Pure: records come in and go out as values; the clock is a value.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -34,6 +35,7 @@ __all__ = [
     "Checkpoint",
     "Head",
     "Verdict",
+    "body_json",
     "chained",
     "format_at",
     "parse_record",
@@ -176,6 +178,8 @@ class _Unreadable(ValueError):
 
 
 def _int(value: Any, column: str, *, optional: bool = False) -> int | None:
+    if type(value) is int:
+        return value
     if value is None or value == "":
         if optional:
             return None
@@ -188,30 +192,48 @@ def _int(value: Any, column: str, *, optional: bool = False) -> int | None:
         raise _Unreadable(f"{column} — не число") from None
 
 
-def parse_record(raw: Mapping[str, Any]) -> AuditRecord:
-    """A record of an export (JSON lines, or CSV with ``data`` as JSON text and numbers as text);
-    :class:`ValueError` saying what is wrong."""
+_TEXTS = ("at", "kind", "actor", "door", "prev", "hash")
+_ID = (int, type(None))
+
+
+def parse_record(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """A record of an export as :func:`verify` reads it: JSON lines as they are, CSV with ``data`` as JSON text
+    and numbers as text; :class:`ValueError` saying what is wrong."""
+    get = raw.get
+    if (  # a line of JSON lines, as the hub writes it: taken as it is
+        type(get("seq")) is int
+        and type(get("at")) is str
+        and type(get("kind")) is str
+        and type(get("actor")) is str
+        and type(get("door")) is str
+        and type(get("prev")) is str
+        and type(get("hash")) is str
+        and type(get("data")) is dict
+        and type(get("batch_id")) in _ID
+        and type(get("command_id")) in _ID
+    ):
+        return dict(raw)
     data = raw.get("data")
     if isinstance(data, str):
-        import json  # noqa: PLC0415 — only a CSV export keeps data as text
-
         data = json.loads(data)
     if not isinstance(data, Mapping):
         raise _Unreadable("data — не объект")
-    texts = {}
-    for column in ("at", "kind", "actor", "door", "prev", "hash"):
+    for column in _TEXTS:
         if not isinstance(raw.get(column), str):
             raise _Unreadable(f"нет {column}")
-        texts[column] = raw[column]
-    seq = _int(raw.get("seq"), "seq")
-    assert seq is not None
-    return AuditRecord(
-        seq=seq,
-        batch_id=_int(raw.get("batch_id"), "batch_id", optional=True),
-        command_id=_int(raw.get("command_id"), "command_id", optional=True),
-        data=data,
-        **texts,
-    )
+    seq = raw.get("seq")
+    return {
+        "seq": seq if type(seq) is int else _int(seq, "seq"),
+        "at": raw["at"],
+        "kind": raw["kind"],
+        "actor": raw["actor"],
+        "door": raw["door"],
+        "batch_id": _int(raw.get("batch_id"), "batch_id", optional=True),
+        "command_id": _int(raw.get("command_id"), "command_id", optional=True),
+        "data": data,
+        "prev": raw["prev"],
+        "hash": raw["hash"],
+    }
 
 
 @attrs.frozen(kw_only=True)
@@ -223,39 +245,62 @@ class Verdict:
     broken: str | None = None
 
 
-def verify(records: Iterable[AuditRecord], *, checkpoint: Checkpoint | None = None) -> Verdict:
-    """Check a run of records in the order given (see the module docstring). The first record's ``prev`` is
-    checked when it is the chain's first (``seq`` 1) or follows ``checkpoint``; a run cut from the middle of the
-    chain (an export from a time or a cursor) is checked from its first record on."""
+def verify(records: Iterable[Mapping[str, Any]], *, checkpoint: Checkpoint | None = None) -> Verdict:
+    """Check a run of records (each as :meth:`AuditRecord.to_json` gives it, or :func:`parse_record`'s) in the
+    order given (see the module docstring). The first record's ``prev`` is checked when it is the chain's first
+    (``seq`` 1) or follows ``checkpoint``; a run cut from the middle of the chain (an export from a time or a
+    cursor) is checked from its first record on."""
     count = 0
-    last: AuditRecord | None = None
+    last: Mapping[str, Any] | None = None
     for record in records:
         broken = _break(record, last, checkpoint)
         if broken is not None:
-            return Verdict(count=count, head=last.hash if last else None, broken=broken)
+            return Verdict(count=count, head=last["hash"] if last else None, broken=broken)
         count += 1
         last = record
-    return Verdict(count=count, head=last.hash if last else None)
+    return Verdict(count=count, head=last["hash"] if last else None)
 
 
-def _break(record: AuditRecord, last: AuditRecord | None, checkpoint: Checkpoint | None) -> str | None:
+_TEXT = json.encoder.encode_basestring  # the C encoder of a str, as json.dumps's
+
+
+def _value(value: Any) -> str:
+    if value is None:
+        return "null"
+    if type(value) is int:
+        return str(value)
+    return _TEXT(value) if type(value) is str else canonical_json(value)
+
+
+def body_json(record: Mapping[str, Any]) -> str:
+    """The canonical JSON of a record's columns but ``prev`` and ``hash``, written out in the keys' sorted order
+    (what :func:`record_hash` takes, without sorting a dict per record: ``verify`` reads a record in microseconds)."""
+    return (
+        f'{{"actor":{_value(record["actor"])},"at":{_value(record["at"])},"batch_id":{_value(record["batch_id"])},'
+        f'"command_id":{_value(record["command_id"])},"data":{canonical_json(record["data"])},'
+        f'"door":{_value(record["door"])},"kind":{_value(record["kind"])},"seq":{_value(record["seq"])}}}'
+    )
+
+
+def _break(record: Mapping[str, Any], last: Mapping[str, Any] | None, checkpoint: Checkpoint | None) -> str | None:
     """What is wrong with ``record`` after ``last`` (``None``: the chain's or the run's first)."""
-    before = last.seq if last is not None else checkpoint.seq if checkpoint is not None else None
-    if before is not None and record.seq != before + 1:
+    seq = record["seq"]
+    before = last["seq"] if last is not None else checkpoint.seq if checkpoint is not None else None
+    if before is not None and seq != before + 1:
         # Ahead: the one expected is missing here; behind: this one is out of its place.
-        named = before + 1 if record.seq > before else record.seq
+        named = before + 1 if seq > before else seq
         return (
-            f"запись seq {named}: не на своём месте — после seq {before} идёт seq {record.seq} "
+            f"запись seq {named}: не на своём месте — после seq {before} идёт seq {seq} "
             "(запись удалена или переставлена)"
         )
-    if record_hash(record.prev, record.body()) != record.hash:
-        return f"запись seq {record.seq}: хеш не сходится — запись изменена"
+    if sha256_hex(record["prev"] + body_json(record)) != record["hash"]:
+        return f"запись seq {seq}: хеш не сходится — запись изменена"
     if last is not None:
-        anchor: str | None = last.hash
+        anchor: str | None = last["hash"]
     elif checkpoint is not None:
         anchor = checkpoint.hash
     else:
-        anchor = GENESIS if record.seq == 1 else None
-    if anchor is not None and record.prev != anchor:
-        return f"запись seq {record.seq}: prev не равен хешу записи перед ней — цепочка разорвана"
+        anchor = GENESIS if seq == 1 else None
+    if anchor is not None and record["prev"] != anchor:
+        return f"запись seq {seq}: prev не равен хешу записи перед ней — цепочка разорвана"
     return None

@@ -14,9 +14,12 @@ from typing import Any
 __all__ = ["canonical_json", "sha256_hex"]
 
 
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 def canonical_json(value: Any) -> str:
     """``value`` (JSON-able) as canonical JSON text; ``NaN`` and infinities are refused (:class:`ValueError`)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return _ENCODER.encode(value)
 
 
 def sha256_hex(text: str) -> str:

@@ -29,6 +29,7 @@ AUDIT_LOCK_KEY = 0x5D1C_A0D1
 
 _AUDIT = table_of(AuditRow)
 _CHECKPOINT = table_of(AuditCheckpointRow)
+_HEAD = select(_AUDIT.c.seq, _AUDIT.c.hash, _AUDIT.c.at).order_by(_AUDIT.c.seq.desc()).limit(1)
 
 
 @attrs.frozen(kw_only=True)
@@ -70,7 +71,8 @@ class AuditRepository:
 
     async def head(self) -> Head | None:
         """The last record, else the checkpoint retention left, else ``None`` (an empty chain)."""
-        row = (await self._session.execute(select(_AUDIT).order_by(_AUDIT.c.seq.desc()).limit(1))).first()
+        connection = await self._session.connection()  # Core statements: no ORM session work per append
+        row = (await connection.execute(_HEAD)).first()
         if row is not None:
             return Head(seq=row.seq, hash=row.hash, at=row.at)
         checkpoint = await self.checkpoint()
@@ -88,13 +90,11 @@ class AuditRepository:
             record = chained(head, entry, now=now)
             records.append(record)
             head = Head(seq=record.seq, hash=record.hash, at=datetime.fromisoformat(record.at))
-        await self._session.execute(
-            insert(_AUDIT),
-            [
-                {**r.to_json(), "at": datetime.fromisoformat(r.at), "data": canonical_json(dict(r.data))}
-                for r in records
-            ],
-        )
+        rows = [
+            {**r.to_json(), "at": datetime.fromisoformat(r.at), "data": canonical_json(dict(r.data))} for r in records
+        ]
+        connection = await self._session.connection()
+        await connection.execute(insert(_AUDIT), rows)
         return records
 
     async def records(self, where: AuditFilter, *, limit: int) -> list[AuditRecord]:
