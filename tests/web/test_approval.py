@@ -125,3 +125,27 @@ async def test_a_batch_from_the_page_waits_when_the_door_requires_it(browser: Op
     created = (await api.get("/batches")).json()["items"][0]
     assert f"пакет {created['id']} {WAITS}" in page
     assert created["approval"]["state"] == "pending"
+
+
+async def test_a_stale_plan_shows_its_difference_and_the_approved_plan_stays_beside_the_results(
+    browser: Open, api: Api
+) -> None:
+    """The agent found AURORA-1's date moved after approval: the page says why the batch waits again, in the hub's
+    words, with the plan now and «Одобрить»."""
+    batch = await _pending(api)
+    person = await browser("admin")
+    shown = (await person.get(f"/batches/{batch['id']}")).text
+    await person.post(f"/batches/{batch['id']}/approve", {"plan": shown_digest(shown)})
+    delivery = (await api.claim()).json()
+    now = {"key": "AURORA-1", "aspect": "duedate", "from": "2026-10-05", "to": "2026-10-23"}
+    approved = {"key": "AURORA-1", "aspect": "duedate", "from": "2026-10-01", "to": "2026-10-23"}
+    body = {
+        "status": "failed",
+        "operations": [],
+        "outcome": "stale_plan",
+        "difference": [{"now": now, "approved": approved}],
+    }
+    assert (await api.report(delivery["id"], body)).json() == {"accepted": True, "status": "queued"}
+    page = (await person.get(f"/batches/{batch['id']}")).text
+    assert "AURORA-1: duedate изменилась в Jira после одобрения" in element_text(page, "stale-plan")
+    assert "Одобрить</button>" in page
