@@ -324,8 +324,8 @@ class Agent:
             presence=self.presence, fence=self.fence, budget=self.budget, hub=self.hub_calls, command_id=delivery.id
         )
         check = plan_check(delivery.params, delivery.context)
-        executor = self.executor_for(delivery, ctx)
         try:
+            executor = self.executor_for(delivery, ctx)
             outcome = await race(drive(check.watch(executor) if check else executor, self.jira, watch), self.aborting)
         except Exception as error:
             return ended(error, line)
