@@ -11,11 +11,12 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 #: The hub's floors, top first: a module imports only modules of its own floor or of the floors below it.
 HUB_FLOORS: tuple[tuple[str, ...], ...] = (
-    ("cli", "client_cli", "app", "serving"),
+    ("cli", "client_cli", "audit_cli", "app", "serving"),
     ("api", "web", "mcp"),  # the doors
     # the operations
     (
         "batches",
+        "approvals",
         "claims",
         "reports",
         "events",
@@ -28,6 +29,9 @@ HUB_FLOORS: tuple[tuple[str, ...], ...] = (
         "overview",
         "idempotency",
         "following",
+        "predict",
+        "audit",
+        "overview",
     ),
     ("lookups", "request_text", "connection"),
     ("runtime", "longpoll"),

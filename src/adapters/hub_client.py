@@ -14,7 +14,7 @@ Errors split by what the caller can do about them::
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -98,7 +98,8 @@ def page_to_wire(page: Page) -> dict[str, Any]:
     }
 
 
-def report_to_wire(report: Report, jira_calls: int) -> dict[str, Any]:
+def report_to_wire(report: Report, jira_calls: int, *, difference: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """A report as the hub takes it; with ``difference``, the ``stale_plan`` outcome (DESIGN.md 6.5)."""
     body: dict[str, Any] = {
         "status": report.status,
         "result": dict(report.result),
@@ -107,6 +108,9 @@ def report_to_wire(report: Report, jira_calls: int) -> dict[str, Any]:
     }
     if report.error is not None:
         body["error"] = report.error
+    if difference:
+        body["outcome"] = "stale_plan"
+        body["difference"] = [dict(item) for item in difference]
     return body
 
 

@@ -33,10 +33,12 @@ __all__ = ["Alone", "DriveOutcome", "Watch", "drive", "probe"]
 
 @attrs.frozen(kw_only=True)
 class DriveOutcome:
-    """The executor's report and the Jira calls it took (every try of every call)."""
+    """The executor's report and the Jira calls it took (every try of every call); ``difference``: the writes the
+    approved plan does not hold, when the agent dropped the command before them (DESIGN.md 6.5)."""
 
     report: Report
     jira_calls: int
+    difference: tuple[dict[str, Any], ...] = ()
 
 
 class Watch(Protocol):

@@ -38,6 +38,9 @@ Decisions where the spec is silent:
   so far (none, when the cancel came during the pause). A command the hub has issued again (to another
   process of this ``agent_id``, or as a later delivery) is dropped without a report: that delivery now owns
   its outcome.
+- **Only what was approved** (DESIGN.md 6.5, :mod:`agent_app.plan_guard`): a delivery of an approved batch carries
+  its command's approved plan lines; a write not among them is not made, the command is dropped there and reported
+  with ``outcome: stale_plan`` and the difference (the hub queues it again and asks a person).
 - **One process per journal**: the journal keeps the agent's ``instance`` sent with every claim; a second
   live instance gets 409 and asks again when the hub says the first would count as away.
 
@@ -74,6 +77,7 @@ from agent_app.outcomes import (
     ended,
     token_refused,
 )
+from agent_app.plan_guard import plan_check
 from agent_app.presence import Presence
 from agent_app.retry import Backoff, Retrying, Stopped, race
 from agent_app.watch import CommandWatch, WriteBudget
@@ -340,11 +344,16 @@ class Agent:
         watch = CommandWatch(
             presence=self.presence, fence=self.fence, budget=self.budget, hub=self.hub_calls, command_id=delivery.id
         )
+        check = plan_check(delivery.params, delivery.context)
         try:
             ctx = attrs.evolve(ctx, jira_fields=await self._fields_for(delivery), field_pins=self.policy.fields)
-            return await race(drive(self.executor_for(delivery, ctx), self.jira, watch), self.aborting)
+            executor = self.executor_for(delivery, ctx)
+            outcome = await race(drive(check.watch(executor) if check else executor, self.jira, watch), self.aborting)
         except Exception as error:
             return ended(error, line)
+        if check is not None and check.differences:
+            return attrs.evolve(outcome, difference=tuple(d.to_json() for d in check.differences))
+        return outcome
 
     async def _settle(self, entry: JournalEntry, outcome: DriveOutcome, line: CommandLine) -> str:
         """Journal the report and send it (unless another delivery owns the command now)."""
@@ -352,7 +361,8 @@ class Agent:
             # Another delivery of the command (another process, or a later one) settles it, not this one.
             self.journal.clear()
             return line.finish("taken_over", jira_calls=outcome.jira_calls, error=outcome.report.error)
-        entry = self.journal.record_report(entry, report_to_wire(outcome.report, outcome.jira_calls))
+        wire = report_to_wire(outcome.report, outcome.jira_calls, difference=outcome.difference)
+        entry = self.journal.record_report(entry, wire)
         if "key" not in line.fields and isinstance(outcome.report.result.get("key"), str):
             line.fields["key"] = outcome.report.result["key"]
         try:
@@ -361,7 +371,7 @@ class Agent:
             line.finish("report_kept", jira_calls=outcome.jira_calls, report=outcome.report.status)
             raise
         return line.finish(
-            "dropped" if self.fence.dropped else outcome.report.status,
+            "stale_plan" if outcome.difference else "dropped" if self.fence.dropped else outcome.report.status,
             jira_calls=outcome.jira_calls,
             ack=None if ack is None else ack.status,
             **({"error": outcome.report.error} if outcome.report.error else {}),

@@ -76,6 +76,7 @@ async def add_token(unit: Unit, body: TokenIn) -> TokenCreated:
     secret = secrets.token_urlsafe(32)
     digest = token_digest(secret)
     await unit.db.admin.add_token(name, role=role, sha256=digest, now=unit.now, needs_approval=body.needs_approval)
+    unit.audit("token_added", data={"name": name, "role": role, "needs_approval": body.needs_approval})
     return TokenCreated(name=name, role=role, secret=secret, needs_approval=body.needs_approval)
 
 
@@ -87,6 +88,7 @@ async def revoke_token(unit: Unit, name: str) -> TokenView:
     if await unit.db.admin.token(name) is None:
         raise NotFoundError(f"токена {name} нет")
     await unit.db.admin.revoke_token(name, now=unit.now)
+    unit.audit("token_revoked", data={"name": name})
     token = await unit.db.admin.token(name)
     assert token is not None
     return TokenView.of(token)
@@ -115,16 +117,27 @@ async def get_settings(unit: Unit) -> dict[str, Any]:
 async def patch_settings(unit: Unit, body: Any) -> dict[str, Any]:
     """Merge a partial settings object into the current settings (DESIGN.md 3) and validate the whole; 422 on a
     bad value, nothing written."""
-    settings: Settings = merge_settings(await unit.db.admin.settings(), body)
-    await unit.db.admin.save_settings(settings)
+    before = await unit.db.admin.settings()
+    settings: Settings = merge_settings(before, body)
+    await _save_settings(unit, before, settings)
     return settings_to_json(settings)
+
+
+async def _save_settings(unit: Unit, before: Settings, after: Settings) -> None:
+    """Keep ``after``; the audit records the settings that changed, before and after."""
+    await unit.db.admin.save_settings(after)
+    old, new = settings_to_json(before), settings_to_json(after)
+    changed = sorted(key for key in new if old.get(key) != new[key])
+    if changed:
+        data = {"before": {k: old.get(k) for k in changed}, "after": {k: new[k] for k in changed}}
+        unit.audit("settings_changed", data=data)
 
 
 async def replace_settings(unit: Unit, body: Any) -> dict[str, Any]:
     """The whole settings object of the page's form, validated as ``PATCH`` validates the merged whole; 422 on a
     bad value, nothing written."""
     settings = settings_from_json(body)
-    await unit.db.admin.save_settings(settings)
+    await _save_settings(unit, await unit.db.admin.settings(), settings)
     return settings_to_json(settings)
 
 
@@ -149,6 +162,7 @@ async def create_project(unit: Unit, body: ProjectIn) -> ProjectView:
             raise ConflictError(f"проект {existing.name} уже есть")
     created = ProjectRecord(name=name, board_id=body.board_id, board_type=body.board_type, created_at=unit.now)
     await unit.db.admin.add_project(created)
+    unit.audit("project_added", data={"name": name, "board_id": body.board_id, "board_type": body.board_type})
     return ProjectView.of(created)
 
 
@@ -169,6 +183,7 @@ async def patch_project(unit: Unit, name: str, body: ProjectPatchIn) -> ProjectV
 async def delete_project(unit: Unit, name: str) -> None:
     await lookups.project(unit, name)
     await unit.db.admin.delete_project(name)
+    unit.audit("project_removed", data={"name": name})
 
 
 # --- files ------------------------------------------------------------------------------------------------

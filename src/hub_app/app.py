@@ -10,7 +10,7 @@ from typing import Any
 
 from litestar import Litestar
 
-from hub_app.api import admin, agent, batches, drift, mirror
+from hub_app.api import admin, agent, audit, batches, drift, mirror
 from hub_app.api.auth import guard
 from hub_app.api.errors import exception_handlers
 from hub_app.api.openapi import CommandSchemaPlugin, DocumentedAttrsPlugin, openapi_config
@@ -27,7 +27,7 @@ __all__ = ["MAX_JSON_BODY", "ROUTES", "create_app", "hub_version"]
 #: Largest JSON body the API reads (file uploads have their own limit, ``max_file_bytes``).
 MAX_JSON_BODY = 10 * 1024 * 1024
 
-ROUTES = [*batches.ROUTES, *mirror.ROUTES, *drift.ROUTES, *admin.ROUTES, *agent.ROUTES]
+ROUTES = [*batches.ROUTES, *mirror.ROUTES, *drift.ROUTES, *admin.ROUTES, *agent.ROUTES, *audit.ROUTES]
 
 
 def hub_version() -> str:

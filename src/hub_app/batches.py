@@ -2,8 +2,9 @@
 
 A batch is validated as a whole by :func:`reconcile.batch.validate_batch` (the seed's 422 messages; a refused
 batch writes nothing), stored with its tail refresh, and announced so waiting claims wake at once. A batch whose
-door, token or retried batch requires approval (:mod:`reconcile.approval`) waits for a person: ``approve`` wakes
-the claims, ``reject`` cancels its commands. Every status change goes through :func:`reconcile.lifecycle.advance`.
+door, token or retried batch requires approval (:mod:`reconcile.approval`) waits for a person with its plan:
+``approve`` wakes the claims, ``reject`` cancels its commands (:mod:`hub_app.approvals`). Every status change goes
+through :func:`reconcile.lifecycle.advance`.
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ from adapters.storage.records import BatchRecord, CommandRecord
 from hub_app.answers.batches import BatchCreated, BatchDetail, BatchView, CommandView
 from hub_app.answers.mirror import NoteView
 from hub_app.answers.wire import Items
-from hub_app.bodies.batches import CancelIn, RefreshIn, RejectIn
+from hub_app.bodies.batches import CancelIn, RefreshIn
 from hub_app.bodies.parsing import page_bounds
 from hub_app.lookups import base_jql, batch, batch_context, command, held_batches, resolved_in_batch, run_facts
+from hub_app.predict import stored_plan
 from hub_app.runtime import Unit
-from reconcile import approval, delivery, history, reports
+from reconcile import approval, delivery, history
 from reconcile.approval import Requester
 from reconcile.batch import ValidBatch, batch_needs, refresh_body, retry_body, validate_batch
 from reconcile.batch_bodies import retry_params
@@ -34,7 +36,6 @@ from reconcile.settings import Settings
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "approve_batch",
     "cancel_batch",
     "cancel_command",
     "create_batch",
@@ -42,7 +43,6 @@ __all__ = [
     "get_batch",
     "get_command",
     "list_batches",
-    "reject_batch",
     "request_refresh",
     "retried",
     "retry_batch",
@@ -86,8 +86,30 @@ async def store_batch(
     )
     # Notes are signed with the token's name through every door (the batch's author is what the caller says).
     await unit.db.notes.add_to_batch(batch.id, valid.notes, author=requester.token_name or valid.author, now=unit.now)
-    if not approval.holds(waits):
+    if approval.holds(waits):
+        assert waits is not None
+        waits = attrs.evolve(waits, plan=(await stored_plan(unit, batch, settings)).snapshot)
+        await unit.db.queue.save_approval(batch.id, waits)
+        batch = attrs.evolve(batch, approval=waits)
+    else:
         await unit.db.announce_batch(unit.wakeup.notify)
+    created = {
+        "token": requester.token_name,
+        "author": valid.author,
+        "title": valid.title,
+        "commands": len(commands),
+        "retry_of": retry_of,
+        "waits": approval.holds(waits),
+        "digest": waits.plan.digest if waits is not None and waits.plan else None,
+    }
+    by_hub = requester.token_name is None
+    unit.audit(
+        "batch_created",
+        batch_id=batch.id,
+        data=created,
+        actor="hub" if by_hub else None,
+        door="hub" if by_hub else None,
+    )
     unit.after_commit(lambda metrics: metrics.batch_created(c.type for c in commands))
     fields = {"batch_id": batch.id, "commands": len(commands), "author": valid.author, "waits": approval.holds(waits)}
     unit.db.after_commit.append(lambda: log.info("batch_created", extra=fields))
@@ -186,6 +208,7 @@ async def cancel_command(unit: Unit, command_id: int, body: CancelIn) -> Command
         return CommandView.of(found, now=unit.now)
     cancelled = attrs.evolve(found, status=status, finished_at=unit.now)
     await unit.db.queue.save(cancelled)
+    unit.audit("batch_cancelled", batch_id=found.batch_id, command_id=found.id, data={"force": body.force})
     return CommandView.of(cancelled, now=unit.now)
 
 
@@ -195,12 +218,15 @@ async def cancel_batch(unit: Unit, batch_id: int, body: CancelIn) -> BatchView:
     found = await batch(unit, batch_id)
     event = Event.FORCE_CANCEL if body.force else Event.CANCEL
     commands = []
+    cancelled: list[int] = []
     for current in (await unit.db.queue.commands_of([found.id]))[found.id]:
         after = current
         if current.status in PENDING and can(current.status, event):
             after = attrs.evolve(current, status=advance(current.status, event), finished_at=unit.now)
             await unit.db.queue.save(after)
+            cancelled.append(after.id)
         commands.append(after)
+    unit.audit("batch_cancelled", batch_id=found.id, data={"force": body.force, "commands": cancelled})
     settings = await unit.db.admin.settings()
     return BatchView.of(found, commands, settings=settings, now=unit.now, facts=await run_facts(unit))
 
@@ -287,45 +313,6 @@ async def retry_command(unit: Unit, command_id: int, *, requester: Requester) ->
     """``POST /commands/{id}/retry``: a new batch with the same command (temp keys resolved), validated as new;
     it waits for approval again when the command's batch waited (whoever asks)."""
     body, parent = await _retry(unit, command_id)
-    return await create_batch(unit, body, requester=requester, retry_of=command_id, brings_back=[parent.approval])
-
-
-async def approve_batch(unit: Unit, batch_id: int, *, approver: Requester) -> BatchView:
-    """``POST /batches/{id}/approve``: a person other than the creator says yes; waiting claims wake. A token that
-    requires approval itself approves nothing (403)."""
-    await unit.db.lock_queue()
-    found = await batch(unit, batch_id)
-    decided = approval.approve(
-        found.approval,
-        batch_id=found.id,
-        creator=found.token_name,
-        approver=approver.token_name or "",
-        approver_needs_approval=approver.needs_approval,
-        now=unit.now,
-    )
-    await unit.db.queue.save_approval(found.id, decided)
-    await unit.db.announce_batch(unit.wakeup.notify)
-    commands = (await unit.db.queue.commands_of([found.id]))[found.id]
-    settings = await unit.db.admin.settings()
-    facts = await run_facts(unit)
-    return BatchView.of(attrs.evolve(found, approval=decided), commands, settings=settings, now=unit.now, facts=facts)
-
-
-async def reject_batch(unit: Unit, batch_id: int, body: RejectIn, *, token_name: str) -> BatchView:
-    """``POST /batches/{id}/reject``: its queued commands are cancelled with «пакет отклонён: <reason>»."""
-    await unit.db.lock_queue()
-    found = await batch(unit, batch_id)
-    decided = approval.reject(found.approval, batch_id=found.id, by=token_name, reason=body.reason, now=unit.now)
-    await unit.db.queue.save_approval(found.id, decided)
-    error = reports.trim_error(approval.rejection_error(body.reason))
-    commands = []
-    for current in (await unit.db.queue.commands_of([found.id]))[found.id]:
-        after = current
-        if can(current.status, Event.REJECT):
-            status = advance(current.status, Event.REJECT, command_id=current.id)
-            after = attrs.evolve(current, status=status, error=error, finished_at=unit.now)
-            await unit.db.queue.save(after)
-        commands.append(after)
-    settings = await unit.db.admin.settings()
-    facts = await run_facts(unit)
-    return BatchView.of(attrs.evolve(found, approval=decided), commands, settings=settings, now=unit.now, facts=facts)
+    created = await create_batch(unit, body, requester=requester, retry_of=command_id, brings_back=[parent.approval])
+    unit.audit("command_retried", batch_id=parent.id, command_id=command_id, data={"batch": created.id})
+    return created

@@ -16,13 +16,16 @@ import attrs
 
 from adapters.storage.records import AgentStatusRecord, CommandRecord
 from hub_app.answers.agent import AgentStatusView, CommandHeld, DeliveryView, QueueOutlook
+from hub_app.approvals import expire_approvals
+from hub_app.audit import prune_audit
 from hub_app.batches import store_batch
 from hub_app.bodies.agent import AgentProblemIn, ClaimIn
 from hub_app.freshness import mirror_freshness
-from hub_app.lookups import base_jql, batch_context, command, held_batches, resolved_in_batch
+from hub_app.lookups import base_jql, batch, batch_context, command, held_batches, resolved_in_batch
 from hub_app.runtime import Unit
 from reconcile import approval, auto_refresh, delivery, history, queue, reports
 from reconcile.agents import check_claimant, check_instance, holds_claim, is_online
+from reconcile.approved_plan import approved_for
 from reconcile.batch import auto_refresh_body, batch_needs, validate_batch
 from reconcile.catalogue import CATALOGUE
 from reconcile.eta import AgentPace, pace_from_wire, paced_settings
@@ -79,11 +82,12 @@ async def agent_status(unit: Unit) -> AgentStatusView:
     )
 
 
-async def touch_agent(unit: Unit) -> None:
-    """The agent was seen now (it sent a page or a report)."""
+async def touch_agent(unit: Unit) -> str | None:
+    """The agent was seen now (it sent a page or a report); its id."""
     status = await unit.db.admin.agent_status()
     if status is not None:
         await unit.db.admin.save_agent_status(attrs.evolve(status, last_seen_at=unit.now))
+    return status.agent_id if status is not None else None
 
 
 async def command_held(unit: Unit, command_id: int, *, instance: str | None) -> CommandHeld:
@@ -202,7 +206,8 @@ def _moved(current: CommandRecord, action: queue.Action, unit: Unit) -> CommandR
         status = advance(current.status, Event.REDELIVER, command_id=current.id)
         return attrs.evolve(current, status=status, claimed_at=unit.now, deliveries=action.deliveries)
     status = advance(current.status, Event.ISSUE, command_id=current.id)
-    return attrs.evolve(current, status=status, claimed_at=unit.now, deliveries=1)
+    # A command queued again after a stale plan (hub_app.approvals) keeps the deliveries that counted.
+    return attrs.evolve(current, status=status, claimed_at=unit.now, deliveries=current.deliveries + 1)
 
 
 async def _deliver(unit: Unit, issued: CommandRecord, settings: Settings) -> DeliveryView:
@@ -227,13 +232,25 @@ async def _deliver(unit: Unit, issued: CommandRecord, settings: Settings) -> Del
     )
     if issued.type == "refresh":
         await unit.db.queue.start_sync_run(issued.id, query=history.sync_query(params), full=full, now=unit.now)
+    context = settings.agent_context()
+    approved = (await batch(unit, issued.batch_id)).approval
+    if approved is not None and approved.plan is not None and CATALOGUE[issued.type].writes:
+        # DESIGN.md 6.5: the agent writes nothing but these lines (the temp keys created since substituted).
+        resolved = await resolved_in_batch(unit, issued.batch_id)
+        context["approved"] = approved_for(approved.plan, issued.seq, resolved_temp_keys=resolved)
+    unit.audit(
+        "delivered",
+        batch_id=issued.batch_id,
+        command_id=issued.id,
+        data={"type": issued.type, "deliveries": issued.deliveries, "approved": "approved" in context},
+    )
     return DeliveryView(
         id=issued.id,
         type=issued.type,
         params=params,
         pause_seconds=pause_seconds(issued.type, settings),
         deliveries=issued.deliveries,
-        context=settings.agent_context(),
+        context=context,
     )
 
 
@@ -277,6 +294,8 @@ async def claim_once(unit: Unit, claim: ClaimIn) -> DeliveryView | None:
     await unit.db.lock_queue()
     settings = await unit.db.admin.settings()
     await _register(unit, claim, settings)
+    unit.actor = f"agent:{claim.agent_id}"
+    await expire_approvals(unit, settings)
     held = await held_batches(unit)
     auto_done = False
     while True:
@@ -294,5 +313,6 @@ async def claim_once(unit: Unit, claim: ClaimIn) -> DeliveryView | None:
             return issued
         if auto_done or not await _auto_refresh(unit, settings, held):
             unit.after_commit(functools.partial(_count_claim, "empty"))
+            await prune_audit(unit, settings)
             return None
         auto_done = True

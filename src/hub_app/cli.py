@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from adapters.cli_config import CommandLine, Option, package_version
 from adapters.logs import configure_logging
+from hub_app.audit_cli import cli_actor
 from hub_app.client_cli import add_client_commands
 from hub_app.mcp.clients import ALL, KEY_NOTE, McpClient, snippets
 from hub_app.roles import INTERFACE, Role
@@ -112,6 +113,11 @@ def command_line() -> CommandLine:
     cli.add(revoke, *STORAGE)
     revoke.add_argument("name")
 
+    audit = sub.add_parser("audit", help="the hash-chained audit")
+    audit_sub = audit.add_subparsers(dest="audit_command", required=True)
+    verify = audit_sub.add_parser("verify", help="check an export of GET /audit offline: exit 1 names the first break")
+    verify.add_argument("file", type=Path, help="the export (JSON lines or CSV; - for standard input)")
+
     sub.add_parser("demo", help="hub + agent + Jira simulator on loopback with a sample batch", add_help=False)
     add_client_commands(cli, sub)
     return cli
@@ -180,7 +186,7 @@ async def _token_add(hub: Hub, name: str, role: str, *, needs_approval: bool) ->
     from hub_app import admin  # noqa: PLC0415
     from hub_app.bodies.admin import TokenIn  # noqa: PLC0415
 
-    async with hub.unit() as unit:
+    async with hub.unit(**cli_actor()) as unit:
         body = TokenIn(name=name, role=role, needs_approval=needs_approval)  # type: ignore[arg-type]
         created = await admin.add_token(unit, body)
     return created.secret
@@ -228,7 +234,7 @@ async def _token_list(hub: Hub) -> list[TokenView]:
 async def _token_revoke(hub: Hub, name: str) -> TokenView:
     from hub_app import admin  # noqa: PLC0415
 
-    async with hub.unit() as unit:
+    async with hub.unit(**cli_actor()) as unit:
         return await admin.revoke_token(unit, name)
 
 
@@ -394,6 +400,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             applied = asyncio.run(_with_hub(args, _migrated))
             print(f"sdlc-hub: {_migrate_summary(applied)}")
             return 0
+        if args.command == "audit":
+            from hub_app.audit_cli import verify_file  # noqa: PLC0415
+
+            return verify_file(args.file)
         if args.token_command == "add":
             return _add_token(args)
         if args.token_command == "list":

@@ -58,6 +58,7 @@ async def create_once(
     if kept is None:
         created, new = await create()
         await unit.db.idempotency.bind(token_name=token, key=key, batch_id=created.id)
+        unit.amend_audit("batch_created", created.id, idempotency_key=key)
         return Created(batch=created, new=new)
     if kept.batch_id is None or kept.fingerprint != idempotency.fingerprint(kind, body):
         raise idempotency.reused(kept.batch_id or 0)

@@ -8,7 +8,6 @@ Nothing here writes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from hub_app.answers.batches import ApprovalView
@@ -23,50 +22,20 @@ from hub_app.answers.plans import (
 from hub_app.answers.wire import iso
 from hub_app.batches import validate
 from hub_app.lookups import batch
+from hub_app.predict import plan_commands, predict, stored_plan
 from hub_app.runtime import Unit
-from reconcile import dryrun, plan_lines
-from reconcile.batch import NewCommand, ValidBatch, batch_keys
-from reconcile.catalogue import CATALOGUE
-from reconcile.dryrun import Prediction
-from reconcile.lifecycle import PENDING, CommandStatus
-from reconcile.records import MirrorIssue
+from reconcile import plan_lines
+from reconcile.batch import ValidBatch
+from reconcile.lifecycle import CommandStatus
 from reconcile.settings import Settings
-from reconcile.tempkeys import Skip, resolved_keys, settle, substitute
 
 __all__ = ["batch_plan", "body_plan", "dry_run", "plan_view"]
-
-
-async def _mirror(unit: Unit, commands: Sequence[NewCommand]) -> dict[str, MirrorIssue]:
-    """The mirror records the commands need: the issues they name and, for the duplicate search of each
-    ``ensure_issue``, the issues with its summary."""
-    mirror = await unit.db.mirror.issues(batch_keys(tuple(commands)))
-    summaries = [c.params.get("summary") for c in commands if CATALOGUE[c.type].creates_issue]
-    mirror.update(await unit.db.mirror.issues_with_summary(*(s.strip() for s in summaries if isinstance(s, str))))
-    return mirror
-
-
-async def _predict(
-    unit: Unit, commands: Sequence[NewCommand], settings: Settings
-) -> tuple[tuple[Prediction, ...], dict[str, MirrorIssue]]:
-    """The predictions of ``commands`` and the records they were made against (issues to be created included)."""
-    agent = await unit.db.admin.agent_status()
-    jira_user = agent.jira_user if agent else None
-    mirror = await _mirror(unit, commands)
-    predictions = dryrun.predict_commands(
-        commands,
-        mirror=mirror,
-        settings=settings,
-        jira_user=jira_user,
-        symmetric_link_types=frozenset(agent.symmetric_link_types) if agent else frozenset(),
-        now=unit.now,
-    )
-    return predictions, dryrun.with_issues_to_be_created(commands, mirror, jira_user=jira_user, now=unit.now)
 
 
 async def dry_run(unit: Unit, body: Any) -> DryRunView:
     """``POST /batches?dry_run=true``: the same validation, nothing written, each command's predicted writes."""
     valid, settings = await validate(unit, body)
-    predictions, _ = await _predict(unit, valid.commands, settings)
+    predictions, _ = await predict(unit, valid.commands, settings)
     return DryRunView(
         id=None,
         author=valid.author,
@@ -89,21 +58,6 @@ async def dry_run(unit: Unit, body: Any) -> DryRunView:
     )
 
 
-async def _plan(
-    unit: Unit,
-    commands: Sequence[NewCommand],
-    settings: Settings,
-    *,
-    skips: dict[int, str],
-) -> tuple[plan_lines.CommandPlan, ...]:
-    predicted = [c for c in commands if c.seq not in skips]
-    predictions, issues = await _predict(unit, predicted, settings)
-    by_seq = {c.seq: p for c, p in zip(predicted, predictions, strict=True)}
-    return plan_lines.plan_commands(
-        commands, [by_seq.get(c.seq) for c in commands], issues=issues, settings=settings, skips=skips
-    )
-
-
 async def body_plan(unit: Unit, body: Any) -> BatchPlanView:
     """A batch body's plan (MCP ``batch_plan``): validated as for creation, nothing written."""
     valid, settings = await validate(unit, body)
@@ -112,7 +66,7 @@ async def body_plan(unit: Unit, body: Any) -> BatchPlanView:
 
 async def plan_view(unit: Unit, valid: ValidBatch, settings: Settings) -> BatchPlanView:
     """The plan of a validated batch body, nothing written."""
-    plans = await _plan(unit, valid.commands, settings, skips={})
+    plans, _ = await plan_commands(unit, valid.commands, settings, skips={})
     return BatchPlanView(
         batch_id=None,
         author=valid.author,
@@ -128,24 +82,10 @@ async def plan_view(unit: Unit, valid: ValidBatch, settings: Settings) -> BatchP
 
 async def batch_plan(unit: Unit, batch_id: int) -> BatchPlanView:
     """``GET /batches/{id}/plan``: its unfinished commands computed now from the mirror, with the temp keys already
-    created substituted; a command whose temp key will never exist is planned as skipped."""
+    created substituted; a command whose temp key will never exist is planned as skipped. ``digest`` is what an
+    approval of this plan names (DESIGN.md 6.5)."""
     found = await batch(unit, batch_id)
-    settings = await unit.db.admin.settings()
-    unfinished = [c for c in (await unit.db.queue.commands_of([found.id]))[found.id] if c.status in PENDING]
-    outcomes = (await unit.db.queue.temp_key_outcomes([found.id]))[found.id]
-    resolved = resolved_keys(outcomes)
-    commands: list[NewCommand] = []
-    skips: dict[int, str] = {}
-    for command in unfinished:
-        verdict = settle(command.type, command.params, outcomes)
-        if isinstance(verdict, Skip) and command.status is CommandStatus.QUEUED:
-            skips[command.seq] = verdict.error
-        params = substitute(command.type, command.params, resolved)
-        if command.type == "refresh" and isinstance(keys := command.params.get("keys"), list):
-            # A tail refresh names the keys still to be created too: it reads them once they exist.
-            params["keys"] = [resolved.get(key, key) for key in keys]
-        commands.append(NewCommand(seq=command.seq, type=command.type, params=params, temp_key=command.temp_key))
-    plans = await _plan(unit, commands, settings, skips=skips)
+    computed = await stored_plan(unit, found, await unit.db.admin.settings())
     return BatchPlanView(
         batch_id=found.id,
         author=found.author,
@@ -153,10 +93,11 @@ async def batch_plan(unit: Unit, batch_id: int) -> BatchPlanView:
         approval=ApprovalView.of(found.approval),
         computed_at=iso(unit.now) or "",
         mirror_refreshed_at=iso(await unit.db.queue.last_full_refresh_start()),
-        totals=plan_lines.totals(plans),
+        totals=plan_lines.totals(computed.plans),
         estimate_seconds=found.estimate_seconds,
         commands=[
             CommandPlanView.of(p, command_id=c.id, status=c.status.value)
-            for p, c in zip(plans, unfinished, strict=True)
+            for p, c in zip(computed.plans, computed.unfinished, strict=True)
         ],
+        digest=computed.snapshot.digest,
     )

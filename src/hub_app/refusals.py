@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from reconcile.approved_plan import PlanChanged
 from reconcile.batch_errors import InvalidBatch
 from reconcile.errors import ConflictError, ForbiddenError, NotFoundError, TooLargeError, ValidationError
 
@@ -45,6 +46,8 @@ class Refusal:
     status: int
     message: str
     errors: tuple[dict[str, Any], ...] = ()
+    #: A plan that changed since the person read it (:class:`~reconcile.approved_plan.PlanChanged`): the one now.
+    plan: dict[str, Any] | None = None
 
 
 def refusal(exc: BaseException) -> Refusal | None:
@@ -54,5 +57,6 @@ def refusal(exc: BaseException) -> Refusal | None:
         status = STATUS_BY_ERROR.get(cls)
         if status is not None:
             found = exc.errors if isinstance(exc, InvalidBatch) else ()
-            return Refusal(status=status, message=str(exc), errors=tuple(e.to_json() for e in found))
+            plan = exc.plan.to_json() if isinstance(exc, PlanChanged) else None
+            return Refusal(status=status, message=str(exc), errors=tuple(e.to_json() for e in found), plan=plan)
     return None

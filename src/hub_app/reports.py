@@ -17,12 +17,13 @@ import attrs
 from adapters.storage.models import DB_INT_MAX
 from adapters.storage.records import CommandRecord
 from hub_app.answers.agent import PagesAck, ReportAck
+from hub_app.approvals import stale_plan
 from hub_app.bodies.agent import PagesIn, ReportIn
 from hub_app.claims import touch_agent
 from hub_app.lookups import agent_facts, base_jql, command, resolved_in_batch
 from hub_app.runtime import Unit
+from reconcile import audit_writes, delivery, history, reports
 from reconcile import confirm as confirm_rules
-from reconcile import delivery, history, reports
 from reconcile.agent_records import page_refusal
 from reconcile.errors import ConflictError, ValidationError
 from reconcile.lifecycle import CommandStatus, Event, advance
@@ -30,7 +31,10 @@ from reconcile.settings import Settings
 
 log = logging.getLogger(__name__)
 
-__all__ = ["confirm_claimed", "report", "submit_pages"]
+__all__ = ["STALE_PLAN", "confirm_claimed", "report", "submit_pages"]
+
+#: A report's ``outcome`` when the agent dropped the command before a write its approved plan does not hold.
+STALE_PLAN = "stale_plan"
 
 _PAGE_KINDS = ("issues", "neighbours", "history")
 
@@ -66,11 +70,18 @@ async def report(unit: Unit, command_id: int, body: ReportIn) -> ReportAck:
     """
     if body.status not in ("done", "failed"):
         raise ValidationError("status — ожидается done или failed")
+    if body.outcome not in (None, STALE_PLAN):
+        raise ValidationError(f"outcome — ожидается {STALE_PLAN} или null")
     result = body.result or {}
     await unit.db.lock_queue()
     settings = await unit.db.admin.settings()
     current = await command(unit, command_id)
-    await touch_agent(unit)
+    agent = await touch_agent(unit)
+    unit.actor = f"agent:{agent}" if agent else unit.actor
+    _audit_report(unit, current, body)
+    if body.outcome == STALE_PLAN and current.status is CommandStatus.CLAIMED:
+        await stale_plan(unit, current, body.difference or [])
+        return ReportAck(accepted=True, status=CommandStatus.QUEUED)
     run = await unit.db.queue.sync_run(current.id) if current.type == "refresh" else None
     decision = reports.decide_report(
         command_type=current.type,
@@ -153,6 +164,15 @@ async def _apply_refresh_result(
         count = issues if isinstance(issues, int) and _is_count(issues) else 0
         unit.after_commit(lambda metrics: metrics.refresh_finished(seconds, count))
     await confirm_claimed(unit, settings, exclude=refresh.id)
+
+
+def _audit_report(unit: Unit, current: CommandRecord, body: ReportIn) -> None:
+    """A report in the audit: the report itself, and each Jira write it made."""
+    operations = [attrs.asdict(op) for op in body.operations or ()]
+    reported = {"status": body.status, "outcome": body.outcome, "jira_calls": body.jira_calls, "error": body.error}
+    unit.audit("reported", batch_id=current.batch_id, command_id=current.id, data=reported)
+    for write in audit_writes.jira_writes(current.type, current.params, operations, body.result or {}):
+        unit.audit("jira_write", batch_id=current.batch_id, command_id=current.id, data=write)
 
 
 def _is_count(value: Any) -> bool:

@@ -2,17 +2,19 @@
 
 A :class:`Hub` is built once per process (:func:`open_hub`). Every operation runs in a :class:`Unit` — one
 database transaction (its repositories in ``unit.db``) with the time of the call fixed at its start — opened
-by ``async with hub.unit() as unit``.
+by ``async with hub.unit() as unit``. A unit knows who acts through which door (``actor``, ``door``: a token's
+name and ``http``/``web``/``mcp``/``cli``, ``agent:<id>`` and ``agent``, or ``hub``); what it records for the audit
+(:meth:`Unit.audit`) is chained at its end, in its transaction (:mod:`adapters.storage.audit`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import AsyncIterator, Callable, Hashable
+from collections.abc import AsyncIterator, Callable, Hashable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import attrs
 
@@ -20,6 +22,7 @@ from adapters.files import FileStore
 from adapters.storage.database import Database, UnitOfWork
 from adapters.storage.engine import make_engine, migrate, sqlite_url
 from hub_app.longpoll import Wakeup
+from reconcile.audit import AuditEntry
 from reconcile.drift import Drift, MirrorReads, Setting
 
 if TYPE_CHECKING:
@@ -87,6 +90,39 @@ class Unit:
     wakeup: Wakeup
     metrics: Callable[[], HubMetrics]
     drift: KeptDrift = attrs.field(factory=KeptDrift)
+    actor: str = "hub"
+    door: str = "hub"
+    audited: list[AuditEntry] = attrs.field(factory=list)
+
+    def audit(
+        self,
+        kind: str,
+        *,
+        batch_id: int | None = None,
+        command_id: int | None = None,
+        data: Mapping[str, Any] | None = None,
+        actor: str | None = None,
+        door: str | None = None,
+    ) -> None:
+        """Record ``kind`` in the audit with this unit's actor and door (or those given), when the unit commits."""
+        self.audited.append(
+            AuditEntry(
+                kind=kind,
+                actor=actor or self.actor,
+                door=door or self.door,
+                batch_id=batch_id,
+                command_id=command_id,
+                data=data or {},
+            )
+        )
+
+    def amend_audit(self, kind: str, batch_id: int, **more: Any) -> None:
+        """Add ``more`` to the data of what this unit recorded as ``kind`` of batch ``batch_id`` (the idempotency key
+        of the request that created it, known to the door, not to the operation)."""
+        self.audited[:] = [
+            attrs.evolve(e, data={**e.data, **more}) if (e.kind, e.batch_id) == (kind, batch_id) else e
+            for e in self.audited
+        ]
 
     def after_commit(self, action: Callable[[HubMetrics], None]) -> None:
         """Count ``action`` in the metrics once this unit's transaction commits (never for a rolled-back one)."""
@@ -118,17 +154,22 @@ class Hub:
         return self._metrics
 
     @contextlib.asynccontextmanager
-    async def unit(self) -> AsyncIterator[Unit]:
-        """A transaction: committed when the block ends normally, rolled back on an exception."""
+    async def unit(self, *, actor: str = "hub", door: str = "hub") -> AsyncIterator[Unit]:
+        """A transaction: committed when the block ends normally (with what it recorded for the audit), rolled back
+        on an exception."""
         async with self.database.unit() as db:
-            yield Unit(
+            unit = Unit(
                 db=db,
                 now=self.now(),
                 files=self.files,
                 wakeup=self.wakeup,
                 metrics=lambda: self.metrics,
                 drift=self.drift,
+                actor=actor,
+                door=door,
             )
+            yield unit
+            await db.audit.append(unit.audited, now=unit.now)
 
     async def start_listening(self) -> None:
         """Wake this process's claims when another hub process announces a batch (PostgreSQL)."""

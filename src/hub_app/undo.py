@@ -78,6 +78,7 @@ async def undo_batch(unit: Unit, batch_id: int, *, requester: Requester, dry_run
                 unit, valid, settings, requester=requester, brings_back=[approval], undo_of=batch_id
             )
             created = BatchCreated.of(*stored)
+            unit.audit("batch_undo", batch_id=created.id, data={"undo_of": batch_id, "commands": len(undo.commands)})
     elif not dry_run:
         raise ConflictError(f"в пакете {batch_id} нечего откатывать")
     return UndoView(

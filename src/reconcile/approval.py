@@ -14,6 +14,12 @@ approves it. Approval takes four eyes: the token that created the batch may not 
 requires approval approves nothing. A rejection cancels the batch's queued commands with :func:`rejection_error`
 (the moves themselves go through :mod:`reconcile.lifecycle`, ``Event.REJECT``).
 
+Approval means the plan (DESIGN.md 6.5, :mod:`reconcile.approved_plan`): a pending batch keeps the plan it waits
+with, the approver names the digest of the plan they read (:func:`approve` refuses another with
+:class:`~reconcile.approved_plan.PlanChanged`), and the approval keeps the plan approved. An approved batch waits
+again (:func:`back_to_pending`) with a fresh plan when the agent finds a write nobody approved (``stale``) or when
+the approval lapsed before anything was delivered (``expired_at``).
+
 A batch of ``refresh`` commands (of types whose entry says they do not write) only reads Jira and never waits
 (``POST /refresh``, the auto refresh).
 """
@@ -26,6 +32,7 @@ from enum import StrEnum
 
 import attrs
 
+from reconcile.approved_plan import PlanChanged, PlanSnapshot, StalePlan
 from reconcile.catalogue import CATALOGUE
 from reconcile.errors import ConflictError, ForbiddenError
 from reconcile.settings import Settings
@@ -41,6 +48,7 @@ __all__ = [
     "approval_refusal",
     "approve",
     "approves_nothing",
+    "back_to_pending",
     "holds",
     "initial_approval",
     "reject",
@@ -81,12 +89,17 @@ HUB = Requester()
 
 @attrs.frozen(kw_only=True)
 class Approval:
-    """A batch's approval: ``by`` is the token name of the person who approved or rejected it, ``at`` when."""
+    """A batch's approval: ``by`` is the token name of the person who approved or rejected it, ``at`` when; ``plan``
+    the plan it waits with or was approved with; ``stale`` the last time the agent found the approved plan stale,
+    ``expired_at`` when an approval last lapsed."""
 
     state: ApprovalState
     by: str | None = None
     at: datetime | None = None
     reason: str | None = None
+    plan: PlanSnapshot | None = None
+    stale: StalePlan | None = None
+    expired_at: datetime | None = None
 
 
 def initial_approval(
@@ -155,21 +168,37 @@ def approve(
     approver: str,
     now: datetime,
     approver_needs_approval: bool = False,
+    digest: str | None = None,
+    current: PlanSnapshot | None = None,
 ) -> Approval:
-    """The approval after ``approver`` said yes, unless :func:`approval_refusal` refuses it."""
+    """The approval after ``approver`` said yes to the plan of ``digest``, unless :func:`approval_refusal` refuses
+    it or the plan now (``current``) is another (:class:`~reconcile.approved_plan.PlanChanged`)."""
     refused = approval_refusal(
         approval, batch_id=batch_id, creator=creator, approver=approver, approver_needs_approval=approver_needs_approval
     )
     if refused is not None:
         raise refused
-    return Approval(state=ApprovalState.APPROVED, by=approver, at=now)
+    if current is not None and digest != current.digest:
+        raise PlanChanged(current)
+    stale = approval.stale if approval is not None else None
+    return Approval(state=ApprovalState.APPROVED, by=approver, at=now, plan=current, stale=stale)
+
+
+def back_to_pending(
+    approval: Approval, *, plan: PlanSnapshot, now: datetime, stale: StalePlan | None = None
+) -> Approval:
+    """An approved batch waits for a person again with ``plan``: the agent found it ``stale``, or (without
+    ``stale``) the approval lapsed (:func:`reconcile.approved_plan.expired`)."""
+    if stale is not None:
+        return Approval(state=ApprovalState.PENDING, plan=plan, stale=stale, expired_at=approval.expired_at)
+    return Approval(state=ApprovalState.PENDING, plan=plan, stale=approval.stale, expired_at=now)
 
 
 def reject(approval: Approval | None, *, batch_id: int, by: str, reason: str, now: datetime) -> Approval:
     """The approval after ``by`` said no (the creator may withdraw their own batch): 409 when it does not wait."""
-    if not holds(approval):
+    if approval is None or not holds(approval):
         raise _not_waiting(batch_id, approval)
-    return Approval(state=ApprovalState.REJECTED, by=by, at=now, reason=reason)
+    return attrs.evolve(approval, state=ApprovalState.REJECTED, by=by, at=now, reason=reason)
 
 
 def rejection_error(reason: str) -> str:

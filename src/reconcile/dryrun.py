@@ -29,6 +29,7 @@ from reconcile.executors.drive import Ended, drive
 from reconcile.prediction import Prediction
 from reconcile.records import MirrorIssue
 from reconcile.settings import Settings
+from reconcile.write_lines import Reads, WriteLine, lines_of_write
 
 __all__ = [
     "Prediction",
@@ -143,6 +144,8 @@ class _MirrorJira:
     unknown: list[str] = attrs.Factory(list)
     writes: list[dict[str, Any]] = attrs.Factory(list)
     pauses: float = 0.0
+    reads: Reads = attrs.Factory(lambda self: Reads(self.settings), takes_self=True)
+    lines: list[WriteLine] = attrs.Factory(list)
 
     def _assume(self, note: str) -> None:
         if note not in self.unknown:
@@ -151,18 +154,22 @@ class _MirrorJira:
     def step(self, step: Step) -> Any:
         """The answer to one step of the executor (:func:`reconcile.executors.drive.drive`)."""
         if isinstance(step, JiraCall):
-            reply = self.answer(step)
             if step.is_write:
                 path = unquote(step.path).replace(f"/{_UNKNOWN_SPRINT}/", "/0/")
                 write: dict[str, Any] = {"method": step.method, "path": path}
                 if step.json is not None:
                     write["json"] = step.json
                 self.writes.append(write)
+                self.lines.extend(lines_of_write(step, params=self.params, reads=self.reads))
+            reply = self.answer(step)
+            self.reads.seen(step, reply)
             return reply
         if isinstance(step, FetchFile):
             # A plan never reads the hub's bytes, so the executor's check of them cannot run here: the upload
             # that follows a good file is the prediction.
-            self.writes.append({"method": "POST", "path": f"{_ISSUE_PREFIX}{self.params.get('key')}/attachments"})
+            upload = JiraCall(method="POST", path=f"{_ISSUE_PREFIX}{self.params.get('key')}/attachments")
+            self.writes.append({"method": upload.method, "path": upload.path})
+            self.lines.extend(lines_of_write(upload, params=self.params, reads=self.reads))
             raise Ended(Report(status="done", result={"attachment_id": None, "uploaded": True}))
         if isinstance(step, Pause):
             self.pauses += step.seconds
@@ -274,6 +281,7 @@ def predict_command(
         error=report.error,
         pause_seconds=settings.gap(command_type) + jira.pauses,
         unknown=tuple(jira.unknown),
+        lines=tuple(jira.lines),
     )
 
 

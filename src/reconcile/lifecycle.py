@@ -6,9 +6,11 @@ The table follows the seed (001: «Пакет и порядок выполнен
 
 - ``queued`` → ``claimed`` when a claim issues it; → ``skipped`` when the ``ensure_issue`` its temp key needs
   ended without a key; → ``cancelled`` by a cancel (with or without ``force``) or a rejected approval.
-- ``claimed`` → ``claimed`` again on a re-delivery; → ``done``/``failed`` by the agent's report; → ``failed``
-  at the delivery limit; → ``confirmed_by_state`` when a refresh shows its desired state; → ``cancelled`` only
-  by a cancel with ``force`` (a ``claimed`` command MUST NOT be cancelled otherwise).
+- ``claimed`` → ``claimed`` again on a re-delivery; → ``queued`` when the agent dropped it before a write its
+  batch's approved plan does not hold (DESIGN.md 6.5: the delivery does not count, the batch waits again);
+  → ``done``/``failed`` by the agent's report; → ``failed`` at the delivery limit; → ``confirmed_by_state`` when a
+  refresh shows its desired state; → ``cancelled`` only by a cancel with ``force`` (a ``claimed`` command MUST NOT
+  be cancelled otherwise).
 - A final status never changes again. A late report (after a cancel or the delivery limit) leaves it as it is,
   and cancelling a cancelled command again changes nothing.
 
@@ -61,6 +63,7 @@ class Event(StrEnum):
     REJECT = "reject"  # a person rejected the batch waiting for approval
     CONFIRM_BY_STATE = "confirm_by_state"
     LATE_REPORT = "late_report"  # a report for a command that is no longer claimed
+    STALE_PLAN = "stale_plan"  # the agent dropped it before a write the approved plan does not hold
 
 
 _S = CommandStatus
@@ -90,6 +93,7 @@ TRANSITIONS: Mapping[CommandStatus, Mapping[Event, CommandStatus]] = {
         _E.DELIVERY_LIMIT: _S.FAILED,
         _E.CONFIRM_BY_STATE: _S.CONFIRMED_BY_STATE,
         _E.FORCE_CANCEL: _S.CANCELLED,
+        _E.STALE_PLAN: _S.QUEUED,
     },
     **{status: {_E.LATE_REPORT: status} for status in (_S.DONE, _S.FAILED, _S.SKIPPED, _S.CONFIRMED_BY_STATE)},
     _S.CANCELLED: {_E.LATE_REPORT: _S.CANCELLED, _E.CANCEL: _S.CANCELLED, _E.FORCE_CANCEL: _S.CANCELLED},

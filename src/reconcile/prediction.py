@@ -7,6 +7,8 @@ from typing import Any
 
 import attrs
 
+from reconcile.write_lines import WriteLine
+
 __all__ = ["Prediction"]
 
 
@@ -22,6 +24,8 @@ class Prediction:
     error: str | None = None
     pause_seconds: float = 0
     unknown: tuple[str, ...] = ()
+    #: Its writes as the plan lines a person approves (:mod:`reconcile.write_lines`).
+    lines: tuple[WriteLine, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {

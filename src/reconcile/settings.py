@@ -50,6 +50,8 @@ LIMITS: dict[str, int] = {
     "max_store_bytes": 2**53,
     "file_retention_hours": 87600,
     "max_batch_commands": 1_000_000,
+    "approval_ttl_hours": 87600,
+    "audit_retention_days": 36500,
 }
 
 
@@ -193,6 +195,19 @@ class Settings:
     undo: UndoSettings = attrs.field(
         factory=UndoSettings, metadata=about("Откат пакета", "что откат пакета делает с задачами, которые он создал")
     )
+    approval_ttl_hours: float = attrs.field(
+        default=72,
+        metadata=about(
+            "Срок одобрения, ч",
+            "одобренный пакет, ни одна команда которого не выдана агенту за это время, снова ждёт одобрения",
+        ),
+    )
+    audit_retention_days: float = attrs.field(
+        default=400,
+        metadata=about(
+            "Хранение аудита, дн", "записи аудита старше удаляются; контрольная точка сохраняет проверку цепочки"
+        ),
+    )
 
     def gap(self, command_type: str) -> float:
         """The pacing gap of a command type (seed: «Политика темпа»)."""
@@ -235,6 +250,8 @@ def settings_to_json(settings: Settings) -> dict[str, Any]:
         "max_batch_commands": settings.max_batch_commands,
         "approval": {"mcp": settings.approval.mcp, "http": settings.approval.http},
         "undo": undo_to_json(settings.undo),
+        "approval_ttl_hours": settings.approval_ttl_hours,
+        "audit_retention_days": settings.audit_retention_days,
     }
 
 
@@ -367,6 +384,12 @@ def settings_from_json(data: Any) -> Settings:
         ),
         max_batch_commands=_count(merged["max_batch_commands"], "max_batch_commands"),
         undo=undo_from_json(merged["undo"]),
+        approval_ttl_hours=_number(
+            merged["approval_ttl_hours"], "approval_ttl_hours", LIMITS["approval_ttl_hours"], positive=True
+        ),
+        audit_retention_days=_number(
+            merged["audit_retention_days"], "audit_retention_days", LIMITS["audit_retention_days"], positive=True
+        ),
     )
 
 

@@ -14,6 +14,7 @@ from hub_app import admin
 from hub_app.app import create_app
 from hub_app.bodies.admin import ProjectIn, TokenIn
 from hub_app.runtime import open_hub
+from tests.hub.support import decision
 from tests.support import cmd
 
 from .test_with_hub import HubRig
@@ -78,7 +79,7 @@ async def test_plan_is_what_the_agent_writes_after_approval(rig: tuple[HubRig, s
     await hub.drain(agent, loaded["id"])
 
     batch = await hub.batch(BATCH)
-    assert batch["approval"] == {"state": "pending", "by": None, "at": None, "reason": None}
+    assert decision(batch["approval"]) == {"state": "pending", "by": None, "at": None, "reason": None}
     ctx = await agent.context()
     for _ in range(3):  # the auto refresh may come, the batch never does
         await agent.step(ctx)
@@ -102,7 +103,9 @@ async def test_plan_is_what_the_agent_writes_after_approval(rig: tuple[HubRig, s
     planned = [(w["method"], w["path"]) for c in plan["commands"] for w in c["writes"]]
 
     approved = await hub.interface.post(
-        f"/batches/{batch['id']}/approve", headers={"Authorization": f"Bearer {approver}"}
+        f"/batches/{batch['id']}/approve",
+        json={"plan": plan["digest"]},
+        headers={"Authorization": f"Bearer {approver}"},
     )
     assert approved.status_code == 200, approved.text
     hub.sim.clear_calls()
@@ -114,3 +117,4 @@ async def test_plan_is_what_the_agent_writes_after_approval(rig: tuple[HubRig, s
     ]
     assert [_comparable(m, p, created) for m, p in planned] == [_comparable(m, p, created) for m, p in written]
     assert len(written) == 9
+    assert final["approval"]["stale"] is None  # every write was among the approved lines

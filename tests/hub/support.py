@@ -15,6 +15,17 @@ FIELDS = cmd("ensure_fields", key="AURORA-1", duedate="2026-10-23")
 PENDING = {"state": "pending", "by": None, "at": None, "reason": None}
 
 
+def decision(approval: dict[str, Any] | None) -> dict[str, Any] | None:
+    """An approval's decision alone (state, by, at, reason), without the plan it carries."""
+    return None if approval is None else {k: approval[k] for k in ("state", "by", "at", "reason")}
+
+
+async def approve(api: Api, batch_id: int, role: str = "admin") -> httpx.Response:
+    """Approve the plan the approver reads now (its digest from ``GET /batches/{id}/plan``)."""
+    plan = (await api.get(f"/batches/{batch_id}/plan", role=role)).json()
+    return await api.post(f"/batches/{batch_id}/approve", {"plan": plan.get("digest")}, role=role)
+
+
 def issue(key: str, **fields: Any) -> dict[str, Any]:
     """A wire issue record (DESIGN.md section 6) with defaults for the fields not given."""
     record: dict[str, Any] = {

@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from hub_app.runtime import Hub
-from tests.hub.support import FIELDS, PENDING
+from tests.hub.support import FIELDS, PENDING, approve, decision
 from tests.support import cmd
 
 from .conftest import Api, Clock
@@ -22,10 +22,6 @@ pytestmark = pytest.mark.anyio
 async def approval_on(api: Api, **doors: bool) -> None:
     response = await api.patch("/settings", {"approval": doors or {"http": True}})
     assert response.status_code == 200, response.text
-
-
-async def approve(api: Api, batch_id: int, role: str = "admin") -> Any:
-    return await api.post(f"/batches/{batch_id}/approve", {}, role=role)
 
 
 async def test_approval_is_off_by_default(api: Api) -> None:
@@ -54,7 +50,7 @@ async def test_pending_batch_is_never_claimed_while_later_ones_are(api: Api) -> 
     """A pending batch stays queued; a later batch (created after approval is turned off) is issued past it."""
     await approval_on(api)
     held = await create_ok(api, [FIELDS])
-    assert held["approval"] == PENDING
+    assert decision(held["approval"]) == PENDING
     assert [c["status"] for c in held["commands"]] == ["queued", "queued"]
     await claim_none(api)
     await approval_on(api, http=False)
@@ -67,7 +63,10 @@ async def test_pending_batch_is_never_claimed_while_later_ones_are(api: Api) -> 
     await done(api, tail["id"], {"issues": 1, "neighbours": 0})
     await claim_none(api)
     listed = (await api.get("/batches")).json()
-    assert [(b["id"], b["approval"]) for b in listed["items"]] == [(later["id"], None), (held["id"], PENDING)]
+    assert [(b["id"], decision(b["approval"])) for b in listed["items"]] == [
+        (later["id"], None),
+        (held["id"], PENDING),
+    ]
 
 
 async def test_approve_issues_the_batch_in_order(api: Api, clock: Clock) -> None:
@@ -83,7 +82,7 @@ async def test_approve_issues_the_batch_in_order(api: Api, clock: Clock) -> None
     clock.advance(minutes=5)
     response = await approve(api, held["id"])
     assert response.status_code == 200, response.text
-    assert response.json()["approval"] == {
+    assert decision(response.json()["approval"]) == {
         "state": "approved",
         "by": "admin-token",
         "at": "2026-10-22T09:05:01Z",
@@ -106,7 +105,7 @@ async def test_own_batch_cannot_be_approved(api: Api) -> None:
     response = await approve(api, held["id"], role="interface")
     assert response.status_code == 403
     assert response.json() == {"status_code": 403, "detail": "нельзя одобрить свой пакет"}
-    assert (await api.get(f"/batches/{held['id']}")).json()["approval"] == PENDING
+    assert decision((await api.get(f"/batches/{held['id']}")).json()["approval"]) == PENDING
     await claim_none(api)
 
 
@@ -118,7 +117,7 @@ async def test_reject_cancels_with_the_reason(api: Api, clock: Clock) -> None:
     response = await api.post(f"/batches/{held['id']}/reject", {"reason": "не тот срок"})
     assert response.status_code == 200, response.text
     rejected = response.json()
-    assert rejected["approval"] == {
+    assert decision(rejected["approval"]) == {
         "state": "rejected",
         "by": "interface-token",
         "at": "2026-10-22T09:00:30Z",
@@ -157,7 +156,8 @@ async def test_reject_needs_a_reason_and_unknown_batches_are_404(api: Api) -> No
     held = await create_ok(api, [FIELDS])
     missing = await api.post(f"/batches/{held['id']}/reject", {})
     assert missing.json() == {"status_code": 422, "detail": "нет reason; ожидаются reason"}
-    assert (await approve(api, 999)).json() == {"status_code": 404, "detail": "пакета 999 нет"}
+    missing_batch = await api.post("/batches/999/approve", {"plan": "0" * 64}, role="admin")
+    assert missing_batch.json() == {"status_code": 404, "detail": "пакета 999 нет"}
     assert (await api.post("/batches/999/reject", {"reason": "x"})).status_code == 404
     assert (await api.get("/batches/999/plan")).json() == {"status_code": 404, "detail": "пакета 999 нет"}
 
@@ -171,7 +171,7 @@ async def test_refresh_never_waits_and_retry_does(api: Api) -> None:
     await api.post(f"/batches/{held['id']}/reject", {"reason": "нет"})
     retried = await api.post(f"/commands/{held['commands'][0]['id']}/retry", {})
     assert retried.status_code == 201, retried.text
-    assert retried.json()["approval"] == PENDING
+    assert decision(retried.json()["approval"]) == PENDING
 
 
 async def test_agent_status_counts_only_what_can_be_issued(api: Api) -> None:
@@ -201,7 +201,7 @@ async def test_plan_of_a_stored_batch(api: Api) -> None:
     )
     plan = (await api.get(f"/batches/{held['id']}/plan")).json()
     assert plan["batch_id"] == held["id"]
-    assert plan["approval"] == PENDING
+    assert decision(plan["approval"]) == PENDING
     assert plan["computed_at"] == "2026-10-22T09:00:00Z"
     assert plan["totals"] == {"+": 2, "~": 2, "-": 0}
     assert [

@@ -9,7 +9,7 @@ import pytest
 from tests.support import cmd
 
 from .conftest import Api, Clock
-from .support import claim_ok, create_ok, done, issue, link, run_refresh, seed_mirror
+from .support import claim_ok, create_ok, decision, done, issue, link, run_refresh, seed_mirror
 
 pytestmark = pytest.mark.anyio
 
@@ -160,7 +160,7 @@ async def test_reapply_waits_for_approval_like_any_http_batch(api: Api) -> None:
     assert (await api.patch("/settings", {"approval": {"http": True}})).status_code == 200
     response = await api.post("/drift/reapply", {"command_ids": [batch["commands"][0]["id"]]})
     assert response.status_code == 201, response.text
-    assert response.json()["approval"] == {"state": "pending", "by": None, "at": None, "reason": None}
+    assert decision(response.json()["approval"]) == {"state": "pending", "by": None, "at": None, "reason": None}
 
 
 async def test_reapply_refusals(api: Api) -> None:

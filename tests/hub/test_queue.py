@@ -216,7 +216,8 @@ async def test_report_body_errors(api: Api) -> None:
     assert bad.json()["detail"] == "status — ожидается done или failed"
     extra = await api.report(delivery["id"], {"status": "done", "colour": 1})
     assert extra.json()["detail"] == (
-        "лишние поля colour; ожидаются status; необязательные result, error, jira_calls, operations"
+        "лишние поля colour; ожидаются status; "
+        "необязательные result, error, jira_calls, operations, outcome, difference"
     )
     wrong = await api.report(delivery["id"], {"status": "done", "jira_calls": "2"})
     assert wrong.json()["detail"] == "jira_calls — ожидается целое число или null"

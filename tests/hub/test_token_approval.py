@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.hub.support import FIELDS, PENDING
+from tests.hub.support import FIELDS, PENDING, approve, decision
 
 from .conftest import Api
 from .support import claim_none, claim_ok, done, issue, run_refresh, seed_mirror
@@ -37,7 +37,7 @@ async def new_batch(api: Api, role: str, *commands: dict[str, Any]) -> dict[str,
 
 
 async def approval_of(api: Api, batch_id: int) -> Any:
-    return (await api.get(f"/batches/{batch_id}")).json()["approval"]
+    return decision((await api.get(f"/batches/{batch_id}")).json()["approval"])
 
 
 async def test_tokens_show_whether_they_need_approval(assistant: Api) -> None:
@@ -61,12 +61,12 @@ async def test_every_batch_of_the_token_waits_with_the_doors_off(assistant: Api)
     """approval.http off: the token's batch is pending and never issued; another person approves, then it runs.
     Its refresh-only batches only read Jira and never wait."""
     held = await new_batch(assistant, ASSISTANT)
-    assert held["approval"] == PENDING
+    assert decision(held["approval"]) == PENDING
     await claim_none(assistant)
     refresh = await assistant.post("/refresh", {"keys": ["AURORA-1"]}, role=ASSISTANT)
     assert refresh.json()["approval"] is None
     assert (await claim_ok(assistant))["id"] == refresh.json()["commands"][0]["id"]
-    approved = await assistant.post(f"/batches/{held['id']}/approve", {}, role="interface")
+    approved = await approve(assistant, held["id"], role="interface")
     assert approved.json()["approval"]["by"] == "interface-token"
 
 
@@ -74,7 +74,7 @@ async def test_a_token_that_needs_approval_approves_nothing(assistant: Api) -> N
     """403 naming the token, on another's pending batch too; the batch keeps waiting."""
     await assistant.patch("/settings", {"approval": {"http": True}})
     held = await new_batch(assistant, "interface")
-    response = await assistant.post(f"/batches/{held['id']}/approve", {}, role=ASSISTANT)
+    response = await approve(assistant, held["id"], role=ASSISTANT)
     assert response.json() == {
         "status_code": 403,
         "detail": "токен claude сам требует одобрения своих пакетов и одобрять пакеты не может",
@@ -90,9 +90,9 @@ async def test_cancel_then_retry_with_the_same_token_still_waits(assistant: Api)
     command_id = held["commands"][0]["id"]
     assert (await assistant.post(f"/batches/{held['id']}/cancel", {}, role=ASSISTANT)).status_code == 200
     again = await assistant.post(f"/commands/{command_id}/retry", {}, role=ASSISTANT)
-    assert (again.status_code, again.json()["approval"]) == (201, PENDING)
+    assert (again.status_code, decision(again.json()["approval"])) == (201, PENDING)
     by_person = await assistant.post(f"/commands/{command_id}/retry", {}, role="interface")
-    assert (by_person.status_code, by_person.json()["approval"]) == (201, PENDING)
+    assert (by_person.status_code, decision(by_person.json()["approval"])) == (201, PENDING)
     await claim_none(assistant)
 
 
@@ -102,11 +102,11 @@ async def test_a_rejected_batch_cannot_come_back_unapproved(assistant: Api) -> N
     rejected = await assistant.post(f"/batches/{held['id']}/reject", {"reason": "нет"}, role="interface")
     assert rejected.json()["approval"]["state"] == "rejected"
     retried = await assistant.post(f"/commands/{held['commands'][0]['id']}/retry", {}, role="interface")
-    assert retried.json()["approval"] == PENDING
+    assert decision(retried.json()["approval"]) == PENDING
     await claim_none(assistant)
-    own = await assistant.post(f"/batches/{retried.json()['id']}/approve", {}, role="interface")
+    own = await approve(assistant, retried.json()["id"], role="interface")
     assert own.json() == {"status_code": 403, "detail": "нельзя одобрить свой пакет"}
-    assert (await assistant.post(f"/batches/{retried.json()['id']}/approve", {}, role="admin")).status_code == 200
+    assert (await approve(assistant, retried.json()["id"], role="admin")).status_code == 200
     assert (await claim_ok(assistant))["id"] == retried.json()["commands"][0]["id"]
 
 
@@ -123,7 +123,7 @@ async def drifted(api: Api, role: str) -> int:
     await seed_mirror(api, [issue("AURORA-1")])
     batch = await new_batch(api, role)
     if batch["approval"] is not None:
-        assert (await api.post(f"/batches/{batch['id']}/approve", {}, role="admin")).status_code == 200
+        assert (await approve(api, batch["id"], role="admin")).status_code == 200
     await done(api, (await claim_ok(api))["id"])
     await run_refresh(api, await claim_ok(api), [issue("AURORA-1", duedate="2026-10-23")])
     assert (await api.post("/refresh", {"keys": ["AURORA-1"]})).status_code == 201
@@ -138,7 +138,7 @@ async def test_a_reapply_waits_for_the_token_and_for_a_batch_that_waited(assista
     command_id = await drifted(assistant, ASSISTANT)
     for role in (ASSISTANT, "interface"):
         response = await assistant.post("/drift/reapply", {"command_ids": [command_id]}, role=role)
-        assert (response.status_code, response.json()["approval"]) == (201, PENDING)
+        assert (response.status_code, decision(response.json()["approval"])) == (201, PENDING)
     await claim_none(assistant)
 
 
@@ -146,6 +146,6 @@ async def test_a_reapply_of_a_person_batch_by_the_token_waits(assistant: Api) ->
     """The person's batch never waited; the token's reapply of it does."""
     command_id = await drifted(assistant, "interface")
     response = await assistant.post("/drift/reapply", {"command_ids": [command_id]}, role=ASSISTANT)
-    assert response.json()["approval"] == PENDING
+    assert decision(response.json()["approval"]) == PENDING
     person = await assistant.post("/drift/reapply", {"command_ids": [command_id]}, role="interface")
     assert person.json()["approval"] is None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from hub_app import admin
+from tests.hub.support import decision
 from tests.support import cmd
 
 from .mcp_support import Served, batch, load_mirror, tool_error, tool_json
@@ -61,7 +62,8 @@ async def test_batch_create_with_approval_on_waits_for_a_person(served: Served) 
         assert await _claim_status(served) == 204
         status = tool_json(await client.call_tool("batch_status", {"batch_id": created["id"]}))
     url = f"{served.base_url}/batches/{created['id']}"
-    assert created["approval"] == {"state": "pending", "by": None, "at": None, "reason": None}
+    assert decision(created["approval"]) == {"state": "pending", "by": None, "at": None, "reason": None}
+    assert status["approval"]["plan"] == created["approval"]["plan"]  # the plan it waits with, digest and lines
     assert created["approval_url"] == url
     assert created["message"] == (
         f"Пакет ждёт одобрения человеком: ни одна команда не выполняется, пока его не одобрят на странице {url} "
@@ -72,8 +74,9 @@ async def test_batch_create_with_approval_on_waits_for_a_person(served: Served) 
     assert [c["status"] for c in status["commands"]] == ["queued", "queued"]
 
     async with served.http() as http:
-        own = await http.post(f"/batches/{created['id']}/approve", json={}, headers=served.auth("interface"))
-        other = await http.post(f"/batches/{created['id']}/approve", json={}, headers=served.auth("admin"))
+        shown = {"plan": created["approval"]["plan"]["digest"]}
+        own = await http.post(f"/batches/{created['id']}/approve", json=shown, headers=served.auth("interface"))
+        other = await http.post(f"/batches/{created['id']}/approve", json=shown, headers=served.auth("admin"))
     assert own.json() == {"status_code": 403, "detail": "нельзя одобрить свой пакет"}
     assert other.json()["approval"]["by"] == "boss"
     assert await _claim_status(served) == 200

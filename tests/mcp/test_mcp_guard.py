@@ -16,7 +16,7 @@ from adapters.storage.engine import make_engine, truncate_all
 from hub_app import admin
 from hub_app.bodies.admin import TokenIn
 from hub_app.runtime import Hub
-from tests.hub.support import FIELDS, PENDING
+from tests.hub.support import FIELDS, PENDING, decision
 from tests.support import cmd
 
 from .mcp_support import Served, batch, claim, serving_with_tokens, tool_error, tool_json
@@ -72,10 +72,10 @@ async def test_cancel_over_mcp_then_retry_over_http_still_waits(served: Served) 
     await _approval(served, mcp=True, http=False)
     async with served.mcp() as client:
         created = tool_json(await client.call_tool("batch_create", batch(FIELDS)))
-        assert created["approval"] == PENDING
+        assert decision(created["approval"]) == PENDING
         tool_json(await client.call_tool("batch_cancel", {"batch_id": created["id"]}))
     retried = await _post(served, f"/commands/{created['commands'][0]['id']}/retry", "interface")
-    assert (retried.status_code, retried.json()["approval"]) == (201, PENDING)
+    assert (retried.status_code, decision(retried.json()["approval"])) == (201, PENDING)
     async with served.http() as http:
         nothing = await http.post(
             "/agent/claim", json={"agent_id": "agent-1", "version": "1.0", "wait": 0}, headers=served.auth("agent")
@@ -93,7 +93,7 @@ async def test_a_rejected_batch_retried_waits(served: Served) -> None:
         command_id = created["commands"][0]["id"]
         over_mcp = tool_json(await client.call_tool("command_retry", {"command_id": command_id}))
     over_http = await _post(served, f"/commands/{command_id}/retry", "admin")
-    assert over_mcp["approval"] == over_http.json()["approval"] == PENDING
+    assert decision(over_mcp["approval"]) == decision(over_http.json()["approval"]) == PENDING
     assert over_mcp["approval_url"] == f"{served.base_url}/batches/{over_mcp['id']}"
 
 
@@ -105,8 +105,9 @@ async def test_a_token_that_needs_approval_waits_over_mcp(served: Served) -> Non
         created = tool_json(await client.call_tool("batch_create", batch(FIELDS)))
         refresh = tool_json(await client.call_tool("refresh", {"keys": ["AURORA-1"]}))
         status = tool_json(await client.call_tool("batch_status", {"batch_id": created["id"]}))
-    assert (status["token_name"], status["door"], created["approval"]) == ("claude", "mcp", PENDING)
+    assert (status["token_name"], status["door"], decision(created["approval"])) == ("claude", "mcp", PENDING)
     assert created["approval_url"] == f"{served.base_url}/batches/{created['id']}"
     assert refresh["approval"] is None
-    approve = await _post(served, f"/batches/{created['id']}/approve", "assistant")
+    shown = {"plan": created["approval"]["plan"]["digest"]}
+    approve = await _post(served, f"/batches/{created['id']}/approve", "assistant", shown)
     assert approve.json()["detail"] == "токен claude сам требует одобрения своих пакетов и одобрять пакеты не может"

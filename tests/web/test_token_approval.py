@@ -67,7 +67,8 @@ async def test_the_token_cannot_approve_on_the_page(browser: Open, assistant: Ap
     assert (
         element_text(shown, "approve") == "токен claude сам требует одобрения своих пакетов и одобрять пакеты не может"
     )
-    page = (await person.follow(await person.post(f"/batches/{batch['id']}/approve"))).text
+    digest = (await assistant.get(f"/batches/{batch['id']}/plan")).json()["digest"]
+    page = (await person.follow(await person.post(f"/batches/{batch['id']}/approve", {"plan": digest}))).text
     assert "токен claude сам требует одобрения своих пакетов и одобрять пакеты не может" in page
     assert (await assistant.get(f"/batches/{batch['id']}")).json()["approval"]["state"] == "pending"
 

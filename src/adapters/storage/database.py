@@ -18,6 +18,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from adapters.storage.admin import AdminRepository
+from adapters.storage.audit import AuditRepository
 from adapters.storage.engine import is_postgres
 from adapters.storage.generation import drift_generations
 from adapters.storage.idempotency import IdempotencyRepository
@@ -62,6 +63,7 @@ class UnitOfWork:
     notes: NotesRepository
     web_sessions: WebSessionRepository
     idempotency: IdempotencyRepository
+    audit: AuditRepository
     after_commit: list[Callable[[], None]] = attrs.field(factory=list)
 
     async def lock_queue(self) -> None:
@@ -128,6 +130,7 @@ class Database:
                 notes=NotesRepository(session),
                 web_sessions=WebSessionRepository(session),
                 idempotency=IdempotencyRepository(session, postgres=self.postgres),
+                audit=AuditRepository(session, postgres=self.postgres),
             )
             async with session.begin():
                 yield unit

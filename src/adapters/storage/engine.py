@@ -21,6 +21,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+from adapters.storage.audit_guard import APPEND_ONLY, DROP
 from adapters.storage.models import Base
 
 if TYPE_CHECKING:
@@ -248,8 +249,13 @@ async def truncate_all(engine: AsyncEngine) -> None:
         if is_postgres(engine):
             await conn.execute(text(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE"))
         else:
+            # The audit refuses a DELETE (adapters.storage.audit_guard): lifted for this one transaction.
+            for statement in DROP["sqlite"]:
+                await conn.execute(text(statement))
             for name in reversed(tables):
                 await conn.execute(text(f"DELETE FROM {name}"))
+            for statement in APPEND_ONLY["sqlite"]:
+                await conn.execute(text(statement))
             has_seq = await conn.execute(
                 text("SELECT name FROM sqlite_master WHERE type='table' AND name='sqlite_sequence'")
             )

@@ -37,6 +37,8 @@ __all__ = [
     "DB_INT_MAX",
     "AgentStatusRow",
     "ApiTokenRow",
+    "AuditCheckpointRow",
+    "AuditRow",
     "Base",
     "BatchRow",
     "CommandRow",
@@ -134,6 +136,10 @@ class BatchRow(Base):
     approval_by: Mapped[str | None] = mapped_column(String(200))
     approval_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     approval_reason: Mapped[str | None] = mapped_column(Text)
+    # reconcile.approved_plan: the plan it waits with or was approved with, the last stale plan, the last lapse.
+    approval_plan: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    approval_stale: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    approval_expired_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     # reconcile.queue_filter.search_text: what the queue's text filter finds the batch by.
     search: Mapped[str] = mapped_column(Text, server_default="")
     # The batch this one undoes (DESIGN.md 6.4); the batches undoing one are those naming it here.
@@ -372,6 +378,35 @@ class LoginThrottleRow(Base):
     level: Mapped[int] = mapped_column(Integer)
     blocked_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+
+
+class AuditRow(Base):
+    """One record of the hash-chained audit (reconcile.audit): append-only, the database refuses an UPDATE or a
+    DELETE (but of what a checkpoint covers: retention). ``data`` is kept as the canonical JSON text it was
+    hashed over; ``seq`` is given by the chain, not by the database (no gaps)."""
+
+    __tablename__ = "audit"
+
+    seq: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+    kind: Mapped[str] = mapped_column(String(40), index=True)
+    actor: Mapped[str] = mapped_column(String(250), index=True)
+    door: Mapped[str] = mapped_column(String(10))
+    batch_id: Mapped[int | None] = mapped_column(Integer, index=True)
+    command_id: Mapped[int | None] = mapped_column(BigInteger)
+    data: Mapped[str] = mapped_column(Text)
+    prev: Mapped[str] = mapped_column(String(64))
+    hash: Mapped[str] = mapped_column(String(64))
+
+
+class AuditCheckpointRow(Base):
+    """What retention removed up to: the ``seq`` and ``hash`` of the last record removed (the newest row counts)."""
+
+    __tablename__ = "audit_checkpoint"
+
+    seq: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    hash: Mapped[str] = mapped_column(String(64))
+    at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
 def table_of(model: type[Base]) -> Table:

@@ -18,6 +18,7 @@ from adapters.storage.models import BatchRow, CommandRow, SyncRunRow, storable_i
 from adapters.storage.queue_filters import batch_filter, distinct_of
 from adapters.storage.records import BatchRecord, CommandRecord, SyncRunRecord
 from reconcile.approval import Approval, ApprovalState
+from reconcile.approved_plan import PlanSnapshot, StalePlan
 from reconcile.batch import ValidBatch
 from reconcile.catalogue import CATALOGUE, creating_types
 from reconcile.drift import SetCommand
@@ -42,7 +43,13 @@ def _approval(row: Row[Any]) -> Approval | None:
     if row.approval_state is None:
         return None
     return Approval(
-        state=ApprovalState(row.approval_state), by=row.approval_by, at=row.approval_at, reason=row.approval_reason
+        state=ApprovalState(row.approval_state),
+        by=row.approval_by,
+        at=row.approval_at,
+        reason=row.approval_reason,
+        plan=PlanSnapshot.from_json(row.approval_plan) if row.approval_plan else None,
+        stale=StalePlan.from_json(row.approval_stale) if row.approval_stale else None,
+        expired_at=row.approval_expired_at,
     )
 
 
@@ -52,6 +59,9 @@ def _approval_values(approval: Approval | None) -> dict[str, Any]:
         "approval_by": approval.by if approval else None,
         "approval_at": approval.at if approval else None,
         "approval_reason": approval.reason if approval else None,
+        "approval_plan": approval.plan.to_json() if approval and approval.plan else None,
+        "approval_stale": approval.stale.to_json() if approval and approval.stale else None,
+        "approval_expired_at": approval.expired_at if approval else None,
     }
 
 
@@ -236,6 +246,26 @@ class QueueRepository:
     async def save_approval(self, batch_id: int, approval: Approval | None) -> None:
         self.changed.add(batch_id)
         await self._session.execute(update(_BATCH).where(_BATCH.c.id == batch_id).values(**_approval_values(approval)))
+
+    async def approved_undelivered(self) -> list[BatchRecord]:
+        """Approved batches with a queued command and no command delivered since the approval (whose approval may
+        have lapsed: ``approval_ttl_hours``)."""
+        queued = (
+            select(_COMMAND.c.id)
+            .where(_COMMAND.c.batch_id == _BATCH.c.id, _COMMAND.c.status == CommandStatus.QUEUED.value)
+            .exists()
+        )
+        delivered = (
+            select(_COMMAND.c.id)
+            .where(_COMMAND.c.batch_id == _BATCH.c.id, _COMMAND.c.claimed_at >= _BATCH.c.approval_at)
+            .exists()
+        )
+        rows = await self._session.execute(
+            select(*_LISTED)
+            .where(_BATCH.c.approval_state == ApprovalState.APPROVED.value, queued, ~delivered)
+            .order_by(_BATCH.c.id)
+        )
+        return [_batch(row) for row in rows]
 
     async def awaiting_approval(self) -> list[BatchRecord]:
         """The batches whose approval is ``pending``, oldest first."""

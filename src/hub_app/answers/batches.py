@@ -118,19 +118,53 @@ class Progress:
 
 
 @attrs.frozen(kw_only=True)
+class PlanView:
+    """The plan an approval means (DESIGN.md 6.5): its write lines (``{seq, key, aspect, from?, to}``; no ``from``:
+    not vouched for), their sha256 ``digest`` and when it was computed."""
+
+    digest: str
+    lines: list[dict[str, Any]]
+    at: str
+
+
+@attrs.frozen(kw_only=True)
+class StaleView:
+    """Why an approved batch waits again: the writes the agent found not approved (``{key, aspect, now, approved,
+    text}``), and when."""
+
+    difference: list[dict[str, Any]]
+    at: str
+
+
+@attrs.frozen(kw_only=True)
 class ApprovalView:
-    """A batch's approval by a person: ``pending`` (its commands wait), ``approved`` or ``rejected``."""
+    """A batch's approval by a person: ``pending`` (its commands wait), ``approved`` or ``rejected``; ``plan`` the
+    plan it waits with or was approved with; ``stale`` the last approved plan the agent found stale; ``expired_at``
+    when an approval last lapsed (``approval_ttl_hours``)."""
 
     state: str
     by: str | None
     at: str | None
     reason: str | None
+    plan: PlanView | None = None
+    stale: StaleView | None = None
+    expired_at: str | None = None
 
     @classmethod
     def of(cls, approval: Approval | None) -> ApprovalView | None:
         if approval is None:
             return None
-        return cls(state=approval.state.value, by=approval.by, at=iso(approval.at), reason=approval.reason)
+        plan = approval.plan.to_json() if approval.plan else None
+        stale = approval.stale.to_json() if approval.stale else None
+        return cls(
+            state=approval.state.value,
+            by=approval.by,
+            at=iso(approval.at),
+            reason=approval.reason,
+            plan=PlanView(**plan) if plan else None,
+            stale=StaleView(**stale) if stale else None,
+            expired_at=iso(approval.expired_at),
+        )
 
 
 @attrs.frozen(kw_only=True)

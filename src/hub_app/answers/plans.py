@@ -6,13 +6,14 @@ from typing import Any
 
 import attrs
 
-from hub_app.answers.batches import ApprovalView
+from hub_app.answers.batches import ApprovalView, PlanView
 from reconcile.plan_lines import CommandPlan
 
 __all__ = [
     "BatchPlanView",
     "CommandPlanView",
     "DryRunView",
+    "PlanChangedView",
     "PlanLineView",
     "PlannedCommand",
     "PlannedNote",
@@ -114,3 +115,15 @@ class BatchPlanView:
     totals: dict[str, int]
     estimate_seconds: float
     commands: list[CommandPlanView]
+    #: sha256 of the plan's write lines (DESIGN.md 6.5): what ``POST /batches/{id}/approve`` names (``null``: a
+    #: batch body's plan, which nobody approves).
+    digest: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class PlanChangedView:
+    """409 of ``approve``: «план изменился — посмотрите и одобрите заново» and the plan now (DESIGN.md 6.5)."""
+
+    status_code: int
+    detail: str
+    plan: PlanView | None = None

@@ -11,17 +11,19 @@ from litestar.datastructures import ResponseHeader
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, FromQuery, HeaderParameter, JSONBody, QueryParameter
 
-from hub_app import batches, following, idempotency, plan, undo
+from hub_app import approvals, batches, following, idempotency, plan, undo
 from hub_app.answers.batches import BatchCreated, BatchDetail, BatchView, CommandView
-from hub_app.answers.plans import BatchPlanView, DryRunView
+from hub_app.answers.plans import BatchPlanView, DryRunView, PlanChangedView
 from hub_app.answers.undo import UndoView
 from hub_app.answers.wire import Items, to_json
-from hub_app.api.routing import in_unit, requester, route, token_name
-from hub_app.bodies.batches import BatchIn, CancelIn, EmptyIn, RefreshIn, RejectIn
+from hub_app.api.routing import acting, in_unit, requester, route, token_name
+from hub_app.bodies.batches import ApproveIn, BatchIn, CancelIn, EmptyIn, RefreshIn, RejectIn
 from hub_app.bodies.parsing import parse
 from hub_app.connection import HubRequest, hub_of
 from hub_app.roles import INTERFACE
 from hub_app.runtime import Unit
+from reconcile.approved_plan import PLAN_NEEDED
+from reconcile.errors import ValidationError
 from reconcile.queue_filter import parse_filter
 
 __all__ = ["ROUTES"]
@@ -61,7 +63,7 @@ async def _created(
     key: str | None,
 ) -> Response[Any]:
     """A creating request's answer: 201 a new batch, 200 one that was there (the key's, a running refresh)."""
-    async with hub_of(request).unit() as unit:
+    async with hub_of(request).unit(**acting(request)) as unit:
         done = await idempotency.create_once(
             unit, requester=requester(request), key=key, kind=kind, body=body, create=lambda: create(unit)
         )
@@ -151,16 +153,29 @@ async def batch_plan(request: HubRequest, batch_id: FromPath[int]) -> Any:
     return await in_unit(request, lambda u: plan.batch_plan(u, batch_id))
 
 
+_PLAN_CHANGED = {
+    409: ResponseSpec(
+        data_container=PlanChangedView,
+        description="не ждёт одобрения, или план изменился (plan — текущий план)",
+        generate_examples=False,
+    )
+}
+
+
 @post(
     "/batches/{batch_id:int}/approve",
-    **route(INTERFACE, body=EmptyIn, answer=BatchView, errors_=(404, 409, 422)),
+    **route(INTERFACE, body=ApproveIn, answer=BatchView, errors_=(404, 409, 422), more=_PLAN_CHANGED),
 )
 async def approve_batch(request: HubRequest, batch_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
-    """A batch waiting for approval is approved and its commands may be issued; only by a token other than the
+    """A batch waiting for approval is approved with the plan the person read (``{"plan": "<digest>"}``, the
+    ``digest`` of ``GET /batches/{id}/plan``) and its commands may be issued; only by a token other than the
     creator's (403 «нельзя одобрить свой пакет») that does not require approval itself (403); a batch not
-    waiting → 409."""
-    parse(EmptyIn, data)
-    return await in_unit(request, lambda u: batches.approve_batch(u, batch_id, approver=requester(request)))
+    waiting → 409; a plan that changed since → 409 «план изменился — посмотрите и одобрите заново» with the current
+    ``plan``; no ``plan`` → 422."""
+    if not isinstance(data, dict) or "plan" not in data:
+        raise ValidationError(PLAN_NEEDED)
+    body = parse(ApproveIn, data)
+    return await in_unit(request, lambda u: approvals.approve_batch(u, batch_id, body, approver=requester(request)))
 
 
 @post(
@@ -171,7 +186,7 @@ async def reject_batch(request: HubRequest, batch_id: FromPath[int], data: JSONB
     """A batch waiting for approval is rejected: its commands are cancelled with «пакет отклонён: <reason>»; a
     batch not waiting → 409."""
     body = parse(RejectIn, data)
-    return await in_unit(request, lambda u: batches.reject_batch(u, batch_id, body, token_name=token_name(request)))
+    return await in_unit(request, lambda u: approvals.reject_batch(u, batch_id, body, token_name=token_name(request)))
 
 
 @post(

@@ -30,13 +30,20 @@ DATABASE_UNAVAILABLE = "база данных не отвечает"
 
 
 def error_response(
-    status: int, detail: str, headers: dict[str, str] | None = None, *, errors: tuple[dict[str, Any], ...] = ()
+    status: int,
+    detail: str,
+    headers: dict[str, str] | None = None,
+    *,
+    errors: tuple[dict[str, Any], ...] = (),
+    plan: dict[str, Any] | None = None,
 ) -> Response[Any]:
     """``{status_code, detail}``; a batch refused by its validation adds ``errors``, every error found (``detail``
-    is the first's message)."""
+    is the first's message); an approval of a plan that changed adds the ``plan`` now."""
     body: dict[str, Any] = {"status_code": status, "detail": detail}
     if errors:
         body["errors"] = list(errors)
+    if plan is not None:
+        body["plan"] = plan
     return Response(body, status_code=status, headers=headers)
 
 
@@ -46,7 +53,7 @@ def _refused(request: HubRequest, exc: Exception) -> Response[Any]:
         return _internal_error(request, exc)
     # A second agent is told when the active one would count as away: it asks again then, not a poll later.
     headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, AgentConflict) else None
-    return error_response(refused.status, refused.message, headers, errors=refused.errors)
+    return error_response(refused.status, refused.message, headers, errors=refused.errors, plan=refused.plan)
 
 
 def _http_error(_: HubRequest, exc: Exception) -> Response[Any]:

@@ -20,7 +20,7 @@ from hub_app.roles import Role
 from hub_app.runtime import Unit
 from reconcile.approval import Door, Requester
 
-__all__ = ["in_unit", "requester", "route", "token_name"]
+__all__ = ["acting", "in_unit", "requester", "route", "token_name"]
 
 T = TypeVar("T")
 
@@ -54,9 +54,18 @@ def route(
     return kwargs
 
 
+def acting(request: HubRequest) -> dict[str, str]:
+    """Who acts through the API, as the audit names them: the token's name, door ``http`` (``agent`` for the agent's
+    token, whose operations name the agent itself); the hub for a route without a token."""
+    caller = getattr(request.state, "caller", None)
+    if caller is None:
+        return {"actor": "hub", "door": "hub"}
+    return {"actor": caller.name, "door": "agent" if caller.role is Role.AGENT else "http"}
+
+
 async def in_unit(request: HubRequest, operation: Callable[[Unit], Awaitable[Any]]) -> Any:
     """Run one operation in one transaction of the hub and answer its view as JSON."""
-    async with hub_of(request).unit() as unit:
+    async with hub_of(request).unit(**acting(request)) as unit:
         return to_json(await operation(unit))
 
 

@@ -10,6 +10,7 @@ from hub_app.bodies.parsing import HIDDEN, is_db_int, meta
 from reconcile.errors import ValidationError
 from reconcile.records import HistoryEntry, MirrorIssue, wire_history, wire_issue
 from reconcile.webhook_events import WebhookEvent, wire_event
+from reconcile.write_lines import Difference, WriteLine
 
 __all__ = ["AgentProblemIn", "ClaimIn", "EventIn", "EventsIn", "OperationIn", "PagesIn", "ReportIn"]
 
@@ -98,6 +99,20 @@ def _operation(value: Any, what: str) -> OperationIn:
     return OperationIn(method=value["method"], path=value["path"], status=value["status"])
 
 
+def _difference(value: Any, what: str) -> dict[str, Any]:
+    """One write the agent found not approved (:class:`reconcile.write_lines.Difference`), its words the hub's."""
+    lines = {name: value.get(name) for name in ("now", "approved")} if isinstance(value, dict) else {}
+    if not (
+        isinstance(value, dict)
+        and isinstance(lines["now"], dict)
+        and (lines["approved"] is None or isinstance(lines["approved"], dict))
+        and all(isinstance(line.get(k), str) for line in lines.values() if line is not None for k in ("key", "aspect"))
+    ):
+        raise ValidationError(f"{what}: ожидается объект {{now: {{key, aspect, from?, to}}, approved}}")
+    approved = None if lines["approved"] is None else WriteLine.from_json(lines["approved"])
+    return Difference(found=WriteLine.from_json(lines["now"]), approved=approved).to_json()
+
+
 @attrs.frozen(kw_only=True)
 class ReportIn:
     status: Literal["done", "failed"] = attrs.field(metadata=meta("str"))
@@ -105,6 +120,15 @@ class ReportIn:
     error: str | None = attrs.field(default=None, metadata=meta("str?"))
     jira_calls: int | None = attrs.field(default=None, metadata=meta("int?"))
     operations: list[OperationIn] | None = attrs.field(default=None, metadata=meta("list", item=_operation))
+    outcome: str | None = attrs.field(
+        default=None,
+        metadata=meta(
+            "str?", "stale_plan: команда не выполнена — запись, которой нет в одобренном плане (DESIGN.md 6.5)"
+        ),
+    )
+    difference: list[dict[str, Any]] | None = attrs.field(
+        default=None, metadata=meta("list", "записи, которых нет в одобренном плане", item=_difference)
+    )
 
 
 @attrs.frozen(kw_only=True)

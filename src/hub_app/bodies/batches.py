@@ -11,6 +11,7 @@ import attrs
 from hub_app.bodies.parsing import HIDDEN, meta
 
 __all__ = [
+    "ApproveIn",
     "BatchCancel",
     "BatchIn",
     "BatchNoteIn",
@@ -59,6 +60,13 @@ class EmptyIn:
 class CancelIn:
     force: bool = attrs.field(
         default=False, metadata=meta("bool", "и команду, уже выданную агенту (она, возможно, уже пишется в Jira)")
+    )
+
+
+@attrs.frozen(kw_only=True)
+class ApproveIn:
+    plan: str = attrs.field(
+        metadata=meta("nonempty", "digest одобряемого плана (GET /batches/{id}/plan): другой план — 409")
     )
 
 

@@ -74,7 +74,7 @@ async def _run(tool: McpTool, caller: McpCaller, arguments: dict[str, Any]) -> A
     """The tool's answer: computed in one transaction, unless the tool opens its own (a long poll)."""
     if tool.own_units:
         return await cast("HubCall", tool.call)(caller, arguments)
-    async with caller.hub.unit() as unit:
+    async with caller.hub.unit(actor=caller.token.name, door="mcp") as unit:
         return await cast("ToolCall", tool.call)(unit, caller, arguments)
 
 

@@ -23,7 +23,19 @@ from reconcile.approval import ApprovalState, Door, Requester
 from reconcile.errors import ValidationError
 from reconcile.text import check_request_json
 
-__all__ = ["WAITS", "Outcome", "attempt", "author", "checked", "form_body", "read", "read_json", "requester", "waits"]
+__all__ = [
+    "WAITS",
+    "Outcome",
+    "acting",
+    "attempt",
+    "author",
+    "checked",
+    "form_body",
+    "read",
+    "read_json",
+    "requester",
+    "waits",
+]
 
 #: What the creator is told when a batch waits (the page's door, the person's token or a batch it brings back).
 WAITS = "создан и ждёт одобрения: его команды не выдаются агенту, пока другой человек не одобрит его"
@@ -34,9 +46,15 @@ T = TypeVar("T")
 _NOT_FOUND = 404
 
 
+def acting(request: HubRequest) -> dict[str, str]:
+    """Who acts through the page, as the audit names them: the person's token and door ``web``."""
+    caller = getattr(request.state, "caller", None)
+    return {"actor": caller.name if caller is not None else "hub", "door": "web"}
+
+
 async def read(request: HubRequest, operation: Callable[[Unit], Awaitable[T]]) -> T:
     """One operation in one transaction (its errors go to the page's error handlers)."""
-    async with hub_of(request).unit() as unit:
+    async with hub_of(request).unit(**acting(request)) as unit:
         return await operation(unit)
 
 

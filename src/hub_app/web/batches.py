@@ -16,9 +16,9 @@ from litestar import get, post
 from litestar.params import FromPath, QueryParameter
 from litestar.response import Redirect, Template
 
-from hub_app import batches, plan
+from hub_app import approvals, batches, plan
 from hub_app.answers.wire import iso
-from hub_app.bodies.batches import CancelIn, RejectIn
+from hub_app.bodies.batches import ApproveIn, CancelIn, RejectIn
 from hub_app.connection import HubRequest
 from hub_app.lookups import resolved_in_batch
 from hub_app.runtime import Unit
@@ -100,10 +100,16 @@ async def batch_view(request: HubRequest, batch_id: FromPath[int]) -> Template:
 
 @post("/batches/{batch_id:int}/approve")
 async def batch_approve(request: HubRequest, batch_id: FromPath[int]) -> Redirect:
-    """«Одобрить»: by a token other than the creator's that does not require approval itself (the hub refuses
-    the others)."""
+    """«Одобрить» the plan shown (its digest is in the form): by a token other than the creator's that does not
+    require approval itself (the hub refuses the others); a plan that changed since is refused, and the page shows
+    the plan now."""
     asking = requester(request)
-    outcome = await attempt(request, lambda u: batches.approve_batch(u, batch_id, approver=asking))
+    digest = form_text(await request.form(), "plan")
+
+    async def approve(unit: Unit) -> Any:
+        return await approvals.approve_batch(unit, batch_id, form_body(ApproveIn, {"plan": digest}), approver=asking)
+
+    outcome = await attempt(request, approve)
     flash(request, outcome.error or f"пакет {batch_id} одобрен", error=outcome.error is not None)
     return Redirect(f"/batches/{batch_id}", status_code=303)
 
@@ -114,7 +120,7 @@ async def batch_reject(request: HubRequest, batch_id: FromPath[int]) -> Redirect
     reason, name = form_text(await request.form(), "reason"), author(request)
 
     async def reject(unit: Unit) -> Any:
-        return await batches.reject_batch(unit, batch_id, form_body(RejectIn, {"reason": reason}), token_name=name)
+        return await approvals.reject_batch(unit, batch_id, form_body(RejectIn, {"reason": reason}), token_name=name)
 
     outcome = await attempt(request, reject)
     flash(request, outcome.error or f"пакет {batch_id} отклонён: {reason}", error=outcome.error is not None)

@@ -25,7 +25,21 @@ from litestar.static_files import create_static_files_router
 from litestar.types import ASGIApp, ExceptionHandler, Message, Receive, Scope, Send
 
 from hub_app.connection import HubRequest
-from hub_app.web import batches, drift, files, issues, new, projects, queue, refresh, session, settings, tokens, undo
+from hub_app.web import (
+    audit,
+    batches,
+    drift,
+    files,
+    issues,
+    new,
+    projects,
+    queue,
+    refresh,
+    session,
+    settings,
+    tokens,
+    undo,
+)
 from hub_app.web.errors import NO_SUCH_PAGE, error_page, page_exception_handlers
 from hub_app.web.jira import jira_facts
 from hub_app.web.render import PAGE_PREFIX, template_config
@@ -49,7 +63,7 @@ _HEADERS: list[tuple[bytes, bytes]] = [
 
 #: First path segments only the page has, and those it shares with the API.
 _PAGE_ONLY = frozenset({"", "login", "logout", "new"})
-_SHARED = frozenset({"batches", "commands", "projects", "issues", "settings", "drift", "files", "tokens"})
+_SHARED = frozenset({"batches", "commands", "projects", "issues", "settings", "drift", "files", "tokens", "audit"})
 _FORMS = (b"application/x-www-form-urlencoded", b"multipart/form-data")
 #: How many fields a multipart form of the page may have (Litestar's default is 1 000).
 MULTIPART_PARTS = 100_000
@@ -135,6 +149,7 @@ class WebPage(InitPlugin):
                 *drift.ROUTES,
                 *settings.ROUTES,
                 *tokens.ROUTES,
+                *audit.ROUTES,
                 *refresh.ROUTES,
             ],
             middleware=page_middleware(self.key),

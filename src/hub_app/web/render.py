@@ -39,6 +39,7 @@ from hub_app.web.labels import (
     status_label,
     when,
 )
+from reconcile.approved_plan import line_words
 from reconcile.batch_state import bar
 from reconcile.catalogue import CATALOGUE
 from reconcile.commands import is_temp_key
@@ -160,7 +161,13 @@ def _environment() -> Environment:
     )
     env.filters.update(result_words=_result_words, params_words=_params_words, sprint_state=sprint_state)
     env.filters.update(journal_field=journal_field, journal_from=_journal_from, journal_to=_journal_to)
-    env.filters.update(aspect_label=aspect_label, drift_value=drift_value, error=error_text, type_label=_type_label)
+    env.filters.update(
+        aspect_label=aspect_label,
+        drift_value=drift_value,
+        error=error_text,
+        type_label=_type_label,
+        plan_line=line_words,
+    )
     env.tests["temp_key"] = is_temp_key
     env.tests["iso_date"] = _is_iso_date
     env.globals.update(

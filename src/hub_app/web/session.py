@@ -162,10 +162,11 @@ async def login(request: HubRequest) -> Response[Any]:
     assert session is not None
     address = request.client.host if request.client else None
     keys = [_throttle_key(key) for key in throttle_keys(address, secret)]
-    async with hub_of(request).unit() as unit:
+    async with hub_of(request).unit(door="web") as unit:
         wait, caller = await _attempt(unit, keys, secret)
         if caller is not None and caller.role is not Role.AGENT:
             await start_session(unit, session, admin.token_digest(secret))
+            unit.audit("login", actor=caller.name)
     if wait is not None:
         answer = page(request, "login.html", status_code=429, next=target, error=TOO_MANY.format(seconds=wait))
         answer.headers["Retry-After"] = str(wait)
@@ -182,7 +183,9 @@ async def logout(request: HubRequest) -> Redirect:
     """«Выйти»: the session ends on the server, so its cookie opens nothing more, wherever it was copied."""
     session = page_session(request)
     assert session is not None
-    async with hub_of(request).unit() as unit:
+    async with hub_of(request).unit(door="web") as unit:
+        if session.caller is not None:
+            unit.audit("logout", actor=session.caller.name)
         await end_session(unit, session)
     return Redirect("/login", status_code=303)
 

@@ -1,0 +1,180 @@
+"""The audit's chain (DESIGN.md 6.6, reconcile.audit): each record hashes its predecessor, verification names the
+first record edited, removed or moved, a checkpoint anchors what retention left, and no secret is kept."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from reconcile.audit import (
+    GENESIS,
+    AuditEntry,
+    Checkpoint,
+    Head,
+    body_json,
+    chained,
+    parse_record,
+    record_hash,
+    verify,
+)
+from reconcile.canonical import canonical_json, sha256_hex
+from tests.support import T0
+
+
+def chain(length: int) -> list[dict[str, Any]]:
+    """A chain of ``length`` records, as an export holds them."""
+    records: list[dict[str, Any]] = []
+    head: Head | None = None
+    for n in range(length):
+        entry = AuditEntry(kind="delivered", actor="agent:a", door="agent", batch_id=n % 3 or None, data={"n": n})
+        record = chained(head, entry, now=T0 + timedelta(seconds=n))
+        records.append(record.to_json())
+        head = Head(seq=record.seq, hash=record.hash, at=T0 + timedelta(seconds=n))
+    return records
+
+
+def rehashed(record: dict[str, Any]) -> str:
+    """The hash an editor who knows the rule computes for ``record``."""
+    return record_hash(record["prev"], {k: v for k, v in record.items() if k not in ("prev", "hash")})
+
+
+def test_a_record_hashes_prev_and_the_canonical_json_of_the_rest() -> None:
+    """hash = sha256(prev ‖ canonical JSON of seq, at, kind, actor, door, batch_id, command_id, data); the first
+    record's prev is 64 zeros."""
+    [first, second] = chain(2)
+    body = {
+        "seq": 1,
+        "at": "2026-10-22T09:00:00.000000Z",
+        "kind": "delivered",
+        "actor": "agent:a",
+        "door": "agent",
+        "batch_id": None,
+        "command_id": None,
+        "data": {"n": 0},
+    }
+    assert first["prev"] == GENESIS
+    assert first["hash"] == sha256_hex(GENESIS + canonical_json(body)) == record_hash(GENESIS, body)
+    assert (second["seq"], second["prev"]) == (2, first["hash"])
+
+
+def test_time_never_goes_back_along_the_chain() -> None:
+    """A process whose clock is behind the head's appends at the head's time: a time range is a range of seq."""
+    head = Head(seq=5, hash="a" * 64, at=T0)
+    record = chained(head, AuditEntry(kind="login", actor="x", door="web"), now=T0 - timedelta(seconds=3))
+    assert (record.seq, record.at) == (6, "2026-10-22T09:00:00.000000Z")
+
+
+def test_an_intact_chain_verifies_with_its_count_and_head() -> None:
+    """Verification of an untouched chain: the count and the last hash."""
+    records = chain(5)
+    assert verify(records) == verify(iter(records))
+    assert verify(records).count == 5
+    assert verify(records).head == records[-1]["hash"]
+    assert verify(records).broken is None
+
+
+@given(st.integers(min_value=0, max_value=7), st.sampled_from(["data", "actor", "at", "kind"]))
+def test_an_edited_record_is_named(index: int, column: str) -> None:
+    """Any change of a column of record k: «запись seq k: хеш не сходится — запись изменена»."""
+    records = chain(8)
+    value = {"data": {"n": -1}, "actor": "someone", "at": "2020-01-01T00:00:00.000000Z", "kind": "login"}[column]
+    records[index] = {**records[index], column: value}
+    assert verify(records).broken == f"запись seq {index + 1}: хеш не сходится — запись изменена"
+
+
+@given(st.integers(min_value=0, max_value=7))
+def test_an_edited_record_with_its_hash_made_again_breaks_the_next_link(index: int) -> None:
+    """An editor who also recomputes the record's hash is caught at the next record's prev (or, for the last
+    record, by the head that no longer matches the hub's)."""
+    records = chain(8)
+    edited = {**records[index], "data": {"n": "forged"}}
+    records[index] = {**edited, "hash": rehashed(edited)}
+    verdict = verify(records)
+    if index < 7:
+        assert verdict.broken == f"запись seq {index + 2}: prev не равен хешу записи перед ней — цепочка разорвана"
+    else:
+        assert (verdict.broken, verdict.head) == (None, records[index]["hash"])
+
+
+@given(st.integers(min_value=1, max_value=6))
+def test_a_removed_record_is_named(index: int) -> None:
+    """Record k removed from the middle: «запись seq k: не на своём месте …»."""
+    records = chain(8)
+    del records[index]
+    assert verify(records).broken == (
+        f"запись seq {index + 1}: не на своём месте — после seq {index} идёт seq {index + 2} "
+        "(запись удалена или переставлена)"
+    )
+
+
+@given(st.integers(min_value=0, max_value=6))
+def test_two_records_swapped_are_named(index: int) -> None:
+    """Records k and k+1 swapped: the first out of place is named."""
+    records = chain(8)
+    records[index], records[index + 1] = records[index + 1], records[index]
+    broken = verify(records).broken
+    assert broken is not None
+    assert broken.startswith(f"запись seq {index + 1}:")
+
+
+def test_the_first_record_removed_is_caught_by_the_genesis_or_the_checkpoint() -> None:
+    """A run that starts at seq 1 must start from 64 zeros; after retention, from the checkpoint."""
+    records = chain(4)
+    forged = {**records[0], "prev": "f" * 64}
+    forged = {**forged, "hash": rehashed(forged)}
+    assert verify([forged]).broken == "запись seq 1: prev не равен хешу записи перед ней — цепочка разорвана"
+    checkpoint = Checkpoint(seq=1, hash=records[0]["hash"])
+    assert verify(records[1:], checkpoint=checkpoint).broken is None
+    assert verify(records[2:], checkpoint=checkpoint).broken == (
+        "запись seq 2: не на своём месте — после seq 1 идёт seq 3 (запись удалена или переставлена)"
+    )
+
+
+def test_a_csv_row_reads_as_the_record() -> None:
+    """CSV keeps numbers as text and data as its canonical JSON: read back, the record verifies."""
+    [record] = chain(1)
+    row = {**record, "seq": "1", "batch_id": "", "command_id": "", "data": canonical_json(record["data"])}
+    assert parse_record(row) == record
+    assert verify([parse_record(row)]).broken is None
+
+
+def test_no_secret_is_kept() -> None:
+    """A value under a key naming a secret (secret, password, authorization, cookie, csrf) is never recorded."""
+    entry = AuditEntry(
+        kind="token_added",
+        actor="cli:root",
+        door="cli",
+        data={"name": "bot", "secret": "s3cr3t", "nested": [{"Webhook_Secret": "w", "password": "p"}]},
+    )
+    assert entry.data == {"name": "bot", "secret": "***", "nested": [{"Webhook_Secret": "***", "password": "***"}]}
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@given(
+    st.text(),
+    st.text(),
+    st.none() | st.integers(min_value=1, max_value=2**40),
+    st.dictionaries(st.text(max_size=8), json_values, max_size=4),
+)
+def test_the_fast_body_is_the_canonical_json(actor: str, kind: str, batch_id: int | None, data: dict[str, Any]) -> None:
+    """body_json, written out by hand for speed, is exactly the canonical JSON the hash is defined over."""
+    record = {
+        "seq": 7,
+        "at": "2026-10-22T09:00:00.000000Z",
+        "kind": kind,
+        "actor": actor,
+        "door": "http",
+        "batch_id": batch_id,
+        "command_id": None,
+        "data": data,
+    }
+    assert body_json(record) == canonical_json(record)

@@ -1,0 +1,160 @@
+"""Writes as the plan lines a person approves (DESIGN.md 6.5, reconcile.write_lines and reconcile.approved_plan):
+the dry run maps them from the mirror, the agent's check maps the same executor's writes from Jira and drops a
+command before a write nobody approved."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from reconcile.approved_plan import approved_for, expired, line_words, plan_digest, snapshot
+from reconcile.batch import NewCommand
+from reconcile.command_types import executor_for
+from reconcile.dryrun import predict_commands
+from reconcile.executors import Delivery, ExecContext, JiraCall, JiraResponse, Report
+from reconcile.executors.base import Step
+from reconcile.executors.drive import drive
+from reconcile.records import MirrorIssue
+from reconcile.settings import Settings
+from reconcile.write_lines import UNKNOWN, PlanCheck, Reads, WriteLine
+from tests.support import T0
+
+SETTINGS = Settings()
+CONTEXT = SETTINGS.agent_context()
+FIELDS = {"key": "AURORA-1", "summary": "Сверка v2", "duedate": "2026-11-01", "labels_add": ["plan"]}
+
+
+def planned(params: dict[str, Any], mirror: MirrorIssue, command_type: str = "ensure_fields") -> list[WriteLine]:
+    [prediction] = predict_commands(
+        [NewCommand(seq=1, type=command_type, params=params)],
+        mirror={mirror.key: mirror},
+        settings=SETTINGS,
+        jira_user="bridge-user",
+        symmetric_link_types=frozenset(),
+        now=T0,
+    )
+    return list(prediction.lines)
+
+
+def jira_issue(summary: str, duedate: str | None = None) -> dict[str, Any]:
+    return {"key": "AURORA-1", "fields": {"summary": summary, "duedate": duedate, "labels": [], "issuelinks": []}}
+
+
+def agent_run(
+    params: dict[str, Any], approved: list[WriteLine], jira: dict[str, Any]
+) -> tuple[list[Step], PlanCheck, Report]:
+    """The agent's check around ``ensure_fields`` against a Jira holding ``jira``: the steps the driver got."""
+    check = PlanCheck(params=params, approved=approved, reads=Reads(SETTINGS))
+    delivery = Delivery(id=1, type="ensure_fields", params=params, pause_seconds=0, context=CONTEXT)
+    steps: list[Step] = []
+
+    def answer(step: Step) -> Any:
+        steps.append(step)
+        if isinstance(step, JiraCall) and step.method == "GET":
+            return JiraResponse(status=200, json=jira)
+        return JiraResponse(status=204)
+
+    report = drive(check.watch(executor_for(delivery, ExecContext())), answer)
+    return steps, check, report
+
+
+def test_the_dry_run_maps_each_write_into_lines() -> None:
+    """One PUT of ensure_fields: a line per field with the mirror's value before, a line per label verb."""
+    lines = planned(FIELDS, MirrorIssue(key="AURORA-1", summary="Сверка", duedate="2026-10-23"))
+    assert [line.to_json() for line in lines] == [
+        {"key": "AURORA-1", "aspect": "summary", "from": "Сверка", "to": "Сверка v2"},
+        {"key": "AURORA-1", "aspect": "duedate", "from": "2026-10-23", "to": "2026-11-01"},
+        {"key": "AURORA-1", "aspect": "labels", "to": {"add": "plan"}},
+    ]
+
+
+def test_the_agent_writes_what_was_approved() -> None:
+    """Jira as the mirror said: the PUT goes to the driver, nothing is found stale."""
+    approved = planned(FIELDS, MirrorIssue(key="AURORA-1", summary="Сверка", duedate="2026-10-23"))
+    steps, check, _ = agent_run(FIELDS, approved, jira_issue("Сверка", "2026-10-23"))
+    assert [(s.method, s.path) for s in steps if isinstance(s, JiraCall)] == [
+        ("GET", "/rest/api/2/issue/AURORA-1"),
+        ("PUT", "/rest/api/2/issue/AURORA-1"),
+    ]
+    assert check.differences == []
+
+
+def test_a_write_from_another_value_is_never_made() -> None:
+    """A person renamed AURORA-1 after approval: the PUT never reaches the driver, the command fails with the
+    difference in words, and the check keeps it for the stale_plan report."""
+    approved = planned(FIELDS, MirrorIssue(key="AURORA-1", summary="Сверка", duedate="2026-10-23"))
+    steps, check, report = agent_run(FIELDS, approved, jira_issue("Сверка (переименована)", "2026-10-23"))
+    assert [s.method for s in steps if isinstance(s, JiraCall)] == ["GET"]
+    assert (report.status, report.operations) == ("failed", ())
+    assert report.error == "план изменился после одобрения: AURORA-1: summary изменилась в Jira после одобрения"
+    assert [d.to_json()["text"] for d in check.differences] == ["AURORA-1: summary изменилась в Jira после одобрения"]
+
+
+def test_a_write_of_another_aspect_is_never_made() -> None:
+    """The plan wrote only the summary (the date was already right); Jira's date moved since: the date's line
+    was never approved."""
+    params = {"key": "AURORA-1", "summary": "Сверка v2", "duedate": "2026-11-01"}
+    approved = planned(params, MirrorIssue(key="AURORA-1", summary="Сверка", duedate="2026-11-01"))
+    _, check, _ = agent_run(params, approved, jira_issue("Сверка", "2026-10-01"))
+    assert [d.to_json()["text"] for d in check.differences] == ["AURORA-1: запись duedate не была одобрена"]
+
+
+def test_nothing_approved_means_nothing_written() -> None:
+    """An empty approval (the plan found nothing to do) lets no write through."""
+    params = {"key": "AURORA-1", "summary": "Сверка v2"}
+    steps, check, _ = agent_run(params, [], jira_issue("Сверка"))
+    assert [s.method for s in steps if isinstance(s, JiraCall)] == ["GET"]
+    assert len(check.differences) == 1
+
+
+def test_a_creation_where_found_was_approved_is_refused() -> None:
+    """ensure_issue approved as «найдена» (no lines): its POST /issue is a difference."""
+    line = WriteLine(key="new:1", aspect="issue", before=None, after="Новая")
+    check = PlanCheck(params={"temp_key": "new:1"}, approved=[], reads=Reads(SETTINGS))
+    assert check.refusal(JiraCall(method="POST", path="/rest/api/2/issue", json={"fields": {"summary": "Новая"}}))
+    assert [d.found for d in check.differences] == [line]
+    assert [d.to_json()["text"] for d in check.differences] == ["new:1: задачи нет в Jira — одобрено, что она найдена"]
+
+
+@given(st.text(max_size=20), st.text(alphabet="абвгд xyz", min_size=1, max_size=20))
+def test_a_line_the_plan_could_not_vouch_for_matches_any_before(found: str, written: str) -> None:
+    """A line on an issue yet to be created vouches only for what is written: any value before matches it."""
+    approved = WriteLine(key="AURORA-9", aspect="description", after=written)
+    assert approved.before is UNKNOWN
+    check = PlanCheck(params={}, approved=[approved], reads=Reads(SETTINGS))
+    check.reads.issues["AURORA-9"] = {"key": "AURORA-9", "fields": {"description": found}}
+    put = JiraCall(method="PUT", path="/rest/api/2/issue/AURORA-9", json={"fields": {"description": written}})
+    assert check.refusal(put) is None
+
+
+def test_the_plan_of_a_batch_its_digest_and_each_commands_lines() -> None:
+    """The snapshot: lines with their seq (a command naming an issue yet to be created vouches for no before),
+    its digest the sha256 of their canonical JSON; a delivery gets its command's lines, temp keys replaced."""
+    commands = [
+        NewCommand(seq=1, type="ensure_issue", params={"temp_key": "new:1", "summary": "Новая"}, temp_key="new:1"),
+        NewCommand(seq=2, type="ensure_fields", params={"key": "new:1", "duedate": "2026-11-01"}),
+    ]
+    predictions = predict_commands(
+        commands, mirror={}, settings=SETTINGS, jira_user="u", symmetric_link_types=frozenset(), now=T0
+    )
+    plan = snapshot(commands, predictions, to_be_created=["new:1"], now=T0)
+    assert list(plan.lines) == [
+        {"seq": 1, "key": "new:1", "aspect": "issue", "from": None, "to": "Новая"},
+        {"seq": 2, "key": "new:1", "aspect": "duedate", "to": "2026-11-01"},
+    ]
+    assert plan.digest == plan_digest(list(plan.lines))
+    assert plan.digest != plan_digest([*plan.lines, plan.lines[0]])
+    assert approved_for(plan, 2, resolved_temp_keys={"new:1": "AURORA-9"}) == [
+        {"key": "AURORA-9", "aspect": "duedate", "to": "2026-11-01"}
+    ]
+    assert [line_words(line) for line in plan.lines] == ["new:1 + задача «Новая»", "new:1 ~ срок: ? → 01.11.2026"]
+
+
+def test_an_approval_lapses_only_without_a_delivery() -> None:
+    """approval_ttl_hours: lapsed at the hour, not before, and never once something was delivered since."""
+    assert not expired(T0, delivered_since=False, now=T0 + timedelta(hours=72) - timedelta(seconds=1), ttl_hours=72)
+    assert expired(T0, delivered_since=False, now=T0 + timedelta(hours=72), ttl_hours=72)
+    assert not expired(T0, delivered_since=True, now=T0 + timedelta(days=30), ttl_hours=72)
