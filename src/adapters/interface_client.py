@@ -15,7 +15,7 @@ is one long poll (``GET /batches/{id}?wait=N&since=S``) that answers at the firs
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote
 
@@ -102,6 +102,9 @@ class InterfaceClient:
             raise Unreachable(f"the hub at {self.hub_url} did not answer in time") from None
         except httpx.HTTPError as exc:
             raise Unreachable(f"cannot reach the hub at {self.hub_url}: {exc or type(exc).__name__}") from None
+        return self._check(response)
+
+    def _check(self, response: httpx.Response) -> httpx.Response:
         if response.status_code >= 500:
             raise Unreachable(f"the hub at {self.hub_url} answered HTTP {response.status_code}")
         if response.status_code >= 400:
@@ -153,6 +156,24 @@ class InterfaceClient:
     def approve(self, batch_id: int, body: Mapping[str, Any]) -> dict[str, Any]:
         answer: dict[str, Any] = self._json("POST", f"/batches/{int(batch_id)}/approve", json=dict(body))
         return answer
+
+    def undo(self, batch_id: int, *, dry_run: bool) -> dict[str, Any]:
+        """``POST /batches/{id}/undo``: the inverse batch's plan (``dry_run``) or the inverse batch created."""
+        params = {"dry_run": "true"} if dry_run else {}
+        answer: dict[str, Any] = self._json("POST", f"/batches/{int(batch_id)}/undo", params=params, json={})
+        return answer
+
+    def audit(self, params: Mapping[str, Any], out: Callable[[bytes], object]) -> None:
+        """``GET /audit`` (admin) streamed into ``out`` as the hub sends it, JSON lines or CSV."""
+        try:
+            with self._http.stream("GET", "/audit", params=dict(params), timeout=None) as response:
+                if response.status_code >= 400:
+                    response.read()
+                    self._check(response)
+                for chunk in response.iter_bytes():
+                    out(chunk)
+        except httpx.HTTPError as exc:
+            raise Unreachable(f"cannot reach the hub at {self.hub_url}: {exc or type(exc).__name__}") from None
 
     def reject(self, batch_id: int, reason: str) -> dict[str, Any]:
         answer: dict[str, Any] = self._json("POST", f"/batches/{int(batch_id)}/reject", json={"reason": reason})

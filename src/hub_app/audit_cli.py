@@ -74,8 +74,10 @@ def _records(stream: TextIO) -> tuple[Checkpoint | None, Iterator[dict[str, Any]
     return None, _json_lines(stream, first, 1)
 
 
-def verify_file(path: Path, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
-    """Verify the export at ``path`` (``-``: standard input); the exit code."""
+def verify_file(path: Path, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Verify the export at ``path`` (``-``: standard input); the exit code. ``out`` and ``err`` default to the
+    streams as they are when it runs."""
+    out, err = out or sys.stdout, err or sys.stderr
     try:
         with (
             open(path, encoding="utf-8", newline="") if str(path) != "-" else _stdin()  # noqa: PTH123

@@ -113,11 +113,6 @@ def command_line() -> CommandLine:
     cli.add(revoke, *STORAGE)
     revoke.add_argument("name")
 
-    audit = sub.add_parser("audit", help="the hash-chained audit")
-    audit_sub = audit.add_subparsers(dest="audit_command", required=True)
-    verify = audit_sub.add_parser("verify", help="check an export of GET /audit offline: exit 1 names the first break")
-    verify.add_argument("file", type=Path, help="the export (JSON lines or CSV; - for standard input)")
-
     sub.add_parser("demo", help="hub + agent + Jira simulator on loopback with a sample batch", add_help=False)
     add_client_commands(cli, sub)
     return cli
@@ -400,10 +395,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             applied = asyncio.run(_with_hub(args, _migrated))
             print(f"sdlc-hub: {_migrate_summary(applied)}")
             return 0
-        if args.command == "audit":
-            from hub_app.audit_cli import verify_file  # noqa: PLC0415
-
-            return verify_file(args.file)
         if args.token_command == "add":
             return _add_token(args)
         if args.token_command == "list":

@@ -47,9 +47,11 @@ class Cli:
     tokens: dict[str, str]
     capsys: pytest.CaptureFixture[str]
 
-    async def __call__(self, *argv: str, role: str = "interface") -> Ran:
+    async def __call__(self, *argv: str, role: str | None = "interface") -> Ran:
+        """``argv`` against the served hub with ``role``'s token; ``role=None``: a command that needs no hub."""
         # The served hub logs in this process too: only errors, so that the CLI's output is its own.
-        full = [*argv, "--hub", self.url, f"--token={self.tokens[role]}", "--log-level", "ERROR"]
+        hub = ["--hub", self.url, f"--token={self.tokens[role]}", "--log-level", "ERROR"] if role else []
+        full = [*argv, *hub]
         code = await anyio.to_thread.run_sync(main, full)
         captured = self.capsys.readouterr()
         return Ran(code, captured.out, captured.err)
@@ -277,7 +279,7 @@ def test_completion_covers_every_command(capsys: pytest.CaptureFixture[str]) -> 
     completing ``sdlc-hub batch s`` offers submit and show."""
     assert main(["completion", "bash"]) == 0
     script = capsys.readouterr().out
-    assert '" batch") words="submit show list cancel approve reject wait export --help"' in script
+    assert '" batch") words="submit show list cancel approve reject wait export undo --help"' in script
     completed = subprocess.run(
         ["bash", "-c", f'{script}\nCOMP_WORDS=(sdlc-hub batch s); COMP_CWORD=2; _sdlc_hub; echo "${{COMPREPLY[@]}}"'],
         capture_output=True,
@@ -287,3 +289,50 @@ def test_completion_covers_every_command(capsys: pytest.CaptureFixture[str]) -> 
     assert completed.stdout.split() == ["submit", "show"]
     assert main(["completion", "zsh"]) == 0
     assert capsys.readouterr().out.startswith("autoload -U +X bashcompinit && bashcompinit\n_sdlc_hub() {")
+
+
+async def test_undo_prints_its_plan_then_queues_the_inverse(cli: Cli, api: Api) -> None:
+    """batch undo --dry-run prints what becomes of each command and queues nothing; without it the inverse batch
+    is created, «Откат пакета N: …», and named."""
+    await seed_mirror(api, [{"key": "AURORA-1", "summary": "Сверка", "duedate": "2026-10-23", "labels": []}])
+    first = (await api.post("/batches", PLAN)).json()
+    undo = {"changed": {"duedate": {"from": "2026-10-01", "to": "2026-10-23"}}, "labels": {"added": [], "removed": []}}
+    operations = [{"method": "PUT", "path": "/rest/api/2/issue/AURORA-1", "status": 204}]
+    await done(api, (await claim_ok(api))["id"], {"changed": ["duedate"], "undo": undo}, operations=operations)
+    await done(api, (await claim_ok(api))["id"])
+    planned = await cli("batch", "undo", str(first["id"]), "--dry-run")
+    assert planned.code == 0, planned.err
+    lines = planned.out.splitlines()
+    assert lines[0] == f"undo of batch {first['id']}: «Откат пакета {first['id']}: план»"
+    assert lines[1].startswith("  1. ensure_fields: ")
+    assert lines[-1] == "nothing queued (--dry-run)"
+    before = (await api.get("/batches")).json()["total"]
+    created = await cli("batch", "undo", str(first["id"]))
+    assert created.code == 0, created.err
+    newest = (await api.get("/batches")).json()
+    assert newest["total"] == before + 1
+    assert created.out.splitlines()[-1] == f"created batch {newest['items'][0]['id']}"
+    assert newest["items"][0]["undo_of"] == first["id"]
+
+
+async def test_audit_export_then_verify(cli: Cli, api: Api, tmp_path: Path) -> None:
+    """audit export (admin) writes the chain as JSON lines; audit verify reads it offline: exit 0 with the count and
+    the head hash; an edited record is named by its seq with exit 1; an interface token is refused, one line."""
+    await api.post("/batches", PLAN)
+    exported = await cli("audit", "export", role="admin")
+    assert exported.code == 0, exported.err
+    records = [json.loads(line) for line in exported.out.splitlines()]
+    assert {"token_added", "batch_created"} <= {r["kind"] for r in records}
+    good = tmp_path / "audit.jsonl"
+    good.write_text(exported.out, encoding="utf-8")
+    verified = await cli("audit", "verify", str(good), role=None)
+    assert (verified.code, verified.out) == (0, f"{len(records)} записей, голова {records[-1]['hash']}\n")
+    edited = [*records[:-1], {**records[-1], "actor": "someone-else"}]
+    bad = tmp_path / "edited.jsonl"
+    bad.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in edited), encoding="utf-8")
+    broken = await cli("audit", "verify", str(bad), role=None)
+    assert broken.code == 1
+    assert broken.out.startswith(f"запись seq {records[-1]['seq']}: ")
+    refused = await cli("audit", "export")
+    assert refused.code == 2
+    assert len(refused.err.splitlines()) == 1

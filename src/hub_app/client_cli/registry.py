@@ -20,17 +20,18 @@ from adapters.cli_config import CommandLine, Option
 __all__ = ["HUB", "MODULES", "TOKEN", "ClientCommand", "add_client_commands", "client_commands"]
 
 #: The modules of :mod:`hub_app.client_cli` that declare commands, in the order ``--help`` lists them.
-MODULES = ("batch", "batch_wait", "export", "admin", "completion")
+MODULES = ("batch", "batch_wait", "export", "undo", "admin", "audit", "completion")
 
 HUB = Option("hub", env="SDLC_HUB_URL", key="hub", metavar="URL", required=True, help="the hub's URL (its public URL)")
 TOKEN = Option("token", secret=True, required=True, help="an interface (or admin) token of the hub")
 
 #: Help of each group of commands.
 GROUPS = {
-    "batch": "batches: submit a plan, follow it, show, list, cancel, approve, reject, export",
+    "batch": "batches: submit a plan, follow it, show, list, cancel, approve, reject, undo, export",
     "project": "the hub's projects (Jira labels with their boards)",
     "settings": "the hub's settings",
     "issue": "issues of the hub's mirror of Jira",
+    "audit": "the hash-chained audit: export it (admin), verify an export offline",
 }
 
 
