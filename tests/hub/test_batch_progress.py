@@ -9,7 +9,7 @@ from reconcile.catalogue import CATALOGUE
 from tests.support import cmd
 
 from .conftest import Api, Clock
-from .support import claim_none, claim_ok, create_ok, done
+from .support import approve, claim_none, claim_ok, create_ok, done
 
 pytestmark = pytest.mark.anyio
 
@@ -103,7 +103,7 @@ async def test_the_wait_for_approval_is_not_the_run(api: Api, clock: Clock) -> N
     clock.advance(seconds=20)
     assert (await _progress(api, batch["id"]))["approval_wait_seconds"] == 20
     clock.advance(seconds=16)
-    assert (await api.post(f"/batches/{batch['id']}/approve", {}, role="admin")).status_code == 200
+    assert (await approve(api, batch["id"])).status_code == 200
     clock.advance(seconds=4)
     await claim_ok(api)
     clock.advance(seconds=7)

@@ -9,7 +9,7 @@ import pytest
 
 from hub_app.web.batches import STILL_WRITTEN
 from hub_app.web.labels import STATUS_LABELS
-from tests.hub.support import claim_ok, create_ok, done
+from tests.hub.support import approve, claim_ok, create_ok, done
 from tests.support import cmd
 
 from .conftest import Api, Clock, Open
@@ -260,7 +260,7 @@ async def test_the_wait_for_approval_is_shown_apart_from_the_run(browser: Open, 
     waiting = (await person.get(f"/batches/{batch['id']}")).text
     assert element_text(waiting, "elapsed") == "0 с (ждёт одобрения 12 с)"
     clock.advance(seconds=24)
-    assert (await api.post(f"/batches/{batch['id']}/approve", {}, role="admin")).status_code == 200
+    assert (await approve(api, batch["id"])).status_code == 200
     clock.advance(seconds=4)
     await claim_ok(api)
     clock.advance(seconds=7)
