@@ -90,7 +90,7 @@ def mutate(session: nox.Session) -> None:
     """Mutation testing of the pure core (src/reconcile) against its fast tests, not a default session.
 
     mutmut as configured in pyproject's [tool.mutmut], against tests/reconcile and tests/executors (about half an
-    hour on two cores). Mutant-name globs narrow the run, e.g. ``nox -s mutate -- "reconcile.batch*"``; the
+    hour on two cores). Mutant-name globs narrow the run, e.g. ``nox -s mutate -- "reconcile.batches.validation*"``; the
     results stay in mutants/ for ``mutmut results`` and ``mutmut show``. Scores and the equivalent survivors:
     docs/mutation.md.
     """

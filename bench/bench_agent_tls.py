@@ -22,10 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 
 from adapters.hub_client import HubClient
 from adapters.targets import Target, ssl_context
-from hub_app import admin
 from hub_app.app import create_app
 from hub_app.bodies.admin import TokenIn
-from hub_app.runtime import open_hub
+from hub_app.operations import admin
+from hub_app.runtime.hub import open_hub
 from tests.agent.tls_servers import make_pki, serve_https
 
 

@@ -5,10 +5,11 @@ Run: ``PYTHONPATH=src python bench/bench_audit.py [--pg postgresql+asyncpg://pos
 - **append**: the time of one ``AuditRepository.append`` of one record inside a unit of work (the advisory lock on
   PostgreSQL, the head read, the insert), over ``--appends`` units, median and p95; and a whole unit with and
   without its append, so the append's share of a hub operation shows.
-- **verify**: ``sdlc-hub audit verify`` (:func:`hub_app.audit_cli.verify_file`) over an export of ``--records``
+- **verify**: ``sdlc-hub audit verify`` (:func:`hub_app.client_cli.audit_file.verify_file`) over an export of
+``--records``
   records written to a file: records a second.
 - **digest**: the plan of a ``--commands``-command batch computed from mirror records (the dry run of every
-  command and its write lines, :func:`reconcile.approved_plan.snapshot`): seconds.
+  command and its write lines, :func:`reconcile.outlook.approved_plan.snapshot`): seconds.
 
 A measurement, not a test: nothing here asserts a time.
 """
@@ -32,13 +33,13 @@ from sqlalchemy import text
 
 from adapters.storage.database import Database
 from adapters.storage.engine import make_engine, migrate, sqlite_url, truncate_all
-from hub_app.audit_cli import verify_file
-from reconcile.approved_plan import snapshot
-from reconcile.audit import AuditEntry, Head, chained
-from reconcile.batch import NewCommand
-from reconcile.dryrun import predict_commands
-from reconcile.records import MirrorIssue
-from reconcile.settings import Settings
+from hub_app.client_cli.audit_file import verify_file
+from reconcile.audit.chain import AuditEntry, Head, chained
+from reconcile.batches.validation import NewCommand
+from reconcile.config.settings import Settings
+from reconcile.outlook.approved_plan import snapshot
+from reconcile.outlook.dryrun import predict_commands
+from reconcile.vocabulary.records import MirrorIssue
 
 T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 

@@ -12,12 +12,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from reconcile.batch import BatchContext, ProjectInfo, validate_batch
-from reconcile.dryrun import issue_to_jira, predict_batch
-from reconcile.jira_model import issue_from_jira, sprint_of
-from reconcile.queue import ClaimSnapshot, QueuedCommand, decide_claim
-from reconcile.records import MirrorIssue, MirrorLink, SprintRef
-from reconcile.settings import Settings
+from reconcile.batches.validation import BatchContext, ProjectInfo, validate_batch
+from reconcile.config.settings import Settings
+from reconcile.jira.model import issue_from_jira, sprint_of
+from reconcile.outlook.dryrun import issue_to_jira, predict_batch
+from reconcile.queue.claim import ClaimSnapshot, QueuedCommand, decide_claim
+from reconcile.vocabulary.records import MirrorIssue, MirrorLink, SprintRef
 
 SETTINGS = Settings()
 NOW = datetime(2026, 10, 22, 12, tzinfo=UTC)

@@ -63,8 +63,8 @@ def _creation(url: str, auth: dict[str, str], samples: int) -> None:
 async def _key_check_alone(samples: int) -> None:
     """What the key adds inside a request, in process: the body's fingerprint, and taking and binding the key in the
     transaction that stores the batch (the statements only: the commit is the batch's)."""
-    from hub_app.runtime import open_hub  # noqa: PLC0415
-    from reconcile import idempotency  # noqa: PLC0415
+    from hub_app.runtime.hub import open_hub  # noqa: PLC0415
+    from reconcile.queue import idempotency  # noqa: PLC0415
 
     body = _big_batch(0)
     prints = []

@@ -30,15 +30,15 @@ from adapters.files import FileStore
 from adapters.storage.database import Database
 from adapters.storage.engine import make_engine, migrate
 from adapters.storage.models import CommandRow, table_of
-from hub_app import admin
 from hub_app.app import create_app
 from hub_app.bodies.admin import ProjectIn, TokenIn
-from hub_app.runtime import Hub
-from reconcile.batch import NewCommand, ValidBatch
-from reconcile.confirm import AgentFacts
-from reconcile.drift import SETTING_TYPES, find_drift, latest_settings, mirror_reads
-from reconcile.records import MirrorIssue, MirrorLink, SprintRef
-from reconcile.settings import Settings
+from hub_app.operations import admin
+from hub_app.runtime.hub import Hub
+from reconcile.batches.validation import NewCommand, ValidBatch
+from reconcile.config.settings import Settings
+from reconcile.outlook.confirm import AgentFacts
+from reconcile.outlook.drift import SETTING_TYPES, find_drift, latest_settings, mirror_reads
+from reconcile.vocabulary.records import MirrorIssue, MirrorLink, SprintRef
 
 T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 PROJECT = "AWPCA"

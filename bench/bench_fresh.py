@@ -3,7 +3,7 @@
 Run: ``python bench/bench_fresh.py [--only polling,bucket,edits,burst] [--size 10000]``.
 
 - ``polling``: Jira calls an hour to keep a ``--size``-issue mirror fresh while nothing changes. The hub's own
-  decision (:func:`reconcile.auto_refresh.decide_auto_refresh`, default settings: ``auto_refresh_minutes`` 15,
+  decision (:func:`reconcile.queue.auto_refresh.decide_auto_refresh`, default settings: ``auto_refresh_minutes`` 15,
   ``full_refresh_hours`` 24) is asked at every empty claim (every 25 s) over two simulated days; each refresh it
   creates is delivered with the parameters the hub adds (``history`` from the journal mark) and run by the agent's
   refresh executor through its driver and ``JiraHttp`` against the in-process simulator holding the generated
@@ -43,12 +43,12 @@ from agent_app.drive import Alone, drive
 from jira_sim import Simulator
 from jira_sim.generated import generated_seed
 from loopback.stack import WEBHOOK_SECRET, Stack, checked, start_stack
-from reconcile.auto_refresh import AutoRefresh, decide_auto_refresh
-from reconcile.command_types import executor_for
+from reconcile.config.settings import Settings
 from reconcile.executors import Delivery, Page
-from reconcile.history import JournalMark, base_jql, history_param
-from reconcile.settings import Settings
-from reconcile.webhook_registration import registration
+from reconcile.jira.webhook_registration import registration
+from reconcile.queue.auto_refresh import AutoRefresh, decide_auto_refresh
+from reconcile.queue.history import JournalMark, base_jql, history_param
+from reconcile.types.binding import executor_for
 
 REFERENCE_NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 BASE = base_jql("AURORA", ["AWPCA", "STOCKS_DRRK"]) or ""

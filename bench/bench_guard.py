@@ -21,12 +21,12 @@ from adapters.clock import FakeClock
 from adapters.jira_http import JiraHttp
 from agent_app.drive import drive
 from jira_sim.simulator import Simulator
-from reconcile.command_types import executor_for
+from reconcile.config.settings import Settings
 from reconcile.executors import Delivery
-from reconcile.jira_fields import fields_from_jira, fields_problem
-from reconcile.jira_paths import issue_path, jira_path, positive_id
-from reconcile.settings import Settings
-from reconcile.webhook_registration import Listed, registration, registration_steps
+from reconcile.guard.fields import fields_from_jira, fields_problem
+from reconcile.guard.paths import issue_path, jira_path, positive_id
+from reconcile.jira.webhook_registration import Listed, registration, registration_steps
+from reconcile.types.binding import executor_for
 
 SETTINGS = Settings()
 T0 = datetime(2026, 10, 22, 9, tzinfo=UTC)

@@ -12,9 +12,9 @@ import statistics
 import time
 from collections.abc import Callable
 
-from reconcile.jql import client_jql, read_jql
-from reconcile.jql_tree import jql_text
-from reconcile.policy import agent_jql
+from reconcile.guard.jql import client_jql, read_jql
+from reconcile.guard.jql_tree import jql_text
+from reconcile.guard.policy import agent_jql
 
 
 def long_jql(size: int = 2000) -> str:

@@ -23,8 +23,8 @@ from pathlib import Path
 from adapters.clock import SystemClock
 from agent_app.listener import MAX_BODY, WebhookListener, bind
 from agent_app.webhook_server import WebhookServer
-from reconcile.policy import AgentPolicy
-from reconcile.settings import Settings
+from reconcile.config.settings import Settings
+from reconcile.guard.policy import AgentPolicy
 
 SECRET = b"bench-secret"
 

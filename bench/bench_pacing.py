@@ -26,7 +26,7 @@ from typing import Any
 
 import loopback.stack as loopback_stack
 from loopback.stack import checked, start_stack, wait_batch
-from reconcile.catalogue import CATALOGUE
+from reconcile.vocabulary.catalogue import CATALOGUE
 
 _ISSUES = ("AURORA-1533", "AURORA-1538")
 

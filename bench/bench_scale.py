@@ -11,7 +11,7 @@ Run: ``python bench/bench_scale.py [--sizes 1000 5000 10000] [--pg postgresql+as
 - the agent's held state at the last issue page of a refresh of N simulated issues (tracemalloc, the core's
   allocations only), next to the bytes of the issues themselves as parsed.
 
-The collector is tuned as ``sdlc-hub serve`` tunes it (``hub_app.runtime.tune_gc``). Wall time and the process's
+The collector is tuned as ``sdlc-hub serve`` tunes it (``hub_app.runtime.hub.tune_gc``). Wall time and the process's
 CPU time: on a loaded machine the CPU time is the comparable one. Medians.
 Measurements, not tests.
 """
@@ -42,14 +42,14 @@ from adapters.storage.models import MirrorIssueRow, table_of
 from bench.bench_core import big_batch
 from bench.bench_sim import drive_refresh
 from bench.bench_web import _database, _issues
-from hub_app import admin
 from hub_app.app import create_app
 from hub_app.bodies.admin import ProjectIn, TokenIn
-from hub_app.runtime import Hub, open_hub, tune_gc
+from hub_app.operations import admin
+from hub_app.runtime.hub import Hub, open_hub, tune_gc
 from jira_sim import Simulator
 from jira_sim.generated import generated_seed
 from reconcile.executors import Page
-from reconcile.records import ISSUE_TEXT_FIELDS, MirrorIssue, converter, natural_key
+from reconcile.vocabulary.records import ISSUE_TEXT_FIELDS, MirrorIssue, converter, natural_key
 
 PAGE = 100
 BATCH_MAX = 5000  # max_batch_commands: a bigger batch is 422

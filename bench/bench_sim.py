@@ -36,11 +36,11 @@ from agent_app.drive import Alone, drive
 from jira_sim import Simulator
 from jira_sim.generated import generated_seed
 from jira_sim.serving import serve_in_thread
-from reconcile.command_types import executor_for
+from reconcile.config.settings import Settings
 from reconcile.executors import Delivery, Page
-from reconcile.history import base_jql
-from reconcile.jira_model import mirror_fields
-from reconcile.settings import Settings
+from reconcile.jira.model import mirror_fields
+from reconcile.queue.history import base_jql
+from reconcile.types.binding import executor_for
 
 REFERENCE_NOW = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 JQL = base_jql("AURORA", ["AWPCA", "STOCKS_DRRK"]) or ""

@@ -22,14 +22,14 @@ from typing import Any
 
 import attrs
 
-from hub_app import undo
-from hub_app.runtime import open_hub
-from reconcile.approval import Requester
-from reconcile.batch import NewCommand, ValidBatch
-from reconcile.lifecycle import CommandStatus
-from reconcile.records import HistoryEntry, HistoryItem, MirrorIssue
-from reconcile.settings import Settings
-from reconcile.undo import DoneCommand, plan_undo
+from hub_app.operations import undo
+from hub_app.runtime.hub import open_hub
+from reconcile.batches.validation import NewCommand, ValidBatch
+from reconcile.config.settings import Settings
+from reconcile.outlook.approval import Requester
+from reconcile.outlook.undo import DoneCommand, plan_undo
+from reconcile.vocabulary.lifecycle import CommandStatus
+from reconcile.vocabulary.records import HistoryEntry, HistoryItem, MirrorIssue
 
 T0 = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
 

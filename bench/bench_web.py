@@ -39,12 +39,12 @@ from sqlalchemy.engine import make_url
 
 import hub_app
 from adapters.storage.models import BatchRow, CommandRow, table_of
-from hub_app import admin, batches, mirror
 from hub_app.bodies.admin import ProjectIn, TokenIn
 from hub_app.bodies.mirror import NoteIn
-from hub_app.runtime import Hub, open_hub
-from reconcile.approval import Door, Requester
-from reconcile.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink, SprintRef, converter
+from hub_app.operations import admin, batches, mirror
+from hub_app.runtime.hub import Hub, open_hub
+from reconcile.outlook.approval import Door, Requester
+from reconcile.vocabulary.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink, SprintRef, converter
 
 STATUSES = ("Ожидание разработки", "Разработка", "Тестирование", "Готово")
 BUDGET_MS = 100.0

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from reconcile.catalogue import CATALOGUE
+from reconcile.vocabulary.catalogue import CATALOGUE
 
 #: The seed's morning (22.10.2026 09:00 UTC, the simulator sample's ``reference_now``): where the suite's fake
 #: clocks and simulators start.

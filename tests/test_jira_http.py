@@ -13,9 +13,9 @@ from adapters.clock import FakeClock
 from adapters.jira_http import JiraAuthError, JiraError, JiraHttp
 from agent_app.drive import DriveOutcome, drive
 from jira_sim.simulator import Simulator
-from reconcile.command_types import executor_for
 from reconcile.executors import Delivery, ExecContext, JiraCall
 from reconcile.executors._run import Body, Run, run_body
+from reconcile.types.binding import executor_for
 from tests.support import T0
 
 pytestmark = pytest.mark.anyio

@@ -1,44 +1,47 @@
-"""The code's structure, read from its imports: no import circle anywhere in ``src``, and the hub a stack whose
-three doors are peers (README.md, the package table)."""
+"""The code's structure, read from its imports: no import circle anywhere in ``src``; each folder of ``reconcile``
+and ``hub_app`` is one floor, and a module imports nothing from a floor above its own nor from a peer on its floor
+(README.md, the package table); a package's ``_private`` modules stay inside it; the apps reach ``reconcile`` through
+its faces; modules read top to bottom."""
 
 from __future__ import annotations
 
 import ast
+import importlib
 from collections.abc import Iterator
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
-#: The hub's floors, top first: a module imports only modules of its own floor or of the floors below it.
-HUB_FLOORS: tuple[tuple[str, ...], ...] = (
-    ("cli", "client_cli", "audit_cli", "app", "serving"),
-    ("api", "web", "mcp"),  # the doors
-    # the operations
-    (
-        "batches",
-        "approvals",
-        "claims",
-        "reports",
-        "events",
-        "freshness",
-        "mirror",
-        "drift",
-        "admin",
-        "plan",
-        "undo",
-        "overview",
-        "idempotency",
-        "following",
-        "predict",
-        "audit",
-        "overview",
+#: The floors of each layered package, top first. A room is a folder (or a top-level module); a module imports only
+#: modules of its own room or of rooms on the floors below. Rooms on one floor are peers: they import each other not
+#: at all. Every room of the package stands on a floor (a new folder is placed here, where its imports put it).
+FLOORS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "reconcile": (
+        ("outlook",),  # what a person reads: the dry run, plans and their approval, progress, confirmation, drift, undo
+        ("types",),  # each command type bound whole
+        ("executors",),  # the sans-I/O executors
+        ("batches",),  # a batch as submitted
+        ("jira", "queue", "audit"),  # Jira as the core sees it; the queue's decisions; the audit's chain
+        ("guard",),  # the bank's policy, JQL, paths and fields checked, the hub's scope
+        ("config",),  # the hub's settings
+        ("vocabulary",),  # the words every floor speaks
     ),
-    ("lookups", "request_text", "connection"),
-    ("runtime", "longpoll"),
-    ("metrics",),
-    ("answers", "bodies", "refusals", "roles", "public_url"),
-)
-DOORS = HUB_FLOORS[1]
+    "hub_app": (
+        ("cli",),
+        ("client_cli", "app", "serving"),
+        ("api", "web", "mcp"),  # the doors
+        ("dispatch",),  # the agent's claims, reports and events, and the queue's overview
+        ("operations",),  # what the doors ask: batches, plans, approvals, undo, the mirror, drift, admin, audit
+        ("runtime",),
+        ("answers",),
+        ("bodies",),
+    ),
+}
+DOORS = FLOORS["hub_app"][2]
+#: The packages that reach ``reconcile`` through its faces only.
+APPS = ("hub_app", "agent_app", "adapters", "jira_sim", "loopback")
+#: Folders that hold no modules of the package's own.
+NOT_ROOMS = {"__init__", "__pycache__", "py.typed", "static", "templates", "migrations", "versions"}
 
 
 def _module(path: Path) -> str:
@@ -108,12 +111,13 @@ def _circles() -> list[list[str]]:
 
 
 def _floor(name: str) -> tuple[int, str]:
-    """The floor of a module of the hub and its room (``hub_app.api.batches`` → the floor of ``api``)."""
-    room = name.split(".")[1] if "." in name else ""
-    for number, floor in enumerate(HUB_FLOORS):
+    """The floor of a module of a layered package and its room (``hub_app.api.batches`` → the floor of ``api``)."""
+    package, _, rest = name.partition(".")
+    room = rest.split(".")[0]
+    for number, floor in enumerate(FLOORS[package]):
         if room in floor:
             return number, room
-    raise AssertionError(f"{name} stands on no floor of HUB_FLOORS: add it where its imports put it")
+    raise AssertionError(f"{name} stands on no floor of FLOORS[{package!r}]: add it where its imports put it")
 
 
 def test_no_module_of_src_takes_part_in_an_import_circle() -> None:
@@ -121,15 +125,101 @@ def test_no_module_of_src_takes_part_in_an_import_circle() -> None:
     assert _circles() == []
 
 
-def test_the_hub_is_a_stack_whose_doors_are_peers() -> None:
-    """A module of the hub imports nothing from a floor above its own, and no door imports another door."""
+def test_every_room_of_a_layered_package_stands_on_a_floor() -> None:
+    """The floors are the folders: each folder (and each entry-point module) of ``reconcile`` and ``hub_app`` is one
+    room of :data:`FLOORS`, and each room of it exists."""
+    for package, floors in FLOORS.items():
+        rooms = {room for floor in floors for room in floor}
+        here = {p.stem if p.is_file() else p.name for p in (SRC / package).iterdir()} - NOT_ROOMS
+        assert here == rooms, package
+
+
+def test_each_layered_package_is_a_stack_whose_peers_import_each_other_not() -> None:
+    """A module of ``reconcile`` or ``hub_app`` imports nothing from a floor above its own nor from a peer room on
+    its floor (the hub's three doors are peers, as the core's ``jira`` and ``queue`` are)."""
     wrong = []
-    for name in sorted(m for m in MODULES if m.startswith("hub_app.")):
-        floor, room = _floor(name)
+    for package in FLOORS:
+        for name in sorted(m for m in MODULES if m.startswith(f"{package}.")):
+            floor, room = _floor(name)
+            for target in _imports(name):
+                if not target.startswith(f"{package}."):
+                    continue
+                to_floor, to_room = _floor(target)
+                if to_floor < floor or (to_floor == floor and to_room != room):
+                    wrong.append(f"{name} -> {target}")
+    assert wrong == []
+
+
+def test_a_private_module_is_imported_only_inside_its_package() -> None:
+    """A ``_private`` module (``reconcile.executors._run``) is its package's inside: others use the package's face."""
+    wrong = []
+    for name in sorted(MODULES):
         for target in _imports(name):
-            if not target.startswith("hub_app."):
-                continue
-            to_floor, to_room = _floor(target)
-            if to_floor < floor or (room in DOORS and to_room in DOORS and to_room != room):
+            parts = target.split(".")
+            private = [i for i, part in enumerate(parts) if part.startswith("_")]
+            inside = ".".join(parts[: private[0]]) if private else ""
+            if private and name != inside and not name.startswith(f"{inside}."):
                 wrong.append(f"{name} -> {target}")
     assert wrong == []
+
+
+def _reconcile_imports(path: Path) -> Iterator[tuple[str, str]]:
+    """``(module, name)`` of every import from ``reconcile`` in ``path`` (``name`` is ``*`` for ``import …``)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "reconcile":
+            for alias in node.names:
+                yield node.module or "", alias.name
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "reconcile":
+                    yield alias.name, "*"
+
+
+def test_the_apps_reach_reconcile_only_through_its_faces() -> None:
+    """``adapters``, ``hub_app``, ``agent_app``, ``jira_sim`` and ``loopback`` take from ``reconcile`` or one of its
+    folders only what that face's ``__all__`` offers: the modules behind it are free to change."""
+    wrong = []
+    for app in APPS:
+        for path in sorted((SRC / app).rglob("*.py")):
+            for module, name in _reconcile_imports(path):
+                face = importlib.import_module(module)
+                if module.count(".") > 1 or name not in getattr(face, "__all__", ()):
+                    wrong.append(f"{path.relative_to(SRC)}: from {module} import {name}")
+    assert wrong == []
+
+
+def test_reconcile_names_its_public_face() -> None:
+    """``reconcile`` says what other tools may use, each folder says what it offers, and every name offered is there."""
+    faces = ["reconcile", *(f"reconcile.{room}" for floor in FLOORS["reconcile"] for room in floor)]
+    for name in faces:
+        face = importlib.import_module(name)
+        assert face.__all__, name
+        assert [n for n in face.__all__ if not hasattr(face, n)] == [], name
+
+
+def test_no_folder_of_reconcile_or_the_hub_holds_more_than_twelve_modules() -> None:
+    """A room that grows past twelve modules asks for a folder of its own."""
+    crowded = {}
+    for package in FLOORS:
+        for folder in [SRC / package, *(p for p in (SRC / package).rglob("*") if p.is_dir())]:
+            if NOT_ROOMS & set(folder.relative_to(SRC).parts):
+                continue
+            modules = [p for p in folder.glob("*.py") if p.name != "__init__.py"]
+            if len(modules) > 12:
+                crowded[folder.relative_to(SRC).as_posix()] = len(modules)
+    assert crowded == {}
+
+
+def test_modules_read_top_to_bottom() -> None:
+    """No module of ``src`` over 450 lines and no function over 80 (migrations and the simulator's tables aside)."""
+    long_modules, long_functions = [], []
+    for path in sorted(SRC.rglob("*.py")):
+        if "migrations" in path.parts or "jira_sim" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        if len(text.splitlines()) > 450:
+            long_modules.append(path.relative_to(SRC).as_posix())
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno - node.lineno >= 80:
+                long_functions.append(f"{path.relative_to(SRC).as_posix()}:{node.name}")
+    assert (long_modules, long_functions) == ([], [])

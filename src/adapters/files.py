@@ -16,7 +16,7 @@ from pathlib import Path
 
 import attrs
 
-from reconcile.errors import TooLargeError
+from reconcile.vocabulary import TooLargeError
 
 __all__ = ["FileStore", "FileTooLargeError", "StagedFile", "StoredFile", "is_sha256"]
 

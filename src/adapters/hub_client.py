@@ -21,9 +21,8 @@ import attrs
 import httpx
 
 from adapters.targets import Target, explain, explain_status, http_client
-from reconcile.executors.base import Delivery, Operation, Page, Report
-from reconcile.records import converter, issue_to_wire
-from reconcile.text import body_text
+from reconcile.executors import Delivery, Operation, Page, Report
+from reconcile.vocabulary import body_text, converter, issue_to_wire
 
 __all__ = [
     "UNKNOWN_COMMAND",

@@ -3,7 +3,7 @@
 :meth:`JiraHttp.send` sends one :class:`JiraCall` and tries it again after a 429/503 (after ``Retry-After``, by
 the wait it is given: the agent's heartbeats, or a sleep on its clock), counting every try; :meth:`gap_left` and
 :meth:`wait_gap` measure a pause from the last Jira call, and never end it before Jira's token bucket lets the next
-call through (:class:`reconcile.jira_bucket.BucketPacer`); ``myself``, ``serverInfo`` and ``issueLinkType`` are read
+call through (:class:`reconcile.jira.bucket.BucketPacer`); ``myself``, ``serverInfo`` and ``issueLinkType`` are read
 once.
 
 The pacer lives here, not in the driver: the bucket is the Jira user's, and this client sees every answer its
@@ -25,12 +25,10 @@ import httpx
 
 from adapters.clock import Clock, SystemClock
 from adapters.targets import Target, explain, explain_status, http_client, shown
-from reconcile.executors.base import ExecContext, JiraCall, JiraResponse
-from reconcile.jira_bucket import BucketPacer
-from reconcile.jira_fields import JiraField, fields_from_jira
-from reconcile.jira_paths import constant_for_run
-from reconcile.jira_site import site_url
-from reconcile.text import body_text
+from reconcile.executors import ExecContext, JiraCall, JiraResponse
+from reconcile.guard import JiraField, constant_for_run, fields_from_jira
+from reconcile.jira import BucketPacer, site_url
+from reconcile.vocabulary import body_text
 
 __all__ = ["JiraAuthError", "JiraError", "JiraHttp", "Retry", "Sent", "explain_jira"]
 
@@ -141,7 +139,7 @@ class JiraHttp:
         self._base_url: tuple[str | None] | None = None
         self._link_types: tuple[frozenset[str], frozenset[str]] | None = None
         self._fields: dict[str, JiraField] | None = None
-        #: Answers kept for the run (:func:`reconcile.jira_paths.constant_for_run`: the boards' own reads).
+        #: Answers kept for the run (:func:`reconcile.guard.paths.constant_for_run`: the boards' own reads).
         self._kept: dict[str, JiraResponse] = {}
 
     @classmethod

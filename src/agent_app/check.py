@@ -4,7 +4,7 @@ needs of this Jira, one line each — ``ok: …`` or what is wrong and the fix; 
 - each allowed project is read (``GET /rest/api/2/project/{key}``): one that does not exist, or that the agent's
   Jira user cannot browse (Jira answers both with 404), fails the check;
 - the field ids the bank pins (``--field``) are verified against Jira's field list as every delivery's mapping
-  will be (:func:`reconcile.jira_fields.verified_mapping`), each printed with Jira's name and schema.
+  will be (:func:`reconcile.guard.fields.verified_mapping`), each printed with Jira's name and schema.
 
 Decision where the spec is silent: the hub's ``jira_project`` and its field mapping reach the agent only in a
 delivery's context (the agent role reads nothing else of the hub's settings), so ``check`` does not claim a
@@ -21,10 +21,9 @@ import httpx
 
 from adapters.jira_http import JiraError, JiraHttp, explain_jira
 from adapters.targets import shown
-from reconcile.executors.base import JiraCall
-from reconcile.jira_fields import JiraField, verified_mapping
-from reconcile.policy import AgentPolicy
-from reconcile.settings import EpicLink, Settings
+from reconcile.config import EpicLink, Settings
+from reconcile.executors import JiraCall
+from reconcile.guard import AgentPolicy, JiraField, verified_mapping
 
 __all__ = ["jira_lines"]
 

@@ -45,8 +45,8 @@ from agent_app.listener import WebhookListener, bind
 from agent_app.loop import Agent, AgentFatal
 from agent_app.policy_flags import MISSING, POLICY_OPTIONS, policy_of
 from agent_app.webhook_cli import LISTEN_OPTIONS, WEBHOOK_OPTIONS, read_secret, webhook
-from reconcile.command_types import executor_for
-from reconcile.policy import AgentPolicy
+from reconcile.guard import AgentPolicy
+from reconcile.types import executor_for
 
 __all__ = ["agent_version", "build_command_line", "default_journal", "main"]
 

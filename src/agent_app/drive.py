@@ -26,7 +26,7 @@ from typing import Any, Protocol
 import attrs
 
 from adapters.jira_http import JiraAuthError, JiraError, JiraHttp, Retry
-from reconcile.executors.base import Dropped, Executor, FetchFile, JiraCall, Page, Pause, Report
+from reconcile.executors import Dropped, Executor, FetchFile, JiraCall, Page, Pause, Report
 
 __all__ = ["Alone", "DriveOutcome", "Watch", "drive", "probe"]
 

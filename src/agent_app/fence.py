@@ -21,8 +21,8 @@ from collections.abc import Awaitable, Callable
 
 from adapters.clock import Clock
 from adapters.hub_client import UNKNOWN_COMMAND, CommandHeld
-from reconcile.executors.base import Delivery
-from reconcile.policy import READ_ONLY_TYPES
+from reconcile.executors import Delivery
+from reconcile.guard import READ_ONLY_TYPES
 
 __all__ = ["Fence"]
 

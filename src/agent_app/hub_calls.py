@@ -14,7 +14,7 @@ from typing import TypeVar
 from adapters.hub_client import CommandHeld, HubClient, HubUnreachable
 from agent_app.presence import Presence
 from agent_app.retry import Retrying, Stopped
-from reconcile.executors.base import Page
+from reconcile.executors import Page
 
 __all__ = ["HubCalls"]
 

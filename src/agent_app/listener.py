@@ -6,13 +6,13 @@ is read, trouble accepting never the agent's end); :class:`WebhookListener` says
 
 1. the body (``Content-Length`` required, at most :data:`MAX_BODY` bytes, else 411/413) must carry
    ``X-Hub-Signature: sha256=<HMAC-SHA256>`` with the agent's secret, else **401** and nothing relayed;
-2. it is read into an event (:func:`reconcile.webhook_events.parse_webhook`, no Jira call) with the custom fields
+2. it is read into an event (:func:`reconcile.jira.webhook_events.parse_webhook`, no Jira call) with the custom fields
    of the latest delivery's context — before the first delivery the agent does not know the hub's field ids, so an
    issue event is relayed *without* its issue (the hub then reads the key itself: a wrong field id would blank a
    field in the mirror); a body that is no Jira payload is 400;
 3. dropped, answered 204 all the same (Jira does not retry, and a refusal would only fill Jira's log): an event
-   outside the agent's policy (:func:`~reconcile.webhook_events.in_policy`) or, once a delivery told it, outside the
-   hub's Jira project (the hub would refuse it), a duplicate (:class:`~reconcile.webhook_events.RecentEvents`:
+   outside the agent's policy (:func:`~reconcile.jira.webhook_events.in_policy`) or, once a delivery told it, outside
+   the hub's Jira project (the hub would refuse it), a duplicate (:class:`~reconcile.jira.webhook_events.RecentEvents`:
    bounded), and one that needs nothing of the hub (a comment event: the mirror keeps no comments, and the issue
    event of the same comment comes too);
 4. queued for the relay (204 once queued). The queue is bounded (:data:`QUEUE_SIZE`): when the hub is slower
@@ -45,12 +45,12 @@ from adapters.clock import Clock
 from adapters.hub_client import HubClient, HubRefused, HubUnreachable
 from agent_app.retry import Backoff, Retrying, Stopped, race
 from agent_app.webhook_server import MAX_CONNECTIONS, PATH, Answer, Limits, WebhookServer, refused_head
-from reconcile.errors import ValidationError
-from reconcile.executors._run import context_settings
-from reconcile.policy import AgentPolicy, key_project
-from reconcile.settings import Settings
-from reconcile.webhook_events import Need, RecentEvents, WebhookError, WebhookEvent, in_policy, parse_webhook
-from reconcile.webhook_events import signature_ok as signed
+from reconcile.config import Settings
+from reconcile.executors import context_settings
+from reconcile.guard import AgentPolicy, key_project
+from reconcile.jira import Need, RecentEvents, WebhookError, WebhookEvent, in_policy, parse_webhook
+from reconcile.jira import signature_ok as signed
+from reconcile.vocabulary import ValidationError
 
 __all__ = ["BATCH", "MAX_BODY", "PATH", "QUEUE_SIZE", "WebhookListener", "bind"]
 

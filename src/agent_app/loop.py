@@ -81,12 +81,10 @@ from agent_app.plan_guard import plan_check
 from agent_app.presence import Presence
 from agent_app.retry import Backoff, Retrying, Stopped, race
 from agent_app.watch import CommandWatch, WriteBudget
-from reconcile.errors import ValidationError
-from reconcile.eta import AgentPace
-from reconcile.executors._run import context_settings
-from reconcile.executors.base import Delivery, ExecContext, Executor
-from reconcile.jira_fields import JiraField, unseen_ids
-from reconcile.policy import AgentPolicy, refusal, scoped_params
+from reconcile.executors import Delivery, ExecContext, Executor, context_settings
+from reconcile.guard import AgentPolicy, JiraField, refusal, scoped_params, unseen_ids
+from reconcile.outlook import AgentPace
+from reconcile.vocabulary import ValidationError
 
 __all__ = ["Agent", "AgentFatal", "Stopped"]
 

@@ -13,7 +13,7 @@ from adapters.hub_client import HubRefused
 from adapters.jira_http import JiraAuthError, JiraError
 from agent_app.drive import DriveOutcome
 from agent_app.retry import Stopped
-from reconcile.executors.base import Delivery, Report
+from reconcile.executors import Delivery, Report
 
 __all__ = ["AgentFatal", "CommandLine", "Ending", "JiraUnreachable", "agent_report", "ended", "token_refused"]
 

@@ -1,6 +1,6 @@
 """The approved plan as the agent holds a command to it (DESIGN.md 6.5): a delivery of an approved batch carries
 ``context.approved``, its command's lines; every write is checked against them first
-(:class:`reconcile.write_lines.PlanCheck`), and a write not among them is not made.
+(:class:`reconcile.types.write_lines.PlanCheck`), and a write not among them is not made.
 
 What the hub sends can only narrow what the agent writes, never widen it: an entry that is no line matches nothing
 (so the write it would have allowed is dropped), and a delivery without ``approved`` is checked by the bank's
@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from reconcile.errors import ValidationError
-from reconcile.executors._run import context_settings
-from reconcile.write_lines import PlanCheck, Reads, WriteLine
+from reconcile.executors import context_settings
+from reconcile.types import PlanCheck, Reads, WriteLine
+from reconcile.vocabulary import ValidationError
 
 __all__ = ["plan_check"]
 

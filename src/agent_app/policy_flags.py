@@ -25,9 +25,8 @@ import math
 import re
 
 from adapters.cli_config import BadValue, Option
-from reconcile.catalogue import CATALOGUE
-from reconcile.jira_fields import ROLES, is_field_id
-from reconcile.policy import ANY_TYPE, AgentPolicy
+from reconcile.guard import ANY_TYPE, ROLES, AgentPolicy, is_field_id
+from reconcile.vocabulary import CATALOGUE
 
 __all__ = ["MISSING", "POLICY_OPTIONS", "policy_of"]
 

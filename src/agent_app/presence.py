@@ -32,7 +32,7 @@ from adapters.clock import Clock
 from adapters.hub_client import HubClient, HubError
 from adapters.logs import redacted
 from agent_app.retry import race
-from reconcile.settings import Settings
+from reconcile.config import Settings
 
 __all__ = ["TELL_AT_ONCE_SECONDS", "Ahead", "Presence", "heartbeat_interval"]
 

@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 import attrs
 
 from adapters.clock import Clock
-from reconcile.agents import BACKOFF_CAP_SECONDS
+from reconcile.queue import BACKOFF_CAP_SECONDS
 
 __all__ = ["Backoff", "Retrying", "Stopped", "Transient", "backoff_delay", "decide", "race"]
 

@@ -25,9 +25,9 @@ from adapters.jira_http import Retry
 from agent_app.fence import Fence
 from agent_app.hub_calls import HubCalls
 from agent_app.presence import Presence
-from reconcile.executors.base import FetchFile, JiraCall, Page
-from reconcile.notices import budget_notice, retry_notice
-from reconcile.policy import BUDGET_WINDOW_SECONDS, budget_wait
+from reconcile.executors import FetchFile, JiraCall, Page
+from reconcile.guard import BUDGET_WINDOW_SECONDS, budget_wait
+from reconcile.vocabulary import budget_notice, retry_notice
 
 __all__ = ["CommandWatch", "WriteBudget"]
 

@@ -1,6 +1,6 @@
 """``sdlc-agent webhook`` and the listener's flags of ``sdlc-agent run`` (DESIGN.md 6.2).
 
-``webhook`` prints the registration of the agent's webhook (:mod:`reconcile.webhook_registration`) for the Jira
+``webhook`` prints the registration of the agent's webhook (:mod:`reconcile.jira.webhook_registration`) for the Jira
 admin: both forms (Jira ≤ 9 and Jira 10) unless ``--jira-major`` names one, with the secret of
 ``--webhook-secret-file`` in it (the admin enters it in Jira; the operator already holds the file). The other
 modes ask Jira's ``serverInfo`` for the version (unless ``--jira-major``) and act as the agent's Jira user, which
@@ -26,10 +26,9 @@ from adapters.cli_config import Option
 from adapters.jira_http import JiraError, JiraHttp, explain_jira
 from adapters.targets import shown
 from agent_app.webhook_server import MAX_CONNECTIONS
-from reconcile.executors.base import JiraCall
-from reconcile.policy import AgentPolicy
-from reconcile.webhook_events import webhook_secret
-from reconcile.webhook_registration import (
+from reconcile.executors import JiraCall
+from reconcile.guard import AgentPolicy
+from reconcile.jira import (
     Listed,
     Registration,
     Step,
@@ -37,6 +36,7 @@ from reconcile.webhook_registration import (
     registration,
     registration_steps,
     unregistration_steps,
+    webhook_secret,
     webhooks_path,
 )
 

@@ -15,12 +15,12 @@ from hub_app.api.auth import guard
 from hub_app.api.errors import exception_handlers
 from hub_app.api.openapi import CommandSchemaPlugin, DocumentedAttrsPlugin, openapi_config
 from hub_app.mcp.endpoint import McpPlugin
-from hub_app.metrics import http_metrics_middleware
-from hub_app.public_url import PublicUrl
-from hub_app.request_text import check_path_and_query
-from hub_app.runtime import Hub
+from hub_app.runtime.hub import Hub
+from hub_app.runtime.metrics import http_metrics_middleware
+from hub_app.runtime.public_url import PublicUrl
+from hub_app.runtime.request_text import check_path_and_query
 from hub_app.web import WebPage
-from hub_app.web.schema_page import OperationsPage
+from hub_app.web.views.schema_page import OperationsPage
 
 __all__ = ["MAX_JSON_BODY", "ROUTES", "create_app", "hub_version"]
 

@@ -22,15 +22,15 @@ from typing import TYPE_CHECKING, TypeVar
 
 from adapters.cli_config import CommandLine, Option, package_version
 from adapters.logs import configure_logging
-from hub_app.audit_cli import cli_actor
 from hub_app.client_cli import add_client_commands
+from hub_app.client_cli.audit_file import cli_actor
 from hub_app.mcp.clients import ALL, KEY_NOTE, McpClient, snippets
-from hub_app.roles import INTERFACE, Role
+from hub_app.runtime.roles import INTERFACE, Role
 
 if TYPE_CHECKING:
     from hub_app.answers.admin import TokenView
-    from hub_app.public_url import PublicUrl
-    from hub_app.runtime import Hub
+    from hub_app.runtime.hub import Hub
+    from hub_app.runtime.public_url import PublicUrl
 
 # Each subcommand imports what it needs when it runs: `token add` must start in well under a second, without
 # the web framework, the server, the MCP library (bench/bench_cli.py measures it).
@@ -132,7 +132,7 @@ async def _with_hub(args: argparse.Namespace, action: Callable[[Hub], Awaitable[
     from sqlalchemy.exc import DBAPIError  # noqa: PLC0415 - see the note on imports above
 
     from adapters.storage.engine import DatabaseUrlError, check_url, sqlite_url  # noqa: PLC0415
-    from hub_app.runtime import open_hub  # noqa: PLC0415
+    from hub_app.runtime.hub import open_hub  # noqa: PLC0415
 
     data_dir, url = _storage(args)
     _warn_if_new_default_database(args)
@@ -178,8 +178,8 @@ def _warn_if_new_default_database(args: argparse.Namespace) -> None:
 
 
 async def _token_add(hub: Hub, name: str, role: str, *, needs_approval: bool) -> str:
-    from hub_app import admin  # noqa: PLC0415
     from hub_app.bodies.admin import TokenIn  # noqa: PLC0415
+    from hub_app.operations import admin  # noqa: PLC0415
 
     async with hub.unit(**cli_actor()) as unit:
         body = TokenIn(name=name, role=role, needs_approval=needs_approval)  # type: ignore[arg-type]
@@ -220,14 +220,14 @@ def _add_token(args: argparse.Namespace) -> int:
 
 
 async def _token_list(hub: Hub) -> list[TokenView]:
-    from hub_app import admin  # noqa: PLC0415
+    from hub_app.operations import admin  # noqa: PLC0415
 
     async with hub.unit() as unit:
         return await admin.list_tokens(unit)
 
 
 async def _token_revoke(hub: Hub, name: str) -> TokenView:
-    from hub_app import admin  # noqa: PLC0415
+    from hub_app.operations import admin  # noqa: PLC0415
 
     async with hub.unit(**cli_actor()) as unit:
         return await admin.revoke_token(unit, name)
@@ -240,7 +240,7 @@ def _serve(args: argparse.Namespace) -> int:
     from adapters.storage.database import Database  # noqa: PLC0415
     from adapters.storage.engine import make_engine, sqlite_url  # noqa: PLC0415
     from hub_app.app import create_app  # noqa: PLC0415
-    from hub_app.runtime import Hub, tune_gc  # noqa: PLC0415
+    from hub_app.runtime.hub import Hub, tune_gc  # noqa: PLC0415
     from hub_app.serving import HubServer, with_request_timeout  # noqa: PLC0415
     from hub_app.web import session_key  # noqa: PLC0415
 
@@ -289,7 +289,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _operator_message(exc: Exception, args: argparse.Namespace) -> str:
     """A token command's refusal in the CLI's language (English): the API words it in Russian, for planners."""
-    from reconcile.errors import ConflictError, NotFoundError, ValidationError  # noqa: PLC0415
+    from reconcile.vocabulary import ConflictError, NotFoundError, ValidationError  # noqa: PLC0415
 
     name = getattr(args, "name", "")
     if isinstance(exc, ConflictError):
@@ -304,7 +304,7 @@ def _operator_message(exc: Exception, args: argparse.Namespace) -> str:
 
 
 def _public_url(args: argparse.Namespace) -> PublicUrl:
-    from hub_app.public_url import DEFAULT_HOST, DEFAULT_PORT, PublicUrl, PublicUrlError  # noqa: PLC0415
+    from hub_app.runtime.public_url import DEFAULT_HOST, DEFAULT_PORT, PublicUrl, PublicUrlError  # noqa: PLC0415
 
     try:
         return PublicUrl.of(
@@ -376,7 +376,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     position = _demo_position(argv)
     if position is not None:
         return _run_demo(argv, position)
-    from reconcile.errors import ReconcileError  # noqa: PLC0415 - cheap, but after --help/--version
+    from reconcile.vocabulary import ReconcileError  # noqa: PLC0415 - cheap, but after --help/--version
 
     args = command_line().parse(argv)
     configure_logging(args.log_level, fmt=args.log_format, secrets=_secrets(args))

@@ -1,7 +1,7 @@
 """``sdlc-hub serve``'s HTTP server: uvicorn, with a graceful end for long polls and a deadline for slow requests.
 
 - :class:`HubServer` tells the hub that it stops *before* uvicorn waits for the open requests: the claims
-  waiting in a long poll answer 204 at once (:mod:`hub_app.longpoll`), so a SIGTERM finishes every request
+  waiting in a long poll answer 204 at once (:mod:`hub_app.runtime.longpoll`), so a SIGTERM finishes every request
   with an answer instead of cutting them after the graceful timeout (an error-level log, a 500).
 - :class:`RequestDeadline` (uvicorn's HTTP/1.1 protocol, h11) closes a connection that has not delivered a
   request's head within ``request_timeout`` seconds of its first byte (or of the connection's opening), that sends
@@ -23,7 +23,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from hub_app.runtime import Hub
+from hub_app.runtime.hub import Hub
 
 __all__ = ["FLOOR_BYTES", "REQUEST_TIMEOUT_SECONDS", "HubServer", "RequestDeadline", "with_request_timeout"]
 

@@ -1,4 +1,4 @@
-"""JQL's syntax as far as the simulator reads it: the hub's and the agent's parser (:mod:`reconcile.jql`, Jira's
+"""JQL's syntax as far as the simulator reads it: the hub's and the agent's parser (:mod:`reconcile.guard.jql`, Jira's
 grammar) and a small AST the compiler of :mod:`jira_sim.jql` evaluates.
 
 Syntax errors carry Jira's own wording (``Error in the JQL Query: Expecting … but got …``).
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import attrs
 
-from reconcile import jql_tree as tree
-from reconcile.jql import JqlProblem, read_jql
+from reconcile.guard import JqlProblem, read_jql
+from reconcile.guard import jql_tree as tree
 
 __all__ = ["And", "Clause", "Func", "JqlError", "Node", "Not", "Operand", "Or", "Query", "Value", "parse"]
 
@@ -113,8 +113,8 @@ def _node(node: tree.Node) -> Node:
 
 
 def parse(text: str) -> Query:
-    """Parse JQL into a :class:`Query` with the hub's and the agent's own JQL parser (:mod:`reconcile.jql`), so the
-    simulator reads every escape as Jira does; raises :class:`JqlError` with Jira's message on a syntax error."""
+    """Parse JQL into a :class:`Query` with the hub's and the agent's own JQL parser (:mod:`reconcile.guard.jql`), so
+    the simulator reads every escape as Jira does; raises :class:`JqlError` with Jira's message on a syntax error."""
     query = read_jql(text)
     if isinstance(query, JqlProblem):
         raise JqlError(query.jira)

@@ -21,8 +21,7 @@ from typing import Any, TextIO
 import httpx
 
 from loopback.stack import DEMO_PACING, Stack, checked, start_stack, wait_batch
-from reconcile.catalogue import CATALOGUE
-from reconcile.lifecycle import RESOLVED
+from reconcile.vocabulary import CATALOGUE, RESOLVED
 
 __all__ = ["KEEP_HINT", "PACING_NOTE", "demo", "jira_state", "run", "sample_batch"]
 

@@ -17,8 +17,7 @@ import attrs
 import httpx
 
 from loopback.processes import Proc, free_port, script, spawn, wait_for
-from reconcile.catalogue import CATALOGUE, CommandSpec
-from reconcile.lifecycle import FINAL
+from reconcile.vocabulary import CATALOGUE, FINAL, CommandSpec
 
 __all__ = [
     "DEMO_PACING",

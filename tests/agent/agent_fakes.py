@@ -2,10 +2,10 @@
 and a transport that loses requests or answers on the way (the network, not our code).
 
 The fake hub keeps its state in plain dicts the tests can poke, but decides as the real hub does, with the
-core's own rules: the claim by :func:`reconcile.queue.decide_claim` (one command in flight, re-delivery of a
+core's own rules: the claim by :func:`reconcile.queue.claim.decide_claim` (one command in flight, re-delivery of a
 ``claimed`` command with ``deliveries + 1``, failed at the delivery limit), the report by
-:func:`reconcile.reports.decide_report` (idempotent), whether a process still holds its command by
-:func:`reconcile.agents.holds_claim`.
+:func:`reconcile.queue.reports.decide_report` (idempotent), whether a process still holds its command by
+:func:`reconcile.queue.agents.holds_claim`.
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from typing import Any
 import attrs
 import httpx
 
-from reconcile.agents import holds_claim
-from reconcile.policy import AgentPolicy
-from reconcile.queue import (
+from reconcile.config.settings import Settings
+from reconcile.guard.policy import AgentPolicy
+from reconcile.queue.agents import holds_claim
+from reconcile.queue.claim import (
     Action,
     ClaimedCommand,
     ClaimSnapshot,
@@ -30,8 +31,7 @@ from reconcile.queue import (
     Redeliver,
     decide_claim,
 )
-from reconcile.reports import decide_report
-from reconcile.settings import Settings
+from reconcile.queue.reports import decide_report
 from tests.support import T0
 
 #: How long before a pause's end the agent asks the hub whether it may write (the fence's lead on a clock where

@@ -19,12 +19,12 @@ import pytest
 from adapters.hub_client import HubClient
 from agent_app.listener import WebhookListener
 from agent_app.loop import Agent
-from hub_app import admin
 from hub_app.app import create_app
 from hub_app.bodies.admin import ProjectIn, TokenIn
-from hub_app.runtime import open_hub
-from reconcile.settings import Settings
-from reconcile.webhook_registration import registration
+from hub_app.operations import admin
+from hub_app.runtime.hub import open_hub
+from reconcile.config.settings import Settings
+from reconcile.jira.webhook_registration import registration
 
 from .agent_fakes import AURORA_ONLY
 from .test_with_hub import HubRig

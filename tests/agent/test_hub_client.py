@@ -15,9 +15,9 @@ from adapters.hub_client import (
     report_from_wire,
     report_to_wire,
 )
+from reconcile.config.settings import Settings
 from reconcile.executors.base import Delivery, Operation, Page, Report
-from reconcile.records import MirrorIssue, MirrorLink, SprintRef
-from reconcile.settings import Settings
+from reconcile.vocabulary.records import MirrorIssue, MirrorLink, SprintRef
 
 from .agent_fakes import FakeHub, Fault, FlakyTransport, command
 

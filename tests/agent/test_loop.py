@@ -23,8 +23,8 @@ from agent_app.journal import Journal, JournalEntry
 from agent_app.loop import Agent, AgentFatal
 from agent_app.retry import Backoff, backoff_delay
 from jira_sim import Simulator
-from reconcile.command_types import executor_for
-from reconcile.policy import AgentPolicy
+from reconcile.guard.policy import AgentPolicy
+from reconcile.types.binding import executor_for
 
 from .agent_fakes import AURORA_ONLY, LEAD, FakeHub, Fault, FlakyTransport, command, waited
 

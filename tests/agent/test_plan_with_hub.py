@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from hub_app import admin
 from hub_app.app import create_app
 from hub_app.bodies.admin import ProjectIn, TokenIn
-from hub_app.runtime import open_hub
+from hub_app.operations import admin
+from hub_app.runtime.hub import open_hub
 from tests.hub.support import decision
 from tests.support import cmd
 

@@ -10,7 +10,7 @@ import pytest
 
 from agent_app.cli import build_command_line, main
 from agent_app.policy_flags import policy_of
-from reconcile.policy import AgentPolicy
+from reconcile.guard.policy import AgentPolicy
 from tests.support import TYPE_LIST
 
 TARGETS = ["--hub", "http://hub", "--jira", "http://jira"]

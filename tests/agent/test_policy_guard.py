@@ -15,7 +15,7 @@ import pytest
 
 from adapters.clock import FakeClock
 from adapters.logs import fields_of
-from reconcile.policy import AgentPolicy
+from reconcile.guard.policy import AgentPolicy
 
 from .agent_fakes import FakeHub, Fault, command
 from .test_loop import Rig

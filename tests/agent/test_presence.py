@@ -15,7 +15,7 @@ import pytest
 from adapters.clock import FakeClock
 from adapters.logs import configure_logging, fields_of
 from agent_app.presence import heartbeat_interval
-from reconcile.settings import Settings
+from reconcile.config.settings import Settings
 
 from .agent_fakes import LEAD, FakeHub, Fault, command, waited
 from .test_loop import Rig

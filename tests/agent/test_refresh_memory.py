@@ -16,9 +16,9 @@ from adapters.jira_http import JiraHttp
 from agent_app.drive import Alone, drive
 from jira_sim import Simulator
 from jira_sim.generated import generated_seed
-from reconcile.command_types import executor_for
+from reconcile.config.settings import Settings
 from reconcile.executors import Delivery, Page
-from reconcile.settings import Settings
+from reconcile.types.binding import executor_for
 from tests.support import T0
 
 pytestmark = pytest.mark.anyio

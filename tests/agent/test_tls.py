@@ -22,12 +22,12 @@ from adapters.targets import BadSetting, Target, explain, ssl_context
 from agent_app.cli import main
 from agent_app.journal import Journal
 from agent_app.loop import Agent
-from hub_app import admin
 from hub_app.app import create_app
 from hub_app.bodies.admin import TokenIn
-from hub_app.runtime import open_hub
+from hub_app.operations import admin
+from hub_app.runtime.hub import open_hub
 from jira_sim import Simulator
-from reconcile.command_types import executor_for
+from reconcile.types.binding import executor_for
 
 from .agent_fakes import AURORA_ONLY
 from .tls_servers import Pki, make_pki, serve_https

@@ -18,14 +18,14 @@ import pytest
 from adapters.clock import FakeClock
 from adapters.hub_client import HubClient
 from agent_app.listener import QUEUE_SIZE, WebhookListener
-from hub_app import admin
 from hub_app.app import create_app
 from hub_app.bodies.admin import TokenIn
-from hub_app.runtime import open_hub
+from hub_app.operations import admin
+from hub_app.runtime.hub import open_hub
 from jira_sim import Simulator
-from reconcile.policy import AgentPolicy
-from reconcile.settings import Settings
-from reconcile.webhook_registration import registration
+from reconcile.config.settings import Settings
+from reconcile.guard.policy import AgentPolicy
+from reconcile.jira.webhook_registration import registration
 from tests.support import T0
 
 pytestmark = pytest.mark.anyio

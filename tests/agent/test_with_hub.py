@@ -18,14 +18,14 @@ from adapters.hub_client import ClaimConflict, HubClient
 from adapters.jira_http import JiraHttp
 from agent_app.journal import Journal
 from agent_app.loop import Agent
-from hub_app import admin
 from hub_app.app import create_app
 from hub_app.bodies.admin import TokenIn
-from hub_app.runtime import open_hub
+from hub_app.operations import admin
+from hub_app.runtime.hub import open_hub
 from jira_sim import Simulator
-from reconcile.command_types import executor_for
-from reconcile.policy import AgentPolicy
-from reconcile.settings import DEFAULT_PACING
+from reconcile.config.settings import DEFAULT_PACING
+from reconcile.guard.policy import AgentPolicy
+from reconcile.types.binding import executor_for
 from tests.support import seed_result
 
 from .agent_fakes import AURORA_ONLY, LEAD, Fault, FlakyTransport, waited

@@ -22,11 +22,11 @@ import vcr
 from adapters.clock import FakeClock
 from adapters.jira_http import JiraAuthError, JiraHttp
 from agent_app.drive import Alone, DriveOutcome, drive
-from reconcile.command_types import executor_for
+from reconcile.config.settings import Settings, settings_to_json
 from reconcile.executors import Delivery, ExecContext, FetchFile, Operation, Page
-from reconcile.jira_model import histories_from_jira, issue_from_jira, mirror_fields
-from reconcile.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink, SprintRef
-from reconcile.settings import Settings, settings_to_json
+from reconcile.jira.model import histories_from_jira, issue_from_jira, mirror_fields
+from reconcile.types.binding import executor_for
+from reconcile.vocabulary.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink, SprintRef
 from tests.support import seed_result
 
 from .jira_contract import CASSETTES

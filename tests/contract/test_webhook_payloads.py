@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from jira_sim import Simulator
-from reconcile.webhook_events import EVENTS
+from reconcile.jira.webhook_events import EVENTS
 
 from .jira_contract import CASSETTES
 

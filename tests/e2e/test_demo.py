@@ -10,7 +10,7 @@ import pytest
 from loopback.demo import KEEP_HINT, PACING_NOTE
 from loopback.processes import script
 from loopback.stack import DEMO_PACING, demo_pacing
-from reconcile.catalogue import CATALOGUE
+from reconcile.vocabulary.catalogue import CATALOGUE
 
 pytestmark = pytest.mark.e2e
 

@@ -20,7 +20,7 @@ import uvicorn
 
 from loopback.processes import Proc
 from loopback.stack import start_agent, start_sim
-from reconcile.catalogue import CATALOGUE
+from reconcile.vocabulary.catalogue import CATALOGUE
 from tests.agent.agent_fakes import FakeHub, command  # the agent tests' hub, served here over real HTTP
 
 from .e2e_support import agent_events, at, is_write, wait_until

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from hub_app.audit_cli import verify_file
+from hub_app.client_cli.audit_file import verify_file
 from loopback.stack import Stack, checked
 
 from .e2e_support import finish, full_refresh, hub_get, is_write, sim_calls, sim_issue, submit, wait_until

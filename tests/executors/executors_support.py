@@ -6,10 +6,10 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from reconcile.command_types import executor_for
 from reconcile.executors import Delivery, ExecContext, FetchFile, JiraCall, JiraResponse, Page, Report
 from reconcile.executors.base import Step
 from reconcile.executors.drive import drive
+from reconcile.types.binding import executor_for
 
 #: The issue the executors' value tests talk about, and its path in Jira's API.
 KEY = "AURORA-1537"

@@ -13,8 +13,8 @@ from adapters.clock import FakeClock
 from adapters.jira_http import JiraHttp
 from agent_app.drive import Alone, DriveOutcome, drive
 from jira_sim import simulator
-from reconcile.command_types import executor_for
 from reconcile.executors import Delivery, FetchFile, Page
+from reconcile.types.binding import executor_for
 from tests.support import T0
 
 WRITES = frozenset({"POST", "PUT", "DELETE"})

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from reconcile.executors.boards import board_problem
-from reconcile.jira_paths import positive_id
+from reconcile.guard.paths import positive_id
 from tests.support import seed_result
 
 from .sim_support import Bench

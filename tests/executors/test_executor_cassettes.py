@@ -17,8 +17,8 @@ from vcr.request import Request as VcrRequest
 from adapters.clock import FakeClock
 from adapters.jira_http import JiraAuthError, JiraHttp
 from agent_app.drive import Alone, DriveOutcome, drive
-from reconcile.command_types import executor_for
 from reconcile.executors import Delivery, ExecContext, FetchFile, Page
+from reconcile.types.binding import executor_for
 from tests.support import seed_result
 
 pytestmark = pytest.mark.anyio

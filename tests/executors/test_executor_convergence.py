@@ -12,8 +12,8 @@ import anyio
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from reconcile.confirm import AgentFacts, confirm, mirror_needs
-from reconcile.settings import Settings
+from reconcile.config.settings import Settings
+from reconcile.outlook.confirm import AgentFacts, confirm, mirror_needs
 from tests.support import T0
 
 from .sim_support import make_bench

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from reconcile.settings import Settings
+from reconcile.config.settings import Settings
 from tests.support import seed_result
 
 from .sim_support import Bench

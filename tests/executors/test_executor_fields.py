@@ -10,7 +10,7 @@ import pytest
 from reconcile.executors import JiraCall, Operation
 from reconcile.executors._run import CommandFailed, Run
 from reconcile.executors.fields import fields_diff
-from reconcile.jira_model import issue_from_jira
+from reconcile.jira.model import issue_from_jira
 from tests.support import seed_result
 
 from .executors_support import SYMMETRIC, delivery, issue, kinds, ok, play

@@ -27,12 +27,12 @@ from adapters.jira_http import JiraError, JiraHttp
 from agent_app.drive import Alone, drive
 from hub_app.bodies.agent import PagesIn, ReportIn
 from hub_app.bodies.parsing import parse
-from reconcile.command_types import executor_for
-from reconcile.errors import JiraAnswerError
+from reconcile.config.settings import Settings
 from reconcile.executors import Delivery, ExecContext, FetchFile, Page
-from reconcile.jira_model import histories_from_jira, issue_from_jira
-from reconcile.settings import Settings
-from reconcile.text import check_request_json
+from reconcile.jira.model import histories_from_jira, issue_from_jira
+from reconcile.types.binding import executor_for
+from reconcile.vocabulary.errors import JiraAnswerError
+from reconcile.vocabulary.text import check_request_json
 
 CASSETTES = Path(__file__).parent.parent / "cassettes"
 CTX = ExecContext(

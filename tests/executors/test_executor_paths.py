@@ -19,12 +19,12 @@ import pytest
 from jira_sim import routes
 from jira_sim.simulator import Simulator
 from jira_sim.wire import Request
-from reconcile.catalogue import CATALOGUE
-from reconcile.command_types import executor_for
+from reconcile.config.settings import Settings
 from reconcile.executors import Delivery, ExecContext, FetchFile, JiraCall, JiraResponse, Report, Step
 from reconcile.executors.drive import drive
-from reconcile.jira_paths import FIXED
-from reconcile.settings import Settings
+from reconcile.guard.paths import FIXED
+from reconcile.types.binding import executor_for
+from reconcile.vocabulary.catalogue import CATALOGUE
 
 from .executors_support import issue, ok, play
 

@@ -8,7 +8,6 @@ import json
 
 import pytest
 
-from reconcile.errors import JiraAnswerError
 from reconcile.executors import Dropped, ExecContext, JiraCall, JiraResponse, Operation, Pause, Report
 from reconcile.executors._run import (
     Body,
@@ -21,6 +20,7 @@ from reconcile.executors._run import (
     search_call,
 )
 from reconcile.executors.drive import Ended, drive
+from reconcile.vocabulary.errors import JiraAnswerError
 from tests.support import seed_result
 
 from .executors_support import SHA_ABC, SYMMETRIC, delivery, issue, kinds, ok, play

@@ -23,9 +23,9 @@ from pathlib import Path
 import httpx
 from sqlalchemy.engine import make_url
 
-from hub_app import admin
 from hub_app.bodies.admin import TokenIn
-from hub_app.runtime import open_hub
+from hub_app.operations import admin
+from hub_app.runtime.hub import open_hub
 from loopback.processes import free_port, script, spawn, wait_for
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository: the shared PostgreSQL helper

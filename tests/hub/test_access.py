@@ -8,10 +8,10 @@ import pytest
 from sqlalchemy import func, select
 
 from adapters.storage.models import ApiTokenRow, BatchRow, CommandRow
-from hub_app import admin
 from hub_app.bodies.admin import TokenIn
-from hub_app.runtime import Hub
-from reconcile.errors import ConflictError
+from hub_app.operations import admin
+from hub_app.runtime.hub import Hub
+from reconcile.vocabulary.errors import ConflictError
 
 from .conftest import Api
 

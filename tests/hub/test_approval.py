@@ -8,7 +8,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from hub_app.runtime import Hub
+from hub_app.runtime.hub import Hub
 from tests.hub.support import FIELDS, PENDING, approve, decision
 from tests.support import cmd
 
@@ -288,7 +288,7 @@ async def test_answers_are_the_documented_ones(api: Api) -> None:
 async def test_approval_wakes_a_waiting_claim(api: Api, hub: Hub, monkeypatch: pytest.MonkeyPatch) -> None:
     """A claim waiting (wait = 20) while only a pending batch is queued gets its command as soon as it is approved:
     woken, not by a re-poll (none comes within the wait here)."""
-    monkeypatch.setattr("hub_app.longpoll.REPOLL_SECONDS", 3600.0)
+    monkeypatch.setattr("hub_app.runtime.longpoll.REPOLL_SECONDS", 3600.0)
     await approval_on(api)
     held = await create_ok(api, [FIELDS])
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from hub_app.audit_cli import verify_file
-from hub_app.runtime import Hub
+from hub_app.client_cli.audit_file import verify_file
+from hub_app.runtime.hub import Hub
 from tests.support import cmd
 
 from .conftest import Api

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from reconcile.catalogue import CATALOGUE
+from reconcile.vocabulary.catalogue import CATALOGUE
 from tests.support import cmd
 
 from .conftest import Api, Clock

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import func, select
 
 from adapters.storage.models import BatchRow, CommandRow, NoteRow
-from hub_app.runtime import Hub
+from hub_app.runtime.hub import Hub
 from tests.support import cmd
 
 from .conftest import Api

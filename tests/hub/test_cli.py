@@ -17,7 +17,7 @@ import pytest
 
 from adapters.storage.engine import head_revision, revisions_after
 from hub_app.cli import main
-from hub_app.runtime import GC_FIRST_THRESHOLD, tune_gc
+from hub_app.runtime.hub import GC_FIRST_THRESHOLD, tune_gc
 
 SDLC_HUB = [sys.executable, "-m", "hub_app.cli"]
 

@@ -21,7 +21,7 @@ import uvicorn
 
 from hub_app.app import create_app
 from hub_app.cli import main
-from hub_app.runtime import Hub
+from hub_app.runtime.hub import Hub
 from tests.support import cmd
 
 from .conftest import Api

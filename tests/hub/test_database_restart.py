@@ -18,10 +18,10 @@ import pytest
 from adapters.files import FileStore
 from adapters.storage.database import Database
 from adapters.storage.engine import make_engine, migrate
-from hub_app import admin
 from hub_app.app import create_app
 from hub_app.bodies.admin import TokenIn
-from hub_app.runtime import Hub
+from hub_app.operations import admin
+from hub_app.runtime.hub import Hub
 from tests.pg_cluster import Cluster, private_cluster
 from tests.support import cmd
 

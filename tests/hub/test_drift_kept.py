@@ -1,5 +1,5 @@
-"""The hub keeps the drift it computed (``hub_app.drift``) until what it is computed from changes: each write that
-can change drift shows in the next ``GET /drift``, on SQLite and PostgreSQL, with the clock standing still (every
+"""The hub keeps the drift it computed (``hub_app.operations.drift``) until what it is computed from changes: each write
+that can change drift shows in the next ``GET /drift``, on SQLite and PostgreSQL, with the clock standing still (every
 write in one tick; only a full run's vanishing needs a later start), and in another hub process on the same database.
 """
 
@@ -17,11 +17,11 @@ from adapters.files import FileStore
 from adapters.storage.database import Database
 from adapters.storage.engine import make_engine
 from hub_app.app import create_app
-from hub_app.batches import create_batch
-from hub_app.runtime import Hub
-from reconcile.approval import HUB
-from reconcile.lifecycle import CommandStatus
-from reconcile.records import MirrorIssue
+from hub_app.operations.batches import create_batch
+from hub_app.runtime.hub import Hub
+from reconcile.outlook.approval import HUB
+from reconcile.vocabulary.lifecycle import CommandStatus
+from reconcile.vocabulary.records import MirrorIssue
 
 from .conftest import Api, Clock
 from .support import claim_ok, cmd, create_ok, done, issue, link, run_refresh, seed_mirror

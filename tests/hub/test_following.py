@@ -13,8 +13,8 @@ import pytest
 from adapters.files import FileStore
 from adapters.storage.database import Database
 from adapters.storage.engine import make_engine
-from hub_app import following
-from hub_app.runtime import Hub
+from hub_app.operations import following
+from hub_app.runtime.hub import Hub
 
 from .conftest import Api
 from .support import FIELDS, claim_ok, create_ok, done
@@ -142,8 +142,8 @@ async def other_hub(pg_url: str, tmp_path: Path) -> AsyncIterator[Hub]:
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
 async def test_a_change_in_another_hub_process_wakes_the_follower(api: Api, hub: Hub, other_hub: Hub) -> None:
     """On PostgreSQL a command cancelled through another hub process wakes this one's follower (NOTIFY)."""
-    from hub_app import batches
     from hub_app.bodies.batches import CancelIn
+    from hub_app.operations import batches
 
     batch = await create_ok(api, [FIELDS])
 

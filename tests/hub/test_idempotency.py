@@ -10,9 +10,9 @@ import pytest
 from sqlalchemy import func, select
 
 from adapters.storage.models import BatchRow
-from hub_app import admin
 from hub_app.bodies.admin import TokenIn
-from hub_app.runtime import Hub
+from hub_app.operations import admin
+from hub_app.runtime.hub import Hub
 from tests.support import cmd
 
 from .conftest import Api, Clock

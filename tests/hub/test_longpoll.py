@@ -13,9 +13,9 @@ import pytest
 from adapters.files import FileStore
 from adapters.storage.database import Database
 from adapters.storage.engine import make_engine
-from hub_app import batches
-from hub_app.runtime import Hub
-from reconcile.approval import Door, Requester
+from hub_app.operations import batches
+from hub_app.runtime.hub import Hub
+from reconcile.outlook.approval import Door, Requester
 from tests.support import cmd
 
 from .conftest import Api
@@ -41,7 +41,7 @@ async def _until_waiting(hub: Hub) -> None:
 def no_repoll(monkeypatch: pytest.MonkeyPatch) -> None:
     """A waiting claim looks at the queue again only when woken (or at its end): a claim answered with a command
     within its wait was woken, whatever the machine's speed."""
-    monkeypatch.setattr("hub_app.longpoll.REPOLL_SECONDS", 3600.0)
+    monkeypatch.setattr("hub_app.runtime.longpoll.REPOLL_SECONDS", 3600.0)
 
 
 async def _claim_while(api: Api, hub: Hub, create: Any) -> Any:

@@ -15,7 +15,7 @@ from adapters.files import FileStore
 from adapters.storage.database import Database
 from adapters.storage.engine import head_revision, make_engine
 from hub_app.app import create_app
-from hub_app.runtime import Hub
+from hub_app.runtime.hub import Hub
 from tests.support import cmd
 
 from .conftest import Api, Clock

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import func, select
 
 from adapters.storage.models import BatchRow, CommandRow, FileRow, NoteRow, SettingsRow
-from hub_app.runtime import Hub
+from hub_app.runtime.hub import Hub
 from tests.support import cmd
 
 from .conftest import Api

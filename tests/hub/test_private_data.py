@@ -13,9 +13,9 @@ import pytest
 
 from adapters.logs import configure_logging
 from adapters.storage.engine import SQLITE_FILE
-from hub_app import admin
 from hub_app.bodies.admin import TokenIn
-from hub_app.runtime import open_hub
+from hub_app.operations import admin
+from hub_app.runtime.hub import open_hub
 from hub_app.web import session_key
 from hub_app.web.session import KEY_FILE
 

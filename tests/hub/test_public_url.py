@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hub_app.public_url import PublicUrl, PublicUrlError
+from hub_app.runtime.public_url import PublicUrl, PublicUrlError
 
 PROXIED = PublicUrl.of("https://Hub.Bank.Example:443/planning/", listen_host="10.1.2.3", listen_port=8700)
 LOOPBACK = PublicUrl.of(None, listen_port=8711)

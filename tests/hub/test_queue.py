@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from hub_app.runtime import Hub
+from hub_app.runtime.hub import Hub
 from tests.support import cmd
 
 from .conftest import Api, Clock

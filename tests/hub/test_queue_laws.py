@@ -11,9 +11,9 @@ from sqlalchemy import select
 
 from adapters.storage.engine import truncate_all
 from adapters.storage.models import BatchRow, CommandRow
-from hub_app import admin
 from hub_app.bodies.admin import TokenIn
-from hub_app.runtime import Hub
+from hub_app.operations import admin
+from hub_app.runtime.hub import Hub
 from tests.support import cmd
 
 from .conftest import Api, Clock

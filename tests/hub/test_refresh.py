@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import select
 
 from adapters.storage.models import SyncRunRow
-from hub_app.runtime import Hub
+from hub_app.runtime.hub import Hub
 from tests.support import BASE_AWPCA, cmd
 
 from .conftest import Api, Clock

@@ -14,13 +14,13 @@ from litestar.params import FromPath
 
 from adapters.files import FileTooLargeError
 from hub_app.app import create_app
-from hub_app.refusals import INTERNAL_ERROR, STATUS_BY_ERROR, Refusal, refusal
-from hub_app.runtime import Unit, open_hub
+from hub_app.runtime.hub import Unit, open_hub
+from hub_app.runtime.refusals import INTERNAL_ERROR, STATUS_BY_ERROR, Refusal, refusal
 from hub_app.web.acting import attempt
 from hub_app.web.errors import page_exception_handlers
-from reconcile.agents import AgentConflict
-from reconcile.errors import JiraAnswerError, ReconcileError
-from reconcile.lifecycle import CommandStatus, Event, IllegalTransition
+from reconcile.queue.agents import AgentConflict
+from reconcile.vocabulary.errors import JiraAnswerError, ReconcileError
+from reconcile.vocabulary.lifecycle import CommandStatus, Event, IllegalTransition
 
 pytestmark = pytest.mark.anyio
 

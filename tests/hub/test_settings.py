@@ -8,8 +8,8 @@ import pytest
 from sqlalchemy import func, select
 
 from adapters.storage.models import BatchRow, CommandRow
-from hub_app.runtime import Hub
-from reconcile.settings import DEFAULT_PACING
+from hub_app.runtime.hub import Hub
+from reconcile.config.settings import DEFAULT_PACING
 from tests.support import cmd
 
 from .conftest import Api

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import select
 
 from adapters.storage.models import FileRow, table_of
-from hub_app.runtime import Hub
+from hub_app.runtime.hub import Hub
 from tests.support import cmd
 
 from .conftest import Api, Clock

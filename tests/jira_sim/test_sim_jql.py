@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from jira_sim.jql import IssueFacts, JqlContext, JqlError, SprintFacts, compile_query, parse
 from jira_sim.jql_syntax import And, Clause, Value
-from reconcile.jql import read_jql
-from reconcile.jql_tree import Query
-from reconcile.policy import agent_jql
+from reconcile.guard.jql import read_jql
+from reconcile.guard.jql_tree import Query
+from reconcile.guard.policy import agent_jql
 from tests.reconcile.test_jql_laws import TOKENS
 from tests.support import T0
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from hub_app.runtime import open_hub
+from hub_app.runtime.hub import open_hub
 
 from .mcp_support import Served, serving_with_tokens
 

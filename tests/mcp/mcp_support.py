@@ -17,12 +17,12 @@ from litestar import Litestar
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from hub_app import admin, batches, mirror
 from hub_app.app import create_app
 from hub_app.bodies.admin import TokenIn
 from hub_app.mcp.endpoint import MCP_PATH, McpEndpoint
-from hub_app.public_url import PublicUrl
-from hub_app.runtime import Hub
+from hub_app.operations import admin, batches, mirror
+from hub_app.runtime.hub import Hub
+from hub_app.runtime.public_url import PublicUrl
 
 
 def batch(*commands: dict[str, Any], **extra: Any) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hub_app import admin
+from hub_app.operations import admin
 from tests.hub.support import decision
 from tests.support import cmd
 

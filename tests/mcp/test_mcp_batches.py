@@ -9,12 +9,12 @@ import attrs
 import jsonschema
 import pytest
 
-from hub_app import admin
 from hub_app.bodies.admin import ProjectIn
 from hub_app.bodies.parsing import parse
 from hub_app.mcp.tools import KEY_HINT, with_key
-from reconcile.catalogue import CATALOGUE, Editor, Format, Param
-from reconcile.commands import batch_create_description, batch_create_schema
+from hub_app.operations import admin
+from reconcile.vocabulary.catalogue import CATALOGUE, Editor, Format, Param
+from reconcile.vocabulary.commands import batch_create_description, batch_create_schema
 from tests.support import cmd
 
 from .mcp_support import Served, batch, claim, load_mirror, tool_error, tool_json, upload

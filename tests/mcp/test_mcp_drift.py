@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from hub_app import admin
 from hub_app.bodies.admin import ProjectIn
+from hub_app.operations import admin
 
 from .mcp_support import Served, claim, load_mirror, tool_error, tool_json
 

@@ -7,7 +7,7 @@ from typing import Any
 import anyio
 import pytest
 
-from hub_app import following
+from hub_app.operations import following
 from tests.support import cmd
 
 from .mcp_support import Served, batch, claim, tool_error, tool_json

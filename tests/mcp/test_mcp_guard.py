@@ -13,9 +13,9 @@ import pytest
 from adapters.files import FileStore
 from adapters.storage.database import Database
 from adapters.storage.engine import make_engine, truncate_all
-from hub_app import admin
 from hub_app.bodies.admin import TokenIn
-from hub_app.runtime import Hub
+from hub_app.operations import admin
+from hub_app.runtime.hub import Hub
 from tests.hub.support import FIELDS, PENDING, decision
 from tests.support import cmd
 

@@ -12,9 +12,9 @@ import pytest
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from hub_app import admin
 from hub_app.app import create_app
-from hub_app.public_url import PublicUrl
+from hub_app.operations import admin
+from hub_app.runtime.public_url import PublicUrl
 
 from .mcp_support import Served, serving, tool_json
 

@@ -7,11 +7,11 @@ from typing import Any
 import jsonschema
 import pytest
 
-from hub_app import admin
 from hub_app.answers.batches import BatchDetail
 from hub_app.answers.schema import answer_schema
 from hub_app.bodies.admin import ProjectIn
 from hub_app.mcp.tools import tools
+from hub_app.operations import admin
 from tests.support import cmd
 
 from .mcp_support import Served, batch, claim, load_mirror, tool_json

@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from hub_app import admin
 from hub_app.app import create_app
 from hub_app.bodies.admin import TokenIn
 from hub_app.mcp.endpoint import McpEndpoint
 from hub_app.mcp.tools import McpCaller, McpTool
-from hub_app.refusals import INTERNAL_ERROR, STATUS_BY_ERROR
-from hub_app.runtime import Unit, open_hub
-from reconcile.errors import ReconcileError
+from hub_app.operations import admin
+from hub_app.runtime.hub import Unit, open_hub
+from hub_app.runtime.refusals import INTERNAL_ERROR, STATUS_BY_ERROR
+from reconcile.vocabulary.errors import ReconcileError
 
 from .mcp_support import TOKEN_NAMES, Served, serving, tool_error
 

@@ -14,10 +14,10 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from sqlalchemy import text
 
-from hub_app import admin, batches
 from hub_app.bodies.admin import ProjectIn
 from hub_app.mcp.endpoint import McpPlugin
-from hub_app.roles import Caller, Role
+from hub_app.operations import admin, batches
+from hub_app.runtime.roles import Caller, Role
 from tests.support import cmd
 
 from .mcp_support import Served, batch, claim, load_mirror, serving, tool_error, tool_json

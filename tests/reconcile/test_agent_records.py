@@ -7,9 +7,9 @@ from datetime import timedelta
 
 import pytest
 
-from reconcile.agent_records import event_refusal, page_refusal
-from reconcile.records import HistoryEntry, MirrorIssue
-from reconcile.webhook_events import WebhookEvent
+from reconcile.jira.agent_records import event_refusal, page_refusal
+from reconcile.jira.webhook_events import WebhookEvent
+from reconcile.vocabulary.records import HistoryEntry, MirrorIssue
 from tests.support import T0
 
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.agents import AgentConflict, check_claimant, check_instance, holds_claim
-from reconcile.errors import ValidationError
+from reconcile.queue.agents import AgentConflict, check_claimant, check_instance, holds_claim
+from reconcile.vocabulary.errors import ValidationError
 from tests.support import T0
 
 IDS = st.sampled_from(["agent-1", "agent-2"])

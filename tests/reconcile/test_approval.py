@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.approval import (
+from reconcile.config.settings import ApprovalDoors, Settings, merge_settings, settings_from_json, settings_to_json
+from reconcile.outlook.approval import (
     HUB,
     Approval,
     ApprovalState,
@@ -18,9 +19,8 @@ from reconcile.approval import (
     reject,
     rejection_error,
 )
-from reconcile.catalogue import CATALOGUE
-from reconcile.errors import ConflictError, ForbiddenError, ValidationError
-from reconcile.settings import ApprovalDoors, Settings, merge_settings, settings_from_json, settings_to_json
+from reconcile.vocabulary.catalogue import CATALOGUE
+from reconcile.vocabulary.errors import ConflictError, ForbiddenError, ValidationError
 from tests.support import T0
 
 PENDING = Approval(state=ApprovalState.PENDING)

@@ -1,4 +1,4 @@
-"""The audit's chain (DESIGN.md 6.6, reconcile.audit): each record hashes its predecessor, verification names the
+"""The audit's chain (DESIGN.md 6.6, reconcile.audit.chain): each record hashes its predecessor, verification names the
 first record edited, removed or moved, a checkpoint anchors what retention left, and no secret is kept."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.audit import (
+from reconcile.audit.chain import (
     GENESIS,
     AuditEntry,
     Checkpoint,
@@ -20,7 +20,7 @@ from reconcile.audit import (
     record_hash,
     verify,
 )
-from reconcile.canonical import canonical_json, sha256_hex
+from reconcile.vocabulary.canonical import canonical_json, sha256_hex
 from tests.support import T0
 
 

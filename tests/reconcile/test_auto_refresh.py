@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.auto_refresh import AutoRefresh, decide_auto_refresh
-from reconcile.batch import (
+from reconcile.batches.validation import (
     AUTO_REFRESH_CHANGES_TITLE,
     BatchContext,
     ProjectInfo,
@@ -18,9 +17,10 @@ from reconcile.batch import (
     retry_body,
     validate_batch,
 )
-from reconcile.errors import ValidationError
-from reconcile.history import JournalMark
-from reconcile.settings import Settings
+from reconcile.config.settings import Settings
+from reconcile.queue.auto_refresh import AutoRefresh, decide_auto_refresh
+from reconcile.queue.history import JournalMark
+from reconcile.vocabulary.errors import ValidationError
 from tests.support import BASE_AWPCA, BASE_BOTH, T0
 
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reconcile.batch import (
+from reconcile.batches.validation import (
     BatchContext,
     NewCommand,
     NewNote,
@@ -21,10 +21,10 @@ from reconcile.batch import (
     retry_body,
     validate_batch,
 )
-from reconcile.catalogue import CATALOGUE
-from reconcile.commands import batch_create_schema, key_params
-from reconcile.errors import ValidationError
-from reconcile.settings import DEFAULT_PACING, LIMITS, IssueTypeRef, Settings
+from reconcile.config.settings import DEFAULT_PACING, LIMITS, IssueTypeRef, Settings
+from reconcile.vocabulary.catalogue import CATALOGUE
+from reconcile.vocabulary.commands import batch_create_schema, key_params
+from reconcile.vocabulary.errors import ValidationError
 from tests.support import SHA, cmd
 
 PROJECTS = {

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reconcile.batch import BatchContext, ProjectInfo, validate_batch
-from reconcile.batch_errors import BatchError, InvalidBatch
-from reconcile.catalogue import CATALOGUE
-from reconcile.settings import IssueTypeRef, Settings
+from reconcile.batches.all_errors import BatchError, InvalidBatch
+from reconcile.batches.validation import BatchContext, ProjectInfo, validate_batch
+from reconcile.config.settings import IssueTypeRef, Settings
+from reconcile.vocabulary.catalogue import CATALOGUE
 
 SHA = "0123456789abcdef" * 4
 CTX = BatchContext(

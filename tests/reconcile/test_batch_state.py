@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.approval import ApprovalState
-from reconcile.batch_state import BarPart, BatchState, bar, batch_state, command_seconds
-from reconcile.lifecycle import FINAL, RESOLVED, CommandStatus
+from reconcile.outlook.approval import ApprovalState
+from reconcile.outlook.batch_state import BarPart, BatchState, bar, batch_state, command_seconds
+from reconcile.vocabulary.lifecycle import FINAL, RESOLVED, CommandStatus
 
 S = CommandStatus
 statuses = st.lists(st.sampled_from(list(CommandStatus)), max_size=12)

@@ -10,7 +10,15 @@ from typing import Any
 import attrs
 import pytest
 
-from reconcile.catalogue import (
+from reconcile.config.settings import DEFAULT_PACING
+from reconcile.executors._run import Body, Run
+from reconcile.guard.policy import READ_ONLY_TYPES
+from reconcile.outlook.drift import SETTING_TYPES
+from reconcile.types.binding import ENTRIES, TYPES, CommandType, IncompleteCatalogueError, bind, missing_parts
+from reconcile.types.plan_rules import fields_lines, read_lines, refresh_subject
+from reconcile.types.result_words import fields_words
+from reconcile.types.state_checks import LooksAt, LooksFor, NotConfirmed, created_issue, fields_match
+from reconcile.vocabulary.catalogue import (
     CATALOGUE,
     AspectKind,
     CommandSpec,
@@ -22,21 +30,6 @@ from reconcile.catalogue import (
     read_only_types,
     setting_types,
 )
-from reconcile.command_types import (
-    ENTRIES,
-    TYPES,
-    CommandType,
-    IncompleteCatalogueError,
-    bind,
-    missing_parts,
-)
-from reconcile.drift import SETTING_TYPES
-from reconcile.executors._run import Body, Run
-from reconcile.plan_line_rules import fields_lines, read_lines, refresh_subject
-from reconcile.policy import READ_ONLY_TYPES
-from reconcile.result_words import fields_words
-from reconcile.settings import DEFAULT_PACING
-from reconcile.state_checks import LooksAt, LooksFor, NotConfirmed, created_issue, fields_match
 
 #: A throwaway type: ``ensure_due`` sets an issue's due date.
 DUE = CommandSpec(
@@ -224,7 +217,7 @@ def test_a_type_without_a_binding_is_named() -> None:
     entry, or a second binding, is named too."""
     catalogue, entries = with_due()
     assert missing_parts(catalogue, ENTRIES) == [
-        "ensure_due: no executor, plan lines or state check (no entry in reconcile.command_types)"
+        "ensure_due: no executor, plan lines or state check (no entry in reconcile.types.binding)"
     ]
     assert missing_parts(CATALOGUE, entries) == ["ensure_due: bound, but not in the catalogue"]
     assert missing_parts(catalogue, (*entries, DUE_ENTRY)) == ["ensure_due: bound twice"]

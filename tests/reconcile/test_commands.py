@@ -7,9 +7,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from reconcile.catalogue import CATALOGUE, Editor, Format, Param
-from reconcile.commands import batch_create_description, batch_create_schema, check_command, key_params
-from reconcile.errors import ValidationError
+from reconcile.vocabulary.catalogue import CATALOGUE, Editor, Format, Param
+from reconcile.vocabulary.commands import batch_create_description, batch_create_schema, check_command, key_params
+from reconcile.vocabulary.errors import ValidationError
 from tests.support import SHA, TYPE_LIST
 
 
@@ -206,7 +206,7 @@ def test_single_source_a_new_parameter_changes_validation_schema_and_description
     """Adding a parameter to the catalogue changes validation, the schema and the description together."""
     import attrs
 
-    from reconcile import commands
+    from reconcile.vocabulary import commands
 
     spec = commands.CATALOGUE["ensure_comment"]
     extra = Param(

@@ -8,9 +8,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.confirm import AgentFacts, Aspect, Confirmation, MirrorNeeds, aspects, confirm, mirror_needs
-from reconcile.records import MirrorIssue, MirrorLink, SprintRef
-from reconcile.settings import Settings
+from reconcile.config.settings import Settings
+from reconcile.outlook.confirm import AgentFacts, Aspect, Confirmation, MirrorNeeds, aspects, confirm, mirror_needs
+from reconcile.vocabulary.records import MirrorIssue, MirrorLink, SprintRef
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
 LINK_TYPES = Settings().link_types

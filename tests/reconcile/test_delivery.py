@@ -7,9 +7,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.delivery import boards_param, complete_params
-from reconcile.pacing import pause_seconds
-from reconcile.settings import Settings, settings_from_json
+from reconcile.config.settings import Settings, settings_from_json
+from reconcile.queue.delivery import boards_param, complete_params
+from reconcile.queue.pacing import pause_seconds
 from tests.support import SHA
 
 

@@ -10,9 +10,9 @@ import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.catalogue import CATALOGUE, AspectKind
-from reconcile.confirm import AgentFacts, narrow
-from reconcile.drift import (
+from reconcile.config.settings import Settings
+from reconcile.outlook.confirm import AgentFacts, narrow
+from reconcile.outlook.drift import (
     Drift,
     SetCommand,
     Setting,
@@ -23,8 +23,8 @@ from reconcile.drift import (
     natural_key,
     reapply_body,
 )
-from reconcile.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink, SprintRef
-from reconcile.settings import Settings
+from reconcile.vocabulary.catalogue import CATALOGUE, AspectKind
+from reconcile.vocabulary.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink, SprintRef
 from tests.support import T0
 
 LINK_TYPES = Settings().link_types

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from reconcile.drift import Drift, attribute, journal_keys
-from reconcile.records import HistoryEntry, HistoryItem
+from reconcile.outlook.drift import Drift, attribute, journal_keys
+from reconcile.vocabulary.records import HistoryEntry, HistoryItem
 
 
 def drifted(aspect: str, *, key: str = "A-1", now: Any = None, **params: Any) -> Drift:

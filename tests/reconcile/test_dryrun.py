@@ -9,11 +9,11 @@ import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.batch import BatchContext, NewCommand, ProjectInfo, validate_batch
-from reconcile.dryrun import issue_to_jira, predict_batch, predict_commands, with_issues_to_be_created
-from reconcile.jira_model import issue_from_jira
-from reconcile.records import MirrorIssue, MirrorLink, SprintRef
-from reconcile.settings import EpicLink, Settings
+from reconcile.batches.validation import BatchContext, NewCommand, ProjectInfo, validate_batch
+from reconcile.config.settings import EpicLink, Settings
+from reconcile.jira.model import issue_from_jira
+from reconcile.outlook.dryrun import issue_to_jira, predict_batch, predict_commands, with_issues_to_be_created
+from reconcile.vocabulary.records import MirrorIssue, MirrorLink, SprintRef
 from tests.support import seed_result
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)

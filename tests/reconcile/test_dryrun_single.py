@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from reconcile.batch import NewCommand
-from reconcile.dryrun import predict_command, predict_commands
-from reconcile.records import MirrorIssue, MirrorLink
-from reconcile.settings import Settings
+from reconcile.batches.validation import NewCommand
+from reconcile.config.settings import Settings
+from reconcile.outlook.dryrun import predict_command, predict_commands
+from reconcile.vocabulary.records import MirrorIssue, MirrorLink
 
 from .test_dryrun import MIRROR, NOW, SETTINGS
 

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reconcile.approval import Approval, ApprovalState
-from reconcile.catalogue import CATALOGUE
-from reconcile.errors import ValidationError
-from reconcile.eta import (
+from reconcile.config.settings import DEFAULT_PACING, Settings
+from reconcile.guard.policy import AgentPolicy, budget_wait
+from reconcile.outlook.approval import Approval, ApprovalState
+from reconcile.outlook.eta import (
     AgentPace,
     RunFacts,
     approval_wait_seconds,
@@ -23,10 +23,10 @@ from reconcile.eta import (
     pace_from_wire,
     remaining_seconds,
 )
-from reconcile.lifecycle import CommandStatus
-from reconcile.pacing import estimate_seconds
-from reconcile.policy import AgentPolicy, budget_wait
-from reconcile.settings import DEFAULT_PACING, Settings
+from reconcile.queue.pacing import estimate_seconds
+from reconcile.vocabulary.catalogue import CATALOGUE
+from reconcile.vocabulary.errors import ValidationError
+from reconcile.vocabulary.lifecycle import CommandStatus
 from tests.support import T0
 
 

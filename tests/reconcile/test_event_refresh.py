@@ -8,8 +8,7 @@ from datetime import UTC, datetime
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.batch import BatchContext, validate_batch
-from reconcile.event_refresh import (
+from reconcile.batches.event_refresh import (
     EVENT_REFRESH_TITLE,
     MAX_KEYS,
     EventRefreshes,
@@ -18,10 +17,11 @@ from reconcile.event_refresh import (
     event_refresh_body,
     targets,
 )
-from reconcile.history import JournalMark
-from reconcile.records import MirrorIssue
-from reconcile.settings import Settings
-from reconcile.webhook_events import WebhookEvent
+from reconcile.batches.validation import BatchContext, validate_batch
+from reconcile.config.settings import Settings
+from reconcile.jira.webhook_events import WebhookEvent
+from reconcile.queue.history import JournalMark
+from reconcile.vocabulary.records import MirrorIssue
 from tests.support import BASE_AWPCA
 
 MARK = JournalMark(started_at=datetime(2026, 10, 22, 9, 0, tzinfo=UTC), query=BASE_AWPCA)

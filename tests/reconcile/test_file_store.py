@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.errors import TooLargeError
-from reconcile.file_store import check_room, files_to_prune, retention_cutoff
+from reconcile.batches.file_store import check_room, files_to_prune, retention_cutoff
+from reconcile.vocabulary.errors import TooLargeError
 from tests.support import T0
 
 SHAS = st.text("0123456789abcdef", min_size=1, max_size=3)

@@ -7,10 +7,10 @@ from datetime import timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.freshness import EventOutcome, event_outcomes, staleness_seconds
-from reconcile.mirror_rule import Arrival, to_apply
-from reconcile.records import MirrorIssue
-from reconcile.webhook_events import WebhookEvent
+from reconcile.jira.freshness import EventOutcome, event_outcomes, staleness_seconds
+from reconcile.jira.mirror_rule import Arrival, to_apply
+from reconcile.jira.webhook_events import WebhookEvent
+from reconcile.vocabulary.records import MirrorIssue
 from tests.support import T0
 
 

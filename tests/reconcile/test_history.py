@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.history import (
+from reconcile.queue.history import (
     JournalMark,
     SyncRunMark,
     base_jql,

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile import idempotency
-from reconcile.errors import ValidationError
+from reconcile.queue import idempotency
+from reconcile.vocabulary.errors import ValidationError
 from tests.support import T0
 
 JSON = st.recursive(

@@ -1,5 +1,5 @@
-"""Which commands touched an issue (:mod:`reconcile.issue_touch`): a writing command naming it by key or by a temp
-key its batch created it under, the ensure_issue that created it; never a refresh, never another issue."""
+"""Which commands touched an issue (:mod:`reconcile.batches.issue_touch`): a writing command naming it by key or by a
+temp key its batch created it under, the ensure_issue that created it; never a refresh, never another issue."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.issue_touch import created_keys, touching
+from reconcile.batches.issue_touch import created_keys, touching
 
 
 @attrs.frozen

@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.errors import JiraAnswerError
-from reconcile.jira_answers import (
+from reconcile.jira.answers import (
     answer_key,
     jira_id,
     jira_int,
@@ -21,6 +20,7 @@ from reconcile.jira_answers import (
     opt_object,
     opt_text,
 )
+from reconcile.vocabulary.errors import JiraAnswerError
 
 
 def _refused(read: Any, value: Any) -> str:

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from reconcile.errors import JiraAnswerError
-from reconcile.jira_answers import jira_id, jira_int, jira_time
-from reconcile.jira_model import histories_from_jira, issue_from_jira
-from reconcile.settings import Settings
+from reconcile.config.settings import Settings
+from reconcile.jira.answers import jira_id, jira_int, jira_time
+from reconcile.jira.model import histories_from_jira, issue_from_jira
+from reconcile.vocabulary.errors import JiraAnswerError
 
 
 def _issue(**fields: Any) -> dict[str, Any]:

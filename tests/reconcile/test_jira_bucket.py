@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from adapters.clock import FakeClock
 from jira_sim.rate_limit import RateLimiter
-from reconcile.jira_bucket import RESERVE, Bucket, BucketPacer, read_bucket
+from reconcile.jira.bucket import RESERVE, Bucket, BucketPacer, read_bucket
 
 
 def _headers(remaining: int, *, limit: int = 10, fill: int = 5, interval: float = 1, retry: int = 0) -> dict[str, str]:

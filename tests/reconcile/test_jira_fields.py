@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.jira_fields import (
+from reconcile.config.settings import EpicLink, Settings
+from reconcile.guard.fields import (
     ROLES,
     SYSTEM_FIELDS,
     JiraField,
@@ -24,7 +25,6 @@ from reconcile.jira_fields import (
     unseen_ids,
     verified_mapping,
 )
-from reconcile.settings import EpicLink, Settings
 
 GH = "com.pyxis.greenhopper.jira:"
 #: Jira DC's ``GET /rest/api/2/field`` for the sample's custom fields (the simulator's shapes), and a system one.

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.errors import JiraAnswerError
-from reconcile.jira_model import (
+from reconcile.config.settings import EpicLink, Settings
+from reconcile.jira.model import (
     SprintInfo,
     epic_key_of,
     histories_from_jira,
@@ -24,8 +24,8 @@ from reconcile.jira_model import (
     sprint_of,
     to_utc_z,
 )
-from reconcile.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink, SprintRef
-from reconcile.settings import EpicLink, Settings
+from reconcile.vocabulary.errors import JiraAnswerError
+from reconcile.vocabulary.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink, SprintRef
 
 SETTINGS = Settings()
 PARENT = attrs.evolve(SETTINGS, epic_link=EpicLink(mode="parent", field_id=None))

@@ -7,7 +7,8 @@ from typing import Any
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from reconcile.jira_model import (
+from reconcile.config.settings import EpicLink, Settings
+from reconcile.jira.model import (
     SPRINT_KEYS,
     histories_from_jira,
     issue_from_jira,
@@ -17,8 +18,7 @@ from reconcile.jira_model import (
     sprint_of,
     to_utc_z,
 )
-from reconcile.records import HistoryEntry, HistoryItem, MirrorLink, SprintRef
-from reconcile.settings import EpicLink, Settings
+from reconcile.vocabulary.records import HistoryEntry, HistoryItem, MirrorLink, SprintRef
 
 PREFIX = "com.atlassian.greenhopper.service.sprint.Sprint@"
 

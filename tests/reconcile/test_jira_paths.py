@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.jira_paths import (
+from reconcile.guard.paths import (
     AGILE,
     API,
     FIXED,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reconcile.jira_site import browse_url, site_url
+from reconcile.jira.site import browse_url, site_url
 
 
 @pytest.mark.parametrize(

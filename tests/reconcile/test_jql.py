@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from reconcile.jql import JqlProblem, client_jql, read_jql, within_project, within_projects
-from reconcile.jql_lexer import Kind, plain_word, tokenize
-from reconcile.jql_tree import (
+from reconcile.guard.jql import JqlProblem, client_jql, read_jql, within_project, within_projects
+from reconcile.guard.jql_lexer import Kind, plain_word, tokenize
+from reconcile.guard.jql_tree import (
     And,
     CustomField,
     Empty,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from reconcile.jql import (
+from reconcile.guard.jql import (
     JqlProblem,
     client_jql,
     project_restriction,
@@ -15,8 +15,8 @@ from reconcile.jql import (
     within_project,
     within_projects,
 )
-from reconcile.jql_lexer import plain_word
-from reconcile.jql_tree import (
+from reconcile.guard.jql_lexer import plain_word
+from reconcile.guard.jql_tree import (
     PREDICATES,
     And,
     CustomField,

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.errors import ConflictError
-from reconcile.lifecycle import (
+from reconcile.vocabulary.errors import ConflictError
+from reconcile.vocabulary.lifecycle import (
     FINAL,
     PENDING,
     RESOLVED,

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.login_throttle import MAX_BLOCK, Throttle, after_failure, retry_after, throttle_keys
+from reconcile.guard.login_throttle import MAX_BLOCK, Throttle, after_failure, retry_after, throttle_keys
 from tests.support import T0
 
 

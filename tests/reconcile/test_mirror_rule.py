@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.mirror_rule import FUTURE_LIMIT, Arrival, applies, newest, to_apply, too_far_ahead, updated_at
-from reconcile.records import MirrorIssue
+from reconcile.jira.mirror_rule import FUTURE_LIMIT, Arrival, applies, newest, to_apply, too_far_ahead, updated_at
+from reconcile.vocabulary.records import MirrorIssue
 from tests.support import T0
 
 EVENT, READ, FULL = Arrival.EVENT, Arrival.READ, Arrival.FULL_READ

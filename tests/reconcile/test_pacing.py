@@ -10,10 +10,10 @@ import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.eta import RunFacts, remaining_seconds
-from reconcile.lifecycle import FINAL, CommandStatus
-from reconcile.pacing import estimate_seconds, pause_left
-from reconcile.settings import DEFAULT_PACING, Settings
+from reconcile.config.settings import DEFAULT_PACING, Settings
+from reconcile.outlook.eta import RunFacts, remaining_seconds
+from reconcile.queue.pacing import estimate_seconds, pause_left
+from reconcile.vocabulary.lifecycle import FINAL, CommandStatus
 from tests.support import T0
 
 

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.batch import BatchContext, NewCommand, ProjectInfo, validate_batch
-from reconcile.dryrun import Prediction, predict_commands, with_issues_to_be_created
-from reconcile.plan_lines import CommandPlan, PlanLine, plan_command, plan_commands, temp_key_unknown, totals
-from reconcile.records import MirrorIssue, MirrorLink
-from reconcile.settings import Settings
+from reconcile.batches.validation import BatchContext, NewCommand, ProjectInfo, validate_batch
+from reconcile.config.settings import Settings
+from reconcile.outlook.dryrun import Prediction, predict_commands, with_issues_to_be_created
+from reconcile.outlook.plan_lines import CommandPlan, PlanLine, plan_command, plan_commands, temp_key_unknown, totals
+from reconcile.vocabulary.records import MirrorIssue, MirrorLink
 from tests.support import cmd
 
 from .test_dryrun import MIRROR, NOW, SETTINGS

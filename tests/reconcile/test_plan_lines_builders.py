@@ -8,9 +8,10 @@ from typing import Any
 import attrs
 import pytest
 
-from reconcile.batch import NewCommand
-from reconcile.dryrun import Prediction
-from reconcile.plan_lines import (
+from reconcile.batches.validation import NewCommand
+from reconcile.config.settings import IssueTypeRef, Settings
+from reconcile.outlook.dryrun import Prediction
+from reconcile.outlook.plan_lines import (
     CHANGE,
     CREATE,
     DELETE,
@@ -23,8 +24,7 @@ from reconcile.plan_lines import (
     temp_key_unknown,
     totals,
 )
-from reconcile.records import MirrorIssue, MirrorLink, SprintRef
-from reconcile.settings import IssueTypeRef, Settings
+from reconcile.vocabulary.records import MirrorIssue, MirrorLink, SprintRef
 
 SETTINGS = Settings()
 ISSUES = {

@@ -6,9 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.catalogue import CATALOGUE
-from reconcile.notices import budget_notice, retry_notice, seconds_text
-from reconcile.policy import (
+from reconcile.guard.policy import (
     BUDGET_WINDOW_SECONDS,
     AgentPolicy,
     agent_jql,
@@ -17,6 +15,8 @@ from reconcile.policy import (
     refusal,
     scoped_params,
 )
+from reconcile.vocabulary.catalogue import CATALOGUE
+from reconcile.vocabulary.notices import budget_notice, retry_notice, seconds_text
 
 AURORA = AgentPolicy(allow_projects=("AURORA",))
 CONTEXT = {"jira_project": "AURORA"}

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.errors import ValidationError
-from reconcile.project_names import PROJECT_NAME_MAX, check_project_name, project_name_problem
+from reconcile.vocabulary.errors import ValidationError
+from reconcile.vocabulary.project_names import PROJECT_NAME_MAX, check_project_name, project_name_problem
 
 RULE = "метка Jira без пробелов, «/» и управляющих символов, не длиннее 255 символов"
 _LABEL_CHARS = st.characters(blacklist_categories=("Cs", "Cc", "Zs", "Zl", "Zp"), blacklist_characters="/\x85")

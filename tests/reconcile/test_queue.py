@@ -9,7 +9,8 @@ import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reconcile.queue import (
+from reconcile.config.settings import Settings
+from reconcile.queue.claim import (
     DELIVERY_LIMIT_ERROR,
     ClaimDecision,
     ClaimedCommand,
@@ -24,7 +25,6 @@ from reconcile.queue import (
     decide_claim,
     outlook,
 )
-from reconcile.settings import Settings
 from tests.support import T0
 
 

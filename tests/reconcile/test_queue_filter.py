@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.batch_state import BatchState
-from reconcile.errors import ValidationError
-from reconcile.queue_filter import QueueFilter, parse_filter, search_text
+from reconcile.outlook.batch_state import BatchState
+from reconcile.outlook.queue_filter import QueueFilter, parse_filter, search_text
+from reconcile.vocabulary.errors import ValidationError
 
 
 def test_an_empty_query_asks_for_every_batch_of_people() -> None:

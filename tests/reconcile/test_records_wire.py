@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.errors import ValidationError
-from reconcile.records import (
+from reconcile.vocabulary.errors import ValidationError
+from reconcile.vocabulary.records import (
     ISSUE_LIMITS,
     ISSUE_TEXT_FIELDS,
     NATURAL_KEY_MAX,

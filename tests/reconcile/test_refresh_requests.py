@@ -7,19 +7,19 @@ from typing import Any
 
 import pytest
 
-from reconcile.batch import (
+from reconcile.batches.validation import (
     AUTO_REFRESH_AUTHOR,
     AUTO_REFRESH_TITLE,
     NO_PROJECTS_FOR_FULL_REFRESH,
     auto_refresh_body,
     refresh_body,
 )
-from reconcile.drift import MirrorReads, SetCommand, latest_settings, mirror_reads
-from reconcile.errors import ValidationError
-from reconcile.history import answers_full_refresh
-from reconcile.lifecycle import CommandStatus
-from reconcile.queue import DELIVERY_LIMIT
-from reconcile.reports import unreadable_keys
+from reconcile.outlook.drift import MirrorReads, SetCommand, latest_settings, mirror_reads
+from reconcile.queue.claim import DELIVERY_LIMIT
+from reconcile.queue.history import answers_full_refresh
+from reconcile.queue.reports import unreadable_keys
+from reconcile.vocabulary.errors import ValidationError
+from reconcile.vocabulary.lifecycle import CommandStatus
 from tests.support import BASE_AWPCA
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from reconcile.queue import DELIVERY_LIMIT_ERROR
-from reconcile.reports import board_types, decide_report, trim_error, vanishes
+from reconcile.queue.claim import DELIVERY_LIMIT_ERROR
+from reconcile.queue.reports import board_types, decide_report, trim_error, vanishes
 from tests.support import T0
 
 

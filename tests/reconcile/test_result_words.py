@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.catalogue import CATALOGUE
-from reconcile.readable import (
+from reconcile.outlook.readable import (
     aspect_label,
     drift_value,
     journal_field,
@@ -19,7 +18,8 @@ from reconcile.readable import (
     result_in_words,
     sprint_state,
 )
-from reconcile.wording import field_change, field_name, field_value
+from reconcile.vocabulary.catalogue import CATALOGUE
+from reconcile.vocabulary.wording import field_change, field_name, field_value
 
 
 @pytest.mark.parametrize(

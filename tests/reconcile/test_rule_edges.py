@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from reconcile.agents import BACKOFF_CAP_SECONDS, ONLINE_FACTOR, is_online
-from reconcile.reports import board_types
+from reconcile.queue.agents import BACKOFF_CAP_SECONDS, ONLINE_FACTOR, is_online
+from reconcile.queue.reports import board_types
 from tests.support import cmd
 
 from .test_batch import body, refused

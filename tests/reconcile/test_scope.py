@@ -11,15 +11,15 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from reconcile import delivery, history
-from reconcile.batch import BatchContext, ProjectInfo, ValidBatch, validate_batch
-from reconcile.catalogue import CATALOGUE, Format
-from reconcile.errors import ValidationError
-from reconcile.jql import JqlProblem, client_jql, project_restriction, read_jql
-from reconcile.jql_tree import And, Query
-from reconcile.policy import AgentPolicy, refusal
-from reconcile.scope import outside, scoped_jql, wrap_prefix
-from reconcile.settings import Settings, settings_from_json
+from reconcile.batches.validation import BatchContext, ProjectInfo, ValidBatch, validate_batch
+from reconcile.config.settings import Settings, settings_from_json
+from reconcile.guard.jql import JqlProblem, client_jql, project_restriction, read_jql
+from reconcile.guard.jql_tree import And, Query
+from reconcile.guard.policy import AgentPolicy, refusal
+from reconcile.guard.scope import outside, scoped_jql, wrap_prefix
+from reconcile.queue import delivery, history
+from reconcile.vocabulary.catalogue import CATALOGUE, Format
+from reconcile.vocabulary.errors import ValidationError
 from tests.support import BASE_AWPCA, SHA, cmd
 
 PROJECTS = {"AWPCA": ProjectInfo(name="AWPCA", board_id=4216, board_type="scrum")}

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.errors import ValidationError
-from reconcile.settings import ApprovalDoors, EpicLink, IssueTypeRef, Settings, settings_from_json
-from reconcile.settings_form import Kind, as_typed, settings_form, settings_from_form
+from reconcile.config.form import Kind, as_typed, settings_form, settings_from_form
+from reconcile.config.settings import ApprovalDoors, EpicLink, IssueTypeRef, Settings, settings_from_json
+from reconcile.vocabulary.errors import ValidationError
 
 
 def _form_of(settings: Settings) -> dict[str, str]:

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.catalogue import CATALOGUE
-from reconcile.errors import ValidationError
-from reconcile.settings import DEFAULT_PACING, Settings, merge_settings, settings_to_json
+from reconcile.config.settings import DEFAULT_PACING, Settings, merge_settings, settings_to_json
+from reconcile.vocabulary.catalogue import CATALOGUE
+from reconcile.vocabulary.errors import ValidationError
 
 _NAME = st.text(st.characters(min_codepoint=0x430, max_codepoint=0x44F), min_size=1, max_size=6)
 _GAP = st.integers(0, 600) | st.floats(0, 600, allow_nan=False)

@@ -6,9 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.catalogue import CATALOGUE
-from reconcile.errors import ValidationError
-from reconcile.records import (
+from reconcile.config.settings import IssueTypeRef, Settings, settings_from_json, settings_to_json
+from reconcile.vocabulary.catalogue import CATALOGUE
+from reconcile.vocabulary.errors import ValidationError
+from reconcile.vocabulary.records import (
     HistoryEntry,
     HistoryItem,
     MirrorIssue,
@@ -18,7 +19,6 @@ from reconcile.records import (
     issue_from_wire,
     issue_to_wire,
 )
-from reconcile.settings import IssueTypeRef, Settings, settings_from_json, settings_to_json
 
 
 def test_defaults_are_the_design_settings() -> None:

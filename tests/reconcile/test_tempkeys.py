@@ -7,8 +7,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.catalogue import CATALOGUE, Format
-from reconcile.tempkeys import (
+from reconcile.queue.tempkeys import (
     NO_KEYS_TO_REFRESH,
     Ready,
     Skip,
@@ -21,6 +20,7 @@ from reconcile.tempkeys import (
     substitute,
     temp_refs,
 )
+from reconcile.vocabulary.catalogue import CATALOGUE, Format
 
 DONE_60 = {"new:60": TempKeyOutcome(status="done", key="AURORA-1590")}
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from reconcile.errors import ValidationError
-from reconcile.text import (
+from reconcile.vocabulary.errors import ValidationError
+from reconcile.vocabulary.text import (
     BODY_HEAD,
     MAX_JSON_DEPTH,
     TooDeep,

@@ -5,13 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.web_drafts import (
-    MAX_DRAFT_BYTES,
-    MAX_DRAFTS_PER_SESSION,
-    MAX_TOTAL_BYTES,
-    DraftPlace,
-    place_draft,
-)
+from reconcile.guard.web_drafts import MAX_DRAFT_BYTES, MAX_DRAFTS_PER_SESSION, MAX_TOTAL_BYTES, DraftPlace, place_draft
 
 
 def test_a_draft_up_to_2_mb_is_kept() -> None:

@@ -18,11 +18,10 @@ import pytest
 import yaml
 
 from jira_sim import Simulator
-from reconcile.errors import ValidationError
-from reconcile.jira_model import issue_from_jira, mirror_fields
-from reconcile.policy import AgentPolicy
-from reconcile.settings import Settings
-from reconcile.webhook_events import (
+from reconcile.config.settings import Settings
+from reconcile.guard.policy import AgentPolicy
+from reconcile.jira.model import issue_from_jira, mirror_fields
+from reconcile.jira.webhook_events import (
     EVENTS,
     Need,
     RecentEvents,
@@ -35,6 +34,7 @@ from reconcile.webhook_events import (
     webhook_secret,
     wire_event,
 )
+from reconcile.vocabulary.errors import ValidationError
 
 RECORDED = Path(__file__).parents[1] / "cassettes" / "webhooks"
 RECEIVED = datetime(2026, 10, 22, 9, 0, 30, tzinfo=UTC)

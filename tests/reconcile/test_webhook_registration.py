@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from reconcile.webhook_events import EVENTS
-from reconcile.webhook_registration import (
+from reconcile.jira.webhook_events import EVENTS
+from reconcile.jira.webhook_registration import (
     LEGACY_PATH,
     PATH_10,
     Listed,

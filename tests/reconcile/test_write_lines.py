@@ -1,6 +1,6 @@
-"""Writes as the plan lines a person approves (DESIGN.md 6.5, reconcile.write_lines and reconcile.approved_plan):
-the dry run maps them from the mirror, the agent's check maps the same executor's writes from Jira and drops a
-command before a write nobody approved."""
+"""Writes as the plan lines a person approves (DESIGN.md 6.5, reconcile.types.write_lines and
+reconcile.outlook.approved_plan): the dry run maps them from the mirror, the agent's check maps the same executor's
+writes from Jira and drops a command before a write nobody approved."""
 
 from __future__ import annotations
 
@@ -10,16 +10,16 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.approved_plan import approved_for, expired, line_words, plan_digest, snapshot
-from reconcile.batch import NewCommand
-from reconcile.command_types import executor_for
-from reconcile.dryrun import predict_commands
+from reconcile.batches.validation import NewCommand
+from reconcile.config.settings import Settings
 from reconcile.executors import Delivery, ExecContext, JiraCall, JiraResponse, Report
 from reconcile.executors.base import Step
 from reconcile.executors.drive import drive
-from reconcile.records import MirrorIssue
-from reconcile.settings import Settings
-from reconcile.write_lines import UNKNOWN, PlanCheck, Reads, WriteLine
+from reconcile.outlook.approved_plan import approved_for, expired, line_words, plan_digest, snapshot
+from reconcile.outlook.dryrun import predict_commands
+from reconcile.types.binding import executor_for
+from reconcile.types.write_lines import UNKNOWN, PlanCheck, Reads, WriteLine
+from reconcile.vocabulary.records import MirrorIssue
 from tests.support import T0
 
 SETTINGS = Settings()

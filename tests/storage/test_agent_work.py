@@ -12,7 +12,7 @@ from sqlalchemy import update
 from adapters.storage.database import Database
 from adapters.storage.models import CommandRow, table_of
 from adapters.storage.records import AgentStatusRecord
-from reconcile.eta import AgentPace
+from reconcile.outlook.eta import AgentPace
 from tests.support import T0
 
 from .test_drift_reads import batch

@@ -13,7 +13,7 @@ from sqlalchemy.exc import DBAPIError
 from adapters.storage.audit import AuditFilter
 from adapters.storage.database import Database
 from adapters.storage.engine import make_engine
-from reconcile.audit import AuditEntry, verify
+from reconcile.audit.chain import AuditEntry, verify
 from tests.support import T0
 
 pytestmark = pytest.mark.anyio

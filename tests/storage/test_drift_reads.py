@@ -10,9 +10,9 @@ from sqlalchemy import update
 
 from adapters.storage.database import Database
 from adapters.storage.models import CommandRow, table_of
-from reconcile.batch import NewCommand, ValidBatch
-from reconcile.drift import SETTING_TYPES, SetCommand
-from reconcile.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink, SprintRef
+from reconcile.batches.validation import NewCommand, ValidBatch
+from reconcile.outlook.drift import SETTING_TYPES, SetCommand
+from reconcile.vocabulary.records import HistoryEntry, HistoryItem, MirrorIssue, MirrorLink, SprintRef
 from tests.support import T0
 
 pytestmark = pytest.mark.anyio

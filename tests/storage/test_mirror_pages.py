@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 
 from adapters.storage.database import Database
-from reconcile.records import MirrorIssue, MirrorLink, SprintRef
+from reconcile.vocabulary.records import MirrorIssue, MirrorLink, SprintRef
 from tests.support import T0
 
 pytestmark = pytest.mark.anyio

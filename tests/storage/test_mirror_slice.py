@@ -13,7 +13,7 @@ from sqlalchemy import text
 
 from adapters.storage.database import Database
 from adapters.storage.engine import make_engine, truncate_all
-from reconcile.records import ISSUE_LIMITS, NATURAL_KEY_MAX, MirrorIssue, natural_key
+from reconcile.vocabulary.records import ISSUE_LIMITS, NATURAL_KEY_MAX, MirrorIssue, natural_key
 from tests.support import T0
 
 from .conftest import to_revision

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from adapters.storage.database import Database
 from adapters.storage.engine import truncate_all
-from reconcile.records import MirrorIssue, MirrorLink
+from reconcile.vocabulary.records import MirrorIssue, MirrorLink
 from tests.support import T0
 
 pytestmark = pytest.mark.anyio

@@ -16,11 +16,11 @@ from sqlalchemy import Connection, inspect, text, update
 from adapters.storage.database import Database
 from adapters.storage.engine import alembic_config, make_engine
 from adapters.storage.models import CommandRow, table_of
-from reconcile.approval import Approval, ApprovalState
-from reconcile.batch import NewCommand, ValidBatch
-from reconcile.batch_state import BatchState, batch_state
-from reconcile.lifecycle import CommandStatus
-from reconcile.queue_filter import QueueFilter
+from reconcile.batches.validation import NewCommand, ValidBatch
+from reconcile.outlook.approval import Approval, ApprovalState
+from reconcile.outlook.batch_state import BatchState, batch_state
+from reconcile.outlook.queue_filter import QueueFilter
+from reconcile.vocabulary.lifecycle import CommandStatus
 
 from .test_schema import empty_url  # noqa: F401 — an empty database of each kind
 

@@ -28,9 +28,9 @@ from adapters.storage.models import (
     NoteRow,
     ProjectRow,
 )
-from reconcile.agents import INSTANCE_MAX
-from reconcile.project_names import PROJECT_NAME_MAX
-from reconcile.records import HISTORY_LIMITS, ISSUE_LIMITS, LINK_LIMITS
+from reconcile.queue.agents import INSTANCE_MAX
+from reconcile.vocabulary.project_names import PROJECT_NAME_MAX
+from reconcile.vocabulary.records import HISTORY_LIMITS, ISSUE_LIMITS, LINK_LIMITS
 
 pytestmark = pytest.mark.anyio
 

@@ -10,7 +10,7 @@ import pytest
 from litestar import Litestar
 
 from hub_app.app import create_app
-from hub_app.runtime import Hub
+from hub_app.runtime.hub import Hub
 from tests.hub.conftest import Api, Clock, api, clock, hub  # noqa: F401 — the API's fixtures, shared
 
 from .support import Browser

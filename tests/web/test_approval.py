@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from hub_app.web.new import WAITS
+from hub_app.web.editor.new import WAITS
 from tests.hub.support import create_ok, issue, seed_mirror
 from tests.support import cmd
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hub_app.audit_cli import verify_file
+from hub_app.client_cli.audit_file import verify_file
 from tests.hub.support import create_ok
 from tests.support import cmd
 

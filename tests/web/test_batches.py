@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from hub_app.web.batches import STILL_WRITTEN
 from hub_app.web.labels import STATUS_LABELS
+from hub_app.web.views.batches import STILL_WRITTEN
 from tests.hub.support import approve, claim_ok, create_ok, done
 from tests.support import cmd
 

@@ -22,8 +22,8 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
-from hub_app.web.batches import STILL_WRITTEN
 from hub_app.web.cookies import CSRF_REFUSED
+from hub_app.web.views.batches import STILL_WRITTEN
 from loopback.stack import DEMO_PACING, Stack, start_stack, wait_batch
 
 from .browser_support import (

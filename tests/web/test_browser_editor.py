@@ -21,7 +21,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.select import Select
 
 from loopback.stack import Stack
-from reconcile.catalogue import CATALOGUE
+from reconcile.vocabulary.catalogue import CATALOGUE
 
 from . import test_browser as _browser
 from .browser_support import CHROMEDRIVER, CHROMIUM, SCREENSHOTS, click, text, wait_for

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from hub_app.web.batches import QUEUED_ONLY
-from hub_app.web.projects import PROJECT_DELETED
+from hub_app.web.views.batches import QUEUED_ONLY
+from hub_app.web.views.projects import PROJECT_DELETED
 from tests.hub.support import claim_ok, cmd, create_ok
 
 from .conftest import Api, Open

@@ -12,9 +12,9 @@ import pytest
 from sqlalchemy import func, select
 
 from adapters.storage.models import WebDraftRow, table_of
-from hub_app.runtime import Hub
+from hub_app.runtime.hub import Hub
 from hub_app.web.cookies import SESSION_COOKIE
-from reconcile.web_drafts import MAX_DRAFT_BYTES
+from reconcile.guard.web_drafts import MAX_DRAFT_BYTES
 
 from .conftest import Api, Clock, Open
 from .support import Browser, has_element

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from litestar.datastructures import FormMultiDict
 
-from hub_app.web.editor import Draft, DraftCommand, from_body, from_form
-from hub_app.web.editor_views import command_views
-from reconcile.catalogue import CATALOGUE, Editor, Param
+from hub_app.web.editor.form import Draft, DraftCommand, from_body, from_form
+from hub_app.web.editor.views import command_views
+from reconcile.vocabulary.catalogue import CATALOGUE, Editor, Param
 
 # Text a person types into one field: no surrounding blanks (a line is read trimmed).
 _WORD = st.text(

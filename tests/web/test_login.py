@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from hub_app import admin
-from hub_app.runtime import Hub
+from hub_app.operations import admin
+from hub_app.runtime.hub import Hub
 from hub_app.web.errors import CSRF_REFUSED
 from hub_app.web.page import CONTENT_SECURITY_POLICY
 from hub_app.web.session import KEY_FILE, session_key

@@ -17,7 +17,7 @@ from adapters.storage.database import Database
 from adapters.storage.engine import make_engine
 from adapters.storage.models import WebSessionRow, table_of
 from hub_app.app import create_app
-from hub_app.runtime import Hub
+from hub_app.runtime.hub import Hub
 from hub_app.web.cookies import CSRF_COOKIE, CSRF_REFUSED, SESSION_COOKIE
 from tests.hub.support import create_ok
 from tests.support import cmd

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from hub_app.admin import NEEDS_APPROVAL_ROLE
+from hub_app.operations.admin import NEEDS_APPROVAL_ROLE
 from hub_app.web.session import ADMIN_ONLY
 
 from .conftest import Api, Open

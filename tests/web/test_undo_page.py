@@ -9,8 +9,8 @@ import re
 import pytest
 from litestar.datastructures import FormMultiDict
 
-from hub_app.web.editor import Draft, DraftCommand, from_form
-from hub_app.web.editor_views import command_views
+from hub_app.web.editor.form import Draft, DraftCommand, from_form
+from hub_app.web.editor.views import command_views
 from tests.hub.support import claim_ok, cmd, create_ok
 
 from .conftest import Api, Open

@@ -11,8 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from adapters.storage.models import AgentStatusRow, ApiTokenRow, FileRow, ProjectRow, SettingsRow, table_of
 from adapters.storage.records import AgentStatusRecord, FileRecord, ProjectRecord, TokenRecord
-from reconcile.eta import pace_from_wire
-from reconcile.settings import Settings, settings_from_json, settings_to_json
+from reconcile.config import Settings, settings_from_json, settings_to_json
+from reconcile.outlook import pace_from_wire
 
 __all__ = ["AdminRepository"]
 

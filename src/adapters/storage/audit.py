@@ -1,9 +1,9 @@
-"""The audit's tables (:mod:`reconcile.audit`): appends in the writing transaction, reads by filters and keyset,
+"""The audit's tables (:mod:`reconcile.audit.chain`): appends in the writing transaction, reads by filters and keyset,
 retention behind a checkpoint.
 
 One chain across hub processes: an append takes a transaction-scoped advisory lock on PostgreSQL (SQLite's
 ``BEGIN IMMEDIATE`` already admits one writer), reads the head and inserts the next records. The hub appends at
-the end of its unit of work (:meth:`hub_app.runtime.Hub.unit`), so the audit's lock is the last one a transaction
+the end of its unit of work (:meth:`hub_app.runtime.hub.Hub.unit`), so the audit's lock is the last one a transaction
 takes and is held only until its commit.
 """
 
@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from adapters.storage.models import AuditCheckpointRow, AuditRow, table_of
 from reconcile.audit import AuditEntry, AuditRecord, Checkpoint, Head, chained, format_at
-from reconcile.canonical import canonical_json
+from reconcile.vocabulary import canonical_json
 
 __all__ = ["AUDIT_LOCK_KEY", "AuditFilter", "AuditRepository"]
 

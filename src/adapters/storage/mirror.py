@@ -1,11 +1,12 @@
 """The mirror's tables — issues, their links and their journal — as named queries over core records.
 
-Refresh pages arrive as :class:`~reconcile.records.MirrorIssue` and :class:`~reconcile.records.HistoryEntry`
-values and are written set-based (``INSERT … ON CONFLICT DO UPDATE``), a few statements a page whatever its size,
-compiled once per database and fed without SQLAlchemy's per-row work (:mod:`~adapters.storage.bulk_rows`).
-Links are replaced per issue: those touching the page's issues that Jira no longer shows on either side go; so
-are the issues' label rows (kept while an issue is not vanished), which let the database find, order (by
-:func:`~reconcile.records.natural_key`, stored with each issue and label), count and page a project's slice.
+Refresh pages arrive as :class:`~reconcile.vocabulary.records.MirrorIssue` and
+:class:`~reconcile.vocabulary.records.HistoryEntry` values and are written set-based (``INSERT … ON CONFLICT DO
+UPDATE``), a few statements a page whatever its size, compiled once per database and fed without SQLAlchemy's per-row
+work (:mod:`~adapters.storage.bulk_rows`). Links are replaced per issue: those touching the page's issues that Jira no
+longer shows on either side go; so are the issues' label rows (kept while an issue is not vanished), which let the
+database find, order (by
+:func:`~reconcile.vocabulary.records.natural_key`, stored with each issue and label), count and page a project's slice.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ from adapters.storage.bulk_rows import BulkRows
 from adapters.storage.generation import Generation, bump_generation
 from adapters.storage.models import HistoryEntryRow, MirrorIssueRow, MirrorLabelRow, MirrorLinkRow, table_of
 from adapters.storage.records import MirrorEntry, Sighting
-from reconcile.mirror_rule import Arrival, to_apply
-from reconcile.records import (
+from reconcile.jira import Arrival, to_apply
+from reconcile.vocabulary import (
     ISSUE_TEXT_FIELDS,
     HistoryEntry,
     HistoryItem,
@@ -320,7 +321,7 @@ class MirrorRepository:
         full: bool = False,
     ) -> list[str]:
         """Records of a refresh page (``command_id``; ``full``: a full refresh's) or of webhook events (``None``) that
-        the upsert rule lets in (:mod:`reconcile.mirror_rule`), with labels and links; the keys written. Under the
+        the upsert rule lets in (:mod:`reconcile.jira.mirror_rule`), with labels and links; the keys written. Under the
         queue lock. ``stored``: :meth:`updated_of` of the records' keys, when the caller read it already."""
         if not issues:
             return []

@@ -30,8 +30,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from reconcile.project_names import PROJECT_NAME_MAX
-from reconcile.records import NATURAL_KEY_MAX
+from reconcile.vocabulary import NATURAL_KEY_MAX, PROJECT_NAME_MAX
 
 __all__ = [
     "DB_INT_MAX",
@@ -95,7 +94,7 @@ class UTCDateTime(TypeDecorator[datetime]):
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
 #: Text compared by code point on both databases (SQLite's default; PostgreSQL's "C" collation), whatever the
-#: PostgreSQL database's own collation: what :func:`reconcile.records.natural_key` needs to sort.
+#: PostgreSQL database's own collation: what :func:`reconcile.vocabulary.records.natural_key` needs to sort.
 CodePointText = String(NATURAL_KEY_MAX).with_variant(String(NATURAL_KEY_MAX, collation="C"), "postgresql")
 
 NAMING = {
@@ -130,17 +129,17 @@ class BatchRow(Base):
     token_name: Mapped[str | None] = mapped_column(String(200))
     estimate_seconds: Mapped[float] = mapped_column(Float, default=0)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
-    # How it came (reconcile.approval.Door; NULL for the hub's own) and its approval (NULL: none needed).
+    # How it came (reconcile.outlook.approval.Door; NULL for the hub's own) and its approval (NULL: none needed).
     door: Mapped[str | None] = mapped_column(String(20))
     approval_state: Mapped[str | None] = mapped_column(String(20), index=True)
     approval_by: Mapped[str | None] = mapped_column(String(200))
     approval_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     approval_reason: Mapped[str | None] = mapped_column(Text)
-    # reconcile.approved_plan: the plan it waits with or was approved with, the last stale plan, the last lapse.
+    # reconcile.outlook.approved_plan: the plan it waits with or was approved with, the last stale plan, the last lapse.
     approval_plan: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
     approval_stale: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
     approval_expired_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    # reconcile.queue_filter.search_text: what the queue's text filter finds the batch by.
+    # reconcile.outlook.queue_filter.search_text: what the queue's text filter finds the batch by.
     search: Mapped[str] = mapped_column(Text, server_default="")
     # The batch this one undoes (DESIGN.md 6.4); the batches undoing one are those naming it here.
     undo_of: Mapped[int | None] = mapped_column(ForeignKey("batch.id", ondelete="SET NULL"), index=True)
@@ -177,7 +176,7 @@ class MirrorIssueRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     key: Mapped[str] = mapped_column(String(60), unique=True)
-    # reconcile.records.natural_key(key): the slice's order, paged by the database.
+    # reconcile.vocabulary.records.natural_key(key): the slice's order, paged by the database.
     sort_key: Mapped[str] = mapped_column(CodePointText, index=True)
     summary: Mapped[str | None] = mapped_column(Text)
     description: Mapped[str | None] = mapped_column(Text)
@@ -285,7 +284,7 @@ class AgentStatusRow(Base):
     jira_base_url: Mapped[str | None] = mapped_column(Text)
     pause_command_id: Mapped[int | None] = mapped_column(BigInteger)
     pause_ends_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    # The pace the agent reported: ``reconcile.eta.AgentPace.to_wire()``.
+    # The pace the agent reported: ``reconcile.outlook.eta.AgentPace.to_wire()``.
     policy: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
 
 
@@ -303,7 +302,7 @@ class ApiTokenRow(Base):
 
 
 class SettingsRow(Base):
-    """The settings as one JSON row (``id = 1``), validated by ``reconcile.settings.settings_from_json``."""
+    """The settings as one JSON row (``id = 1``), validated by ``reconcile.config.settings.settings_from_json``."""
 
     __tablename__ = "settings"
 
@@ -338,7 +337,7 @@ class WebSessionRow(Base):
 class WebDraftRow(Base):
     """A batch a browser posted from «Новый пакет» after its session ended, kept until the person logs in again
     (at most until ``expires_at``): the session it was posted with (the sha256 of its cookie; the next session of
-    the browser takes it over), the editor's JSON and its size in bytes (``reconcile.web_drafts``)."""
+    the browser takes it over), the editor's JSON and its size in bytes (``reconcile.guard.web_drafts``)."""
 
     __tablename__ = "web_draft"
 
@@ -368,7 +367,7 @@ class IdempotencyKeyRow(Base):
 
 class LoginThrottleRow(Base):
     """The web page's failed logins under one key — a client address or a token prefix, kept as a sha256 —
-    (``reconcile.login_throttle``), shared by every hub process on the database."""
+    (``reconcile.guard.login_throttle``), shared by every hub process on the database."""
 
     __tablename__ = "login_throttle"
 
@@ -381,7 +380,7 @@ class LoginThrottleRow(Base):
 
 
 class AuditRow(Base):
-    """One record of the hash-chained audit (reconcile.audit): append-only, the database refuses an UPDATE or a
+    """One record of the hash-chained audit (reconcile.audit.chain): append-only, the database refuses an UPDATE or a
     DELETE (but of what a checkpoint covers: retention). ``data`` is kept as the canonical JSON text it was
     hashed over; ``seq`` is given by the chain, not by the database (no gaps)."""
 

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from adapters.storage.models import NoteRow, table_of
 from adapters.storage.records import NoteRecord
-from reconcile.batch import NewNote
+from reconcile.batches import NewNote
 
 __all__ = ["NotesRepository"]
 

@@ -19,14 +19,10 @@ from adapters.storage.models import BatchRow, CommandRow, SyncRunRow, storable_i
 from adapters.storage.queue_filters import batch_filter, distinct_of
 from adapters.storage.records import BatchRecord, CommandRecord
 from adapters.storage.sync_runs import SyncRuns
-from reconcile.approval import Approval, ApprovalState
-from reconcile.approved_plan import PlanSnapshot, StalePlan
-from reconcile.batch import ValidBatch
-from reconcile.catalogue import CATALOGUE, creating_types
-from reconcile.drift import SetCommand
-from reconcile.lifecycle import RESOLVED, CommandStatus
-from reconcile.queue_filter import QueueFilter, search_text
-from reconcile.tempkeys import TempKeyOutcome, outcome_of
+from reconcile.batches import ValidBatch
+from reconcile.outlook import Approval, ApprovalState, PlanSnapshot, QueueFilter, SetCommand, StalePlan, search_text
+from reconcile.queue import TempKeyOutcome, outcome_of
+from reconcile.vocabulary import CATALOGUE, RESOLVED, CommandStatus, creating_types
 
 __all__ = ["QueueRepository"]
 

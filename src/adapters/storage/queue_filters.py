@@ -1,8 +1,8 @@
-"""The queue's filter (:class:`reconcile.queue_filter.QueueFilter`) as SQL over the batch table.
+"""The queue's filter (:class:`reconcile.outlook.queue_filter.QueueFilter`) as SQL over the batch table.
 
 A state is a condition on the batch's approval and on which statuses its commands have (``EXISTS`` over the
 ``(batch_id, status)`` index); the text is a ``LIKE`` over ``batch.search``, written with the batch
-(:func:`reconcile.queue_filter.search_text`), or over the keys of the issues the batch created (their commands'
+(:func:`reconcile.outlook.queue_filter.search_text`), or over the keys of the issues the batch created (their commands'
 results). Both databases answer the same: the text is case-folded before, and keys are ASCII.
 """
 
@@ -14,11 +14,8 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_, exists, func, not_, or_, select, true
 
 from adapters.storage.models import BatchRow, CommandRow, table_of
-from reconcile.approval import ApprovalState
-from reconcile.batch_state import BatchState
-from reconcile.catalogue import CATALOGUE, creating_types
-from reconcile.lifecycle import PENDING, CommandStatus
-from reconcile.queue_filter import QueueFilter
+from reconcile.outlook import ApprovalState, BatchState, QueueFilter
+from reconcile.vocabulary import CATALOGUE, PENDING, CommandStatus, creating_types
 
 __all__ = ["batch_filter"]
 
@@ -37,7 +34,7 @@ def _has(statuses: Collection[CommandStatus]) -> ColumnElement[bool]:
 
 
 def _state(state: BatchState) -> ColumnElement[bool]:
-    """:func:`reconcile.batch_state.batch_state` as SQL: the same states, tried in the same order."""
+    """:func:`reconcile.outlook.batch_state.batch_state` as SQL: the same states, tried in the same order."""
     rejected = _BATCH.c.approval_state == ApprovalState.REJECTED.value
     waiting = _BATCH.c.approval_state == ApprovalState.PENDING.value
     decided = or_(_BATCH.c.approval_state.is_(None), _BATCH.c.approval_state == ApprovalState.APPROVED.value)

@@ -1,6 +1,6 @@
 """What the repositories hand out: frozen values of the hub's own tables (rows become values only here).
 
-The mirror's records are the core's (:class:`reconcile.records.MirrorIssue`, :class:`HistoryEntry`); the
+The mirror's records are the core's (:class:`reconcile.vocabulary.records.MirrorIssue`, :class:`HistoryEntry`); the
 hub's bookkeeping of the queue, its projects, tokens, files, notes and agent are these. Change one with
 ``attrs.evolve`` and hand it back to its repository.
 """
@@ -12,10 +12,8 @@ from typing import Any
 
 import attrs
 
-from reconcile.approval import Approval
-from reconcile.eta import AgentPace
-from reconcile.lifecycle import CommandStatus
-from reconcile.records import MirrorIssue
+from reconcile.outlook import AgentPace, Approval
+from reconcile.vocabulary import CommandStatus, MirrorIssue
 
 __all__ = [
     "AgentStatusRecord",

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from adapters.storage.models import SyncRunRow, table_of
 from adapters.storage.records import SyncRunRecord
-from reconcile.history import SyncRunMark
+from reconcile.queue import SyncRunMark
 
 __all__ = ["SyncRuns"]
 

@@ -13,8 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from adapters.storage.models import LoginThrottleRow, WebDraftRow, WebSessionRow, table_of
 from adapters.storage.records import WebSessionRecord
-from reconcile.login_throttle import MAX_BLOCK, Throttle
-from reconcile.web_drafts import ENDED_SESSION_KEPT, place_draft
+from reconcile.guard import ENDED_SESSION_KEPT, MAX_BLOCK, Throttle, place_draft
 
 __all__ = ["WebSessionRepository"]
 
@@ -45,7 +44,7 @@ class WebSessionRepository:
 
     async def issued(self, id_sha256: str, *, now: datetime) -> WebSessionRecord | None:
         """The session with this cookie digest if the hub issued it and it is live or ended at most
-        :data:`~reconcile.web_drafts.ENDED_SESSION_KEPT` before ``now`` (what a draft may be kept for)."""
+        :data:`~reconcile.guard.web_drafts.ENDED_SESSION_KEPT` before ``now`` (what a draft may be kept for)."""
         kept = _SESSION.c.expires_at > now - ENDED_SESSION_KEPT
         row = (await self._session.execute(select(_SESSION).where(_SESSION.c.id_sha256 == id_sha256, kept))).first()
         return _session(row) if row is not None else None
@@ -80,7 +79,7 @@ class WebSessionRepository:
         return int(result.rowcount)  # type: ignore[attr-defined]
 
     async def keep_draft(self, session_sha256: str, text: str, *, now: datetime, expires_at: datetime) -> bool:
-        """Keep a draft for the session within the bounds of :func:`reconcile.web_drafts.place_draft` (the
+        """Keep a draft for the session within the bounds of :func:`reconcile.guard.web_drafts.place_draft` (the
         session's oldest may go to make room); whether it was kept."""
         await self._session.execute(delete(_DRAFT).where(_DRAFT.c.expires_at <= now))
         mine = select(_DRAFT.c.id, _DRAFT.c.size).where(_DRAFT.c.session_sha256 == session_sha256)

@@ -36,7 +36,7 @@ class QueueOutlook:
 
 @attrs.frozen(kw_only=True)
 class MirrorFreshness:
-    """How fresh the mirror is (DESIGN.md 6.2; :mod:`reconcile.freshness`): when the latest finished full and
+    """How fresh the mirror is (DESIGN.md 6.2; :mod:`reconcile.jira.freshness`): when the latest finished full and
     change-only refreshes started, when the agent last relayed a webhook event, and the staleness in seconds
     (since the later of the two refreshes; ``null`` before the first)."""
 
@@ -148,7 +148,7 @@ class ReportAck:
 @attrs.frozen(kw_only=True)
 class EventsAck:
     """What the hub did with the events (``POST /agent/events``): how many had each outcome
-    (:class:`reconcile.freshness.EventOutcome`), and the hub's refresh that reads what they could not bring, if
+    (:class:`reconcile.jira.freshness.EventOutcome`), and the hub's refresh that reads what they could not bring, if
     one was queued or given more keys."""
 
     applied: int

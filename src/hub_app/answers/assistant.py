@@ -8,7 +8,7 @@ import attrs
 from hub_app.answers.batches import BatchCreated
 from hub_app.answers.mirror import IssueDetail
 from hub_app.answers.wire import Items
-from reconcile.records import HistoryEntry
+from reconcile.vocabulary import HistoryEntry
 
 __all__ = ["IssueWithJournal", "ToldBatch"]
 

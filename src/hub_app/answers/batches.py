@@ -11,13 +11,10 @@ import attrs
 from adapters.storage.records import BatchRecord, CommandRecord
 from hub_app.answers.mirror import NoteView
 from hub_app.answers.wire import iso
-from reconcile import eta
-from reconcile.approval import Approval
-from reconcile.batch_state import batch_state, command_seconds
-from reconcile.eta import RunFacts
-from reconcile.lifecycle import FINAL
-from reconcile.settings import Settings
-from reconcile.tempkeys import outcome_of, resolved_keys
+from reconcile.config import Settings
+from reconcile.outlook import Approval, RunFacts, batch_state, command_seconds, eta
+from reconcile.queue import outcome_of, resolved_keys
+from reconcile.vocabulary import FINAL
 
 __all__ = ["ApprovalView", "BatchCreated", "BatchDetail", "BatchView", "CommandBrief", "CommandView", "Progress"]
 
@@ -77,7 +74,7 @@ class CommandView(CommandBrief):
 
 @attrs.frozen(kw_only=True)
 class Progress:
-    """How far a batch is: counts by status, and the live figures at the agent's pace (:mod:`reconcile.eta`,
+    """How far a batch is: counts by status, and the live figures at the agent's pace (:mod:`reconcile.outlook.eta`,
     DESIGN 6): the run still ahead, the run so far since the first delivery, the whole run as it now looks, and
     the wait for approval (``null`` for a batch that needed none)."""
 
@@ -206,7 +203,7 @@ class BatchView:
     created_at: str
     estimate_seconds: float
     progress: Progress
-    #: In words (:mod:`reconcile.batch_state`): ``awaiting_approval``, ``queued``, ``running``, ``done``,
+    #: In words (:mod:`reconcile.outlook.batch_state`): ``awaiting_approval``, ``queued``, ``running``, ``done``,
     #: ``done_with_errors``, ``cancelled``, ``rejected``.
     state: str
     commands: list[CommandView]

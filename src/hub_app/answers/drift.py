@@ -6,7 +6,7 @@ from typing import Any
 
 import attrs
 
-from reconcile.drift import Drift
+from reconcile.outlook import Drift
 
 __all__ = ["DriftItemView", "DriftPage"]
 

@@ -9,7 +9,7 @@ import attrs
 
 from adapters.storage.records import MirrorEntry, NoteRecord
 from hub_app.answers.wire import iso
-from reconcile.records import MirrorLink, SprintRef
+from reconcile.vocabulary import MirrorLink, SprintRef
 
 __all__ = ["IssueDetail", "IssueView", "NoteView"]
 

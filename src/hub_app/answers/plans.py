@@ -1,4 +1,4 @@
-"""Answers of plans: the dry run's raw predictions and the plan a person reads (:mod:`hub_app.plan`)."""
+"""Answers of plans: the dry run's raw predictions and the plan a person reads (:mod:`hub_app.operations.plan`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 import attrs
 
 from hub_app.answers.batches import ApprovalView, PlanView
-from reconcile.plan_lines import CommandPlan
+from reconcile.outlook import CommandPlan
 
 __all__ = [
     "BatchPlanView",
@@ -104,7 +104,7 @@ class CommandPlanView:
 class BatchPlanView:
     """A batch's plan, computed at ``computed_at`` from the mirror as of its last full refresh
     (``mirror_refreshed_at``): per unfinished command its lines; ``totals`` counts ``+``, ``~`` and ``-``;
-    ``estimate_seconds`` is the batch's estimate (:func:`reconcile.pacing.estimate_seconds`)."""
+    ``estimate_seconds`` is the batch's estimate (:func:`reconcile.queue.pacing.estimate_seconds`)."""
 
     batch_id: int | None
     author: str

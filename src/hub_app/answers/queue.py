@@ -1,5 +1,5 @@
 """Answers about the queue at a glance: the page's «Очередь» and the gauges of a ``/metrics`` scrape
-(:mod:`hub_app.overview`; :mod:`hub_app.metrics` renders them for Prometheus)."""
+(:mod:`hub_app.dispatch.overview`; :mod:`hub_app.runtime.metrics` renders them for Prometheus)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ __all__ = ["InFlight", "QueueOverview", "QueueReadings"]
 @attrs.frozen(kw_only=True)
 class InFlight:
     """A command the agent holds, the pause its delivery keeps before the first write, and what is left of it
-    (:func:`reconcile.pacing.pause_left`): as the agent's heartbeat said when ``wait_reported`` (it waits from
+    (:func:`reconcile.queue.pacing.pause_left`): as the agent's heartbeat said when ``wait_reported`` (it waits from
     its last Jira call, so often less than the whole pause), else at most the pause less the time since the
     delivery."""
 
@@ -43,5 +43,5 @@ class QueueReadings:
     agent_online: bool
     agent_last_seen: datetime | None
     now: datetime
-    #: :func:`reconcile.freshness.staleness_seconds` (``None`` before the first refresh finished).
+    #: :func:`reconcile.jira.freshness.staleness_seconds` (``None`` before the first refresh finished).
     mirror_staleness: float | None = None

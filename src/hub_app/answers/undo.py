@@ -6,7 +6,7 @@ import attrs
 
 from hub_app.answers.batches import BatchCreated
 from hub_app.answers.plans import BatchPlanView
-from reconcile.undo import Kept, UndoItem
+from reconcile.outlook import Kept, UndoItem
 
 __all__ = ["KeptView", "UndoItemView", "UndoView"]
 

@@ -12,8 +12,8 @@ from typing import Any, Generic, TypeVar, overload
 import attrs
 import cattrs
 
-from reconcile.records import HistoryEntry, MirrorLink, SprintRef
-from reconcile.records import converter as records_converter
+from reconcile.vocabulary import HistoryEntry, MirrorLink, SprintRef
+from reconcile.vocabulary import converter as records_converter
 
 __all__ = ["BatchErrorView", "ErrorView", "Items", "iso", "to_json"]
 

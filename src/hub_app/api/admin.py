@@ -10,7 +10,6 @@ from litestar.params import FromPath, FromQuery, JSONBody
 
 from adapters.storage.engine import head_revision, schema_revision
 from adapters.storage.outage import OUTAGE_TYPES, RETRY_AFTER_SECONDS
-from hub_app import admin, claims, overview
 from hub_app.answers.admin import FileStored, HealthView, ProjectView, TokenCreated, TokenView
 from hub_app.answers.agent import AgentStatusView
 from hub_app.answers.wire import Items, to_json
@@ -18,11 +17,13 @@ from hub_app.api.errors import DATABASE_UNAVAILABLE, error_response
 from hub_app.api.routing import in_unit, route
 from hub_app.bodies.admin import ProjectIn, ProjectPatchIn, SettingsIn, TokenIn
 from hub_app.bodies.parsing import parse
-from hub_app.connection import HubRequest, hub_of
-from hub_app.metrics import CONTENT_TYPE_LATEST
-from hub_app.roles import ADMIN, INTERFACE
-from hub_app.runtime import Hub
-from reconcile.settings import Settings
+from hub_app.dispatch import claims, overview
+from hub_app.operations import admin
+from hub_app.runtime.connection import HubRequest, hub_of
+from hub_app.runtime.hub import Hub
+from hub_app.runtime.metrics import CONTENT_TYPE_LATEST
+from hub_app.runtime.roles import ADMIN, INTERFACE
+from reconcile.config import Settings
 
 __all__ = ["ROUTES"]
 

@@ -12,17 +12,18 @@ from litestar.params import FromPath, FromQuery, JSONBody
 from litestar.response import File
 from litestar.status_codes import HTTP_204_NO_CONTENT
 
-from hub_app import admin, claims, events, reports
 from hub_app.answers.agent import CommandHeld, DeliveryView, EventsAck, PagesAck, ReportAck
 from hub_app.api.routing import in_unit, route
 from hub_app.bodies.agent import AgentProblemIn, ClaimIn, EventsIn, PagesIn, ReportIn
 from hub_app.bodies.parsing import parse
-from hub_app.connection import HubRequest, hub_of
-from hub_app.roles import AGENT
-from hub_app.runtime import Hub
-from reconcile.errors import ValidationError
-from reconcile.freshness import EventOutcome
-from reconcile.settings import Settings
+from hub_app.dispatch import claims, events, reports
+from hub_app.operations import admin
+from hub_app.runtime.connection import HubRequest, hub_of
+from hub_app.runtime.hub import Hub
+from hub_app.runtime.roles import AGENT
+from reconcile.config import Settings
+from reconcile.jira import EventOutcome
+from reconcile.vocabulary import ValidationError
 
 __all__ = ["ROUTES"]
 
@@ -32,7 +33,7 @@ _NOTHING = {204: ResponseSpec(data_container=None, description="нечего в�
 @post("/agent/claim", **route(AGENT, body=ClaimIn, answer=DeliveryView, errors_=(409, 422), more=_NOTHING))
 async def agent_claim(request: HubRequest, data: JSONBody[Any] = None) -> Response[Any]:
     """Long poll: a delivery at once, or after a wake-up, or 204 after ``wait`` seconds with nothing to issue (or
-    when a newer poll of the same agent instance, or the hub's shutdown, ends it: :mod:`hub_app.longpoll`)."""
+    when a newer poll of the same agent instance, or the hub's shutdown, ends it: :mod:`hub_app.runtime.longpoll`)."""
     body = parse(ClaimIn, data)
     hub = hub_of(request)
     nothing = Response(content=None, status_code=HTTP_204_NO_CONTENT)

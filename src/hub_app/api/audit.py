@@ -10,10 +10,10 @@ from litestar.params import FromQuery
 from litestar.response import Stream
 
 from hub_app.api.routing import acting, route
-from hub_app.audit import FORMATS, audit_filter, export_lines
-from hub_app.connection import HubRequest, hub_of
-from hub_app.roles import ADMIN
-from reconcile.errors import ValidationError
+from hub_app.operations.audit import FORMATS, audit_filter, export_lines
+from hub_app.runtime.connection import HubRequest, hub_of
+from hub_app.runtime.roles import ADMIN
+from reconcile.vocabulary import ValidationError
 
 __all__ = ["ROUTES"]
 

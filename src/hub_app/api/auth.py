@@ -1,7 +1,7 @@
 """Bearer tokens: a route names the roles it admits (``opt={"roles": …}``); the guard checks the token once.
 
 No token, or an unknown or revoked one → 401; a role the route does not admit → 403. The caller lands in
-``connection.state.caller`` (a :class:`~hub_app.roles.Caller`), where handlers and the MCP endpoint read it.
+``connection.state.caller`` (a :class:`~hub_app.runtime.roles.Caller`), where handlers and the MCP endpoint read it.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
 from litestar.handlers.base import BaseRouteHandler
 
-from hub_app import admin
-from hub_app.connection import HubConnection, hub_of
-from hub_app.roles import Role
+from hub_app.operations import admin
+from hub_app.runtime.connection import HubConnection, hub_of
+from hub_app.runtime.roles import Role
 
 __all__ = ["NO_TOKEN", "guard"]
 

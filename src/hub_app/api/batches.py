@@ -11,7 +11,6 @@ from litestar.datastructures import ResponseHeader
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, FromQuery, HeaderParameter, JSONBody, QueryParameter
 
-from hub_app import approvals, batches, following, idempotency, plan, undo
 from hub_app.answers.batches import BatchCreated, BatchDetail, BatchView, CommandView
 from hub_app.answers.plans import BatchPlanView, DryRunView, PlanChangedView
 from hub_app.answers.undo import UndoView
@@ -19,12 +18,12 @@ from hub_app.answers.wire import Items, to_json
 from hub_app.api.routing import acting, in_unit, requester, route, token_name
 from hub_app.bodies.batches import ApproveIn, BatchIn, CancelIn, EmptyIn, RefreshIn, RejectIn
 from hub_app.bodies.parsing import parse
-from hub_app.connection import HubRequest, hub_of
-from hub_app.roles import INTERFACE
-from hub_app.runtime import Unit
-from reconcile.approved_plan import PLAN_NEEDED
-from reconcile.errors import ValidationError
-from reconcile.queue_filter import parse_filter
+from hub_app.operations import approvals, batches, following, idempotency, plan, undo
+from hub_app.runtime.connection import HubRequest, hub_of
+from hub_app.runtime.hub import Unit
+from hub_app.runtime.roles import INTERFACE
+from reconcile.outlook import PLAN_NEEDED, parse_filter
+from reconcile.vocabulary import ValidationError
 
 __all__ = ["ROUTES"]
 
@@ -50,7 +49,7 @@ IdempotencyKey = Annotated[
 ]
 #: The header a replayed answer carries.
 REPLAYED = "Idempotent-Replayed"
-#: The header of a batch's state stamp (:func:`hub_app.following.state_stamp`).
+#: The header of a batch's state stamp (:func:`hub_app.operations.following.state_stamp`).
 STATE_HEADER = "Batch-State"
 
 

@@ -7,14 +7,14 @@ from typing import Any
 from litestar import get, post
 from litestar.params import FromQuery, JSONBody
 
-from hub_app import drift
 from hub_app.answers.batches import BatchCreated
 from hub_app.answers.drift import DriftPage
 from hub_app.api.routing import in_unit, requester, route
 from hub_app.bodies.drift import ReapplyIn
 from hub_app.bodies.parsing import parse
-from hub_app.connection import HubRequest
-from hub_app.roles import INTERFACE
+from hub_app.operations import drift
+from hub_app.runtime.connection import HubRequest
+from hub_app.runtime.roles import INTERFACE
 
 __all__ = ["ROUTES"]
 

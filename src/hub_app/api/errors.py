@@ -2,7 +2,7 @@
 validation (422, one error or more) adds ``errors``: ``[{command, param?, message}]``, every error found, the first
 being ``detail``.
 
-A refusal of the core gets the status of :mod:`hub_app.refusals` (422, 409, 403, 404, 413; a second agent's 409
+A refusal of the core gets the status of :mod:`hub_app.runtime.refusals` (422, 409, 403, 404, 413; a second agent's 409
 adds ``Retry-After``); Litestar's own 400/401/403/404/405/413 keep their codes; a database that cannot be reached
 now (:mod:`adapters.storage.outage`) → 503 with ``Retry-After`` and a warning without traceback; anything else is
 logged and answers 500 without details.
@@ -18,9 +18,9 @@ from litestar.exceptions import HTTPException
 from litestar.exceptions import ValidationException as LitestarValidationError
 
 from adapters.storage.outage import OUTAGE_TYPES, RETRY_AFTER_SECONDS, is_outage, outage_reason
-from hub_app.connection import HubRequest
-from hub_app.refusals import INTERNAL_ERROR, STATUS_BY_ERROR, refusal
-from reconcile.agents import AgentConflict
+from hub_app.runtime.connection import HubRequest
+from hub_app.runtime.refusals import INTERNAL_ERROR, STATUS_BY_ERROR, refusal
+from reconcile.queue import AgentConflict
 
 __all__ = ["DATABASE_UNAVAILABLE", "database_unavailable", "error_response", "exception_handlers"]
 

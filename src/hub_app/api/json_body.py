@@ -3,7 +3,7 @@
 :class:`CoreJson` is a Litestar DTO that hands the handler the parsed JSON value itself (``data: Any``) while
 the OpenAPI document describes the body by the type it is narrowed with (``CoreJson[BatchIn]``). The core then
 checks the value and words every refusal (the seed's 422s), where Litestar's own validation would answer 400
-in its own words. The bytes are read by :func:`hub_app.request_text.decode_json`, strict about what the database
+in its own words. The bytes are read by :func:`hub_app.runtime.request_text.decode_json`, strict about what the database
 and Jira cannot hold.
 """
 
@@ -16,7 +16,7 @@ from litestar.dto import AbstractDTO, DTOConfig
 from litestar.dto.data_structures import DTOFieldDefinition
 from litestar.typing import FieldDefinition
 
-from hub_app.request_text import decode_json
+from hub_app.runtime.request_text import decode_json
 
 __all__ = ["CoreJson"]
 

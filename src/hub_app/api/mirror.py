@@ -7,15 +7,15 @@ from typing import Any
 from litestar import get, post
 from litestar.params import FromPath, FromQuery, JSONBody
 
-from hub_app import mirror
 from hub_app.answers.mirror import IssueDetail, IssueView, NoteView
 from hub_app.answers.wire import Items
 from hub_app.api.routing import in_unit, route, token_name
 from hub_app.bodies.mirror import NoteIn
 from hub_app.bodies.parsing import parse
-from hub_app.connection import HubRequest
-from hub_app.roles import INTERFACE
-from reconcile.records import HistoryEntry
+from hub_app.operations import mirror
+from hub_app.runtime.connection import HubRequest
+from hub_app.runtime.roles import INTERFACE
+from reconcile.vocabulary import HistoryEntry
 
 __all__ = ["ROUTES"]
 

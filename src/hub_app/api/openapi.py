@@ -1,7 +1,7 @@
 """The OpenAPI document at ``/schema/openapi.json``: every body, answer and error, the bearer scheme, and the
 command parameters' JSON Schema taken from the command catalogue (the same one the MCP tool ``batch_create``
-shows). ``/schema`` itself is the page's (:mod:`hub_app.web.schema_page`, wired by :func:`hub_app.app.create_app`):
-no viewer from a CDN, nothing that leaves the hub's origin.
+shows). ``/schema`` itself is the page's (:mod:`hub_app.web.views.schema_page`, wired by
+:func:`hub_app.app.create_app`): no viewer from a CDN, nothing that leaves the hub's origin.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from litestar.typing import FieldDefinition
 from hub_app.answers.schema import DocumentedAttrsPlugin
 from hub_app.answers.wire import ErrorView
 from hub_app.bodies.batches import CommandIn
-from reconcile.commands import batch_create_schema
+from reconcile.vocabulary import batch_create_schema
 
 __all__ = ["BEARER", "CommandSchemaPlugin", "DocumentedAttrsPlugin", "errors", "openapi_config"]
 

@@ -15,10 +15,10 @@ from litestar.openapi.datastructures import ResponseSpec
 from hub_app.answers.wire import to_json
 from hub_app.api.json_body import CoreJson
 from hub_app.api.openapi import BEARER, errors
-from hub_app.connection import HubRequest, caller_of, hub_of
-from hub_app.roles import Role
-from hub_app.runtime import Unit
-from reconcile.approval import Door, Requester
+from hub_app.runtime.connection import HubRequest, caller_of, hub_of
+from hub_app.runtime.hub import Unit
+from hub_app.runtime.roles import Role
+from reconcile.outlook import Door, Requester
 
 __all__ = ["acting", "in_unit", "requester", "route", "token_name"]
 

@@ -1,5 +1,5 @@
 """Bodies of administration: projects, tokens and settings (``PATCH /settings``: checked as a whole by
-:mod:`reconcile.settings`)."""
+:mod:`reconcile.config.settings`)."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ class ApprovalIn:
 @attrs.frozen(kw_only=True)
 class SettingsIn:
     """``PATCH /settings``: any subset of the settings, merged into the current ones (objects key by key, ``null``
-    restores a default) and checked as a whole by :mod:`reconcile.settings`."""
+    restores a default) and checked as a whole by :mod:`reconcile.config.settings`."""
 
     jira_project: str | None = None
     issue_types: dict[str, IssueTypeIn] | None = None

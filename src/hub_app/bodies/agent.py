@@ -7,10 +7,9 @@ from typing import Any, Literal
 import attrs
 
 from hub_app.bodies.parsing import HIDDEN, is_db_int, meta
-from reconcile.errors import ValidationError
-from reconcile.records import HistoryEntry, MirrorIssue, wire_history, wire_issue
-from reconcile.webhook_events import WebhookEvent, wire_event
-from reconcile.write_lines import Difference, WriteLine
+from reconcile.jira import WebhookEvent, wire_event
+from reconcile.types import Difference, WriteLine
+from reconcile.vocabulary import HistoryEntry, MirrorIssue, ValidationError, wire_history, wire_issue
 
 __all__ = ["AgentProblemIn", "ClaimIn", "EventIn", "EventsIn", "OperationIn", "PagesIn", "ReportIn"]
 
@@ -70,7 +69,7 @@ class AgentProblemIn:
 
 @attrs.frozen(kw_only=True)
 class PagesIn:
-    """One page of a refresh; the records are checked strictly by :func:`reconcile.records.wire_issue`."""
+    """One page of a refresh; the records are checked strictly by :func:`reconcile.vocabulary.records.wire_issue`."""
 
     page: int = attrs.field(metadata=meta("int"))
     kind: Literal["issues", "neighbours", "history"] | None = attrs.field(default=None, metadata=meta("str"))
@@ -100,7 +99,7 @@ def _operation(value: Any, what: str) -> OperationIn:
 
 
 def _difference(value: Any, what: str) -> dict[str, Any]:
-    """One write the agent found not approved (:class:`reconcile.write_lines.Difference`), its words the hub's."""
+    """One write the agent found not approved (:class:`reconcile.types.write_lines.Difference`), its words the hub's."""
     lines = {name: value.get(name) for name in ("now", "approved")} if isinstance(value, dict) else {}
     if not (
         isinstance(value, dict)
@@ -134,7 +133,7 @@ class ReportIn:
 @attrs.frozen(kw_only=True)
 class EventIn:
     """A Jira webhook event as the agent relays it (DESIGN.md 6.2), checked by
-    :func:`reconcile.webhook_events.wire_event`."""
+    :func:`reconcile.jira.webhook_events.wire_event`."""
 
     event: str | None = attrs.field(metadata=meta("str?", "webhookEvent; null: a delivery without a body"))
     key: str | None = attrs.field(metadata=meta("str?", "the issue's key, when the payload names it"))

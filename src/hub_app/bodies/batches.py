@@ -1,6 +1,6 @@
 """Bodies about batches and their commands: ``POST /batches`` (documented here, checked as a whole by
-:func:`reconcile.batch.validate_batch`), cancel, reject, refresh, and the MCP tools' arguments naming a batch or a
-command."""
+:func:`reconcile.batches.validation.validate_batch`), cancel, reject, refresh, and the MCP tools' arguments naming a
+batch or a command."""
 
 from __future__ import annotations
 

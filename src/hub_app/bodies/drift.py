@@ -8,7 +8,7 @@ import attrs
 
 from adapters.storage.models import DB_INT_MAX
 from hub_app.bodies.parsing import meta
-from reconcile.errors import ValidationError
+from reconcile.vocabulary import ValidationError
 
 __all__ = ["DriftArgs", "ReapplyIn"]
 

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import attrs
 
 from adapters.storage.models import DB_INT_MAX
-from reconcile.errors import ValidationError
+from reconcile.vocabulary import ValidationError
 
 __all__ = ["HIDDEN", "documented", "expected_fields", "is_db_int", "json_schema", "meta", "page_bounds", "parse"]
 

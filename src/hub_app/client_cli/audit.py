@@ -29,7 +29,7 @@ def _export(args: argparse.Namespace, client: InterfaceClient) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from hub_app.audit_cli import verify_file  # noqa: PLC0415 — what verifying needs, only when it runs
+    from hub_app.client_cli.audit_file import verify_file  # noqa: PLC0415 — what verifying needs, only when it runs
 
     return verify_file(args.file)
 

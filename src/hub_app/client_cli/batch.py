@@ -21,7 +21,7 @@ __all__ = ["COMMANDS", "content_key"]
 def content_key(body: Any) -> str:
     """The key a submission without ``--idempotency-key`` sends: the sha256 of the plan's canonical JSON, so the
     same plan submitted again within 24 h (a retried script) answers its first batch."""
-    from reconcile.idempotency import canonical_json  # noqa: PLC0415
+    from reconcile.queue import canonical_json  # noqa: PLC0415
 
     return "sha256:" + hashlib.sha256(canonical_json(body)).hexdigest()
 

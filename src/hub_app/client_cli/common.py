@@ -79,8 +79,8 @@ def subject(command: Mapping[str, Any]) -> str:
 
 
 def result_words(command: Mapping[str, Any]) -> str:
-    """Its result in words (the page's, :mod:`reconcile.readable`), or its error."""
-    from reconcile.readable import result_in_words  # noqa: PLC0415
+    """Its result in words (the page's, :mod:`reconcile.outlook.readable`), or its error."""
+    from reconcile.outlook import result_in_words  # noqa: PLC0415
 
     words = "; ".join(result_in_words(command["type"], command.get("params") or {}, command.get("result")))
     error = command.get("error")

@@ -1,5 +1,5 @@
 """Ready configuration of the common MCP clients for the hub's ``/mcp`` (docs/assistants.md): streamable HTTP at
-the hub's public URL (:mod:`hub_app.public_url`) with the token as bearer.
+the hub's public URL (:mod:`hub_app.runtime.public_url`) with the token as bearer.
 
 ``sdlc-hub token add NAME --role interface --print-mcp-config [CLIENT]`` prints them with the new secret. This
 module imports neither the web framework nor the MCP library: an admin command stays quick to start.
@@ -14,7 +14,7 @@ from enum import StrEnum
 
 import attrs
 
-from hub_app.public_url import PublicUrl
+from hub_app.runtime.public_url import PublicUrl
 
 __all__ = ["ALL", "KEY_NOTE", "MCP_PATH", "SERVER_NAME", "McpClient", "Snippet", "bearer", "snippets"]
 

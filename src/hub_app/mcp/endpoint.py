@@ -1,7 +1,7 @@
 """The MCP endpoint (DESIGN.md section 7): streamable HTTP at ``/mcp`` over the server of :mod:`hub_app.mcp.server`.
 
 Stateless and with JSON answers, so any hub process can serve any call. Before anything else (the token too) a
-request's ``Origin`` and ``Host`` are held to the hub's public URL (:mod:`hub_app.public_url`): 403 otherwise,
+request's ``Origin`` and ``Host`` are held to the hub's public URL (:mod:`hub_app.runtime.public_url`): 403 otherwise,
 against DNS rebinding.
 
 Auth is the hub's own: the mounted route carries ``opt={"roles": ("interface", "admin")}``, so the app's guard
@@ -36,9 +36,9 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from hub_app.mcp.clients import MCP_PATH
 from hub_app.mcp.server import CALLER_SCOPE_KEY, build_server
 from hub_app.mcp.tools import McpCaller, McpTool
-from hub_app.public_url import PublicUrl
-from hub_app.roles import INTERFACE, Caller
-from hub_app.runtime import Hub
+from hub_app.runtime.hub import Hub
+from hub_app.runtime.public_url import PublicUrl
+from hub_app.runtime.roles import INTERFACE, Caller
 
 __all__ = ["MCP_PATH", "MCP_ROLES", "McpEndpoint", "McpPlugin"]
 

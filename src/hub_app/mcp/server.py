@@ -2,8 +2,8 @@
 :mod:`hub_app.mcp.tools`, served at ``/mcp`` by :mod:`hub_app.mcp.endpoint`.
 
 The low-level :class:`mcp.server.Server` of the official ``mcp`` SDK (2.x). Every call runs in one
-:meth:`Hub.unit` (a failed call rolls back: nothing written); a refusal (:mod:`hub_app.refusals`) comes back as a
-tool error (``isError: true``) with the seed's Russian message as the text.
+:meth:`Hub.unit` (a failed call rolls back: nothing written); a refusal (:mod:`hub_app.runtime.refusals`) comes back as
+a tool error (``isError: true``) with the seed's Russian message as the text.
 
 The caller (the token the app's guard authenticated, the hub, its public URL) comes in the request's scope
 under :data:`CALLER_SCOPE_KEY`, put there by the endpoint; a call without it does not run.
@@ -27,8 +27,8 @@ from mcp.types import (
 
 from hub_app.answers.wire import to_json
 from hub_app.mcp.tools import HubCall, McpCaller, McpTool, ToolCall, tools
-from hub_app.refusals import INTERNAL_ERROR, refusal
-from reconcile.text import TooDeep, check_request_json
+from hub_app.runtime.refusals import INTERNAL_ERROR, refusal
+from reconcile.vocabulary import TooDeep, check_request_json
 
 __all__ = ["CALLER_SCOPE_KEY", "build_server"]
 

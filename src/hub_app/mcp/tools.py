@@ -1,15 +1,17 @@
 """The hub's MCP tools (DESIGN.md section 7): the planning tools for AI assistants, served at ``/mcp``
 (:mod:`hub_app.mcp.endpoint`) by the server of :mod:`hub_app.mcp.server`.
 
-Every tool calls the same operation (:mod:`hub_app.batches`, :mod:`hub_app.mirror`) as the HTTP API, with its
-arguments parsed by the same rules as the API's bodies (:mod:`hub_app.bodies`, whose classes give the input
-schemas). ``batch_create``'s description and input schema are :func:`reconcile.commands.batch_create_description`
-and :func:`reconcile.commands.batch_create_schema`, read at every ``tools/list``: the command catalogue is the
+Every tool calls the same operation (:mod:`hub_app.operations.batches`, :mod:`hub_app.operations.mirror`) as the HTTP
+API, with its arguments parsed by the same rules as the API's bodies (:mod:`hub_app.bodies`, whose classes give the
+input schemas). ``batch_create``'s description and input schema are
+:func:`reconcile.vocabulary.commands.batch_create_description` and
+:func:`reconcile.vocabulary.commands.batch_create_schema`, read at every ``tools/list``: the command catalogue is the
 single source, nothing is restated here. ``batch_plan`` takes the same input and answers the plan a person reads
-(:mod:`hub_app.plan`), writing nothing. When a batch an assistant creates waits for a person (``approval.mcp``, a
-token added with ``--needs-approval``, a retry of a batch that waited), the answer says so and gives the batch's
-page, ``<hub>/batches/<id>``, where ``<hub>`` is the hub's public URL (:mod:`hub_app.public_url`), never the
-request's ``Host``. An assistant cannot approve: approval is a person's, through the HTTP API or the page.
+(:mod:`hub_app.operations.plan`), writing nothing. When a batch an assistant creates waits for a person
+(``approval.mcp``, a token added with ``--needs-approval``, a retry of a batch that waited), the answer says so and
+gives the batch's page, ``<hub>/batches/<id>``, where ``<hub>`` is the hub's public URL
+(:mod:`hub_app.runtime.public_url`), never the request's ``Host``. An assistant cannot approve: approval is a
+person's, through the HTTP API or the page.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from typing import Any
 import attrs
 from mcp.types import Tool, ToolAnnotations
 
-from hub_app import batches, drift, following, mirror, plan, undo
 from hub_app.answers.assistant import IssueWithJournal, ToldBatch
 from hub_app.answers.batches import BatchCreated, BatchDetail, BatchView
 from hub_app.answers.drift import DriftPage
@@ -33,14 +34,14 @@ from hub_app.bodies.batches import BatchCancel, BatchStatusArgs, BatchUndo, Canc
 from hub_app.bodies.drift import DriftArgs
 from hub_app.bodies.mirror import IssueRef, NoteIn, SliceArgs
 from hub_app.bodies.parsing import json_schema, parse
-from hub_app.idempotency import create_once
-from hub_app.public_url import PublicUrl
-from hub_app.roles import Caller
-from hub_app.runtime import Hub, Unit
-from reconcile import idempotency
-from reconcile.approval import ApprovalState, Door
-from reconcile.commands import batch_create_description, batch_create_schema
-from reconcile.errors import ValidationError
+from hub_app.operations import batches, drift, following, mirror, plan, undo
+from hub_app.operations.idempotency import create_once
+from hub_app.runtime.hub import Hub, Unit
+from hub_app.runtime.public_url import PublicUrl
+from hub_app.runtime.roles import Caller
+from reconcile.outlook import ApprovalState, Door
+from reconcile.queue import idempotency
+from reconcile.vocabulary import ValidationError, batch_create_description, batch_create_schema
 
 __all__ = [
     "KEY_ARG",
@@ -148,7 +149,8 @@ async def _created_once(
     kind: str,
     create: Callable[[dict[str, Any]], Awaitable[tuple[BatchCreated, bool]]],
 ) -> dict[str, Any]:
-    """A creating tool's answer: :func:`hub_app.idempotency.create_once` with the call's key, if it has one."""
+    """A creating tool's answer: :func:`hub_app.operations.idempotency.create_once` with the call's key, if it has
+    one."""
     body = dict(args)
     key = body.pop(KEY_ARG, None)
     if key is not None and not isinstance(key, str):

@@ -1,8 +1,8 @@
 """Running the hub's operations for a view: a read in one transaction, or an action whose refusal is shown.
 
-The views call the same operations as the API (:mod:`hub_app.batches`, :mod:`hub_app.mirror`, …); a refused
-action (a refusal of :mod:`hub_app.refusals`: a 422, 409, 403 or 413) rolls its transaction back and hands the
-message to the view to show inline; a 404 (what the action names does not exist) is the page's error page.
+The views call the same operations as the API (:mod:`hub_app.operations.batches`, :mod:`hub_app.operations.mirror`, …);
+a refused action (a refusal of :mod:`hub_app.runtime.refusals`: a 422, 409, 403 or 413) rolls its transaction back and
+hands the message to the view to show inline; a 404 (what the action names does not exist) is the page's error page.
 """
 
 from __future__ import annotations
@@ -15,13 +15,12 @@ from litestar.exceptions import ClientException
 
 from hub_app.answers.batches import BatchCreated
 from hub_app.bodies.parsing import parse
-from hub_app.connection import HubRequest, caller_of, hub_of
-from hub_app.refusals import refusal
-from hub_app.request_text import decode_json
-from hub_app.runtime import Unit
-from reconcile.approval import ApprovalState, Door, Requester
-from reconcile.errors import ValidationError
-from reconcile.text import check_request_json
+from hub_app.runtime.connection import HubRequest, caller_of, hub_of
+from hub_app.runtime.hub import Unit
+from hub_app.runtime.refusals import refusal
+from hub_app.runtime.request_text import decode_json
+from reconcile.outlook import ApprovalState, Door, Requester
+from reconcile.vocabulary import ValidationError, check_request_json
 
 __all__ = [
     "WAITS",

@@ -31,14 +31,13 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from litestar.utils.scope.state import ScopeState
 
 from adapters.storage.records import WebSessionRecord
-from hub_app import admin
-from hub_app.connection import HubConnection, HubRequest, hub_of
-from hub_app.request_text import check_form_encoding
-from hub_app.roles import Caller, Role
-from hub_app.runtime import Unit
-from reconcile.errors import ValidationError
-from reconcile.text import readable
-from reconcile.web_drafts import DRAFT_LIFETIME, ENDED_SESSION_KEPT
+from hub_app.operations import admin
+from hub_app.runtime.connection import HubConnection, HubRequest, hub_of
+from hub_app.runtime.hub import Unit
+from hub_app.runtime.request_text import check_form_encoding
+from hub_app.runtime.roles import Caller, Role
+from reconcile.guard import DRAFT_LIFETIME, ENDED_SESSION_KEPT
+from reconcile.vocabulary import ValidationError, readable
 
 __all__ = [
     "CSRF_COOKIE",
@@ -88,7 +87,7 @@ class PageSession:
     started: str | None = None
     ended: bool = False
     #: The cookie digest of a session the hub issued that is no longer live (ended at most a day ago, or its token
-    #: revoked): what a draft posted now is kept for (:mod:`hub_app.web.drafts`); ``None`` for anyone else.
+    #: revoked): what a draft posted now is kept for (:mod:`hub_app.web.editor.drafts`); ``None`` for anyone else.
     ended_id: str | None = None
     #: The digest of the session cookie the browser sent, whatever became of its session: a login takes over the
     #: drafts kept for it.

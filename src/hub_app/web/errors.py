@@ -12,8 +12,8 @@ from typing import Any
 from litestar import Response
 from litestar.exceptions import HTTPException, NotFoundException, PermissionDeniedException
 
-from hub_app.connection import HubRequest
-from hub_app.refusals import INTERNAL_ERROR, STATUS_BY_ERROR, refusal
+from hub_app.runtime.connection import HubRequest
+from hub_app.runtime.refusals import INTERNAL_ERROR, STATUS_BY_ERROR, refusal
 from hub_app.web.cookies import CSRF_REFUSED
 from hub_app.web.render import page
 from hub_app.web.session import LoginRequired, PageRefused, login_redirect
@@ -40,7 +40,7 @@ def _permission(request: HubRequest, exc: Exception) -> Response[Any]:
 
 
 def _refused(request: HubRequest, exc: Exception) -> Response[Any]:
-    """A refusal of the core, with the status of :mod:`hub_app.refusals`."""
+    """A refusal of the core, with the status of :mod:`hub_app.runtime.refusals`."""
     found = refusal(exc)
     if found is None:
         return _internal(request, exc)

@@ -5,7 +5,7 @@ times in UTC, said so."""
 
 from __future__ import annotations
 
-from hub_app.connection import HubRequest, hub_of
+from hub_app.runtime.connection import HubRequest, hub_of
 
 __all__ = ["jira_facts"]
 

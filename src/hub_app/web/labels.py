@@ -9,7 +9,7 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from reconcile.batch_state import BatchState
+from reconcile.outlook import BatchState
 
 __all__ = [
     "APPROVAL_LABELS",
@@ -46,7 +46,7 @@ APPROVAL_LABELS: dict[str, str] = {
 }
 
 
-#: A batch's state (:class:`reconcile.batch_state.BatchState`) in words.
+#: A batch's state (:class:`reconcile.outlook.batch_state.BatchState`) in words.
 BATCH_STATE_LABELS: dict[BatchState, str] = {
     BatchState.AWAITING_APPROVAL: "ждёт одобрения",
     BatchState.QUEUED: "в очереди",
@@ -57,7 +57,7 @@ BATCH_STATE_LABELS: dict[BatchState, str] = {
     BatchState.REJECTED: "отклонён",
 }
 
-#: What a part of the bar (:class:`reconcile.batch_state.BarPart`) counts.
+#: What a part of the bar (:class:`reconcile.outlook.batch_state.BarPart`) counts.
 BAR_LABELS: dict[str, str] = {
     "done": "выполнено",
     "failed": "с ошибкой",

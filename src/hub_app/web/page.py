@@ -24,26 +24,14 @@ from litestar.plugins import InitPlugin
 from litestar.static_files import create_static_files_router
 from litestar.types import ASGIApp, ExceptionHandler, Message, Receive, Scope, Send
 
-from hub_app.connection import HubRequest
-from hub_app.web import (
-    audit,
-    batches,
-    drift,
-    files,
-    issues,
-    new,
-    projects,
-    queue,
-    refresh,
-    session,
-    settings,
-    tokens,
-    undo,
-)
+from hub_app.runtime.connection import HubRequest
+from hub_app.web import session
+from hub_app.web.editor import files, new
 from hub_app.web.errors import NO_SUCH_PAGE, error_page, page_exception_handlers
 from hub_app.web.jira import jira_facts
 from hub_app.web.render import PAGE_PREFIX, template_config
 from hub_app.web.session import page_guard, page_middleware
+from hub_app.web.views import audit, batches, drift, issues, projects, queue, refresh, settings, tokens, undo
 
 __all__ = ["CONTENT_SECURITY_POLICY", "WebPage", "page_dispatch", "wants_page"]
 

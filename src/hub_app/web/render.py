@@ -22,7 +22,7 @@ from litestar.response import Template
 from litestar.template import TemplateConfig
 from markupsafe import Markup, escape
 
-from hub_app.connection import HubRequest
+from hub_app.runtime.connection import HubRequest
 from hub_app.web.cookies import page_session
 from hub_app.web.labels import (
     APPROVAL_LABELS,
@@ -39,20 +39,18 @@ from hub_app.web.labels import (
     status_label,
     when,
 )
-from reconcile.approved_plan import line_words
-from reconcile.batch_state import bar
-from reconcile.catalogue import CATALOGUE
-from reconcile.commands import is_temp_key
-from reconcile.readable import (
+from reconcile.outlook import (
     aspect_label,
+    bar,
     drift_value,
     journal_field,
     journal_value,
+    line_words,
     params_in_words,
     result_in_words,
     sprint_state,
 )
-from reconcile.text import bad_place, error_text
+from reconcile.vocabulary import CATALOGUE, bad_place, error_text, is_temp_key
 
 __all__ = [
     "PAGE_PREFIX",

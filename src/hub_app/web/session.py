@@ -24,13 +24,13 @@ from litestar.params import QueryParameter
 from litestar.response import Redirect, Template
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
-from hub_app import admin
-from hub_app.connection import HubConnection, HubRequest, hub_of
-from hub_app.roles import INTERFACE, Caller, Role
-from hub_app.runtime import Unit
+from hub_app.operations import admin
+from hub_app.runtime.connection import HubConnection, HubRequest, hub_of
+from hub_app.runtime.hub import Unit
+from hub_app.runtime.roles import INTERFACE, Caller, Role
 from hub_app.web.cookies import CSRF_BEFORE_LOGIN, end_session, page_session, page_session_middleware, start_session
 from hub_app.web.render import form_text, page, public_path, safe_next
-from reconcile.login_throttle import Throttle, after_failure, retry_after, throttle_keys
+from reconcile.guard import Throttle, after_failure, retry_after, throttle_keys
 
 __all__ = [
     "ADMIN_ONLY",
@@ -155,7 +155,8 @@ async def login_form(
 @post("/login", opt={"page_public": True, CSRF_BEFORE_LOGIN: True})
 async def login(request: HubRequest) -> Response[Any]:
     """«Войти»: a known interface or admin token opens a new session (the one this browser had ends); wrong tokens
-    are throttled by client address and token prefix (:mod:`reconcile.login_throttle`): 429 with ``Retry-After``."""
+    are throttled by client address and token prefix (:mod:`reconcile.guard.login_throttle`): 429 with
+    ``Retry-After``."""
     form = await request.form()
     secret, target = form_text(form, "token").strip(), safe_next(form_text(form, "next"))
     session = page_session(request)

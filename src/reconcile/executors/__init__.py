@@ -1,8 +1,10 @@
-"""One sans-I/O executor per command type (DESIGN.md 5.1–5.3); :func:`reconcile.command_types.executor_for` picks
-a delivery's, as its type's entry names it."""
+"""One sans-I/O executor per command type and the synchronous driver.
+
+The apps and other tools import from this face only; its modules are the inside."""
 
 from __future__ import annotations
 
+from reconcile.executors._run import Body, Run, context_settings, run_body
 from reconcile.executors.base import (
     Delivery,
     Dropped,
@@ -18,10 +20,13 @@ from reconcile.executors.base import (
     Step,
     Upload,
 )
+from reconcile.executors.drive import Ended, drive
 
 __all__ = [
+    "Body",
     "Delivery",
     "Dropped",
+    "Ended",
     "ExecContext",
     "Executor",
     "FetchFile",
@@ -31,6 +36,10 @@ __all__ = [
     "Page",
     "Pause",
     "Report",
+    "Run",
     "Step",
     "Upload",
+    "context_settings",
+    "drive",
+    "run_body",
 ]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Container, Generator, Mapping
 from typing import Any, TypeGuard
 
-from reconcile.errors import JiraAnswerError, ValidationError
+from reconcile.config.settings import Settings, settings_from_json, settings_to_json
 from reconcile.executors.base import (
     Delivery,
     Dropped,
@@ -25,11 +25,11 @@ from reconcile.executors.base import (
     Report,
     Step,
 )
-from reconcile.jira_answers import jira_list, jira_object
-from reconcile.jira_fields import fields_problem
-from reconcile.jira_paths import API, PathRefused, issue_key, jira_path
-from reconcile.settings import Settings, settings_from_json, settings_to_json
-from reconcile.text import body_text, readable
+from reconcile.guard.fields import fields_problem
+from reconcile.guard.paths import API, PathRefused, issue_key, jira_path
+from reconcile.jira.answers import jira_list, jira_object
+from reconcile.vocabulary.errors import JiraAnswerError, ValidationError
+from reconcile.vocabulary.text import body_text, readable
 
 __all__ = [
     "CommandFailed",
@@ -55,7 +55,7 @@ class CommandFailed(Exception):
 
 def http_error(response: JiraResponse) -> str:
     """«HTTP <code>: <Jira's errorMessages and errors>» (DESIGN.md 5.2); a body that is no JSON by its words
-    (:func:`reconcile.text.body_text`: an HTML page by its title)."""
+    (:func:`reconcile.vocabulary.text.body_text`: an HTML page by its title)."""
     body = response.json
     parts: list[str] = []
     if isinstance(body, Mapping):
@@ -79,7 +79,7 @@ _KNOWN = frozenset(settings_to_json(Settings()))
 
 def context_settings(context: Mapping[str, Any]) -> Settings:
     """The settings of a delivery's context: only the settings keys (whatever else the hub adds to ``context``
-    must not fail the command); :class:`~reconcile.errors.ValidationError` on a bad value."""
+    must not fail the command); :class:`~reconcile.vocabulary.errors.ValidationError` on a bad value."""
     return settings_from_json({k: v for k, v in context.items() if k in _KNOWN})
 
 
@@ -160,7 +160,7 @@ def run_body(
 ) -> Executor:
     """Run ``body``; :class:`CommandFailed` and any bug inside it end as a ``failed`` report, never an exception.
     ``settings``: those of the delivery's context, when already read (:class:`Run`). A field mapping that does not
-    pass :func:`reconcile.jira_fields.fields_problem` fails the command before its first call."""
+    pass :func:`reconcile.guard.fields.fields_problem` fails the command before its first call."""
     try:
         run = Run(delivery, ctx, settings)
     except CommandFailed as error:
@@ -179,7 +179,7 @@ def run_body(
 def next_start(body: Any, start_at: int, items_key: str, *, key: str) -> tuple[list[Mapping[str, Any]], int | None]:
     """Items of one page of a ``startAt``/``total`` (or ``isLast``) list, and where the next page starts.
 
-    ``key`` names the issue or the call in a :class:`~reconcile.errors.JiraAnswerError` (the page is not an
+    ``key`` names the issue or the call in a :class:`~reconcile.vocabulary.errors.JiraAnswerError` (the page is not an
     object, its items not a list of objects).
     """
     page = jira_object(body, key, "ответ")

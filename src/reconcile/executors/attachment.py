@@ -18,10 +18,10 @@ from typing import Any
 from reconcile.executors._run import Body, CommandFailed, Run
 from reconcile.executors.base import FetchFile, JiraCall, Upload
 from reconcile.executors.comment import comment_author
-from reconcile.jira_answers import jira_id, jira_list, jira_object
-from reconcile.jira_model import issue_fields
-from reconcile.jira_paths import API, issue_path, jira_path, positive_id
-from reconcile.replaced import AttachmentRef, AttachmentUndo
+from reconcile.guard.paths import API, issue_path, jira_path, positive_id
+from reconcile.jira.answers import jira_id, jira_list, jira_object
+from reconcile.jira.model import issue_fields
+from reconcile.jira.replaced import AttachmentRef, AttachmentUndo
 
 __all__ = ["NOT_THE_AGENTS", "ensure_attachment", "file_problem"]
 

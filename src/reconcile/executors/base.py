@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 import attrs
 
-from reconcile.jira_fields import JiraField
-from reconcile.records import HistoryEntry, MirrorIssue
+from reconcile.guard.fields import JiraField
+from reconcile.vocabulary.records import HistoryEntry, MirrorIssue
 
 __all__ = [
     "Delivery",
@@ -150,7 +150,7 @@ class ExecContext:
 
     jira_user: str | None = None
     jira_time_zone: str | None = None
-    #: Jira's own address (``serverInfo``'s ``baseUrl`` as :func:`reconcile.jira_site.site_url` keeps it).
+    #: Jira's own address (``serverInfo``'s ``baseUrl`` as :func:`reconcile.jira.site.site_url` keeps it).
     jira_base_url: str | None = None
     symmetric_link_types: frozenset[str] = frozenset()
     link_types: frozenset[str] | None = None

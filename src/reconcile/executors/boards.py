@@ -14,7 +14,7 @@ from typing import Any
 
 from reconcile.executors._run import CommandFailed, Run
 from reconcile.executors.base import JiraCall, JiraResponse, Step
-from reconcile.jira_paths import AGILE, PositiveId, jira_path, positive_id
+from reconcile.guard.paths import AGILE, PositiveId, jira_path, positive_id
 
 __all__ = ["board_param", "board_problem", "read_board"]
 

@@ -13,10 +13,10 @@ from typing import Any
 
 from reconcile.executors._run import Body, CommandFailed, Run, next_start
 from reconcile.executors.base import JiraCall
-from reconcile.jira_answers import jira_id, jira_object
-from reconcile.jira_paths import issue_path, positive_id
-from reconcile.replaced import CommentRef, CommentUndo
-from reconcile.text import same_text
+from reconcile.guard.paths import issue_path, positive_id
+from reconcile.jira.answers import jira_id, jira_object
+from reconcile.jira.replaced import CommentRef, CommentUndo
+from reconcile.vocabulary.text import same_text
 
 __all__ = ["NOT_THE_AGENTS", "comment_author", "comment_text", "ensure_comment"]
 

@@ -2,7 +2,7 @@
 
 ``if_unchanged: {field: value}`` (DESIGN.md 6.4) writes a listed field only while Jira still holds that value;
 otherwise the field is left and named in ``conflicts``. The result's ``undo`` says what each write replaced
-(:class:`reconcile.replaced.FieldsUndo`), read from the same ``GET`` the comparison needs: no extra call.
+(:class:`reconcile.jira.replaced.FieldsUndo`), read from the same ``GET`` the comparison needs: no extra call.
 """
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from reconcile.catalogue import CATALOGUE
 from reconcile.executors._run import Body, CommandFailed, Run
 from reconcile.executors.base import JiraCall
-from reconcile.jira_model import issue_from_jira, mirror_fields
-from reconcile.jira_paths import issue_path
-from reconcile.records import MirrorIssue
-from reconcile.replaced import Conflict, FieldChange, FieldsUndo
-from reconcile.text import same_text
+from reconcile.guard.paths import issue_path
+from reconcile.jira.model import issue_from_jira, mirror_fields
+from reconcile.jira.replaced import Conflict, FieldChange, FieldsUndo
+from reconcile.vocabulary.catalogue import CATALOGUE
+from reconcile.vocabulary.records import MirrorIssue
+from reconcile.vocabulary.text import same_text
 
 __all__ = ["FIELD_ORDER", "ensure_fields", "fields_diff", "held_fields"]
 

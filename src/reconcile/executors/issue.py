@@ -6,13 +6,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from reconcile.commands import is_project_key
 from reconcile.executors._run import Body, CommandFailed, Run, next_start, search_call
 from reconcile.executors.base import JiraCall
-from reconcile.jira_answers import answer_key, jira_object, jira_text, opt_text
-from reconcile.jira_model import issue_fields
-from reconcile.jira_paths import API, jira_path, shown_value
-from reconcile.replaced import IssueUndo
+from reconcile.guard.paths import API, jira_path, shown_value
+from reconcile.jira.answers import answer_key, jira_object, jira_text, opt_text
+from reconcile.jira.model import issue_fields
+from reconcile.jira.replaced import IssueUndo
+from reconcile.vocabulary.commands import is_project_key
 
 __all__ = ["ensure_issue", "new_issue_fields"]
 

@@ -16,11 +16,11 @@ from typing import Any
 
 from reconcile.executors._run import Body, CommandFailed, Run
 from reconcile.executors.base import JiraCall, Step
-from reconcile.jira_answers import jira_list, jira_object
-from reconcile.jira_model import issue_fields, links_from_jira
-from reconcile.jira_paths import API, issue_path, jira_path, positive_id
-from reconcile.records import MirrorLink
-from reconcile.replaced import LinkUndo
+from reconcile.guard.paths import API, issue_path, jira_path, positive_id
+from reconcile.jira.answers import jira_list, jira_object
+from reconcile.jira.model import issue_fields, links_from_jira
+from reconcile.jira.replaced import LinkUndo
+from reconcile.vocabulary.records import MirrorLink
 
 __all__ = ["classify_links", "ensure_link"]
 

@@ -28,17 +28,17 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from reconcile.errors import JiraAnswerError
+from reconcile.config.settings import Settings
 from reconcile.executors._run import Body, CommandFailed, Run, next_start, search_call
 from reconcile.executors.base import JiraCall, Page, Report, Step
 from reconcile.executors.boards import board_problem
-from reconcile.history import keys_jql
-from reconcile.jira_answers import answer_key
-from reconcile.jira_model import histories_from_jira, issue_from_jira, mirror_fields
-from reconcile.jira_paths import AGILE, PositiveId, jira_path, positive_id
-from reconcile.policy import key_project
-from reconcile.records import HistoryEntry, MirrorIssue
-from reconcile.settings import Settings
+from reconcile.guard.paths import AGILE, PositiveId, jira_path, positive_id
+from reconcile.guard.policy import key_project
+from reconcile.jira.answers import answer_key
+from reconcile.jira.model import histories_from_jira, issue_from_jira, mirror_fields
+from reconcile.queue.history import keys_jql
+from reconcile.vocabulary.errors import JiraAnswerError
+from reconcile.vocabulary.records import HistoryEntry, MirrorIssue
 
 __all__ = ["jira_since", "refresh", "with_updated_since"]
 

@@ -17,10 +17,10 @@ from typing import Any
 from reconcile.executors._run import Body, CommandFailed, Run, next_start
 from reconcile.executors.base import JiraCall
 from reconcile.executors.boards import board_param, read_board
-from reconcile.jira_answers import jira_int
-from reconcile.jira_model import issue_fields, sprint_infos, sprint_of
-from reconcile.jira_paths import AGILE, PositiveId, issue_path, jira_path, positive_id
-from reconcile.replaced import Conflict, SprintName, SprintUndo
+from reconcile.guard.paths import AGILE, PositiveId, issue_path, jira_path, positive_id
+from reconcile.jira.answers import jira_int
+from reconcile.jira.model import issue_fields, sprint_infos, sprint_of
+from reconcile.jira.replaced import Conflict, SprintName, SprintUndo
 
 __all__ = ["ensure_sprint"]
 

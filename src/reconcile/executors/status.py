@@ -12,10 +12,10 @@ from typing import Any
 
 from reconcile.executors._run import Body, CommandFailed, Run
 from reconcile.executors.base import JiraCall
-from reconcile.jira_answers import jira_id, jira_list, jira_object, opt_object, opt_text
-from reconcile.jira_model import issue_fields
-from reconcile.jira_paths import issue_path
-from reconcile.replaced import Conflict, StatusUndo
+from reconcile.guard.paths import issue_path
+from reconcile.jira.answers import jira_id, jira_list, jira_object, opt_object, opt_text
+from reconcile.jira.model import issue_fields
+from reconcile.jira.replaced import Conflict, StatusUndo
 
 __all__ = ["ensure_status", "pick_transition", "status_path"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from reconcile.records import natural_key
+from reconcile.vocabulary import natural_key
 
 revision = "natural_order"
 down_revision = "agent_last_error"

@@ -36,7 +36,7 @@ def upgrade() -> None:
 
 
 def _project_names(length: int, was: int) -> None:
-    """``project.name`` and ``batch.project`` hold a Jira label (reconcile.project_names)."""
+    """``project.name`` and ``batch.project`` hold a Jira label (reconcile.vocabulary.project_names)."""
     with op.batch_alter_table("project") as batch:
         batch.alter_column("name", existing_type=sa.String(length=was), type_=sa.String(length=length))
     with op.batch_alter_table("batch") as batch:

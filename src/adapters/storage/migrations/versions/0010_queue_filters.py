@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from reconcile.queue_filter import search_text
+from reconcile.outlook import search_text
 
 revision = "queue_filters"
 down_revision = "freshness"
