@@ -15,6 +15,7 @@ from reconcile.executors._run import Body, Run
 from reconcile.guard.policy import READ_ONLY_TYPES
 from reconcile.outlook.drift import SETTING_TYPES
 from reconcile.types.binding import ENTRIES, TYPES, CommandType, IncompleteCatalogueError, bind, missing_parts
+from reconcile.types.dryrun_answers import FIELDS_ANSWERS, MirrorAnswer, MirrorAnswers, NotDriven, endpoint
 from reconcile.types.plan_rules import fields_lines, read_lines, refresh_subject
 from reconcile.types.result_words import fields_words
 from reconcile.types.state_checks import LooksAt, LooksFor, NotConfirmed, created_issue, fields_match
@@ -59,7 +60,13 @@ DUE_ENTRY = CommandType(
     plan_lines=fields_lines,
     result_words=fields_words,
     confirmation=LooksAt(match=fields_match),
+    dry_run=FIELDS_ANSWERS,
 )
+#: What the mirror says to a type that only reads the issue.
+READS_ONLY = MirrorAnswers(FIELDS_ANSWERS.answers[:1])
+
+
+NO_ANSWERS = "ensure_due: no dry-run answers (what the mirror says to each call of its executor)"
 
 
 def with_due(spec: CommandSpec = DUE, **binding: Any) -> tuple[dict[str, CommandSpec], tuple[CommandType, ...]]:
@@ -130,7 +137,7 @@ def test_a_type_added_to_a_copy_reaches_every_derived_table() -> None:
     assert types["ensure_due"].confirmation == LooksAt(match=fields_match)
 
     reader = attrs.evolve(DUE, type="read_due", writes=False, sets=None)
-    catalogue, entries = with_due(reader, confirmation=NotConfirmed(why="it only reads"))
+    catalogue, entries = with_due(reader, confirmation=NotConfirmed(why="it only reads"), dry_run=READS_ONLY)
     assert missing_parts(catalogue, entries) == []
     assert read_only_types(catalogue) == (*READ_ONLY_TYPES, "read_due")
     assert setting_types(catalogue) == SETTING_TYPES
@@ -201,6 +208,32 @@ def _label(text: str) -> CommandSpec:
                 "ensure_due: looks at its subject, but names no subject parameter",
             ],
         ),
+        (DUE, {"dry_run": None}, [NO_ANSWERS]),
+        (DUE, {"dry_run": MirrorAnswers(())}, [NO_ANSWERS]),
+        (DUE, {"dry_run": READS_ONLY}, ["ensure_due: writes to Jira, but its dry-run answers declare no write"]),
+        (
+            DUE,
+            {"dry_run": MirrorAnswers((*FIELDS_ANSWERS.answers, FIELDS_ANSWERS.answers[1]))},
+            ["ensure_due: PUT /rest/api/2/issue/{key} declared twice"],
+        ),
+        (
+            DUE,
+            {"dry_run": MirrorAnswers((MirrorAnswer(endpoint("PUT /rest/api/2/issue/{key}"), None),))},  # type: ignore[arg-type]
+            ["ensure_due: no dry-run answer for PUT /rest/api/2/issue/{key}"],
+        ),
+        (
+            DUE,
+            {"dry_run": NotDriven(why=" ", endpoints=())},
+            [
+                "ensure_due: not driven by the dry run, without saying why",
+                "ensure_due: writes to Jira, so the dry run must drive it against the mirror (MirrorAnswers)",
+            ],
+        ),
+        (
+            attrs.evolve(DUE, writes=False, sets=None),
+            {"confirmation": NotConfirmed(why="it only reads")},
+            ["ensure_due: writes nothing, but its dry-run answers declare a write"],
+        ),
     ],
 )
 def test_what_a_type_lacks_is_named(spec: CommandSpec, binding: dict[str, Any], missing: list[str]) -> None:
@@ -217,7 +250,7 @@ def test_a_type_without_a_binding_is_named() -> None:
     entry, or a second binding, is named too."""
     catalogue, entries = with_due()
     assert missing_parts(catalogue, ENTRIES) == [
-        "ensure_due: no executor, plan lines or state check (no entry in reconcile.types.binding)"
+        "ensure_due: no executor, plan lines, state check or dry-run answers (no entry in reconcile.types.binding)"
     ]
     assert missing_parts(CATALOGUE, entries) == ["ensure_due: bound, but not in the catalogue"]
     assert missing_parts(catalogue, (*entries, DUE_ENTRY)) == ["ensure_due: bound twice"]
@@ -227,7 +260,11 @@ def test_a_subject_rule_stands_in_for_a_subject_parameter() -> None:
     """A type whose catalogue names no subject parameter is whole with a plan subject of its own (as refresh)."""
     reader = attrs.evolve(DUE, writes=False, sets=None, subject=None)
     catalogue, entries = with_due(
-        reader, confirmation=NotConfirmed(why="it only reads"), plan_lines=read_lines, plan_subject=refresh_subject
+        reader,
+        confirmation=NotConfirmed(why="it only reads"),
+        plan_lines=read_lines,
+        plan_subject=refresh_subject,
+        dry_run=READS_ONLY,
     )
     assert missing_parts(catalogue, entries) == []
 
