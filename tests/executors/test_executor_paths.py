@@ -23,7 +23,7 @@ from reconcile.config.settings import Settings
 from reconcile.executors import Delivery, ExecContext, FetchFile, JiraCall, JiraResponse, Report, Step
 from reconcile.executors.drive import drive
 from reconcile.guard.paths import FIXED
-from reconcile.types.binding import executor_for
+from reconcile.types.binding import TYPES, executor_for
 from reconcile.vocabulary.catalogue import CATALOGUE
 
 from .executors_support import issue, ok, play
@@ -123,7 +123,11 @@ def run(
     jira = SimulatedJira()
     delivery = Delivery(id=1, type=type_, params=params, pause_seconds=0, context=context or Settings().agent_context())
     ctx = ExecContext(jira_user="bridge-user", jira_time_zone="Europe/Moscow", allowed_projects=("AURORA",))
-    return drive(executor_for(delivery, ctx), jira.answer), jira
+    report = drive(executor_for(delivery, ctx), jira.answer)
+    endpoints = TYPES[type_].dry_run.endpoints
+    undeclared = [c for c in jira.calls if not any(e.parts(c.method, unquote(c.path)) is not None for e in endpoints)]
+    assert undeclared == [], f"{type_} called endpoints its dry-run answers do not declare"
+    return report, jira
 
 
 def clean(call: JiraCall) -> bool:
