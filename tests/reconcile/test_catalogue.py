@@ -93,25 +93,60 @@ def test_the_catalogue_holds_exactly_the_seeds_eight_types_in_its_order() -> Non
     assert tuple(CATALOGUE) == SEED_TYPES
 
 
+def _command_type(node: ast.AST) -> object:
+    """The type a command literal names: ``{"type": T, …}`` or a call ``cmd(T, …)``; else ``None``."""
+    if isinstance(node, ast.Dict):
+        for key, value in zip(node.keys, node.values, strict=True):
+            if isinstance(key, ast.Constant) and key.value == "type" and isinstance(value, ast.Constant):
+                return value.value
+    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+        return node.args[0].value
+    return None
+
+
+def _restates_the_catalogue(node: ast.AST) -> bool:
+    """Four or more type names listed by hand; a list of commands, one of every type; a table keyed by every type
+    whose values are data (per-type examples: a type added misses it, where a lookup of a missing key fails)."""
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        names = {e.value for e in node.elts if isinstance(e, ast.Constant) and e.value in CATALOGUE}
+        return len(names) >= 4 or set(CATALOGUE) <= {_command_type(e) for e in node.elts}
+    if isinstance(node, ast.Dict):
+        keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
+        return set(CATALOGUE) <= keys and not all(isinstance(v, ast.Name) for v in node.values)
+    return False
+
+
 def _type_lists(path: Path) -> list[int]:
-    """The lines of ``path`` where a list, tuple or set holds four or more type names, ``SEED_TYPES`` aside."""
+    """The lines of ``path`` where a collection restates the catalogue's types, ``SEED_TYPES`` aside."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     pin = [n.value for n in tree.body if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "SEED_TYPES"]
-    return [
-        node.lineno
-        for node in ast.walk(tree)
-        if isinstance(node, ast.List | ast.Tuple | ast.Set)
-        and node not in pin
-        and len({e.value for e in node.elts if isinstance(e, ast.Constant) and e.value in CATALOGUE}) >= 4
-    ]
+    return [node.lineno for node in ast.walk(tree) if node not in pin and _restates_the_catalogue(node)]
 
 
 def test_no_other_test_lists_the_types_by_hand() -> None:
-    """A list, tuple or set of four or more type names restates the catalogue: a type added to it would silently
-    miss such a test. ``SEED_TYPES`` is the one pin."""
+    """A list, tuple or set of four or more type names restates the catalogue, and so does a list of commands one
+    of every type or a table of examples keyed by every type: a type added would silently miss such a test, where
+    the catalogue's ``example`` of each entry reaches it. ``SEED_TYPES`` is the one pin."""
     tests = Path(__file__).resolve().parents[1]
     listed = [f"{path.relative_to(tests)}:{line}" for path in sorted(tests.rglob("*.py")) for line in _type_lists(path)]
     assert listed == []
+
+
+def test_the_guard_sees_commands_and_tables_of_every_type() -> None:
+    """The guard catches the shapes a per-type list takes — names, command dicts, ``cmd`` calls, a dict keyed by
+    type — and leaves a batch of some types and a table of functions looked up by type alone."""
+
+    def caught(source: str) -> bool:
+        return any(_restates_the_catalogue(node) for node in ast.walk(ast.parse(source)))
+
+    every = list(CATALOGUE)
+    assert caught(repr(every[:4]))
+    assert caught(repr([{"type": t, "params": {}} for t in every]))
+    assert caught("[" + ", ".join(f"cmd({t!r}, key='A-1')" for t in every) + "]")
+    assert caught(repr({t: {"key": "A-1"} for t in every}))
+    assert not caught(repr(every[:3]))
+    assert not caught(repr([{"type": t, "params": {}} for t in every[:-1]]))
+    assert not caught("{" + ", ".join(f"{t!r}: fill_{n}" for n, t in enumerate(every)) + "}")
 
 
 def test_every_type_of_the_catalogue_is_whole() -> None:

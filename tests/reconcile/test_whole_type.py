@@ -143,6 +143,7 @@ def test_endpoints_match_one_path_segment_per_name() -> None:
     assert issue.parts("GET", "/rest/api/2/issue/") is None
     comment = endpoint("DELETE /rest/api/2/issue/{key}/comment/{id}")
     assert comment.parts("DELETE", "/rest/api/2/issue/A-1/comment/10") == {"key": "A-1", "id": "10"}
+    assert endpoint("POST /rest/api/2/search").is_write is False
     assert (str(comment), comment.is_write, issue.is_write) == (
         "DELETE /rest/api/2/issue/{key}/comment/{id}",
         True,

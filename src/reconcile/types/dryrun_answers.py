@@ -84,7 +84,8 @@ class Endpoint:
 
     @property
     def is_write(self) -> bool:
-        return self.method != "GET"
+        """Whether a call to it changes Jira, as :attr:`JiraCall.is_write` says (``POST /search`` reads)."""
+        return JiraCall(method=self.method, path=self.path).is_write
 
     def __str__(self) -> str:
         return f"{self.method} {self.path}"
