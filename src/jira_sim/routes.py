@@ -20,7 +20,7 @@ from jira_sim.render import Renderer
 from jira_sim.store import Store
 from jira_sim.wire import Request, Response, expand_list, int_param, json_response, parse_multipart
 
-__all__ = ["MAX_RESULTS", "authenticate", "dispatch"]
+__all__ = ["MAX_RESULTS", "authenticate", "dispatch", "routed"]
 
 MAX_RESULTS = 100
 _UNAUTHENTICATED = "You are not authenticated. Authentication required to perform this operation."
@@ -45,6 +45,11 @@ def route(method: str, pattern: str, *, anonymous: bool = False) -> Callable[[Ha
         return fn
 
     return register
+
+
+def routed(method: str, path: str) -> bool:
+    """Whether a route of the simulator answers ``method path`` (every endpoint a command type may call must be)."""
+    return any(r.method == method and r.pattern.match(path) for r in _ROUTES)
 
 
 # --- REST v2 ---------------------------------------------------------------------------------------------

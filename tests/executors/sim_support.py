@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import unquote
 
 import attrs
 import httpx
@@ -14,7 +15,7 @@ from adapters.jira_http import JiraHttp
 from agent_app.drive import Alone, DriveOutcome, drive
 from jira_sim import simulator
 from reconcile.executors import Delivery, FetchFile, Page
-from reconcile.types.binding import executor_for
+from reconcile.types.binding import TYPES, executor_for
 from tests.support import T0
 
 WRITES = frozenset({"POST", "PUT", "DELETE"})
@@ -61,7 +62,19 @@ class Bench:
             self.pages.append(page)
 
         watch = Alone(jira=self.jira, on_file=fetch_file, on_page=on_page)
-        return await drive(executor_for(delivery, ctx), self.jira, watch)
+        outcome = await drive(executor_for(delivery, ctx), self.jira, watch)
+        assert self.undeclared(type_) == [], f"{type_} called endpoints its dry-run answers do not declare"
+        return outcome
+
+    def undeclared(self, type_: str) -> list[str]:
+        """The calls Jira saw that no endpoint of the type declares (its dry-run answers: issue 33)."""
+        entry = TYPES.get(type_)
+        endpoints = entry.dry_run.endpoints if entry is not None else ()
+        return [
+            f"{c['method']} {c['path']}"
+            for c in self.sim.calls
+            if not any(e.parts(c["method"], unquote(c["path"])) is not None for e in endpoints)
+        ]
 
     def writes(self) -> list[tuple[str, str, int]]:
         return [

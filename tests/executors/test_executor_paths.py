@@ -23,7 +23,7 @@ from reconcile.config.settings import Settings
 from reconcile.executors import Delivery, ExecContext, FetchFile, JiraCall, JiraResponse, Report, Step
 from reconcile.executors.drive import drive
 from reconcile.guard.paths import FIXED
-from reconcile.types.binding import executor_for
+from reconcile.types.binding import TYPES, executor_for
 from reconcile.vocabulary.catalogue import CATALOGUE
 
 from .executors_support import issue, ok, play
@@ -55,17 +55,19 @@ HOSTILE: tuple[Any, ...] = (
     {"id": 4216},
 )
 
-#: A valid delivery of each type (the keys are the sample's; the context the default settings').
-VALID: dict[str, dict[str, Any]] = {
-    "ensure_issue": {"temp_key": "new:1", "issue_type": "task", "summary": "Проверка путей", "labels": ["AWPCA"]},
-    "ensure_fields": {"key": "AURORA-1533", "summary": "Новая тема", "planned_start": "2026-11-01"},
-    "ensure_comment": {"key": "AURORA-1533", "marker": "[путь]", "body": "текст"},
-    "ensure_status": {"key": "AURORA-1533", "target": ["Разработка", "Тестирование"]},
-    "ensure_link": {"source": "AURORA-1533", "target": "AURORA-1537", "link_type": "связанные", "replace": True},
-    "ensure_sprint": {"key": "AURORA-1533", "sprint": "Спринт 3", "board_id": 4216},
-    "ensure_attachment": {"key": "AURORA-1533", "file": SHA, "filename": "a.txt", "size": len(CONTENT)},
-    "refresh": {"keys": ["AURORA-1533"], "boards": [{"id": 4216, "type": None}], "jql": "labels = AWPCA"},
+#: What a delivery holds beside the catalogue's example: what the hub adds (a board, a file's size, the refresh's
+#: boards), a file whose bytes the test serves, fields the sample's issue does not hold yet, a path the sample's
+#: workflow walks (the seed's example skips «Тестирование»), and the refresh's JQL, so that a hostile one is tried.
+DELIVERED: dict[str, dict[str, Any]] = {
+    "ensure_fields": {"summary": "Новая тема", "planned_start": "2026-11-01"},
+    "ensure_status": {"target": ["Разработка", "Тестирование", "Готово"]},
+    "ensure_sprint": {"board_id": 4216},
+    "ensure_attachment": {"file": SHA, "size": len(CONTENT)},
+    "refresh": {"boards": [{"id": 4216, "type": None}], "jql": "labels = AWPCA"},
 }
+#: A valid delivery of each type: its catalogue example (the keys are the sample's; the context the default
+#: settings').
+VALID = {spec.type: {**spec.example, **DELIVERED.get(spec.type, {})} for spec in CATALOGUE.values()}
 #: The parameters whose value goes into a path: a hostile one is refused before any call.
 IN_PATH = {
     "ensure_fields": {"key"},
@@ -123,7 +125,11 @@ def run(
     jira = SimulatedJira()
     delivery = Delivery(id=1, type=type_, params=params, pause_seconds=0, context=context or Settings().agent_context())
     ctx = ExecContext(jira_user="bridge-user", jira_time_zone="Europe/Moscow", allowed_projects=("AURORA",))
-    return drive(executor_for(delivery, ctx), jira.answer), jira
+    report = drive(executor_for(delivery, ctx), jira.answer)
+    endpoints = TYPES[type_].dry_run.endpoints
+    undeclared = [c for c in jira.calls if not any(e.parts(c.method, unquote(c.path)) is not None for e in endpoints)]
+    assert undeclared == [], f"{type_} called endpoints its dry-run answers do not declare"
+    return report, jira
 
 
 def clean(call: JiraCall) -> bool:
@@ -145,6 +151,7 @@ def test_a_valid_delivery_walks_only_clean_paths(type_: str) -> None:
     report, jira = run(type_, VALID[type_])
     assert report.status == "done", report.error
     assert jira.calls
+    assert any(c.is_write for c in jira.calls) is CATALOGUE[type_].writes
     assert [f"{c.method} {c.path}" for c in jira.calls if not clean(c)] == []
 
 

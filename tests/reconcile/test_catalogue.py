@@ -15,6 +15,7 @@ from reconcile.executors._run import Body, Run
 from reconcile.guard.policy import READ_ONLY_TYPES
 from reconcile.outlook.drift import SETTING_TYPES
 from reconcile.types.binding import ENTRIES, TYPES, CommandType, IncompleteCatalogueError, bind, missing_parts
+from reconcile.types.dryrun_answers import FIELDS_ANSWERS, MirrorAnswer, MirrorAnswers, NotDriven, endpoint
 from reconcile.types.plan_rules import fields_lines, read_lines, refresh_subject
 from reconcile.types.result_words import fields_words
 from reconcile.types.state_checks import LooksAt, LooksFor, NotConfirmed, created_issue, fields_match
@@ -59,7 +60,13 @@ DUE_ENTRY = CommandType(
     plan_lines=fields_lines,
     result_words=fields_words,
     confirmation=LooksAt(match=fields_match),
+    dry_run=FIELDS_ANSWERS,
 )
+#: What the mirror says to a type that only reads the issue.
+READS_ONLY = MirrorAnswers(FIELDS_ANSWERS.answers[:1])
+
+
+NO_ANSWERS = "ensure_due: no dry-run answers (what the mirror says to each call of its executor)"
 
 
 def with_due(spec: CommandSpec = DUE, **binding: Any) -> tuple[dict[str, CommandSpec], tuple[CommandType, ...]]:
@@ -86,25 +93,60 @@ def test_the_catalogue_holds_exactly_the_seeds_eight_types_in_its_order() -> Non
     assert tuple(CATALOGUE) == SEED_TYPES
 
 
+def _command_type(node: ast.AST) -> object:
+    """The type a command literal names: ``{"type": T, …}`` or a call ``cmd(T, …)``; else ``None``."""
+    if isinstance(node, ast.Dict):
+        for key, value in zip(node.keys, node.values, strict=True):
+            if isinstance(key, ast.Constant) and key.value == "type" and isinstance(value, ast.Constant):
+                return value.value
+    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+        return node.args[0].value
+    return None
+
+
+def _restates_the_catalogue(node: ast.AST) -> bool:
+    """Four or more type names listed by hand; a list of commands, one of every type; a table keyed by every type
+    whose values are data (per-type examples: a type added misses it, where a lookup of a missing key fails)."""
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        names = {e.value for e in node.elts if isinstance(e, ast.Constant) and e.value in CATALOGUE}
+        return len(names) >= 4 or set(CATALOGUE) <= {_command_type(e) for e in node.elts}
+    if isinstance(node, ast.Dict):
+        keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
+        return set(CATALOGUE) <= keys and not all(isinstance(v, ast.Name) for v in node.values)
+    return False
+
+
 def _type_lists(path: Path) -> list[int]:
-    """The lines of ``path`` where a list, tuple or set holds four or more type names, ``SEED_TYPES`` aside."""
+    """The lines of ``path`` where a collection restates the catalogue's types, ``SEED_TYPES`` aside."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     pin = [n.value for n in tree.body if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "SEED_TYPES"]
-    return [
-        node.lineno
-        for node in ast.walk(tree)
-        if isinstance(node, ast.List | ast.Tuple | ast.Set)
-        and node not in pin
-        and len({e.value for e in node.elts if isinstance(e, ast.Constant) and e.value in CATALOGUE}) >= 4
-    ]
+    return [node.lineno for node in ast.walk(tree) if node not in pin and _restates_the_catalogue(node)]
 
 
 def test_no_other_test_lists_the_types_by_hand() -> None:
-    """A list, tuple or set of four or more type names restates the catalogue: a type added to it would silently
-    miss such a test. ``SEED_TYPES`` is the one pin."""
+    """A list, tuple or set of four or more type names restates the catalogue, and so does a list of commands one
+    of every type or a table of examples keyed by every type: a type added would silently miss such a test, where
+    the catalogue's ``example`` of each entry reaches it. ``SEED_TYPES`` is the one pin."""
     tests = Path(__file__).resolve().parents[1]
     listed = [f"{path.relative_to(tests)}:{line}" for path in sorted(tests.rglob("*.py")) for line in _type_lists(path)]
     assert listed == []
+
+
+def test_the_guard_sees_commands_and_tables_of_every_type() -> None:
+    """The guard catches the shapes a per-type list takes — names, command dicts, ``cmd`` calls, a dict keyed by
+    type — and leaves a batch of some types and a table of functions looked up by type alone."""
+
+    def caught(source: str) -> bool:
+        return any(_restates_the_catalogue(node) for node in ast.walk(ast.parse(source)))
+
+    every = list(CATALOGUE)
+    assert caught(repr(every[:4]))
+    assert caught(repr([{"type": t, "params": {}} for t in every]))
+    assert caught("[" + ", ".join(f"cmd({t!r}, key='A-1')" for t in every) + "]")
+    assert caught(repr({t: {"key": "A-1"} for t in every}))
+    assert not caught(repr(every[:3]))
+    assert not caught(repr([{"type": t, "params": {}} for t in every[:-1]]))
+    assert not caught("{" + ", ".join(f"{t!r}: fill_{n}" for n, t in enumerate(every)) + "}")
 
 
 def test_every_type_of_the_catalogue_is_whole() -> None:
@@ -130,7 +172,7 @@ def test_a_type_added_to_a_copy_reaches_every_derived_table() -> None:
     assert types["ensure_due"].confirmation == LooksAt(match=fields_match)
 
     reader = attrs.evolve(DUE, type="read_due", writes=False, sets=None)
-    catalogue, entries = with_due(reader, confirmation=NotConfirmed(why="it only reads"))
+    catalogue, entries = with_due(reader, confirmation=NotConfirmed(why="it only reads"), dry_run=READS_ONLY)
     assert missing_parts(catalogue, entries) == []
     assert read_only_types(catalogue) == (*READ_ONLY_TYPES, "read_due")
     assert setting_types(catalogue) == SETTING_TYPES
@@ -201,6 +243,32 @@ def _label(text: str) -> CommandSpec:
                 "ensure_due: looks at its subject, but names no subject parameter",
             ],
         ),
+        (DUE, {"dry_run": None}, [NO_ANSWERS]),
+        (DUE, {"dry_run": MirrorAnswers(())}, [NO_ANSWERS]),
+        (DUE, {"dry_run": READS_ONLY}, ["ensure_due: writes to Jira, but its dry-run answers declare no write"]),
+        (
+            DUE,
+            {"dry_run": MirrorAnswers((*FIELDS_ANSWERS.answers, FIELDS_ANSWERS.answers[1]))},
+            ["ensure_due: PUT /rest/api/2/issue/{key} declared twice"],
+        ),
+        (
+            DUE,
+            {"dry_run": MirrorAnswers((MirrorAnswer(endpoint("PUT /rest/api/2/issue/{key}"), None),))},  # type: ignore[arg-type]
+            ["ensure_due: no dry-run answer for PUT /rest/api/2/issue/{key}"],
+        ),
+        (
+            DUE,
+            {"dry_run": NotDriven(why=" ", endpoints=())},
+            [
+                "ensure_due: not driven by the dry run, without saying why",
+                "ensure_due: writes to Jira, so the dry run must drive it against the mirror (MirrorAnswers)",
+            ],
+        ),
+        (
+            attrs.evolve(DUE, writes=False, sets=None),
+            {"confirmation": NotConfirmed(why="it only reads")},
+            ["ensure_due: writes nothing, but its dry-run answers declare a write"],
+        ),
     ],
 )
 def test_what_a_type_lacks_is_named(spec: CommandSpec, binding: dict[str, Any], missing: list[str]) -> None:
@@ -217,7 +285,7 @@ def test_a_type_without_a_binding_is_named() -> None:
     entry, or a second binding, is named too."""
     catalogue, entries = with_due()
     assert missing_parts(catalogue, ENTRIES) == [
-        "ensure_due: no executor, plan lines or state check (no entry in reconcile.types.binding)"
+        "ensure_due: no executor, plan lines, state check or dry-run answers (no entry in reconcile.types.binding)"
     ]
     assert missing_parts(CATALOGUE, entries) == ["ensure_due: bound, but not in the catalogue"]
     assert missing_parts(catalogue, (*entries, DUE_ENTRY)) == ["ensure_due: bound twice"]
@@ -227,7 +295,11 @@ def test_a_subject_rule_stands_in_for_a_subject_parameter() -> None:
     """A type whose catalogue names no subject parameter is whole with a plan subject of its own (as refresh)."""
     reader = attrs.evolve(DUE, writes=False, sets=None, subject=None)
     catalogue, entries = with_due(
-        reader, confirmation=NotConfirmed(why="it only reads"), plan_lines=read_lines, plan_subject=refresh_subject
+        reader,
+        confirmation=NotConfirmed(why="it only reads"),
+        plan_lines=read_lines,
+        plan_subject=refresh_subject,
+        dry_run=READS_ONLY,
     )
     assert missing_parts(catalogue, entries) == []
 

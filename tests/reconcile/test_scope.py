@@ -47,19 +47,26 @@ def refused(batch: dict[str, Any], context: BatchContext | None = None) -> str:
     return info.value.message
 
 
+def with_key_of_hr(command_type: str, name: str) -> dict[str, Any]:
+    """The type's catalogue example with its key parameter ``name`` naming HR-1 (beside AURORA-1 in a list) and
+    its other keys AURORA-1."""
+    spec = CATALOGUE[command_type]
+    params = dict(spec.example)
+    for param in spec.params:
+        if param.format is Format.KEY_LIST:
+            params[param.name] = ["AURORA-1", "HR-1"] if param.name == name else ["AURORA-1"]
+        elif param.format is Format.ISSUE_KEY and (param.name == name or param.name in params):
+            params[param.name] = "HR-1" if param.name == name else "AURORA-1"
+    return cmd(command_type, **params)
+
+
 @pytest.mark.parametrize(
     "command",
     [
-        cmd("ensure_fields", key="HR-1", duedate="2026-10-23"),
-        cmd("ensure_fields", key="AURORA-1", epic_key="HR-1"),
-        cmd("ensure_issue", temp_key="new:1", summary="Сверка", epic_key="HR-1"),
-        cmd("ensure_comment", key="HR-1", marker="m", body="b"),
-        cmd("ensure_status", key="HR-1", target="Готово"),
-        cmd("ensure_link", source="AURORA-1", target="HR-1", link_type="связанные"),
-        cmd("ensure_link", source="HR-1", target="AURORA-1", link_type="связанные"),
-        cmd("ensure_sprint", key="HR-1", sprint="Спринт 1"),
-        cmd("ensure_attachment", key="HR-1", file=SHA, filename="a.txt"),
-        cmd("refresh", keys=["AURORA-1", "HR-1"]),
+        with_key_of_hr(spec.type, param.name)
+        for spec in CATALOGUE.values()
+        for param in spec.params
+        if param.format in (Format.ISSUE_KEY, Format.KEY_LIST)
     ],
 )
 def test_a_key_of_another_project_refuses_the_batch(command: dict[str, Any]) -> None:

@@ -68,7 +68,8 @@ class DryRunView:
 @attrs.frozen(kw_only=True)
 class PlanLineView:
     """``sign``: ``+`` create, ``~`` change ``old → new``, ``-`` delete, ``=`` no changes, ``!`` fails or is
-    skipped; ``unknown``: rests on something the plan cannot know yet (the command's ``unknown`` says what)."""
+    skipped, ``?`` a call the mirror cannot answer; ``unknown``: rests on something the plan cannot know yet (the
+    command's ``unknown`` says what)."""
 
     sign: str
     text: str

@@ -147,8 +147,8 @@ async def get_batch(
 @get("/batches/{batch_id:int}/plan", **route(INTERFACE, answer=BatchPlanView, errors_=(400, 404)))
 async def batch_plan(request: HubRequest, batch_id: FromPath[int]) -> Any:
     """What its unfinished commands would write in Jira, computed now from the mirror: per command lines ``+``
-    create, ``~`` change ``old → new``, ``-`` delete, ``=`` no changes, ``!`` fails; ``unknown`` marks what the
-    plan cannot know yet."""
+    create, ``~`` change ``old → new``, ``-`` delete, ``=`` no changes, ``!`` fails, ``?`` a call the mirror cannot
+    answer; ``unknown`` marks what the plan cannot know yet."""
     return await in_unit(request, lambda u: plan.batch_plan(u, batch_id))
 
 

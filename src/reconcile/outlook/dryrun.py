@@ -1,9 +1,11 @@
 """Dry run: a batch's predicted writes, computed by running each command's executor against the mirror.
 
 ``POST /batches?dry_run=true`` validates as usual and then drives every command's executor with a Jira that
-answers from the mirror's records instead of the network. What the mirror does not hold (comments,
-workflows, board sprints, attachments) is answered as absent or as freely reachable, and the prediction says
-so in ``unknown``: a person reading the plan sees which writes are certain and which depend on Jira.
+answers from the mirror's records instead of the network, each call only as the command's type declares
+(:mod:`reconcile.types.dryrun_answers`). What the mirror does not hold (comments, workflows, board sprints,
+attachments) is answered as absent or as freely reachable, and the prediction says so in ``unknown``: a person
+reading the plan sees which writes are certain and which depend on Jira. A call the type declared no answer for
+is not answered at all: the prediction stops there, «не известно по зеркалу: <METHOD path>».
 
 Each command is predicted against the mirror as it is; writes of earlier commands of the same batch are not
 applied, except that a temp key stands for the issue its ``ensure_issue`` would create.
@@ -11,7 +13,6 @@ applied, except that a temp key stands for the issue its ``ensure_issue`` would 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -27,14 +28,22 @@ from reconcile.executors import (
     ExecContext,
     FetchFile,
     JiraCall,
-    JiraResponse,
     Pause,
     Report,
     Step,
     context_settings,
     drive,
 )
-from reconcile.types.binding import executor_for
+from reconcile.types.binding import TYPES, CommandType, executor_for
+from reconcile.types.dryrun_answers import (
+    UNKNOWN_SPRINT,
+    MirrorAnswer,
+    MirrorAnswers,
+    MirrorView,
+    NotDriven,
+    issue_to_jira,
+    not_known,
+)
 from reconcile.types.prediction import Prediction
 from reconcile.types.write_lines import Reads, WriteLine, lines_of_write
 from reconcile.vocabulary.commands import is_temp_key
@@ -42,6 +51,7 @@ from reconcile.vocabulary.errors import ValidationError
 from reconcile.vocabulary.records import MirrorIssue
 
 __all__ = [
+    "BEYOND_MIRROR",
     "Prediction",
     "issue_to_jira",
     "predict_batch",
@@ -51,52 +61,8 @@ __all__ = [
 ]
 
 _ISSUE_PREFIX = "/rest/api/2/issue/"
-_BOARD = re.compile(r"/rest/agile/1\.0/board/[0-9]+")
-#: The id a sprint the mirror does not know is answered with (a path takes only positive ids); the plan shows 0.
-_UNKNOWN_SPRINT = 10**18 - 1
-_UNKNOWN_COMMENTS = "комментарии зеркалу не известны: предсказана запись, если комментария с маркером нет"
-_UNKNOWN_TRANSITIONS = "переходы рабочего процесса зеркалу не известны: путь считается проходимым"
-_UNKNOWN_SPRINTS = "спринты доски зеркалу не известны: спринт считается существующим"
-_UNKNOWN_ATTACHMENTS = "вложения зеркалу не известны: предсказана загрузка"
-
-
-def issue_to_jira(issue: MirrorIssue, settings: Settings) -> dict[str, Any]:
-    """A mirror record rendered as Jira's issue JSON (the inverse of ``issue_from_jira`` on mirror fields)."""
-    fields: dict[str, Any] = {
-        "summary": issue.summary,
-        "description": issue.description,
-        "status": {"name": issue.status, "statusCategory": {"key": issue.status_category}} if issue.status else None,
-        "priority": {"name": issue.priority} if issue.priority else None,
-        "duedate": issue.duedate,
-        "labels": list(issue.labels),
-        "assignee": {"name": issue.assignee} if issue.assignee else None,
-        "reporter": {"name": issue.reporter} if issue.reporter else None,
-        "created": issue.created,
-        "updated": issue.updated,
-        "issuelinks": [_link_json(issue.key, link.id, link.type, link.source, link.target) for link in issue.links],
-    }
-    for logical in ("planned_start", "planned_end"):
-        field_id = settings.fields.get(logical)
-        if field_id:
-            fields[field_id] = getattr(issue, logical)
-    sprint_field = settings.fields.get("sprint")
-    if sprint_field:
-        sprint = issue.sprint
-        fields[sprint_field] = [{"id": sprint.id, "name": sprint.name, "state": sprint.state}] if sprint else None
-    if settings.epic_link.mode == "parent":
-        fields["parent"] = {"key": issue.epic_key} if issue.epic_key else None
-    elif settings.epic_link.field_id:
-        fields[settings.epic_link.field_id] = issue.epic_key
-    return {"key": issue.key, "fields": fields}
-
-
-def _link_json(key: str, link_id: str, type_name: str, source: str, target: str) -> dict[str, Any]:
-    entry: dict[str, Any] = {"id": link_id, "type": {"name": type_name}}
-    if source == key:
-        entry["outwardIssue"] = {"key": target}
-    else:
-        entry["inwardIssue"] = {"key": source}
-    return entry
+#: A prediction's status when the executor made a call its type's answers do not cover (:attr:`Prediction.beyond`).
+BEYOND_MIRROR = "unknown"
 
 
 def _issue_to_be_created(temp_key: str, params: Mapping[str, Any], jira_user: str | None, now: str) -> MirrorIssue:
@@ -143,19 +109,20 @@ def _searchable(
 
 @attrs.define
 class _MirrorJira:
-    """Answers an executor's steps from mirror records; records the writes, the pauses and what it had to assume.
+    """Answers an executor's calls with the answers its type declares (:mod:`reconcile.types.dryrun_answers`);
+    records the writes, the pauses and what the answers assumed. A call no answer matches is not answered: the
+    drive ends there and :attr:`beyond` names it.
 
     An answer holds only what the executors read: a list without paging fields is one complete page."""
 
-    issues: Mapping[str, MirrorIssue]
-    settings: Settings
-    params: Mapping[str, Any]
-    searchable: Mapping[str, Sequence[MirrorIssue]]
+    mirror: MirrorView
+    answers: MirrorAnswers
     unknown: list[str] = attrs.Factory(list)
     writes: list[dict[str, Any]] = attrs.Factory(list)
     pauses: float = 0.0
-    reads: Reads = attrs.Factory(lambda self: Reads(self.settings), takes_self=True)
+    reads: Reads = attrs.Factory(lambda self: Reads(self.mirror.settings), takes_self=True)
     lines: list[WriteLine] = attrs.Factory(list)
+    beyond: str | None = None
 
     def _assume(self, note: str) -> None:
         if note not in self.unknown:
@@ -164,91 +131,45 @@ class _MirrorJira:
     def step(self, step: Step) -> Any:
         """The answer to one step of the executor (:func:`reconcile.executors.drive.drive`)."""
         if isinstance(step, JiraCall):
+            declared, parts = self._declared(step)
             if step.is_write:
-                path = unquote(step.path).replace(f"/{_UNKNOWN_SPRINT}/", "/0/")
-                write: dict[str, Any] = {"method": step.method, "path": path}
-                if step.json is not None:
-                    write["json"] = step.json
-                self.writes.append(write)
-                self.lines.extend(lines_of_write(step, params=self.params, reads=self.reads))
-            reply = self.answer(step)
-            self.reads.seen(step, reply)
-            return reply
+                self._write(step)
+            said = declared.reply(step, self.mirror, parts)
+            if said.assumed is not None:
+                self._assume(said.assumed)
+            self.reads.seen(step, said.response)
+            return said.response
         if isinstance(step, FetchFile):
             # A plan never reads the hub's bytes, so the executor's check of them cannot run here: the upload
             # that follows a good file is the prediction.
-            upload = JiraCall(method="POST", path=f"{_ISSUE_PREFIX}{self.params.get('key')}/attachments")
-            self.writes.append({"method": upload.method, "path": upload.path})
-            self.lines.extend(lines_of_write(upload, params=self.params, reads=self.reads))
+            upload = JiraCall(method="POST", path=f"{_ISSUE_PREFIX}{self.mirror.params.get('key')}/attachments")
+            self._declared(upload)
+            self._write(upload)
             raise Ended(Report(status="done", result={"attachment_id": None, "uploaded": True}))
         if isinstance(step, Pause):
             self.pauses += step.seconds
-        # A Page (only a refresh reads pages, and it is predicted without its executor) needs no answer.
+        # A Page (only a refresh reads pages, and the dry run does not drive it) needs no answer.
         return None
 
-    def answer(self, call: JiraCall) -> JiraResponse:
-        path = call.path
-        if call.method == "GET" and path.startswith(_ISSUE_PREFIX):
-            return self._get_issue_part(unquote(path[len(_ISSUE_PREFIX) :]), call)
-        if call.method == "POST" and path == "/rest/api/2/search":
-            return self._search()
-        if call.method == "GET" and _BOARD.fullmatch(path):
-            # The hub knows its projects' boards but not their Jira project: the agent checks that (DESIGN 5.7).
-            return JiraResponse(status=200, json={"id": int(path.rpartition("/")[2]), "type": "scrum"})
-        if call.method == "GET" and path.startswith("/rest/agile/1.0/board/") and path.endswith("/sprint"):
-            self._assume(_UNKNOWN_SPRINTS)
-            sprint = self.params.get("sprint")
-            key = self.params.get("key")
-            current = self.issues[key].sprint if isinstance(key, str) and key in self.issues else None
-            sprint_id = current.id if current is not None and current.name == sprint else _UNKNOWN_SPRINT
-            values = [{"id": sprint_id, "name": sprint}] if isinstance(sprint, str) else []
-            return JiraResponse(status=200, json={"values": values})
-        return self._write(call)
+    def _declared(self, call: JiraCall) -> tuple[MirrorAnswer, Mapping[str, str]]:
+        """The type's answer to ``call``; a call it did not declare ends the drive, named in ``unknown``."""
+        path = unquote(call.path)
+        found = self.answers.find(call.method, path)
+        if found is None:
+            self.beyond = not_known(call.method, path)
+            self._assume(self.beyond)
+            raise Ended(Report(status="done"))
+        return found
 
-    def _get_issue_part(self, rest: str, call: JiraCall) -> JiraResponse:
-        key, _, suffix = rest.partition("/")
-        issue = self.issues.get(key)
-        if issue is None:
-            return JiraResponse(
-                status=404,
-                json={"errorMessages": [f"задачи {key} нет в зеркале — прогноз невозможен"]},
-            )
-        if suffix == "comment":
-            self._assume(_UNKNOWN_COMMENTS)
-            return JiraResponse(status=200, json={"comments": []})
-        if suffix == "transitions":
-            self._assume(_UNKNOWN_TRANSITIONS)
-            target = self.params.get("target")
-            steps = target if isinstance(target, list) else [target]
-            transitions = [
-                {"id": str(n), "name": step, "to": {"name": step}}
-                for n, step in enumerate(steps, start=1)
-                if step != issue.status  # the validation admits only status names
-            ]
-            return JiraResponse(status=200, json={"transitions": transitions})
-        body = issue_to_jira(issue, self.settings)
-        if call.params and "attachment" in str(call.params.get("fields")):
-            self._assume(_UNKNOWN_ATTACHMENTS)
-            body["fields"]["attachment"] = []
-        return JiraResponse(status=200, json=body)
-
-    def _search(self) -> JiraResponse:
-        # The executor keeps only the hits with its summary: the others are not worth rendering.
-        # Only ensure_issue searches, and its summary is required text.
-        found = self.searchable.get(str(self.params["summary"]).strip(), ())
-        hits = [issue_to_jira(issue, self.settings) for issue in found]
-        return JiraResponse(status=200, json={"issues": hits})
-
-    def _write(self, call: JiraCall) -> JiraResponse:
-        # Only the writes a plan can reach: no comment is ever found to update (the mirror has none), and an
-        # attachment's upload is predicted at its FetchFile, before the executor could post it.
-        if call.path == "/rest/api/2/issue":
-            return JiraResponse(status=201, json={"key": self.params.get("temp_key")})
-        if call.path == "/rest/api/2/issueLink":
-            return JiraResponse(status=201, headers={"Location": "/rest/api/2/issueLink/(новая)"})
-        if call.path.endswith("/comment"):
-            return JiraResponse(status=201, json={"id": "(новый)"})
-        return JiraResponse(status=204)
+    def _write(self, call: JiraCall) -> None:
+        write: dict[str, Any] = {
+            "method": call.method,
+            "path": unquote(call.path).replace(f"/{UNKNOWN_SPRINT}/", "/0/"),
+        }
+        if call.json is not None:
+            write["json"] = call.json
+        self.writes.append(write)
+        self.lines.extend(lines_of_write(call, params=self.mirror.params, reads=self.reads))
 
 
 def predict_command(
@@ -264,15 +185,23 @@ def predict_command(
     searchable: Mapping[str, Sequence[MirrorIssue]] | None = None,
     context: Mapping[str, Any] | None = None,
     context_read: Settings | None = None,
+    types: Mapping[str, CommandType] = TYPES,
 ) -> Prediction:
     """Run one command's executor against mirror records; ``issues`` may hold temp keys to be created;
     ``searchable`` (:func:`_searchable` of them), ``context`` (``settings.agent_context()``) and ``context_read``
-    (the settings the executor reads from that context) when the caller predicts many commands."""
-    if command_type == "refresh":
+    (the settings the executor reads from that context) when the caller predicts many commands; ``types``: the
+    bound types (another tool's, or a test's copy).
+
+    The executor is answered only as its type's dry-run answers say; at a call they do not cover the prediction
+    ends with status «unknown», that call named in ``unknown`` and in :attr:`Prediction.beyond`."""
+    entry = types.get(command_type)
+    dry_run = entry.dry_run if entry is not None else MirrorAnswers(())
+    if isinstance(dry_run, NotDriven):
         return Prediction(seq=seq, type=command_type, writes=(), status="done", result={})
     if searchable is None:
         searchable = _searchable(issues, jira_user=jira_user, now=now)
-    jira = _MirrorJira(issues=issues, settings=settings, params=params, searchable=searchable)
+    mirror = MirrorView(issues=issues, settings=settings, params=params, searchable=searchable)
+    jira = _MirrorJira(mirror=mirror, answers=dry_run)
     delivery = Delivery(
         id=0,
         type=command_type,
@@ -281,17 +210,18 @@ def predict_command(
         context=settings.agent_context() if context is None else context,
     )
     ctx = ExecContext(jira_user=jira_user, symmetric_link_types=symmetric_link_types)
-    report = drive(executor_for(delivery, ctx, context_read), jira.step)
+    report = drive(executor_for(delivery, ctx, context_read, types=types), jira.step)
     return Prediction(
         seq=seq,
         type=command_type,
         writes=tuple(jira.writes),
-        status=report.status,
-        result={k: 0 if k == "sprint_id" and v == _UNKNOWN_SPRINT else v for k, v in report.result.items()},
+        status=report.status if jira.beyond is None else BEYOND_MIRROR,
+        result={k: 0 if k == "sprint_id" and v == UNKNOWN_SPRINT else v for k, v in report.result.items()},
         error=report.error,
         pause_seconds=settings.gap(command_type) + jira.pauses,
         unknown=tuple(jira.unknown),
         lines=tuple(jira.lines),
+        beyond=jira.beyond,
     )
 
 

@@ -2,7 +2,8 @@
 
 The dry run (:mod:`reconcile.outlook.dryrun`) predicts each command's Jira writes from the mirror. Here each
 prediction becomes lines a person reads before saying yes: ``+`` something created, ``~`` a field ``old →
-new``, ``-`` a link deleted, ``=`` «нет изменений», ``!`` the command would fail or be skipped. A line the plan
+new``, ``-`` a link deleted, ``=`` «нет изменений», ``!`` the command would fail or be skipped, ``?`` it makes a
+call the mirror cannot answer («не известно по зеркалу: <METHOD path>»). A line the plan
 cannot vouch for yet carries ``unknown`` — the key of an issue the batch creates, a sprint id only the agent
 resolves on the board, comments, transitions and attachments the mirror does not hold, an issue the mirror
 has never seen — and the command's ``unknown`` says why, in words. The web page, MCP and the API render
@@ -21,10 +22,11 @@ import attrs
 
 from reconcile.batches.validation import NewCommand
 from reconcile.config.settings import Settings
-from reconcile.types.binding import TYPES
-from reconcile.types.plan_rules import CHANGE, CREATE, DELETE, FAIL, NO_CHANGES, SAME, PlanInput, PlanLine
+from reconcile.types.binding import TYPES, CommandType
+from reconcile.types.plan_rules import CHANGE, CREATE, DELETE, FAIL, NO_CHANGES, NOT_KNOWN, SAME, PlanInput, PlanLine
 from reconcile.types.prediction import Prediction
-from reconcile.vocabulary.commands import is_jira_key, is_temp_key, key_params
+from reconcile.vocabulary.catalogue import CommandSpec, Format
+from reconcile.vocabulary.commands import is_jira_key, is_temp_key
 from reconcile.vocabulary.records import MirrorIssue
 
 __all__ = [
@@ -32,6 +34,7 @@ __all__ = [
     "CREATE",
     "DELETE",
     "FAIL",
+    "NOT_KNOWN",
     "NO_CHANGES",
     "SAME",
     "CommandPlan",
@@ -65,9 +68,9 @@ def _missing_unknown(command_type: str, key: str) -> str:
     return f"задачи {key} нет в зеркале — обновите зеркало (refresh), чтобы увидеть план"
 
 
-def _keys_of(command_type: str, params: Mapping[str, Any]) -> list[str]:
+def _keys_of(spec: CommandSpec, params: Mapping[str, Any]) -> list[str]:
     keys: list[str] = []
-    for name in key_params(command_type):
+    for name in (p.name for p in spec.params if p.format in (Format.ISSUE_KEY, Format.KEY_LIST)):
         value = params.get(name)
         for key in value if isinstance(value, list) else [value]:
             if isinstance(key, str) and key not in keys:
@@ -75,8 +78,7 @@ def _keys_of(command_type: str, params: Mapping[str, Any]) -> list[str]:
     return keys
 
 
-def _subject(command_type: str, params: Mapping[str, Any]) -> str:
-    entry = TYPES[command_type]
+def _subject(entry: CommandType, params: Mapping[str, Any]) -> str:
     if entry.plan_subject is not None:
         return entry.plan_subject(params)
     return str(params.get(entry.spec.subject or ""))  # a type without its own rule names its subject parameter
@@ -93,30 +95,34 @@ def plan_command(
     settings: Settings,
     created: Iterable[str] = (),
     skip: str | None = None,
+    types: Mapping[str, CommandType] = TYPES,
 ) -> CommandPlan:
     """One command's plan from its ``prediction`` (``None`` with ``skip``: it will be skipped with that error).
 
     ``issues`` are the mirror records with the issues to be created under their temp keys; ``created`` the temp
-    keys still to be created by the batch (a line that names one is unknown).
+    keys still to be created by the batch (a line that names one is unknown); ``types`` the bound types.
     """
     params = command.params
-    subject = _subject(command.type, params)
+    entry = types[command.type]
+    subject = _subject(entry, params)
     if prediction is None:  # plan_commands predicts every command but the skipped ones
         return CommandPlan(
             seq=command.seq, type=command.type, subject=subject, lines=(PlanLine(sign=FAIL, text=f"пропуск: {skip}"),)
         )
-    keys = _keys_of(command.type, params)
+    keys = _keys_of(entry.spec, params)
     pending = set(created)
     temp_refs = [k for k in keys if is_temp_key(k) and k in pending]
     if command.temp_key is not None and command.temp_key in pending and prediction.writes:  # the issue it creates
         temp_refs.insert(0, command.temp_key)
     missing = [k for k in keys if is_jira_key(k) and k not in issues]
-    entry = TYPES[command.type]
     name = entry.spec.subject
     issue = issues.get(str(params.get(name))) if name is not None else None  # the subject's key is text
     view = PlanInput(params=params, prediction=prediction, issue=issue, issues=issues, settings=settings)
     lines = entry.plan_lines(view)
-    if prediction.status != "done" or prediction.error:
+    if prediction.beyond is not None:  # the lines of the writes before it, then the call itself
+        lines = [line for line in lines if line.sign != SAME]
+        lines.append(PlanLine(sign=NOT_KNOWN, text=prediction.beyond, unknown=True))
+    elif prediction.status != "done" or prediction.error:
         lines = [line for line in lines if line.sign != SAME]
         lines.append(PlanLine(sign=FAIL, text=f"ошибка: {prediction.error}", unknown=bool(missing)))
     if temp_refs:

@@ -2,14 +2,15 @@
 
 :mod:`reconcile.vocabulary.catalogue` says what is declaratively true of a type (parameters, labels, editors, example,
 gap, writes, the aspect it sets). Here one :class:`CommandType` per type names its executor
-(:mod:`reconcile.executors`), its plan lines and subject (:mod:`reconcile.types.plan_rules`) and its state check
-(:mod:`reconcile.types.state_checks`, or that it is not confirmed by state). The two layers are split so that the low
-modules (settings, validation, pacing) read the catalogue without importing the executors, which themselves read the
-settings.
+(:mod:`reconcile.executors`), its plan lines and subject (:mod:`reconcile.types.plan_rules`), its state check
+(:mod:`reconcile.types.state_checks`, or that it is not confirmed by state) and its dry-run answers
+(:mod:`reconcile.types.dryrun_answers`: what the mirror says to each call of its executor). The two layers are
+split so that the low modules (settings, validation, pacing) read the catalogue without importing the executors,
+which themselves read the settings.
 
 :func:`missing_parts` names whatever a type lacks, and :data:`TYPES` is built only when nothing is missing: a
 hub or an agent with a half-made type does not start. Adding a type is one catalogue entry, one entry in
-:data:`ENTRIES`, its executor, and their tests.
+:data:`ENTRIES`, its executor, its dry-run answers, a simulator route for each endpoint it calls, and their tests.
 """
 
 from __future__ import annotations
@@ -29,6 +30,20 @@ from reconcile.executors.link import ensure_link
 from reconcile.executors.refresh import refresh
 from reconcile.executors.sprint import ensure_sprint
 from reconcile.executors.status import ensure_status
+from reconcile.types.dryrun_answers import (
+    ATTACHMENT_ANSWERS,
+    COMMENT_ANSWERS,
+    FIELDS_ANSWERS,
+    ISSUE_ANSWERS,
+    LINK_ANSWERS,
+    REFRESH_NOT_DRIVEN,
+    SPRINT_ANSWERS,
+    STATUS_ANSWERS,
+    DryRun,
+    Endpoint,
+    MirrorAnswers,
+    NotDriven,
+)
 from reconcile.types.plan_rules import (
     LineRule,
     SubjectRule,
@@ -85,7 +100,8 @@ StateCheck = LooksAt | LooksFor | NotConfirmed
 
 @attrs.frozen(kw_only=True)
 class CommandType:
-    """One command type: its catalogue entry, its executor, its plan lines, its state check, its result in words.
+    """One command type: its catalogue entry, its executor, its plan lines, its state check, its result in words,
+    its dry-run answers.
 
     ``plan_subject`` renders what the plan names the command by; ``None`` renders the value of the catalogue's
     ``subject`` parameter.
@@ -96,12 +112,14 @@ class CommandType:
     plan_lines: LineRule
     confirmation: StateCheck
     result_words: ResultRule
+    dry_run: DryRun
     plan_subject: SubjectRule | None = None
 
 
 ENTRIES: tuple[CommandType, ...] = (
     CommandType(
         spec=CATALOGUE["ensure_issue"],
+        dry_run=ISSUE_ANSWERS,
         executor=ensure_issue,
         plan_lines=issue_lines,
         result_words=issue_words,
@@ -110,6 +128,7 @@ ENTRIES: tuple[CommandType, ...] = (
     ),
     CommandType(
         spec=CATALOGUE["ensure_fields"],
+        dry_run=FIELDS_ANSWERS,
         executor=ensure_fields,
         plan_lines=fields_lines,
         result_words=fields_words,
@@ -117,6 +136,7 @@ ENTRIES: tuple[CommandType, ...] = (
     ),
     CommandType(
         spec=CATALOGUE["ensure_comment"],
+        dry_run=COMMENT_ANSWERS,
         executor=ensure_comment,
         plan_lines=comment_lines,
         result_words=comment_words,
@@ -124,6 +144,7 @@ ENTRIES: tuple[CommandType, ...] = (
     ),
     CommandType(
         spec=CATALOGUE["ensure_status"],
+        dry_run=STATUS_ANSWERS,
         executor=ensure_status,
         plan_lines=status_lines,
         result_words=status_words,
@@ -131,6 +152,7 @@ ENTRIES: tuple[CommandType, ...] = (
     ),
     CommandType(
         spec=CATALOGUE["ensure_link"],
+        dry_run=LINK_ANSWERS,
         executor=ensure_link,
         plan_lines=link_lines,
         result_words=link_words,
@@ -139,6 +161,7 @@ ENTRIES: tuple[CommandType, ...] = (
     ),
     CommandType(
         spec=CATALOGUE["ensure_sprint"],
+        dry_run=SPRINT_ANSWERS,
         executor=ensure_sprint,
         plan_lines=sprint_lines,
         result_words=sprint_words,
@@ -146,6 +169,7 @@ ENTRIES: tuple[CommandType, ...] = (
     ),
     CommandType(
         spec=CATALOGUE["ensure_attachment"],
+        dry_run=ATTACHMENT_ANSWERS,
         executor=ensure_attachment,
         plan_lines=attachment_lines,
         result_words=attachment_words,
@@ -153,6 +177,7 @@ ENTRIES: tuple[CommandType, ...] = (
     ),
     CommandType(
         spec=CATALOGUE["refresh"],
+        dry_run=REFRESH_NOT_DRIVEN,
         executor=refresh,
         plan_lines=read_lines,
         result_words=refresh_words,
@@ -211,6 +236,33 @@ def _binding_missing(entry: CommandType, spec: CommandSpec) -> list[str]:
     return missing
 
 
+def _dry_run_missing(dry_run: object, spec: CommandSpec) -> list[str]:
+    """What a type's dry-run answers lack: a writing type is driven against the mirror with an answer for each
+    endpoint (one each), and declares its writes; one not driven says why."""
+    name = spec.type
+    if isinstance(dry_run, NotDriven):
+        missing = [] if dry_run.why.strip() else [f"{name}: not driven by the dry run, without saying why"]
+        if spec.writes:
+            missing.append(f"{name}: writes to Jira, so the dry run must drive it against the mirror (MirrorAnswers)")
+        endpoints = dry_run.endpoints
+    elif isinstance(dry_run, MirrorAnswers) and dry_run.answers:
+        missing = [f"{name}: no dry-run answer for {a.endpoint}" for a in dry_run.answers if not callable(a.reply)]
+        endpoints = dry_run.endpoints
+        writes = any(e.is_write for e in endpoints)
+        if spec.writes and not writes:
+            missing.append(f"{name}: writes to Jira, but its dry-run answers declare no write")
+        elif writes and not spec.writes:
+            missing.append(f"{name}: writes nothing, but its dry-run answers declare a write")
+    else:
+        return [f"{name}: no dry-run answers (what the mirror says to each call of its executor)"]
+    seen: set[Endpoint] = set()
+    for declared in endpoints:
+        if declared in seen:
+            missing.append(f"{name}: {declared} declared twice")
+        seen.add(declared)
+    return missing
+
+
 def missing_parts(catalogue: Mapping[str, CommandSpec], entries: Iterable[CommandType]) -> list[str]:
     """What the types of ``catalogue`` bound by ``entries`` lack, one line each (empty: every type is whole)."""
     bound: dict[str, CommandType] = {}
@@ -226,9 +278,12 @@ def missing_parts(catalogue: Mapping[str, CommandSpec], entries: Iterable[Comman
         missing.extend(_spec_missing(name, spec))
         found = bound.get(name)
         if found is None:
-            missing.append(f"{name}: no executor, plan lines or state check (no entry in reconcile.types.binding)")
+            missing.append(
+                f"{name}: no executor, plan lines, state check or dry-run answers (no entry in reconcile.types.binding)"
+            )
         else:
             missing.extend(_binding_missing(found, spec))
+            missing.extend(_dry_run_missing(found.dry_run, spec))
     return missing
 
 
@@ -251,10 +306,13 @@ def _unknown(delivery: Delivery) -> Executor:
     yield  # pragma: no cover - makes this a generator
 
 
-def executor_for(delivery: Delivery, ctx: ExecContext, settings: Settings | None = None) -> Executor:
+def executor_for(
+    delivery: Delivery, ctx: ExecContext, settings: Settings | None = None, *, types: Mapping[str, CommandType] = TYPES
+) -> Executor:
     """The executor of the delivered command; drive it with ``send`` until it returns its :class:`Report`.
-    ``settings``: those of the delivery's context, when already read (a dry run reads them once a batch)."""
-    entry = TYPES.get(delivery.type)
+    ``settings``: those of the delivery's context, when already read (a dry run reads them once a batch);
+    ``types``: the bound types to take it from."""
+    entry = types.get(delivery.type)
     if entry is None:
         return _unknown(delivery)
     return run_body(entry.executor, delivery, ctx, settings)

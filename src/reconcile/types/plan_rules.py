@@ -2,7 +2,8 @@
 assembles them; :mod:`reconcile.types.binding` names each type's).
 
 A rule takes a :class:`PlanInput` and gives the lines: ``+`` something created, ``~`` a field ``old → new``,
-``-`` a link deleted, ``=`` «нет изменений»; a line that rests on what the mirror does not hold carries
+``-`` a link deleted, ``=`` «нет изменений» (``!`` a failure and ``?`` a call the mirror cannot answer are the
+plan's own); a line that rests on what the mirror does not hold carries
 ``unknown``.
 """
 
@@ -27,6 +28,7 @@ __all__ = [
     "CREATE",
     "DELETE",
     "FAIL",
+    "NOT_KNOWN",
     "NO_CHANGES",
     "SAME",
     "LineRule",
@@ -47,6 +49,8 @@ __all__ = [
 ]
 
 CREATE, CHANGE, DELETE, SAME, FAIL = "+", "~", "-", "=", "!"
+#: A call the mirror cannot answer: what the command does from there on is not known before it runs.
+NOT_KNOWN = "?"
 NO_CHANGES = "нет изменений"
 
 

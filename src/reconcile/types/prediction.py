@@ -15,7 +15,8 @@ __all__ = ["Prediction"]
 
 @attrs.frozen(kw_only=True)
 class Prediction:
-    """What one command would do: its writes in order, the report it would give, and what is uncertain."""
+    """What one command would do: its writes in order, the report it would give (status ``done``, ``failed``, or
+    ``unknown`` when its type's dry-run answers do not cover a call), and what is uncertain."""
 
     seq: int
     type: str
@@ -27,6 +28,9 @@ class Prediction:
     unknown: tuple[str, ...] = ()
     #: Its writes as the plan lines a person approves (:mod:`reconcile.types.write_lines`).
     lines: tuple[WriteLine, ...] = ()
+    #: The call the mirror could not answer, «не известно по зеркалу: <METHOD path>»: the prediction stops
+    #: there (status ``unknown``), and the writes after it are not in the plan, so the agent makes none of them.
+    beyond: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
