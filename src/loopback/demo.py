@@ -21,7 +21,7 @@ from typing import Any, TextIO
 import httpx
 
 from loopback.stack import DEMO_PACING, Stack, checked, start_stack, wait_batch
-from reconcile.vocabulary import CATALOGUE, RESOLVED
+from reconcile.vocabulary import CATALOGUE, REFRESH_TYPE, RESOLVED
 
 __all__ = ["KEEP_HINT", "PACING_NOTE", "demo", "jira_state", "run", "sample_batch"]
 
@@ -66,7 +66,7 @@ def sample_batch(sha256: str, issue_key: str, neighbour_key: str) -> dict[str, A
                 "type": "ensure_attachment",
                 "params": {"key": "new:1", "file": sha256, "filename": "демо.txt"},
             },
-            {"type": "refresh", "params": {"keys": [neighbour_key]}},
+            {"type": REFRESH_TYPE, "params": {"keys": [neighbour_key]}},
         ],
         "notes": [{"key": "new:1", "text": "Заметка демо: переедет на настоящий ключ."}],
     }

@@ -20,14 +20,17 @@ from reconcile.types.result_words import fields_words
 from reconcile.types.state_checks import LooksAt, LooksFor, NotConfirmed, created_issue, fields_match
 from reconcile.vocabulary.catalogue import (
     CATALOGUE,
+    REFRESH_TYPE,
     AspectKind,
     CommandSpec,
     Editor,
     Format,
     Param,
+    TypeRole,
     creating_types,
     default_gaps,
     read_only_types,
+    role_type,
     setting_types,
 )
 
@@ -245,3 +248,50 @@ def test_a_type_cannot_be_made_without_its_gap() -> None:
             subject="key",
             example=DUE.example,
         )
+
+
+def test_one_type_of_the_catalogue_plays_each_role() -> None:
+    """The mirror's refresh is the role of the seed's ``refresh``; a copy where a second type plays it, or none
+    does, is refused naming the role and who plays it."""
+    assert REFRESH_TYPE == role_type(CATALOGUE, TypeRole.MIRROR_REFRESH) == "refresh"
+    catalogue, _ = with_due(attrs.evolve(DUE, role=TypeRole.MIRROR_REFRESH))
+    with pytest.raises(ValueError, match=r"^mirror_refresh is played by \['refresh', 'ensure_due'\]: one type"):
+        role_type(catalogue, TypeRole.MIRROR_REFRESH)
+    without = {name: attrs.evolve(spec, role=None) for name, spec in CATALOGUE.items()}
+    with pytest.raises(ValueError, match=r"^mirror_refresh is played by \[\]"):
+        role_type(without, TypeRole.MIRROR_REFRESH)
+
+
+def _names_of_the_refresh(path: Path) -> list[int]:
+    """The lines of ``path`` whose code spells the refresh type's name (an ``__all__`` naming a function aside)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    exported = {
+        id(element)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "__all__"
+        for element in ast.walk(node.value)
+    }
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and node.value == REFRESH_TYPE and id(node) not in exported
+    ]
+
+
+def test_code_asks_the_catalogue_for_the_refresh_by_its_role() -> None:
+    """No module or template of ``src`` but the catalogue spells ``"refresh"``: code compares with
+    :data:`REFRESH_TYPE`, the type playing :attr:`TypeRole.MIRROR_REFRESH`, so the role is named where it acts."""
+    src = Path(__file__).resolve().parents[2] / "src"
+    catalogue = src / "reconcile" / "vocabulary" / "catalogue.py"
+    spelt = [
+        f"{path.relative_to(src)}:{line}"
+        for path in sorted(src.rglob("*.py"))
+        if path != catalogue
+        for line in _names_of_the_refresh(path)
+    ]
+    spelt += [
+        path.relative_to(src).as_posix()
+        for path in sorted(src.rglob("*.html"))
+        if f'"{REFRESH_TYPE}"' in path.read_text(encoding="utf-8")
+    ]
+    assert spelt == []

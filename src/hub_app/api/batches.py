@@ -23,6 +23,7 @@ from hub_app.runtime.connection import HubRequest, hub_of
 from hub_app.runtime.hub import Unit
 from hub_app.runtime.roles import INTERFACE
 from reconcile.outlook import PLAN_NEEDED, parse_filter
+from reconcile.queue import BATCH_ASKED, REFRESH_ASKED
 from reconcile.vocabulary import ValidationError
 
 __all__ = ["ROUTES"]
@@ -86,7 +87,7 @@ async def create_batch(
     async def create(unit: Unit) -> tuple[BatchCreated, bool]:
         return await batches.create_batch(unit, data, requester=requester(request)), True
 
-    return await _created(request, create, kind="batch", body=data, key=idempotency_key)
+    return await _created(request, create, kind=BATCH_ASKED, body=data, key=idempotency_key)
 
 
 @get("/batches", **route(INTERFACE, answer=Items[BatchView], errors_=(400, 422)))
@@ -262,7 +263,7 @@ async def refresh(
     async def create(unit: Unit) -> tuple[BatchCreated, bool]:
         return await batches.request_refresh(unit, body, requester=requester(request))
 
-    return await _created(request, create, kind="refresh", body=data or {}, key=idempotency_key)
+    return await _created(request, create, kind=REFRESH_ASKED, body=data or {}, key=idempotency_key)
 
 
 ROUTES = [

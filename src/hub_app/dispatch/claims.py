@@ -39,7 +39,7 @@ from reconcile.queue import (
     reports,
 )
 from reconcile.queue import claim as queue
-from reconcile.vocabulary import CATALOGUE, CommandStatus, Event, advance
+from reconcile.vocabulary import CATALOGUE, REFRESH_TYPE, CommandStatus, Event, advance
 
 if TYPE_CHECKING:
     from hub_app.runtime.metrics import HubMetrics
@@ -224,7 +224,7 @@ async def _deliver(unit: Unit, issued: CommandRecord, settings: Settings) -> Del
     file_size = None if file_param is None else unit.files.size(str(issued.params.get(file_param, "")))
     history_param = None
     full = False
-    if issued.type == "refresh":
+    if issued.type == REFRESH_TYPE:
         base = history.base_jql(settings.jira_project, [p.name for p in projects])
         full = history.is_full_refresh(issued.params, base)
         mark = history.journal_mark([run] if (run := await unit.db.queue.journal_mark_run()) else [])
@@ -237,7 +237,7 @@ async def _deliver(unit: Unit, issued: CommandRecord, settings: Settings) -> Del
         boards=delivery.boards_param((p.board_id, p.board_type) for p in projects),
         history=history_param,
     )
-    if issued.type == "refresh":
+    if issued.type == REFRESH_TYPE:
         await unit.db.queue.start_sync_run(issued.id, query=history.sync_query(params), full=full, now=unit.now)
     context = settings.agent_context()
     approved = (await batch(unit, issued.batch_id)).approval

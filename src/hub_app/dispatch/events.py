@@ -40,7 +40,7 @@ from reconcile.config import Settings
 from reconcile.jira import EventOutcome, Need, WebhookEvent, event_outcomes, event_refusal
 from reconcile.outlook import approval
 from reconcile.queue import history, is_online
-from reconcile.vocabulary import CommandStatus, ValidationError
+from reconcile.vocabulary import REFRESH_TYPE, CommandStatus, ValidationError
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ def _agent_at_work(unit: Unit, settings: Settings, status: AgentStatusRecord | N
 
 async def _queued_refreshes(unit: Unit, base: str | None) -> tuple[CommandRecord | None, bool]:
     """The hub's queued ``refresh {keys}`` for events, if any, and whether a change-only refresh is queued."""
-    queued = [c for c in await unit.db.queue.unfinished_of_type("refresh") if c.status is CommandStatus.QUEUED]
+    queued = [c for c in await unit.db.queue.unfinished_of_type(REFRESH_TYPE) if c.status is CommandStatus.QUEUED]
     batches = await unit.db.queue.batches_by_id({c.batch_id for c in queued})
     by_events = [
         c

@@ -28,7 +28,7 @@ from reconcile.batches import ValidBatch, batch_needs, refresh_body, retry_body,
 from reconcile.config import Settings
 from reconcile.outlook import QueueFilter, Requester, approval
 from reconcile.queue import delivery, history
-from reconcile.vocabulary import PENDING, RETRYABLE, CommandStatus, ConflictError, Event, advance, can
+from reconcile.vocabulary import PENDING, REFRESH_TYPE, RETRYABLE, CommandStatus, ConflictError, Event, advance, can
 
 log = logging.getLogger(__name__)
 
@@ -145,7 +145,7 @@ async def request_refresh(unit: Unit, body: RefreshIn, *, requester: Requester) 
     if history.is_full_refresh(refresh["params"], base):
         await unit.db.lock_queue()  # two requests at once: the second sees the first's
         held = await held_batches(unit)
-        for running in await unit.db.queue.unfinished_of_type("refresh"):
+        for running in await unit.db.queue.unfinished_of_type(REFRESH_TYPE):
             if running.batch_id not in held and history.answers_full_refresh(
                 running.params, status=running.status, deliveries=running.deliveries, base=base
             ):
@@ -277,7 +277,7 @@ async def retry_draft(unit: Unit, *, command_ids: list[int] | None, batch_id: in
         assert batch_id is not None
         parent = await batch(unit, batch_id)
         stored = (await unit.db.queue.commands_of([parent.id]))[parent.id]
-        tail = stored[-1].id if len(stored) > 1 and stored[-1].type == "refresh" else None
+        tail = stored[-1].id if len(stored) > 1 and stored[-1].type == REFRESH_TYPE else None
         found = [c for c in stored if c.status is CommandStatus.FAILED and c.id != tail]
         title = f"повтор ошибок пакета {parent.id}: {parent.title}"
     else:

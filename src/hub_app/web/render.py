@@ -50,7 +50,7 @@ from reconcile.outlook import (
     result_in_words,
     sprint_state,
 )
-from reconcile.vocabulary import CATALOGUE, bad_place, error_text, is_temp_key
+from reconcile.vocabulary import CATALOGUE, REFRESH_TYPE, bad_place, error_text, is_temp_key
 
 __all__ = [
     "PAGE_PREFIX",
@@ -173,6 +173,7 @@ def _environment() -> Environment:
         APPROVAL_LABELS=APPROVAL_LABELS,
         BATCH_STATE_LABELS=BATCH_STATE_LABELS,
         BAR_LABELS=BAR_LABELS,
+        REFRESH_TYPE=REFRESH_TYPE,
     )
     env.policies["json.dumps_kwargs"] = {"ensure_ascii": False, "sort_keys": False}
     return env

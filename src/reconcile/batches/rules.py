@@ -16,7 +16,7 @@ import attrs
 
 from reconcile.config.settings import Settings
 from reconcile.guard import scope
-from reconcile.vocabulary.catalogue import CATALOGUE
+from reconcile.vocabulary.catalogue import CATALOGUE, REFRESH_TYPE
 from reconcile.vocabulary.commands import command_label, is_temp_key, key_params
 from reconcile.vocabulary.errors import ValidationError
 
@@ -233,7 +233,7 @@ def check_command_rules(state: BatchWalk, index: int, command_type: str, params:
     if command_type == "ensure_link":
         _ensure_link(state, index, params)
         return
-    if command_type == "refresh":
+    if command_type == REFRESH_TYPE:
         if isinstance(params.get("jql"), str):
             jql = params["jql"]
             try:

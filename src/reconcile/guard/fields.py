@@ -23,6 +23,7 @@ import attrs
 
 from reconcile.config.settings import Settings
 from reconcile.guard.paths import shown_value
+from reconcile.vocabulary.catalogue import REFRESH_TYPE
 
 __all__ = [
     "ROLES",
@@ -120,7 +121,7 @@ def mapped_fields(settings: Settings) -> dict[str, str]:
 def roles_used(command_type: str, params: Mapping[str, Any]) -> tuple[str, ...]:
     """The roles whose field a command reads to decide or writes: what a refresh reads for the mirror, what an
     ``ensure_fields``/``ensure_issue`` sets (the epic name on a new epic), ``ensure_sprint``'s sprint."""
-    if command_type == "refresh":
+    if command_type == REFRESH_TYPE:
         return ("sprint", "planned_start", "planned_end", "epic_link")
     if command_type == "ensure_sprint":
         return ("sprint",)

@@ -37,6 +37,7 @@ from reconcile.executors import (
 from reconcile.types.binding import executor_for
 from reconcile.types.prediction import Prediction
 from reconcile.types.write_lines import Reads, WriteLine, lines_of_write
+from reconcile.vocabulary.catalogue import REFRESH_TYPE
 from reconcile.vocabulary.commands import is_temp_key
 from reconcile.vocabulary.errors import ValidationError
 from reconcile.vocabulary.records import MirrorIssue
@@ -268,7 +269,7 @@ def predict_command(
     """Run one command's executor against mirror records; ``issues`` may hold temp keys to be created;
     ``searchable`` (:func:`_searchable` of them), ``context`` (``settings.agent_context()``) and ``context_read``
     (the settings the executor reads from that context) when the caller predicts many commands."""
-    if command_type == "refresh":
+    if command_type == REFRESH_TYPE:
         return Prediction(seq=seq, type=command_type, writes=(), status="done", result={})
     if searchable is None:
         searchable = _searchable(issues, jira_user=jira_user, now=now)

@@ -24,6 +24,7 @@ from reconcile.config.settings import Settings
 from reconcile.types.binding import TYPES
 from reconcile.types.plan_rules import CHANGE, CREATE, DELETE, FAIL, NO_CHANGES, SAME, PlanInput, PlanLine
 from reconcile.types.prediction import Prediction
+from reconcile.vocabulary.catalogue import REFRESH_TYPE
 from reconcile.vocabulary.commands import is_jira_key, is_temp_key, key_params
 from reconcile.vocabulary.records import MirrorIssue
 
@@ -60,7 +61,7 @@ def temp_key_unknown(temp_key: str) -> str:
 
 
 def _missing_unknown(command_type: str, key: str) -> str:
-    if command_type == "refresh":  # the advice to refresh would point at the command itself
+    if command_type == REFRESH_TYPE:  # the advice to refresh would point at the command itself
         return f"задачи {key} ещё нет в зеркале — этот refresh прочтёт её из Jira, если она там есть"
     return f"задачи {key} нет в зеркале — обновите зеркало (refresh), чтобы увидеть план"
 

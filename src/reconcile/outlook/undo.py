@@ -44,6 +44,7 @@ from reconcile.jira.replaced import (
     undo_of_result,
 )
 from reconcile.outlook.drift import Drift, attribute
+from reconcile.vocabulary.catalogue import REFRESH_TYPE
 from reconcile.vocabulary.lifecycle import CommandStatus
 from reconcile.vocabulary.records import HistoryEntry, MirrorIssue, MirrorLink
 from reconcile.vocabulary.text import same_text
@@ -290,7 +291,7 @@ def plan_undo(
     ``journal`` their journal (who changed a kept aspect); ``zone`` is the Jira user's time zone (times in words)."""
     inverses: list[tuple[DoneCommand, _Inverse]] = []
     for done in sorted(commands, key=lambda c: c.seq, reverse=True):
-        if done.type == "refresh" or done.status not in (CommandStatus.DONE, CommandStatus.CONFIRMED_BY_STATE):
+        if done.type == REFRESH_TYPE or done.status not in (CommandStatus.DONE, CommandStatus.CONFIRMED_BY_STATE):
             continue
         undo = undo_of_result(done.type, done.result) if done.status is CommandStatus.DONE else None
         if undo is None:

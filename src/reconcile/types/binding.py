@@ -65,7 +65,7 @@ from reconcile.types.state_checks import (
     sprint_match,
     status_match,
 )
-from reconcile.vocabulary.catalogue import CATALOGUE, AspectKind, CommandSpec
+from reconcile.vocabulary.catalogue import CATALOGUE, REFRESH_TYPE, AspectKind, CommandSpec
 from reconcile.vocabulary.commands import check_params
 from reconcile.vocabulary.errors import ValidationError
 
@@ -152,7 +152,7 @@ ENTRIES: tuple[CommandType, ...] = (
         confirmation=NotConfirmed(why="the mirror holds no attachments (seed 001)"),
     ),
     CommandType(
-        spec=CATALOGUE["refresh"],
+        spec=CATALOGUE[REFRESH_TYPE],
         executor=refresh,
         plan_lines=read_lines,
         result_words=refresh_words,

@@ -203,6 +203,17 @@ def check_command(index: int, command: Any, *, by_hub: bool = False) -> tuple[st
     return command_type, check_params(index, CATALOGUE[command_type], params, by_hub=by_hub)
 
 
+def _expected(spec: CommandSpec) -> str:
+    """«ожидаются <обязательные>» and, when the type has optional ones, «необязательные <список>»."""
+    parts = []
+    if spec.required:
+        parts.append("ожидаются " + ", ".join(p.name for p in spec.required))
+    listed = [p.name for p in spec.optional if not p.unlisted]
+    if listed:
+        parts.append("необязательные " + ", ".join(listed))
+    return "; ".join(parts)
+
+
 def check_params(index: int, spec: CommandSpec, params: dict[str, Any], *, by_hub: bool = False) -> dict[str, Any]:
     """Check the params of the command numbered ``index`` against its type's entry; return a copy of them.
     ``by_hub``: a batch the hub makes itself, which may also set the type's ``hub_params``."""
@@ -210,12 +221,12 @@ def check_params(index: int, spec: CommandSpec, params: dict[str, Any], *, by_hu
     freed = spec.removal.frees if spec.removal is not None and spec.removes(params) else ()
     missing = [p.name for p in spec.required if p.name not in params and p.name not in freed]
     if missing:
-        raise ValidationError(f"{label}: нет {', '.join(missing)}; {spec.expected_suffix()}", param=missing[0])
+        raise ValidationError(f"{label}: нет {', '.join(missing)}; {_expected(spec)}", param=missing[0])
     checked = spec.params + (spec.hub_params if by_hub else ())
     known = {p.name for p in checked}
     extra = [name for name in params if name not in known]
     if extra:
-        raise ValidationError(f"{label}: лишние параметры {', '.join(extra)}; {spec.expected_suffix()}", param=extra[0])
+        raise ValidationError(f"{label}: лишние параметры {', '.join(extra)}; {_expected(spec)}", param=extra[0])
 
     for param in checked:
         if param.name not in params:

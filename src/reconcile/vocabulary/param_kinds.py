@@ -1,6 +1,6 @@
 """The parts a catalogue entry is made of (:mod:`reconcile.vocabulary.catalogue` re-exports them): a parameter with its
-value format and the editor a person enters it with, the parameter that turns a command into a removal, and the aspect
-of an issue's state a command type sets."""
+value format and the editor a person enters it with, the parameter that turns a command into a removal, the aspect
+of an issue's state a command type sets, and the role the hub gives a type beyond running it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from enum import Enum
 
 import attrs
 
-__all__ = ["AspectKind", "Editor", "Format", "Param", "Removal"]
+__all__ = ["AspectKind", "Editor", "Format", "Param", "Removal", "TypeRole"]
 
 
 class Format(Enum):
@@ -64,6 +64,15 @@ class AspectKind(Enum):
     STATUS = "status"
     SPRINT = "sprint"
     LINK = "link"
+
+
+class TypeRole(Enum):
+    """What the hub and the agent do with a command type beyond running it; one type of the catalogue plays each
+    role (:func:`reconcile.vocabulary.catalogue.role_type`), and code asks for the role, never for the type's name."""
+
+    # Reads Jira's issues into the mirror (a sync run, the journal mark): the tail refresh of a batch that writes,
+    # the hub's automatic and event refreshes, what a stale plan is advised to run.
+    MIRROR_REFRESH = "mirror_refresh"
 
 
 @attrs.frozen(kw_only=True)
