@@ -14,7 +14,7 @@ from reconcile.config.settings import DEFAULT_PACING
 from reconcile.executors._run import Body, Run
 from reconcile.guard.policy import READ_ONLY_TYPES
 from reconcile.outlook.drift import SETTING_TYPES
-from reconcile.types.binding import ENTRIES, TYPES, CommandType, IncompleteCatalogueError, bind, missing_parts
+from reconcile.types.binding import ENTRIES, TYPES, IncompleteCatalogueError, TypeBinding, bind, missing_parts
 from reconcile.types.plan_rules import fields_lines, read_lines, refresh_subject
 from reconcile.types.result_words import fields_words
 from reconcile.types.state_checks import LooksAt, LooksFor, NotConfirmed, created_issue, fields_match
@@ -23,6 +23,7 @@ from reconcile.vocabulary.catalogue import (
     REFRESH_TYPE,
     AspectKind,
     CommandSpec,
+    CommandType,
     Editor,
     Format,
     Param,
@@ -56,7 +57,7 @@ def _set_due(run: Run) -> Body:
     yield  # pragma: no cover - makes this a generator
 
 
-DUE_ENTRY = CommandType(
+DUE_ENTRY = TypeBinding(
     spec=DUE,
     executor=_set_due,
     plan_lines=fields_lines,
@@ -65,7 +66,7 @@ DUE_ENTRY = CommandType(
 )
 
 
-def with_due(spec: CommandSpec = DUE, **binding: Any) -> tuple[dict[str, CommandSpec], tuple[CommandType, ...]]:
+def with_due(spec: CommandSpec = DUE, **binding: Any) -> tuple[dict[str, CommandSpec], tuple[TypeBinding, ...]]:
     """A copy of the catalogue with ``spec`` added, and the entries with its binding (changed by ``binding``)."""
     return {**CATALOGUE, spec.type: spec}, (*ENTRIES, attrs.evolve(DUE_ENTRY, spec=spec, **binding))
 
@@ -87,6 +88,14 @@ SEED_TYPES = (
 def test_the_catalogue_holds_exactly_the_seeds_eight_types_in_its_order() -> None:
     """The seed's command types, in the order its messages list them (a new type is added here on purpose)."""
     assert tuple(CATALOGUE) == SEED_TYPES
+
+
+def test_the_catalogue_is_keyed_by_the_command_types() -> None:
+    """Each :class:`CommandType` has its one entry, in the enum's order, keyed by the member itself; a type
+    named on the wire finds it by its text."""
+    assert list(CATALOGUE) == list(CommandType)
+    assert all(type(name) is CommandType and spec.type is name for name, spec in CATALOGUE.items())
+    assert CATALOGUE["ensure_sprint"] is CATALOGUE[CommandType.ENSURE_SPRINT]
 
 
 def _type_lists(path: Path) -> list[int]:
@@ -255,10 +264,12 @@ def test_one_type_of_the_catalogue_plays_each_role() -> None:
     does, is refused naming the role and who plays it."""
     assert REFRESH_TYPE == role_type(CATALOGUE, TypeRole.MIRROR_REFRESH) == "refresh"
     catalogue, _ = with_due(attrs.evolve(DUE, role=TypeRole.MIRROR_REFRESH))
-    with pytest.raises(ValueError, match=r"^mirror_refresh is played by \['refresh', 'ensure_due'\]: one type"):
+    with pytest.raises(
+        ValueError, match=r"^mirror_refresh is played by refresh, ensure_due: one type plays each role$"
+    ):
         role_type(catalogue, TypeRole.MIRROR_REFRESH)
     without = {name: attrs.evolve(spec, role=None) for name, spec in CATALOGUE.items()}
-    with pytest.raises(ValueError, match=r"^mirror_refresh is played by \[\]"):
+    with pytest.raises(ValueError, match=r"^mirror_refresh is played by no type:"):
         role_type(without, TypeRole.MIRROR_REFRESH)
 
 
@@ -279,14 +290,14 @@ def _names_of_the_refresh(path: Path) -> list[int]:
 
 
 def test_code_asks_the_catalogue_for_the_refresh_by_its_role() -> None:
-    """No module or template of ``src`` but the catalogue spells ``"refresh"``: code compares with
-    :data:`REFRESH_TYPE`, the type playing :attr:`TypeRole.MIRROR_REFRESH`, so the role is named where it acts."""
+    """No module or template of ``src`` but the catalogue (and its enum of the types) spells ``"refresh"``: code
+    compares with :data:`REFRESH_TYPE`, the type playing :attr:`TypeRole.MIRROR_REFRESH`, so the role is named."""
     src = Path(__file__).resolve().parents[2] / "src"
-    catalogue = src / "reconcile" / "vocabulary" / "catalogue.py"
+    catalogue = {src / "reconcile" / "vocabulary" / name for name in ("catalogue.py", "param_kinds.py")}
     spelt = [
         f"{path.relative_to(src)}:{line}"
         for path in sorted(src.rglob("*.py"))
-        if path != catalogue
+        if path not in catalogue
         for line in _names_of_the_refresh(path)
     ]
     spelt += [

@@ -24,7 +24,7 @@ from reconcile.config.settings import Settings
 from reconcile.types.binding import TYPES
 from reconcile.types.plan_rules import CHANGE, CREATE, DELETE, FAIL, NO_CHANGES, SAME, PlanInput, PlanLine
 from reconcile.types.prediction import Prediction
-from reconcile.vocabulary.catalogue import REFRESH_TYPE
+from reconcile.vocabulary.catalogue import REFRESH_TYPE, CommandType
 from reconcile.vocabulary.commands import is_jira_key, is_temp_key, key_params
 from reconcile.vocabulary.records import MirrorIssue
 
@@ -125,7 +125,11 @@ def plan_command(
     unknown = [temp_key_unknown(k) for k in dict.fromkeys(temp_refs)]
     unknown += [_missing_unknown(command.type, k) for k in missing]
     unknown += list(prediction.unknown)
-    if command.type == "ensure_sprint" and prediction.writes and params.get("sprint") not in ("backlog", None):
+    if (
+        command.type == CommandType.ENSURE_SPRINT
+        and prediction.writes
+        and params.get("sprint") not in ("backlog", None)
+    ):
         unknown.append(_SPRINT_ID)
     return CommandPlan(
         seq=command.seq,

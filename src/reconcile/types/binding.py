@@ -1,7 +1,7 @@
 """Every command type whole: its catalogue entry bound to the code that runs, plans and confirms it.
 
 :mod:`reconcile.vocabulary.catalogue` says what is declaratively true of a type (parameters, labels, editors, example,
-gap, writes, the aspect it sets). Here one :class:`CommandType` per type names its executor
+gap, writes, the aspect it sets). Here one :class:`TypeBinding` per type names its executor
 (:mod:`reconcile.executors`), its plan lines and subject (:mod:`reconcile.types.plan_rules`) and its state check
 (:mod:`reconcile.types.state_checks`, or that it is not confirmed by state). The two layers are split so that the low
 modules (settings, validation, pacing) read the catalogue without importing the executors, which themselves read the
@@ -65,16 +65,16 @@ from reconcile.types.state_checks import (
     sprint_match,
     status_match,
 )
-from reconcile.vocabulary.catalogue import CATALOGUE, REFRESH_TYPE, AspectKind, CommandSpec
+from reconcile.vocabulary.catalogue import CATALOGUE, AspectKind, CommandSpec, CommandType
 from reconcile.vocabulary.commands import check_params
 from reconcile.vocabulary.errors import ValidationError
 
 __all__ = [
     "ENTRIES",
     "TYPES",
-    "CommandType",
     "IncompleteCatalogueError",
     "StateCheck",
+    "TypeBinding",
     "bind",
     "executor_for",
     "missing_parts",
@@ -84,7 +84,7 @@ StateCheck = LooksAt | LooksFor | NotConfirmed
 
 
 @attrs.frozen(kw_only=True)
-class CommandType:
+class TypeBinding:
     """One command type: its catalogue entry, its executor, its plan lines, its state check, its result in words.
 
     ``plan_subject`` renders what the plan names the command by; ``None`` renders the value of the catalogue's
@@ -99,60 +99,60 @@ class CommandType:
     plan_subject: SubjectRule | None = None
 
 
-ENTRIES: tuple[CommandType, ...] = (
-    CommandType(
-        spec=CATALOGUE["ensure_issue"],
+ENTRIES: tuple[TypeBinding, ...] = (
+    TypeBinding(
+        spec=CATALOGUE[CommandType.ENSURE_ISSUE],
         executor=ensure_issue,
         plan_lines=issue_lines,
         result_words=issue_words,
         plan_subject=issue_subject,
         confirmation=LooksFor(find=created_issue),
     ),
-    CommandType(
-        spec=CATALOGUE["ensure_fields"],
+    TypeBinding(
+        spec=CATALOGUE[CommandType.ENSURE_FIELDS],
         executor=ensure_fields,
         plan_lines=fields_lines,
         result_words=fields_words,
         confirmation=LooksAt(match=fields_match),
     ),
-    CommandType(
-        spec=CATALOGUE["ensure_comment"],
+    TypeBinding(
+        spec=CATALOGUE[CommandType.ENSURE_COMMENT],
         executor=ensure_comment,
         plan_lines=comment_lines,
         result_words=comment_words,
         confirmation=NotConfirmed(why="the mirror holds no comments (seed 001)"),
     ),
-    CommandType(
-        spec=CATALOGUE["ensure_status"],
+    TypeBinding(
+        spec=CATALOGUE[CommandType.ENSURE_STATUS],
         executor=ensure_status,
         plan_lines=status_lines,
         result_words=status_words,
         confirmation=LooksAt(match=status_match),
     ),
-    CommandType(
-        spec=CATALOGUE["ensure_link"],
+    TypeBinding(
+        spec=CATALOGUE[CommandType.ENSURE_LINK],
         executor=ensure_link,
         plan_lines=link_lines,
         result_words=link_words,
         plan_subject=link_subject,
         confirmation=LooksAt(match=link_match),
     ),
-    CommandType(
-        spec=CATALOGUE["ensure_sprint"],
+    TypeBinding(
+        spec=CATALOGUE[CommandType.ENSURE_SPRINT],
         executor=ensure_sprint,
         plan_lines=sprint_lines,
         result_words=sprint_words,
         confirmation=LooksAt(match=sprint_match),
     ),
-    CommandType(
-        spec=CATALOGUE["ensure_attachment"],
+    TypeBinding(
+        spec=CATALOGUE[CommandType.ENSURE_ATTACHMENT],
         executor=ensure_attachment,
         plan_lines=attachment_lines,
         result_words=attachment_words,
         confirmation=NotConfirmed(why="the mirror holds no attachments (seed 001)"),
     ),
-    CommandType(
-        spec=CATALOGUE[REFRESH_TYPE],
+    TypeBinding(
+        spec=CATALOGUE[CommandType.REFRESH],
         executor=refresh,
         plan_lines=read_lines,
         result_words=refresh_words,
@@ -189,7 +189,7 @@ def _spec_missing(name: str, spec: CommandSpec) -> list[str]:
     return missing
 
 
-def _binding_missing(entry: CommandType, spec: CommandSpec) -> list[str]:
+def _binding_missing(entry: TypeBinding, spec: CommandSpec) -> list[str]:
     name, check = spec.type, entry.confirmation
     missing = [] if callable(entry.executor) else [f"{name}: no executor"]
     if not callable(entry.plan_lines):
@@ -211,9 +211,9 @@ def _binding_missing(entry: CommandType, spec: CommandSpec) -> list[str]:
     return missing
 
 
-def missing_parts(catalogue: Mapping[str, CommandSpec], entries: Iterable[CommandType]) -> list[str]:
+def missing_parts(catalogue: Mapping[str, CommandSpec], entries: Iterable[TypeBinding]) -> list[str]:
     """What the types of ``catalogue`` bound by ``entries`` lack, one line each (empty: every type is whole)."""
-    bound: dict[str, CommandType] = {}
+    bound: dict[str, TypeBinding] = {}
     missing: list[str] = []
     for entry in entries:
         name = entry.spec.type
@@ -232,7 +232,7 @@ def missing_parts(catalogue: Mapping[str, CommandSpec], entries: Iterable[Comman
     return missing
 
 
-def bind(catalogue: Mapping[str, CommandSpec], entries: Iterable[CommandType]) -> Mapping[str, CommandType]:
+def bind(catalogue: Mapping[str, CommandSpec], entries: Iterable[TypeBinding]) -> Mapping[str, TypeBinding]:
     """Each type of ``catalogue`` with its entry, in the catalogue's order; :class:`IncompleteCatalogueError`
     naming everything missing when any type is not whole."""
     entries = tuple(entries)
@@ -243,7 +243,7 @@ def bind(catalogue: Mapping[str, CommandSpec], entries: Iterable[CommandType]) -
     return {name: attrs.evolve(by_name[name], spec=spec) for name, spec in catalogue.items()}
 
 
-TYPES: Mapping[str, CommandType] = bind(CATALOGUE, ENTRIES)
+TYPES: Mapping[str, TypeBinding] = bind(CATALOGUE, ENTRIES)
 
 
 def _unknown(delivery: Delivery) -> Executor:

@@ -6,7 +6,16 @@ The apps and other tools import from this face only; its modules are the inside.
 from __future__ import annotations
 
 from reconcile.vocabulary.canonical import canonical_json
-from reconcile.vocabulary.catalogue import CATALOGUE, REFRESH_TYPE, CommandSpec, Editor, Format, Param, creating_types
+from reconcile.vocabulary.catalogue import (
+    CATALOGUE,
+    REFRESH_TYPE,
+    CommandSpec,
+    CommandType,
+    Editor,
+    Format,
+    Param,
+    creating_types,
+)
 from reconcile.vocabulary.commands import batch_create_description, batch_create_schema, is_jira_key, is_temp_key
 from reconcile.vocabulary.error_words import in_labels
 from reconcile.vocabulary.errors import (
@@ -58,6 +67,7 @@ __all__ = [
     "RETRYABLE",
     "CommandSpec",
     "CommandStatus",
+    "CommandType",
     "ConflictError",
     "Editor",
     "Event",

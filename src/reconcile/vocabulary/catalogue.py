@@ -19,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from reconcile.vocabulary.param_kinds import AspectKind, Editor, Format, Param, Removal, TypeRole
+from reconcile.vocabulary.param_kinds import AspectKind, CommandType, Editor, Format, Param, Removal, TypeRole
 
 __all__ = [
     "CATALOGUE",
@@ -27,6 +27,7 @@ __all__ = [
     "REFRESH_TYPE",
     "AspectKind",
     "CommandSpec",
+    "CommandType",
     "Editor",
     "Format",
     "Param",
@@ -51,7 +52,7 @@ class CommandSpec:
     shows that state (``None`` when no one issue does). ``role``: what the hub does with it beyond running it.
     """
 
-    type: str
+    type: str  # a CommandType (a test's throwaway type in a copy of the catalogue: any name)
     label: str
     doc: str
     required: tuple[Param, ...]
@@ -126,11 +127,12 @@ _FIELDS = (
     _ASSIGNEE,
 )
 
+#: Keyed by :class:`CommandType`; looked up by any text (a type named on the wire, a test's copy with one more).
 CATALOGUE: Mapping[str, CommandSpec] = {
     spec.type: spec
     for spec in (
         CommandSpec(
-            type="ensure_issue",
+            type=CommandType.ENSURE_ISSUE,
             label="Задача существует",
             doc=(
                 "задача существует: агент ищет нашу задачу с той же темой, созданную за 7 дней, "
@@ -176,7 +178,7 @@ CATALOGUE: Mapping[str, CommandSpec] = {
             example={"temp_key": "new:1", "issue_type": "bug", "summary": "ОСВ 60 не распознана", "labels": ["AWPCA"]},
         ),
         CommandSpec(
-            type="ensure_fields",
+            type=CommandType.ENSURE_FIELDS,
             label="Поля задачи",
             doc="поля задачи равны заданным: агент пишет только отличающиеся; null очищает поле",
             required=(_KEY,),
@@ -200,7 +202,7 @@ CATALOGUE: Mapping[str, CommandSpec] = {
             example={"key": "AURORA-1533", "duedate": "2026-10-23"},
         ),
         CommandSpec(
-            type="ensure_comment",
+            type=CommandType.ENSURE_COMMENT,
             label="Комментарий",
             doc=(
                 "у задачи есть комментарий, начинающийся с marker, с этим текстом: "
@@ -235,7 +237,7 @@ CATALOGUE: Mapping[str, CommandSpec] = {
             example={"key": "AURORA-1537", "marker": "[план]", "body": "Стенд готов"},
         ),
         CommandSpec(
-            type="ensure_status",
+            type=CommandType.ENSURE_STATUS,
             label="Статус",
             doc="задача в статусе target: агент проходит переходы по шагам пути с паузой между ними",
             required=(
@@ -265,7 +267,7 @@ CATALOGUE: Mapping[str, CommandSpec] = {
             example={"key": "AURORA-1537", "target": ["Разработка", "Готово"]},
         ),
         CommandSpec(
-            type="ensure_link",
+            type=CommandType.ENSURE_LINK,
             label="Связь",
             doc=(
                 "между source и target есть связь link_type (source — inwardIssue, target — outwardIssue); "
@@ -301,7 +303,7 @@ CATALOGUE: Mapping[str, CommandSpec] = {
             example={"source": "AURORA-1537", "target": "AURORA-1538", "link_type": "связанные", "replace": True},
         ),
         CommandSpec(
-            type="ensure_sprint",
+            type=CommandType.ENSURE_SPRINT,
             label="Спринт",
             doc=(
                 "задача в спринте sprint (активном или будущем) доски своего проекта или в бэклоге; "
@@ -329,7 +331,7 @@ CATALOGUE: Mapping[str, CommandSpec] = {
             example={"key": "AURORA-1538", "sprint": "Спринт 2"},
         ),
         CommandSpec(
-            type="ensure_attachment",
+            type=CommandType.ENSURE_ATTACHMENT,
             label="Вложение",
             doc=(
                 "у задачи есть вложение filename того же размера: иначе агент загружает файл, "
@@ -364,7 +366,7 @@ CATALOGUE: Mapping[str, CommandSpec] = {
             example={"key": "AURORA-1537", "file": "0123456789abcdef" * 4, "filename": "ОСВ 60.xlsx"},
         ),
         CommandSpec(
-            type="refresh",
+            type=CommandType.REFRESH,
             label="Обновление из Jira",
             doc="прочитать задачи из Jira в зеркало хаба; Jira не меняется",
             required=(),
@@ -430,7 +432,7 @@ def role_type(catalogue: Mapping[str, CommandSpec], role: TypeRole) -> str:
     """The one type of ``catalogue`` that plays ``role``."""
     found = [name for name, spec in catalogue.items() if spec.role is role]
     if len(found) != 1:
-        raise ValueError(f"{role.value} is played by {found}: one type of the catalogue plays each role")
+        raise ValueError(f"{role.value} is played by {', '.join(found) or 'no type'}: one type plays each role")
     return found[0]
 
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from reconcile.vocabulary.catalogue import CATALOGUE, CommandSpec, Format, Param
+from reconcile.vocabulary.catalogue import CATALOGUE, CommandSpec, CommandType, Format, Param
 from reconcile.vocabulary.errors import ValidationError
 
 __all__ = [
@@ -146,7 +146,7 @@ _IF_UNCHANGED: Mapping[Format, tuple[str | None, bool]] = {
 #: The fields of ``ensure_fields`` an only-if-unchanged value may name (labels change per label, never compared).
 IF_UNCHANGED_FIELDS: tuple[str, ...] = tuple(
     p.name
-    for p in CATALOGUE["ensure_fields"].optional
+    for p in CATALOGUE[CommandType.ENSURE_FIELDS].optional
     if p.format not in (Format.STRING_LIST, Format.IF_UNCHANGED_FIELDS)
 )
 
@@ -170,7 +170,7 @@ def _if_unchanged_ok(fmt: Format, value: Any) -> bool:
 def _if_unchanged_unset(spec: CommandSpec, params: Mapping[str, Any]) -> list[str]:
     """The fields an ``ensure_fields.if_unchanged`` names that the command does not set."""
     value = params.get("if_unchanged")
-    if spec.type != "ensure_fields" or not isinstance(value, dict):
+    if spec.type != CommandType.ENSURE_FIELDS or not isinstance(value, dict):
         return []
     return [name for name in value if name not in params]
 

@@ -1,14 +1,28 @@
-"""The parts a catalogue entry is made of (:mod:`reconcile.vocabulary.catalogue` re-exports them): a parameter with its
-value format and the editor a person enters it with, the parameter that turns a command into a removal, the aspect
-of an issue's state a command type sets, and the role the hub gives a type beyond running it."""
+"""The parts a catalogue entry is made of (:mod:`reconcile.vocabulary.catalogue` re-exports them): the type's name, a
+parameter with its value format and the editor a person enters it with, the parameter that turns a command into a
+removal, the aspect of an issue's state a command type sets, and the role the hub gives a type beyond running it."""
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import Enum, StrEnum
 
 import attrs
 
-__all__ = ["AspectKind", "Editor", "Format", "Param", "Removal", "TypeRole"]
+__all__ = ["AspectKind", "CommandType", "Editor", "Format", "Param", "Removal", "TypeRole"]
+
+
+class CommandType(StrEnum):
+    """The command types by the names the seed and the wire give them: :data:`reconcile.vocabulary.catalogue.CATALOGUE`
+    holds one entry for each, in this order, and nothing else lists them."""
+
+    ENSURE_ISSUE = "ensure_issue"
+    ENSURE_FIELDS = "ensure_fields"
+    ENSURE_COMMENT = "ensure_comment"
+    ENSURE_STATUS = "ensure_status"
+    ENSURE_LINK = "ensure_link"
+    ENSURE_SPRINT = "ensure_sprint"
+    ENSURE_ATTACHMENT = "ensure_attachment"
+    REFRESH = "refresh"
 
 
 class Format(Enum):
