@@ -6,13 +6,13 @@ the two doors never disagree).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Generic, TypeVar, overload
 
 import attrs
 import cattrs
 
-from reconcile.vocabulary import HistoryEntry, MirrorLink, SprintRef
+from reconcile.vocabulary import HistoryEntry, MirrorLink, SprintRef, utc_text
 from reconcile.vocabulary import converter as records_converter
 
 __all__ = ["BatchErrorView", "ErrorView", "Items", "iso", "to_json"]
@@ -28,7 +28,7 @@ def iso(value: datetime | None) -> str | None:
     """UTC ISO-8601 with ``Z`` (``None`` stays ``None``)."""
     if value is None:
         return None
-    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    return utc_text(value, "auto")
 
 
 @attrs.frozen(kw_only=True)

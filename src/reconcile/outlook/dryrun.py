@@ -41,6 +41,7 @@ from reconcile.vocabulary.catalogue import REFRESH_TYPE
 from reconcile.vocabulary.commands import is_temp_key
 from reconcile.vocabulary.errors import ValidationError
 from reconcile.vocabulary.records import MirrorIssue
+from reconcile.vocabulary.text import utc_text
 
 __all__ = [
     "Prediction",
@@ -320,7 +321,7 @@ def with_issues_to_be_created(
     commands: Sequence[NewCommand], mirror: Mapping[str, MirrorIssue], *, jira_user: str | None, now: datetime
 ) -> dict[str, MirrorIssue]:
     """``mirror`` plus a record under each temp key the ``ensure_issue`` commands among ``commands`` define."""
-    stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    stamp = utc_text(now)
     issues: dict[str, MirrorIssue] = dict(mirror)
     for command in commands:
         if command.temp_key:

@@ -52,6 +52,7 @@ from reconcile.vocabulary.text import (
     check_text,
     error_text,
     readable,
+    utc_text,
 )
 
 __all__ = [
@@ -105,6 +106,7 @@ __all__ = [
     "natural_key",
     "readable",
     "retry_notice",
+    "utc_text",
     "wire_history",
     "wire_issue",
 ]
