@@ -109,7 +109,8 @@ class Drift:
     now: Any
     changed_by: str | None = None
     changed_at: str | None = None
-    params: Mapping[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
+    # Not in the answers (``doc: False``): what reapply re-asserts, not what a person reads.
+    params: Mapping[str, Any] = attrs.field(factory=dict, eq=False, repr=False, metadata={"doc": False})
 
 
 # --- which command counts for each aspect ------------------------------------------------------------------
