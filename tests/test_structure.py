@@ -240,3 +240,14 @@ def test_the_hub_makes_a_batch_in_one_place() -> None:
                 if name in steps:
                     wrong.append(f"{path.relative_to(SRC)}:{node.lineno} {name}")
     assert wrong == []
+
+
+def test_no_banner_comment_parts_a_module() -> None:
+    """A ``# --- something ---`` banner is a module name in hiding: a module either is one or becomes two."""
+    banners = [
+        f"{path.relative_to(SRC).as_posix()}:{number}"
+        for path in sorted(SRC.rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if line.lstrip().startswith("# ---")
+    ]
+    assert banners == []

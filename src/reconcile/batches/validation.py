@@ -96,9 +96,6 @@ class ValidBatch:
     estimate_seconds: float
 
 
-# --- tolerant walks over any JSON, for the caller to prefetch what validation needs --------------------
-
-
 def _raw_commands(body: Any) -> Iterator[tuple[str, dict[str, Any]]]:
     if not isinstance(body, dict) or not isinstance(body.get("commands"), list):
         return
@@ -145,12 +142,6 @@ def batch_keys(commands: tuple[NewCommand, ...]) -> list[str]:
         for key in key_values(command.type, command.params):
             keys.setdefault(key)
     return list(keys)
-
-
-# --- validation
-
-
-# --- validation -------------------------------------------------------------------------------------------
 
 
 def _note(number: int, note: Any, state: BatchWalk) -> NewNote:

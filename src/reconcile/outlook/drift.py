@@ -113,9 +113,6 @@ class Drift:
     params: Mapping[str, Any] = attrs.field(factory=dict, eq=False, repr=False, metadata={"doc": False})
 
 
-# --- which command counts for each aspect ------------------------------------------------------------------
-
-
 def _slot(key: str, name: str, params: Mapping[str, Any]) -> tuple[str, ...]:
     """The identity of an aspect for supersession: a link is its (unordered) pair of issues."""
     if name == "link":
@@ -161,9 +158,6 @@ def latest_settings(commands: Iterable[SetCommand]) -> list[Setting]:
             command = ordered[index]
             settings.append(Setting(command=command, key=key, params=params, aspects=own))
     return settings
-
-
-# --- what drifted ------------------------------------------------------------------------------------------
 
 
 def _wanted_and_now(aspect: Aspect, issue: MirrorIssue, link_types: Mapping[str, str]) -> tuple[Any, Any]:
@@ -299,8 +293,6 @@ def find_drift(
     return found
 
 
-# --- who changed it ----------------------------------------------------------------------------------------
-
 # The journal's names of the fields (Jira names a custom field by its display name).
 _JOURNAL_FIELDS: dict[str, tuple[str, ...]] = {
     "summary": ("summary",),
@@ -369,9 +361,6 @@ def attribute(items: Sequence[Drift], journal: Mapping[str, Sequence[HistoryEntr
         else:
             answered.append(attrs.evolve(drift, changed_by=latest.author, changed_at=latest.created))
     return answered
-
-
-# --- putting it back ---------------------------------------------------------------------------------------
 
 
 def _merged(items: Sequence[Drift]) -> dict[str, Any]:

@@ -252,9 +252,6 @@ def check_params(index: int, spec: CommandSpec, params: dict[str, Any], *, by_hu
     return dict(params)
 
 
-# --- JSON Schema and description for MCP, read from the same table -------------------------------------
-
-
 def _value_schema(fmt: Format) -> dict[str, Any]:
     schemas: dict[Format, dict[str, Any]] = {
         Format.ISSUE_KEY: {"type": "string", "pattern": f"{JIRA_KEY_RE.pattern}|{TEMP_KEY_RE.pattern}"},
