@@ -223,3 +223,31 @@ def test_modules_read_top_to_bottom() -> None:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno - node.lineno >= 80:
                 long_functions.append(f"{path.relative_to(SRC).as_posix()}:{node.name}")
     assert (long_modules, long_functions) == ([], [])
+
+
+def test_the_hub_makes_a_batch_in_one_place() -> None:
+    """Needs, reads, validation and storage of a batch are one function of ``hub_app.operations.batches``: no other
+    module of the hub validates or stores a batch body itself (a retry, an undo, drift's repair and the hub's
+    refreshes all go through it)."""
+    steps = {"batch_needs", "validate_batch", "add_batch"}
+    wrong = []
+    for path in sorted((SRC / "hub_app").rglob("*.py")):
+        if path == SRC / "hub_app" / "operations" / "batches.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+                if name in steps:
+                    wrong.append(f"{path.relative_to(SRC)}:{node.lineno} {name}")
+    assert wrong == []
+
+
+def test_no_banner_comment_parts_a_module() -> None:
+    """A ``# --- something ---`` banner is a module name in hiding: a module either is one or becomes two."""
+    banners = [
+        f"{path.relative_to(SRC).as_posix()}:{number}"
+        for path in sorted(SRC.rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if line.lstrip().startswith("# ---")
+    ]
+    assert banners == []

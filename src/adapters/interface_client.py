@@ -115,8 +115,6 @@ class InterfaceClient:
         response = self._send(method, path, **kwargs)
         return response.json() if response.content else None
 
-    # --- batches ---------------------------------------------------------------------------------------
-
     def submit(self, body: Any, *, key: str) -> Created:
         """``POST /batches`` with ``Idempotency-Key: key``."""
         response = self._send("POST", "/batches", json=body, headers={"Idempotency-Key": key})
@@ -186,8 +184,6 @@ class InterfaceClient:
     def patch_settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
         answer: dict[str, Any] = self._json("PATCH", "/settings", json=dict(body))
         return answer
-
-    # --- projects and the mirror -----------------------------------------------------------------------
 
     def projects(self) -> dict[str, Any]:
         answer: dict[str, Any] = self._json("GET", "/projects")

@@ -22,6 +22,8 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, Literal, TextIO
 
+from reconcile.vocabulary import utc_text
+
 __all__ = ["JsonFormatter", "TextFormatter", "configure_logging", "fields_of", "redacted"]
 
 Format = Literal["auto", "json", "text"]
@@ -72,8 +74,7 @@ def _event(record: logging.LogRecord) -> str:
 
 def _timestamp(record: logging.LogRecord) -> str:
     """UTC, ISO-8601, milliseconds, ``Z``: ``2026-10-22T09:00:00.123Z``."""
-    moment = datetime.fromtimestamp(record.created, tz=UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    return utc_text(datetime.fromtimestamp(record.created, tz=UTC), "milli")
 
 
 class _Masking(logging.Formatter):

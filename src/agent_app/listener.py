@@ -124,8 +124,6 @@ class WebhookListener:
     def _count(self, what: str, n: int = 1) -> None:
         self.counts[what] = self.counts.get(what, 0) + n
 
-    # --- receiving ---------------------------------------------------------------------------------------
-
     async def __call__(self, scope: Scope, receive: ASGIReceiveCallable, send: ASGISendCallable) -> None:
         """The same as ASGI (the simulator delivers to it in process); the server's bounds are the socket's."""
         if scope["type"] != "http":
@@ -182,8 +180,6 @@ class WebhookListener:
         if not self.recent.first_time(event.dedup):
             return "duplicate"
         return None
-
-    # --- relaying ------------------------------------------------------------------------------------------
 
     async def relay(self) -> None:
         """Until stopped: send the queued events to the hub in batches (see the module docstring)."""

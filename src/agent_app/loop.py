@@ -153,8 +153,6 @@ class Agent:
         self.presence.hub = hub
         self.hub_calls.hub = hub
 
-    # --- control -------------------------------------------------------------------------------------
-
     def request_stop(self) -> None:
         """First call: finish the command in hand, then stop. Second call: abandon it at once."""
         if self.stopping.is_set():
@@ -164,8 +162,6 @@ class Agent:
     def _jira_down(self, error: Exception) -> bool:
         """Jira did not answer or refused the agent (a person must act): worth another try after a while."""
         return isinstance(error, httpx.TransportError | JiraError)
-
-    # --- what stalls the agent -----------------------------------------------------------------------
 
     @property
     def last_error(self) -> str | None:
@@ -179,8 +175,6 @@ class Agent:
         where = f"{self.hub.target.name} at {shown(self.hub.target.base_url)}"
         line = getattr(error, "explained", None) or str(error)
         await self.presence.trouble("hub", line if where in line else f"{where}: {line}")
-
-    # --- the loop ------------------------------------------------------------------------------------
 
     async def run(self) -> None:
         """Until stopped: flush the journal, then claim and execute."""

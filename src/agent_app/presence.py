@@ -86,8 +86,6 @@ class Presence:
         #: The agent's pace as every heartbeat tells it (``policy``: its bank's floors and write budget).
         self.pace: dict[str, Any] | None = None
 
-    # --- what keeps the agent waiting ------------------------------------------------------------------
-
     @property
     def last_error(self) -> str | None:
         """What the hub is told keeps the agent waiting now (``None``: nothing)."""
@@ -117,8 +115,6 @@ class Presence:
         """The notices of ``sources`` are over (the hub hears it with the next heartbeat or claim)."""
         for source in sources:
             self._problems.pop(source, None)
-
-    # --- alive ---------------------------------------------------------------------------------------
 
     def follow(self, context: Mapping[str, Any]) -> None:
         """A delivery came: its context says how often the hub must hear from the agent."""
@@ -152,8 +148,6 @@ class Presence:
 
     def monotonic(self) -> float:
         return self.clock.monotonic()
-
-    # --- the pause it waits out ------------------------------------------------------------------------
 
     async def pausing(self, command_id: int, seconds: float, *, hub_assumes: float) -> None:
         """The agent holds ``command_id`` and waits ``seconds`` before its first write; the hub assumes

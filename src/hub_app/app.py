@@ -13,6 +13,7 @@ from litestar import Litestar
 from hub_app.api import admin, agent, audit, batches, drift, mirror
 from hub_app.api.auth import guard
 from hub_app.api.errors import exception_handlers
+from hub_app.api.json_body import TypedBodies
 from hub_app.api.openapi import CommandSchemaPlugin, DocumentedAttrsPlugin, openapi_config
 from hub_app.mcp.endpoint import McpPlugin
 from hub_app.runtime.hub import Hub
@@ -63,7 +64,7 @@ def create_app(
             if close_hub:
                 await hub.close()
 
-    plugins: list[Any] = [DocumentedAttrsPlugin(), CommandSchemaPlugin()]
+    plugins: list[Any] = [TypedBodies(), DocumentedAttrsPlugin(), CommandSchemaPlugin()]
     if mcp:
         plugins.append(McpPlugin(public_url=public_url))
     page = WebPage(key=web_key or os.urandom(32))

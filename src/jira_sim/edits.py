@@ -166,8 +166,6 @@ class IssueEdits(FieldValues, Comments):
     def _add_comments(self, issue: Issue, comments: list[Mapping[str, Any]], user: str) -> list[Comment]:
         return [self.new_comment(issue, comment, user) for comment in comments]
 
-    # --- transitions (a status change with an optional edit) ---
-
     def available_transitions(self, key: str) -> list[Transition]:
         issue = self.issue(key)
         return [t for t in self.transitions if not t.sources or issue.status_id in t.sources]

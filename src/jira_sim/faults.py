@@ -8,6 +8,8 @@ from typing import Any
 
 import attrs
 
+from reconcile.vocabulary import utc_text
+
 __all__ = ["FAULT_STATUSES", "Fault", "FaultBook", "stamp"]
 
 FAULT_STATUSES = (429, 503, "drop", "pass")
@@ -15,7 +17,7 @@ FAULT_STATUSES = (429, 503, "drop", "pass")
 
 def stamp(at: datetime) -> str:
     """The control API's form of a time: ISO 8601 in UTC with ``Z``."""
-    return at.isoformat().replace("+00:00", "Z")
+    return utc_text(at, "auto")
 
 
 @attrs.define(kw_only=True)

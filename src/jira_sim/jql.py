@@ -87,8 +87,6 @@ class JqlContext:
     strict: bool = True
 
 
-# --- compilation ------------------------------------------------------------------------------------------
-
 Predicate = Callable[[IssueFacts], bool]
 
 

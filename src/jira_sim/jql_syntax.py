@@ -22,9 +22,6 @@ class JqlError(Exception):
         self.messages = list(messages)
 
 
-# --- AST --------------------------------------------------------------------------------------------------
-
-
 @attrs.frozen
 class Value:
     text: str

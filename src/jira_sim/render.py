@@ -46,8 +46,6 @@ class Renderer:
         self.api = f"{self.base}/rest/api/2"
         self._selections: dict[tuple[tuple[str, ...], bool], list[str]] = {}
 
-    # --- small pieces -------------------------------------------------------------------------------------
-
     def time(self, value: datetime) -> str:
         """Jira's form in the server's zone: ``2026-10-22T12:00:00.000+0300`` (no colon in the offset)."""
         text = value.astimezone(self.store.server_zone).isoformat(timespec="milliseconds")
@@ -308,8 +306,6 @@ class Renderer:
                 "issuetype": self.issuetype(issue.issuetype_id),
             },
         }
-
-    # --- issues -------------------------------------------------------------------------------------------
 
     @functools.cached_property
     def _fields(self) -> dict[str, Callable[[Issue], Any]]:

@@ -52,9 +52,6 @@ def routed(method: str, path: str) -> bool:
     return any(r.method == method and r.pattern.match(path) for r in _ROUTES)
 
 
-# --- REST v2 ---------------------------------------------------------------------------------------------
-
-
 @route("GET", r"/rest/api/2/myself")
 def _myself(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Response:
     return json_response(200, r.myself(req.user))
@@ -262,9 +259,6 @@ def _attachment_content(store: Store, req: Request, r: Renderer, m: re.Match[str
     return Response(status=200, body=a.content, content_type=a.mime_type.encode())
 
 
-# --- agile 1.0 -------------------------------------------------------------------------------------------
-
-
 def _agile_page(req: Request, items: list[dict[str, Any]]) -> Response:
     """Jira Software's page of a list: ``{maxResults, startAt, isLast, values}`` (at most 50 a page)."""
     start = max(int_param(req, "startAt", 0), 0)
@@ -315,8 +309,6 @@ def _to_backlog(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Re
     store.move_to_backlog(req.json_object(), req.user)
     return Response(status=204)
 
-
-# --- webhooks (Jira ≤ 9 and Jira 10) ----------------------------------------------------------------------
 
 _LEGACY_HOOKS = r"/rest/webhooks/1\.0/webhook"
 _V10_HOOKS = r"/rest/jira-webhook/1\.0/webhooks"
@@ -372,9 +364,6 @@ def _update_v10(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Re
 def _delete_webhook(store: Store, req: Request, r: Renderer, m: re.Match[str]) -> Response:
     store.delete_webhook(m["id"])
     return Response(status=204)
-
-
-# --- dispatch ---------------------------------------------------------------------------------------------
 
 
 def authenticate(store: Store, headers: dict[str, str]) -> str | None:

@@ -76,16 +76,12 @@ class Simulator:
         """What ``GET /rest/api/2/issue/{key}`` would answer (all fields, no changelog)."""
         return Renderer(self.store, "http://jira.test").issue(self.store.issue(key))
 
-    # --- Jira DC's rate limit ---
-
     def set_rate_limit(self, fill_per_second: float, max_tokens: int) -> RateLimitPolicy:
         """A token bucket per user: ``fill_per_second`` tokens a second (in Jira's whole-number form), ``max``."""
         return self.controls.rate_limit.configure(fill_per_second, max_tokens)
 
     def clear_rate_limit(self) -> None:
         self.controls.rate_limit.off()
-
-    # --- webhooks ---
 
     def set_webhook_faults(
         self, *, drop: int | None = None, duplicate: int | None = None, delay_ms: float | None = None

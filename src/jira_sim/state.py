@@ -87,8 +87,6 @@ class StoreState:
         self.changes = []
         self.version += 1
 
-    # --- ids and the clock --------------------------------------------------------------------------------
-
     def new_id(self, kind: str) -> str:
         value = self.next_ids[kind]
         self.next_ids[kind] = value + 1
@@ -99,8 +97,6 @@ class StoreState:
         if value.tzinfo is None:
             raise ValueError("the simulator clock must return aware datetimes")
         return value.astimezone(UTC)
-
-    # --- vocabulary lookups -------------------------------------------------------------------------------
 
     def status_id(self, name_or_id: str) -> str:
         for s in self.statuses.values():
@@ -148,8 +144,6 @@ class StoreState:
     def find_user(self, name: str) -> User | None:
         low = name.lower()
         return next((u for u in self.users.values() if u.name.lower() == low), None)
-
-    # --- issues, links and attachments by key and id ------------------------------------------------------
 
     def issue(self, key_or_id: str) -> Issue:
         found = self.issues.get(key_or_id.upper()) or self._issues_by_id.get(key_or_id)
@@ -206,8 +200,6 @@ class StoreState:
         del self._attachments[attachment.id]
         self.version += 1
 
-    # --- changes and their changelog ----------------------------------------------------------------------
-
     def touch(self, issue: Issue, at: datetime) -> None:
         """The issue changed at ``at``: its ``updated`` moves, the store has a new version and the issue notes it.
 
@@ -246,8 +238,6 @@ class StoreState:
         if isinstance(target, list):
             return kept
         return [*kept, target] if target not in kept else kept
-
-    # --- what webhooks are told -----------------------------------------------------------------------------
 
     def emit(self, change: Change) -> None:
         if self.listening:

@@ -21,7 +21,7 @@ from typing import Any, TextIO
 import httpx
 
 from loopback.stack import DEMO_PACING, Stack, checked, start_stack, wait_batch
-from reconcile.vocabulary import CATALOGUE, RESOLVED
+from reconcile.vocabulary import CATALOGUE, RESOLVED, CommandType
 
 __all__ = ["KEEP_HINT", "PACING_NOTE", "demo", "jira_state", "run", "sample_batch"]
 
@@ -42,7 +42,7 @@ def sample_batch(sha256: str, issue_key: str, neighbour_key: str) -> dict[str, A
         "project": "AWPCA",
         "commands": [
             {
-                "type": "ensure_issue",
+                "type": CommandType.ENSURE_ISSUE,
                 "params": {
                     "temp_key": "new:1",
                     "issue_type": "task",
@@ -51,22 +51,22 @@ def sample_batch(sha256: str, issue_key: str, neighbour_key: str) -> dict[str, A
                     "labels": ["demo"],
                 },
             },
-            {"type": "ensure_fields", "params": {"key": issue_key, "duedate": "2026-12-24"}},
+            {"type": CommandType.ENSURE_FIELDS, "params": {"key": issue_key, "duedate": "2026-12-24"}},
             {
-                "type": "ensure_comment",
+                "type": CommandType.ENSURE_COMMENT,
                 "params": {"key": "new:1", "marker": "[демо]", "body": "План согласован."},
             },
-            {"type": "ensure_status", "params": {"key": "new:1", "target": ["Разработка"]}},
+            {"type": CommandType.ENSURE_STATUS, "params": {"key": "new:1", "target": ["Разработка"]}},
             {
-                "type": "ensure_link",
+                "type": CommandType.ENSURE_LINK,
                 "params": {"source": "new:1", "target": issue_key, "link_type": "блокирует начало"},
             },
-            {"type": "ensure_sprint", "params": {"key": "new:1", "sprint": "Спринт 2"}},
+            {"type": CommandType.ENSURE_SPRINT, "params": {"key": "new:1", "sprint": "Спринт 2"}},
             {
-                "type": "ensure_attachment",
+                "type": CommandType.ENSURE_ATTACHMENT,
                 "params": {"key": "new:1", "file": sha256, "filename": "демо.txt"},
             },
-            {"type": "refresh", "params": {"keys": [neighbour_key]}},
+            {"type": CommandType.REFRESH, "params": {"keys": [neighbour_key]}},
         ],
         "notes": [{"key": "new:1", "text": "Заметка демо: переедет на настоящий ключ."}],
     }
@@ -163,7 +163,7 @@ def demo(out: TextIO, *, keep: bool, work_dir: Path) -> int:
                     f"  command {command['id']} {command['type']}: {command['status']}"
                     f"{'  result ' + _compact(result) if result else ''}{'  error ' + error if error else ''}\n"
                 )
-                if command["type"] == "ensure_issue" and isinstance(result, dict):
+                if command["type"] == CommandType.ENSURE_ISSUE and isinstance(result, dict):
                     new_key = result.get("key")
             ok = all(c["status"] in RESOLVED for c in final["commands"])
 

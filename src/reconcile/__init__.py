@@ -32,7 +32,7 @@ from reconcile.outlook.plan_lines import CommandPlan, PlanLine, plan_commands
 from reconcile.queue.claim import ClaimDecision, ClaimSnapshot, decide_claim
 from reconcile.queue.pacing import estimate_seconds
 from reconcile.types.binding import TYPES, executor_for
-from reconcile.vocabulary.catalogue import CATALOGUE, CommandSpec, Param
+from reconcile.vocabulary.catalogue import CATALOGUE, CommandSpec, CommandType, Param
 from reconcile.vocabulary.commands import batch_create_schema, check_command
 from reconcile.vocabulary.errors import ReconcileError, ValidationError
 from reconcile.vocabulary.lifecycle import CommandStatus, IllegalTransition, advance, can
@@ -49,6 +49,7 @@ __all__ = [
     "CommandPlan",
     "CommandSpec",
     "CommandStatus",
+    "CommandType",
     "HistoryEntry",
     "IllegalTransition",
     "InvalidBatch",

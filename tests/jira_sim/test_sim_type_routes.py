@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 
 from jira_sim.routes import routed
-from reconcile.types.binding import TYPES, CommandType, bind
+from reconcile.types.binding import TYPES, TypeBinding, bind
 from reconcile.types.dryrun_answers import Endpoint
 from tests.reconcile.test_catalogue import with_due
 from tests.reconcile.watcher_type import with_watcher
@@ -19,7 +19,7 @@ def _sample(endpoint: Endpoint) -> str:
     return re.sub(r"\{([a-z_]+)\}", lambda m: "AURORA-1533" if m[1] == "key" else "4216", endpoint.path)
 
 
-def unrouted(types: Mapping[str, CommandType]) -> list[str]:
+def unrouted(types: Mapping[str, TypeBinding]) -> list[str]:
     """The endpoints of ``types`` no route of the simulator answers, one line each."""
     return [
         f"{name}: {declared} is answered by no route of jira_sim"

@@ -14,21 +14,25 @@ from reconcile.config.settings import DEFAULT_PACING
 from reconcile.executors._run import Body, Run
 from reconcile.guard.policy import READ_ONLY_TYPES
 from reconcile.outlook.drift import SETTING_TYPES
-from reconcile.types.binding import ENTRIES, TYPES, CommandType, IncompleteCatalogueError, bind, missing_parts
+from reconcile.types.binding import ENTRIES, TYPES, IncompleteCatalogueError, TypeBinding, bind, missing_parts
 from reconcile.types.dryrun_answers import FIELDS_ANSWERS, MirrorAnswer, MirrorAnswers, NotDriven, endpoint
 from reconcile.types.plan_rules import fields_lines, read_lines, refresh_subject
 from reconcile.types.result_words import fields_words
 from reconcile.types.state_checks import LooksAt, LooksFor, NotConfirmed, created_issue, fields_match
 from reconcile.vocabulary.catalogue import (
     CATALOGUE,
+    REFRESH_TYPE,
     AspectKind,
     CommandSpec,
+    CommandType,
     Editor,
     Format,
     Param,
+    TypeRole,
     creating_types,
     default_gaps,
     read_only_types,
+    role_type,
     setting_types,
 )
 
@@ -54,7 +58,7 @@ def _set_due(run: Run) -> Body:
     yield  # pragma: no cover - makes this a generator
 
 
-DUE_ENTRY = CommandType(
+DUE_ENTRY = TypeBinding(
     spec=DUE,
     executor=_set_due,
     plan_lines=fields_lines,
@@ -69,7 +73,7 @@ READS_ONLY = MirrorAnswers(FIELDS_ANSWERS.answers[:1])
 NO_ANSWERS = "ensure_due: no dry-run answers (what the mirror says to each call of its executor)"
 
 
-def with_due(spec: CommandSpec = DUE, **binding: Any) -> tuple[dict[str, CommandSpec], tuple[CommandType, ...]]:
+def with_due(spec: CommandSpec = DUE, **binding: Any) -> tuple[dict[str, CommandSpec], tuple[TypeBinding, ...]]:
     """A copy of the catalogue with ``spec`` added, and the entries with its binding (changed by ``binding``)."""
     return {**CATALOGUE, spec.type: spec}, (*ENTRIES, attrs.evolve(DUE_ENTRY, spec=spec, **binding))
 
@@ -116,6 +120,14 @@ def _restates_the_catalogue(node: ast.AST) -> bool:
     return False
 
 
+def test_the_catalogue_is_keyed_by_the_command_types() -> None:
+    """Each :class:`CommandType` has its one entry, in the enum's order, keyed by the member itself; a type
+    named on the wire finds it by its text."""
+    assert list(CATALOGUE) == list(CommandType)
+    assert all(type(name) is CommandType and spec.type is name for name, spec in CATALOGUE.items())
+    assert CATALOGUE["ensure_sprint"] is CATALOGUE[CommandType.ENSURE_SPRINT]
+
+
 def _type_lists(path: Path) -> list[int]:
     """The lines of ``path`` where a collection restates the catalogue's types, ``SEED_TYPES`` aside."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -139,7 +151,7 @@ def test_the_guard_sees_commands_and_tables_of_every_type() -> None:
     def caught(source: str) -> bool:
         return any(_restates_the_catalogue(node) for node in ast.walk(ast.parse(source)))
 
-    every = list(CATALOGUE)
+    every = [str(name) for name in CATALOGUE]
     assert caught(repr(every[:4]))
     assert caught(repr([{"type": t, "params": {}} for t in every]))
     assert caught("[" + ", ".join(f"cmd({t!r}, key='A-1')" for t in every) + "]")
@@ -317,3 +329,52 @@ def test_a_type_cannot_be_made_without_its_gap() -> None:
             subject="key",
             example=DUE.example,
         )
+
+
+def test_one_type_of_the_catalogue_plays_each_role() -> None:
+    """The mirror's refresh is the role of the seed's ``refresh``; a copy where a second type plays it, or none
+    does, is refused naming the role and who plays it."""
+    assert REFRESH_TYPE == role_type(CATALOGUE, TypeRole.MIRROR_REFRESH) == "refresh"
+    catalogue, _ = with_due(attrs.evolve(DUE, role=TypeRole.MIRROR_REFRESH))
+    with pytest.raises(
+        ValueError, match=r"^mirror_refresh is played by refresh, ensure_due: one type plays each role$"
+    ):
+        role_type(catalogue, TypeRole.MIRROR_REFRESH)
+    without = {name: attrs.evolve(spec, role=None) for name, spec in CATALOGUE.items()}
+    with pytest.raises(ValueError, match=r"^mirror_refresh is played by no type:"):
+        role_type(without, TypeRole.MIRROR_REFRESH)
+
+
+def _names_of_the_refresh(path: Path) -> list[int]:
+    """The lines of ``path`` whose code spells the refresh type's name (an ``__all__`` naming a function aside)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    exported = {
+        id(element)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "__all__"
+        for element in ast.walk(node.value)
+    }
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and node.value == REFRESH_TYPE and id(node) not in exported
+    ]
+
+
+def test_code_asks_the_catalogue_for_the_refresh_by_its_role() -> None:
+    """No module or template of ``src`` but the catalogue (and its enum of the types) spells ``"refresh"``: code
+    compares with :data:`REFRESH_TYPE`, the type playing :attr:`TypeRole.MIRROR_REFRESH`, so the role is named."""
+    src = Path(__file__).resolve().parents[2] / "src"
+    catalogue = {src / "reconcile" / "vocabulary" / name for name in ("catalogue.py", "param_kinds.py")}
+    spelt = [
+        f"{path.relative_to(src)}:{line}"
+        for path in sorted(src.rglob("*.py"))
+        if path not in catalogue
+        for line in _names_of_the_refresh(path)
+    ]
+    spelt += [
+        path.relative_to(src).as_posix()
+        for path in sorted(src.rglob("*.html"))
+        if f'"{REFRESH_TYPE}"' in path.read_text(encoding="utf-8")
+    ]
+    assert spelt == []

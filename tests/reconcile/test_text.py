@@ -1,8 +1,9 @@
 """Request text rules: every string valid Unicode without NUL, every number finite, nesting bounded; the
-refusal names the exact place."""
+refusal names the exact place. A moment's text in UTC, one way."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -21,7 +22,10 @@ from reconcile.vocabulary.text import (
     check_text,
     error_text,
     readable,
+    utc_text,
 )
+
+_ZONE = timezone(timedelta(hours=3))
 
 _CLEAN_TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=8)
 _KEYS = st.text(st.characters(min_codepoint=97, max_codepoint=122), min_size=1, max_size=4)
@@ -185,3 +189,28 @@ def test_an_error_stored_with_markup_reads_as_words() -> None:
     )
     assert error_text("HTTP 404: Issue Does Not Exist") == "HTTP 404: Issue Does Not Exist"
     assert error_text("конфликт: связь «Блокирует»") == "конфликт: связь «Блокирует»"
+
+
+_MOMENTS = st.datetimes(
+    min_value=datetime(1000, 1, 2), max_value=datetime(9999, 12, 30), timezones=st.sampled_from([UTC, _ZONE, None])
+)
+
+
+@given(_MOMENTS)
+def test_a_moment_is_written_in_utc_the_one_way(moment: datetime) -> None:
+    """Every form of :func:`utc_text` is the moment in UTC (a naive one taken as UTC) with ``Z``: to the second, with
+    milliseconds or microseconds always, or microseconds only when it has any — what ``isoformat`` would write."""
+    utc = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    assert utc_text(moment) == utc.strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert utc_text(moment, "micro") == utc.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    assert utc_text(moment, "milli") == utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+    assert utc_text(moment, "auto") == utc.isoformat().replace("+00:00", "Z")
+    assert datetime.fromisoformat(utc_text(moment, "auto")) == utc
+
+
+def test_utc_text_pads_the_fraction() -> None:
+    """A fraction keeps its leading zeros: 5 ms is ``.005``, 5 µs ``.000005``."""
+    moment = datetime(2026, 10, 22, 9, 0, 0, 5000, tzinfo=UTC)
+    assert utc_text(moment, "milli") == "2026-10-22T09:00:00.005Z"
+    assert utc_text(moment.replace(microsecond=5), "auto") == "2026-10-22T09:00:00.000005Z"
+    assert utc_text(moment.replace(microsecond=0), "auto") == "2026-10-22T09:00:00Z"

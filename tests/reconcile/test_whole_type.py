@@ -11,7 +11,7 @@ import pytest
 from reconcile.batches.validation import NewCommand
 from reconcile.outlook.dryrun import BEYOND_MIRROR, predict_command
 from reconcile.outlook.plan_lines import NOT_KNOWN, plan_command
-from reconcile.types.binding import ENTRIES, TYPES, CommandType, IncompleteCatalogueError, bind, missing_parts
+from reconcile.types.binding import ENTRIES, TYPES, IncompleteCatalogueError, TypeBinding, bind, missing_parts
 from reconcile.types.dryrun_answers import FIELDS_ANSWERS, MirrorAnswers, NotDriven, answer, endpoint, not_known
 from reconcile.types.plan_rules import CREATE, PlanLine
 from reconcile.types.prediction import Prediction
@@ -23,7 +23,7 @@ from .watcher_type import ADD_WATCHER, NO_WATCHERS, READ_WATCHERS, WATCHER, with
 WATCHERS = "/rest/api/2/issue/AURORA-1537/watchers"
 
 
-def predict(types: Mapping[str, CommandType], command_type: str, params: Mapping[str, object]) -> Prediction:
+def predict(types: Mapping[str, TypeBinding], command_type: str, params: Mapping[str, object]) -> Prediction:
     return predict_command(
         seq=1,
         command_type=command_type,

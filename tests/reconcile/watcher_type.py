@@ -10,7 +10,7 @@ from typing import Any
 import attrs
 
 from reconcile.executors import Body, JiraCall, JiraResponse, Run
-from reconcile.types.binding import ENTRIES, CommandType
+from reconcile.types.binding import ENTRIES, TypeBinding
 from reconcile.types.dryrun_answers import MirrorAnswers, MirrorView, Said, answer
 from reconcile.types.plan_rules import CREATE, NO_CHANGES, SAME, PlanInput, PlanLine
 from reconcile.types.state_checks import NotConfirmed
@@ -69,7 +69,7 @@ def _added(call: JiraCall, mirror: MirrorView, parts: Mapping[str, str]) -> Said
 READ_WATCHERS = answer("GET /rest/api/2/issue/{key}/watchers", _none_known)
 ADD_WATCHER = answer("POST /rest/api/2/issue/{key}/watchers", _added)
 
-WHOLE = CommandType(
+WHOLE = TypeBinding(
     spec=WATCHER,
     executor=ensure_watcher,
     plan_lines=watcher_lines,
@@ -79,6 +79,6 @@ WHOLE = CommandType(
 )
 
 
-def with_watcher(**binding: Any) -> tuple[dict[str, CommandSpec], tuple[CommandType, ...]]:
+def with_watcher(**binding: Any) -> tuple[dict[str, CommandSpec], tuple[TypeBinding, ...]]:
     """A copy of the catalogue with ``ensure_watcher``, and the entries with its binding (changed by ``binding``)."""
     return {**CATALOGUE, WATCHER.type: WATCHER}, (*ENTRIES, attrs.evolve(WHOLE, **binding))

@@ -60,8 +60,6 @@ class AdminRepository:
     def __init__(self, session: AsyncSession) -> None:
         self._session = session
 
-    # --- tokens ----------------------------------------------------------------------------------------
-
     async def token(self, name: str) -> TokenRecord | None:
         row = (await self._session.execute(select(_TOKEN).where(_TOKEN.c.name == name))).first()
         return _token(row) if row is not None else None
@@ -84,8 +82,6 @@ class AdminRepository:
         query = update(_TOKEN).where(_TOKEN.c.name == name, _TOKEN.c.revoked_at.is_(None)).values(revoked_at=now)
         await self._session.execute(query)
 
-    # --- settings --------------------------------------------------------------------------------------
-
     async def settings(self) -> Settings:
         data = await self._session.scalar(select(_SETTINGS.c.data).where(_SETTINGS.c.id == 1))
         return Settings() if data is None else settings_from_json(data)
@@ -95,8 +91,6 @@ class AdminRepository:
         changed = await self._session.execute(update(_SETTINGS).where(_SETTINGS.c.id == 1).values(data=data))
         if not changed.rowcount:  # type: ignore[attr-defined]
             await self._session.execute(insert(_SETTINGS).values(id=1, data=data))
-
-    # --- projects --------------------------------------------------------------------------------------
 
     async def projects(self) -> list[ProjectRecord]:
         """Every project in creation order (the base JQL's order)."""
@@ -132,8 +126,6 @@ class AdminRepository:
         await self._session.execute(
             update(_PROJECT).where(_PROJECT.c.board_id == board_id).values(board_type=board_type)
         )
-
-    # --- files -----------------------------------------------------------------------------------------
 
     async def record_file(self, file: FileRecord) -> None:
         """Record an uploaded file (again: its size, its name when one is given, and the time of this upload,
@@ -181,8 +173,6 @@ class AdminRepository:
         wanted = sorted(set(shas))
         if wanted:
             await self._session.execute(delete(_FILE).where(_FILE.c.sha256.in_(wanted)))
-
-    # --- the agent's status ----------------------------------------------------------------------------
 
     async def agent_status(self) -> AgentStatusRecord | None:
         row = (await self._session.execute(select(_AGENT).order_by(_AGENT.c.id).limit(1))).first()

@@ -169,8 +169,6 @@ class MirrorRepository:
     def _writes(self) -> _PageWrites:
         return _page_writes(self._session.get_bind().dialect)
 
-    # --- reading ---------------------------------------------------------------------------------------
-
     async def links_of(self, keys: Sequence[str]) -> dict[str, list[MirrorLink]]:
         """Every link touching each key (a link seen from both sides is stored once)."""
         found: dict[str, list[MirrorLink]] = {key: [] for key in keys}
@@ -308,8 +306,6 @@ class MirrorRepository:
         for row in (await self._session.execute(query)).all():
             found.setdefault(row.issue_key, []).append(_history_entry(row))
         return found
-
-    # --- writing (refresh pages, webhook events) ----------------------------------------------------------
 
     async def upsert_issues(
         self,

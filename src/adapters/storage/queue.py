@@ -103,8 +103,6 @@ class QueueRepository(SyncRuns):
         #: The batches whose commands or approval this transaction changed (their followers wake after it).
         self.changed: set[int] = set()
 
-    # --- batches ---------------------------------------------------------------------------------------
-
     async def add_batch(
         self,
         valid: ValidBatch,
@@ -260,8 +258,6 @@ class QueueRepository(SyncRuns):
             .order_by(_BATCH.c.created_at, _BATCH.c.id)
         )
         return [_batch(row) for row in (await self._session.execute(query)).all()]
-
-    # --- commands --------------------------------------------------------------------------------------
 
     async def command(self, command_id: int) -> CommandRecord | None:
         if not storable_id(command_id):

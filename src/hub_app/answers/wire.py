@@ -6,13 +6,15 @@ the two doors never disagree).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Generic, TypeVar, overload
 
 import attrs
 import cattrs
+from cattrs.gen import make_dict_unstructure_fn, override
 
-from reconcile.vocabulary import HistoryEntry, MirrorLink, SprintRef
+from hub_app.bodies.parsing import documented
+from reconcile.vocabulary import HistoryEntry, MirrorLink, SprintRef, utc_text
 from reconcile.vocabulary import converter as records_converter
 
 __all__ = ["BatchErrorView", "ErrorView", "Items", "iso", "to_json"]
@@ -28,7 +30,7 @@ def iso(value: datetime | None) -> str | None:
     """UTC ISO-8601 with ``Z`` (``None`` stays ``None``)."""
     if value is None:
         return None
-    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    return utc_text(value, "auto")
 
 
 @attrs.frozen(kw_only=True)
@@ -68,6 +70,19 @@ for _record in (HistoryEntry, SprintRef, MirrorLink):
 #: looking for something to convert (a fifth of a large dry run's answer); it is passed as it is.
 _JSON_ALREADY = (dict[str, Any], list[dict[str, Any]])
 _converter.register_unstructure_hook_func(lambda kind: kind in _JSON_ALREADY, lambda value: value)
+
+
+def _undocumented(kind: Any) -> bool:
+    return attrs.has(kind) and any(not documented(f.metadata) for f in attrs.fields(kind))
+
+
+def _without_undocumented(kind: Any) -> Any:
+    omitted: dict[str, Any] = {f.name: override(omit=True) for f in attrs.fields(kind) if not documented(f.metadata)}
+    return make_dict_unstructure_fn(kind, _converter, **omitted)
+
+
+# A field marked ``doc: False`` (the core's drift keeps the params reapply re-asserts) is neither documented nor sent.
+_converter.register_unstructure_hook_factory(_undocumented, _without_undocumented)
 
 
 def to_json(value: Any) -> Any:

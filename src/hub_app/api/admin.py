@@ -16,7 +16,6 @@ from hub_app.answers.wire import Items, to_json
 from hub_app.api.errors import DATABASE_UNAVAILABLE, error_response
 from hub_app.api.routing import in_unit, route
 from hub_app.bodies.admin import ProjectIn, ProjectPatchIn, SettingsIn, TokenIn
-from hub_app.bodies.parsing import parse
 from hub_app.dispatch import claims, overview
 from hub_app.operations import admin
 from hub_app.runtime.connection import HubRequest, hub_of
@@ -43,17 +42,15 @@ async def list_projects(request: HubRequest) -> Any:
     return {"items": items, "total": len(items)}
 
 
-@post("/projects", **route(ADMIN, body=ProjectIn, answer=ProjectView, status=201, errors_=(409, 422)))
-async def create_project(request: HubRequest, data: JSONBody[Any] = None) -> Any:
-    body = parse(ProjectIn, data)
-    return await in_unit(request, lambda u: admin.create_project(u, body))
+@post("/projects", **route(ADMIN, answer=ProjectView, status=201, errors_=(409, 422)))
+async def create_project(request: HubRequest, data: JSONBody[ProjectIn]) -> Any:
+    return await in_unit(request, lambda u: admin.create_project(u, data))
 
 
-@patch("/projects/{name:str}", **route(ADMIN, body=ProjectPatchIn, answer=ProjectView, errors_=(404, 422)))
-async def patch_project(request: HubRequest, name: FromPath[str], data: JSONBody[Any] = None) -> Any:
+@patch("/projects/{name:str}", **route(ADMIN, answer=ProjectView, errors_=(404, 422)))
+async def patch_project(request: HubRequest, name: FromPath[str], data: JSONBody[ProjectPatchIn]) -> Any:
     """Another board forgets its type until a refresh reads it (unless the type is given too)."""
-    body = parse(ProjectPatchIn, data)
-    return await in_unit(request, lambda u: admin.patch_project(u, name, body))
+    return await in_unit(request, lambda u: admin.patch_project(u, name, data))
 
 
 @delete("/projects/{name:str}", **route(ADMIN, status=204, errors_=(404,)))
@@ -78,11 +75,10 @@ async def list_tokens(request: HubRequest) -> Any:
     return {"items": items, "total": len(items)}
 
 
-@post("/tokens", **route(ADMIN, body=TokenIn, answer=TokenCreated, status=201, errors_=(409, 422)))
-async def add_token(request: HubRequest, data: JSONBody[Any] = None) -> Any:
+@post("/tokens", **route(ADMIN, answer=TokenCreated, status=201, errors_=(409, 422)))
+async def add_token(request: HubRequest, data: JSONBody[TokenIn]) -> Any:
     """``{name, role}`` → the token with its secret, shown only in this answer."""
-    body = parse(TokenIn, data)
-    return await in_unit(request, lambda u: admin.add_token(u, body))
+    return await in_unit(request, lambda u: admin.add_token(u, data))
 
 
 @delete("/tokens/{name:str}", **route(ADMIN, answer=TokenView, status=200, errors_=(404,)))

@@ -30,22 +30,21 @@ __all__ = ["ROUTES"]
 _NOTHING = {204: ResponseSpec(data_container=None, description="нечего выдать за время ожидания")}
 
 
-@post("/agent/claim", **route(AGENT, body=ClaimIn, answer=DeliveryView, errors_=(409, 422), more=_NOTHING))
-async def agent_claim(request: HubRequest, data: JSONBody[Any] = None) -> Response[Any]:
+@post("/agent/claim", **route(AGENT, answer=DeliveryView, errors_=(409, 422), more=_NOTHING))
+async def agent_claim(request: HubRequest, data: JSONBody[ClaimIn]) -> Response[Any]:
     """Long poll: a delivery at once, or after a wake-up, or 204 after ``wait`` seconds with nothing to issue (or
     when a newer poll of the same agent instance, or the hub's shutdown, ends it: :mod:`hub_app.runtime.longpoll`)."""
-    body = parse(ClaimIn, data)
     hub = hub_of(request)
     nothing = Response(content=None, status_code=HTTP_204_NO_CONTENT)
-    with hub.wakeup.enter(body.agent_id, body.instance) as waiter:
+    with hub.wakeup.enter(data.agent_id, data.instance) as waiter:
         settings = await hub.wakeup.look(waiter, lambda: _settings(hub))
         if settings is None:
             return nothing
-        wanted = settings.claim_wait_seconds if body.wait is None else body.wait
+        wanted = settings.claim_wait_seconds if data.wait is None else data.wait
         deadline = anyio.current_time() + min(wanted, settings.claim_wait_seconds)
         while True:
             waiter.rearm()
-            found = await hub.wakeup.look(waiter, lambda: in_unit(request, lambda u: claims.claim_once(u, body)))
+            found = await hub.wakeup.look(waiter, lambda: in_unit(request, lambda u: claims.claim_once(u, data)))
             if found is not None:
                 return Response(found, status_code=200)
             remaining = deadline - anyio.current_time()
@@ -59,12 +58,11 @@ async def _settings(hub: Hub) -> Settings:
         return await unit.db.admin.settings()
 
 
-@post("/agent/status", **route(AGENT, body=AgentProblemIn, status=204, errors_=(409, 422)))
-async def agent_problem(request: HubRequest, data: JSONBody[Any] = None) -> None:
+@post("/agent/status", **route(AGENT, status=204, errors_=(409, 422)))
+async def agent_problem(request: HubRequest, data: JSONBody[AgentProblemIn]) -> None:
     """The agent is alive (its heartbeat during a pause or a wait), and what keeps it waiting (a TLS failure, a
     wrong Jira URL, Jira's 503…): shown by ``/agent-status``."""
-    body = parse(AgentProblemIn, data)
-    await in_unit(request, lambda u: claims.record_problem(u, body))
+    await in_unit(request, lambda u: claims.record_problem(u, data))
 
 
 @get("/agent/commands/{command_id:int}", **route(AGENT, answer=CommandHeld, errors_=(404, 422)))
@@ -75,22 +73,20 @@ async def agent_command(request: HubRequest, command_id: FromPath[int], instance
 
 @post(
     "/agent/commands/{command_id:int}/pages",
-    **route(AGENT, body=PagesIn, answer=PagesAck, errors_=(404, 409, 422)),
+    **route(AGENT, answer=PagesAck, errors_=(404, 409, 422)),
 )
-async def agent_pages(request: HubRequest, command_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
+async def agent_pages(request: HubRequest, command_id: FromPath[int], data: JSONBody[PagesIn]) -> Any:
     """One page of a refresh: idempotent upserts into the mirror."""
-    body = parse(PagesIn, data)
-    return await in_unit(request, lambda u: reports.submit_pages(u, command_id, body))
+    return await in_unit(request, lambda u: reports.submit_pages(u, command_id, data))
 
 
 @post(
     "/agent/commands/{command_id:int}/report",
-    **route(AGENT, body=ReportIn, answer=ReportAck, errors_=(404, 409, 422)),
+    **route(AGENT, answer=ReportAck, errors_=(404, 409, 422)),
 )
-async def agent_report(request: HubRequest, command_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
+async def agent_report(request: HubRequest, command_id: FromPath[int], data: JSONBody[ReportIn]) -> Any:
     """The outcome of a delivery (idempotent); a late one records only what the seed allows."""
-    body = parse(ReportIn, data)
-    return await in_unit(request, lambda u: reports.report(u, command_id, body))
+    return await in_unit(request, lambda u: reports.report(u, command_id, data))
 
 
 @post("/agent/events", **route(AGENT, body=EventsIn, answer=EventsAck, errors_=(422,)))

@@ -17,13 +17,13 @@ from hub_app.answers.undo import UndoView
 from hub_app.answers.wire import Items, to_json
 from hub_app.api.routing import acting, in_unit, requester, route, token_name
 from hub_app.bodies.batches import ApproveIn, BatchIn, CancelIn, EmptyIn, RefreshIn, RejectIn
-from hub_app.bodies.parsing import parse
+from hub_app.bodies.parsing import given_json
 from hub_app.operations import approvals, batches, following, idempotency, plan, undo
 from hub_app.runtime.connection import HubRequest, hub_of
 from hub_app.runtime.hub import Unit
 from hub_app.runtime.roles import INTERFACE
-from reconcile.outlook import PLAN_NEEDED, parse_filter
-from reconcile.vocabulary import ValidationError
+from reconcile.outlook import parse_filter
+from reconcile.queue import BATCH_ASKED, REFRESH_ASKED
 
 __all__ = ["ROUTES"]
 
@@ -86,7 +86,7 @@ async def create_batch(
     async def create(unit: Unit) -> tuple[BatchCreated, bool]:
         return await batches.create_batch(unit, data, requester=requester(request)), True
 
-    return await _created(request, create, kind="batch", body=data, key=idempotency_key)
+    return await _created(request, create, kind=BATCH_ASKED, body=data, key=idempotency_key)
 
 
 @get("/batches", **route(INTERFACE, answer=Items[BatchView], errors_=(400, 422)))
@@ -163,55 +163,49 @@ _PLAN_CHANGED = {
 
 @post(
     "/batches/{batch_id:int}/approve",
-    **route(INTERFACE, body=ApproveIn, answer=BatchView, errors_=(404, 409, 422), more=_PLAN_CHANGED),
+    **route(INTERFACE, answer=BatchView, errors_=(404, 409, 422), more=_PLAN_CHANGED),
 )
-async def approve_batch(request: HubRequest, batch_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
+async def approve_batch(request: HubRequest, batch_id: FromPath[int], data: JSONBody[ApproveIn]) -> Any:
     """A batch waiting for approval is approved with the plan the person read (``{"plan": "<digest>"}``, the
     ``digest`` of ``GET /batches/{id}/plan``) and its commands may be issued; only by a token other than the
     creator's (403 «нельзя одобрить свой пакет») that does not require approval itself (403); a batch not
     waiting → 409; a plan that changed since → 409 «план изменился — посмотрите и одобрите заново» with the current
     ``plan``; no ``plan`` → 422."""
-    if not isinstance(data, dict) or "plan" not in data:
-        raise ValidationError(PLAN_NEEDED)
-    body = parse(ApproveIn, data)
-    return await in_unit(request, lambda u: approvals.approve_batch(u, batch_id, body, approver=requester(request)))
+    return await in_unit(request, lambda u: approvals.approve_batch(u, batch_id, data, approver=requester(request)))
 
 
 @post(
     "/batches/{batch_id:int}/reject",
-    **route(INTERFACE, body=RejectIn, answer=BatchView, errors_=(404, 409, 422)),
+    **route(INTERFACE, answer=BatchView, errors_=(404, 409, 422)),
 )
-async def reject_batch(request: HubRequest, batch_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
+async def reject_batch(request: HubRequest, batch_id: FromPath[int], data: JSONBody[RejectIn]) -> Any:
     """A batch waiting for approval is rejected: its commands are cancelled with «пакет отклонён: <reason>»; a
     batch not waiting → 409."""
-    body = parse(RejectIn, data)
-    return await in_unit(request, lambda u: approvals.reject_batch(u, batch_id, body, token_name=token_name(request)))
+    return await in_unit(request, lambda u: approvals.reject_batch(u, batch_id, data, token_name=token_name(request)))
 
 
 @post(
     "/batches/{batch_id:int}/undo",
-    **route(INTERFACE, body=EmptyIn, answer=UndoView, status=201, errors_=(404, 409, 422), more=_UNDO_PLANNED),
+    **route(INTERFACE, answer=UndoView, status=201, errors_=(404, 409, 422), more=_UNDO_PLANNED),
 )
 async def undo_batch(
-    request: HubRequest, batch_id: FromPath[int], dry_run: FromQuery[bool] = False, data: JSONBody[Any] = None
+    request: HubRequest, batch_id: FromPath[int], data: JSONBody[EmptyIn], dry_run: FromQuery[bool] = False
 ) -> Response[Any]:
     """The batch taken back (DESIGN.md 6.4): with ``dry_run=true`` the plan of its inverse batch, nothing written;
     without, the undo batch created (``undo_of``), waiting for approval as any batch of the token does, and always
     when the batch undone waited. Fields back only while Jira still holds what the batch set; what a person changed
     since is kept and named (``kept``); what a command replaced when its result does not say is listed «что было до
     — не известно». 409: the batch still runs, or there is nothing to take back."""
-    parse(EmptyIn, data)
     answer = await in_unit(
         request, lambda u: undo.undo_batch(u, batch_id, requester=requester(request), dry_run=dry_run)
     )
     return Response(answer, status_code=200 if dry_run else 201)
 
 
-@post("/batches/{batch_id:int}/cancel", **route(INTERFACE, body=CancelIn, answer=BatchView, errors_=(404, 422)))
-async def cancel_batch(request: HubRequest, batch_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
+@post("/batches/{batch_id:int}/cancel", **route(INTERFACE, answer=BatchView, errors_=(404, 422)))
+async def cancel_batch(request: HubRequest, batch_id: FromPath[int], data: JSONBody[CancelIn]) -> Any:
     """Its queued commands are cancelled; the claimed one too only with ``force``."""
-    body = parse(CancelIn, data)
-    return await in_unit(request, lambda u: batches.cancel_batch(u, batch_id, body))
+    return await in_unit(request, lambda u: batches.cancel_batch(u, batch_id, data))
 
 
 @get("/commands/{command_id:int}", **route(INTERFACE, answer=CommandView, errors_=(400, 404)))
@@ -222,22 +216,20 @@ async def get_command(request: HubRequest, command_id: FromPath[int]) -> Any:
 
 @post(
     "/commands/{command_id:int}/cancel",
-    **route(INTERFACE, body=CancelIn, answer=CommandView, errors_=(404, 409, 422)),
+    **route(INTERFACE, answer=CommandView, errors_=(404, 409, 422)),
 )
-async def cancel_command(request: HubRequest, command_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
+async def cancel_command(request: HubRequest, command_id: FromPath[int], data: JSONBody[CancelIn]) -> Any:
     """A queued command is cancelled; a claimed one only with ``force`` (409 without)."""
-    body = parse(CancelIn, data)
-    return await in_unit(request, lambda u: batches.cancel_command(u, command_id, body))
+    return await in_unit(request, lambda u: batches.cancel_command(u, command_id, data))
 
 
 @post(
     "/commands/{command_id:int}/retry",
-    **route(INTERFACE, body=EmptyIn, answer=BatchCreated, status=201, errors_=(404, 409, 422)),
+    **route(INTERFACE, answer=BatchCreated, status=201, errors_=(404, 409, 422)),
 )
-async def retry_command(request: HubRequest, command_id: FromPath[int], data: JSONBody[Any] = None) -> Any:
+async def retry_command(request: HubRequest, command_id: FromPath[int], data: JSONBody[EmptyIn]) -> Any:
     """A failed, skipped or cancelled command again: a new batch with the same params, validated as new; it waits
     for approval again when the command's batch did."""
-    parse(EmptyIn, data)
     return await in_unit(request, lambda u: batches.retry_command(u, command_id, requester=requester(request)))
 
 
@@ -251,18 +243,17 @@ _RUNNING = {
 }
 
 
-@post("/refresh", **route(INTERFACE, body=RefreshIn, answer=BatchCreated, status=201, errors_=(422,), more=_RUNNING))
+@post("/refresh", **route(INTERFACE, answer=BatchCreated, status=201, errors_=(422,), more=_RUNNING))
 async def refresh(
-    request: HubRequest, data: JSONBody[Any] = None, idempotency_key: IdempotencyKey = None
+    request: HubRequest, data: JSONBody[RefreshIn], idempotency_key: IdempotencyKey = None
 ) -> Response[Any]:
     """``{keys}``, ``{jql}`` or ``{}`` (a full refresh by the projects' base JQL) as a refresh-only batch; a full
     refresh asked while one is queued or running answers that one's batch (200), storing nothing."""
-    body = parse(RefreshIn, data)
 
     async def create(unit: Unit) -> tuple[BatchCreated, bool]:
-        return await batches.request_refresh(unit, body, requester=requester(request))
+        return await batches.request_refresh(unit, data, requester=requester(request))
 
-    return await _created(request, create, kind="refresh", body=data or {}, key=idempotency_key)
+    return await _created(request, create, kind=REFRESH_ASKED, body=given_json(data), key=idempotency_key)
 
 
 ROUTES = [

@@ -11,7 +11,6 @@ from hub_app.answers.batches import BatchCreated
 from hub_app.answers.drift import DriftPage
 from hub_app.api.routing import in_unit, requester, route
 from hub_app.bodies.drift import ReapplyIn
-from hub_app.bodies.parsing import parse
 from hub_app.operations import drift
 from hub_app.runtime.connection import HubRequest
 from hub_app.runtime.roles import INTERFACE
@@ -34,13 +33,12 @@ async def list_drift(
 
 @post(
     "/drift/reapply",
-    **route(INTERFACE, body=ReapplyIn, answer=BatchCreated, status=201, errors_=(404, 409, 422)),
+    **route(INTERFACE, answer=BatchCreated, status=201, errors_=(404, 409, 422)),
 )
-async def reapply(request: HubRequest, data: JSONBody[Any] = None) -> Any:
+async def reapply(request: HubRequest, data: JSONBody[ReapplyIn]) -> Any:
     """One new batch re-asserting the drifted aspects of the chosen commands (temp keys already resolved),
     validated as new, with its tail refresh; a command without drift now → 409."""
-    body = parse(ReapplyIn, data)
-    return await in_unit(request, lambda u: drift.reapply(u, body, requester=requester(request)))
+    return await in_unit(request, lambda u: drift.reapply(u, data, requester=requester(request)))
 
 
 ROUTES = [list_drift, reapply]

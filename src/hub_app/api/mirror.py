@@ -11,7 +11,6 @@ from hub_app.answers.mirror import IssueDetail, IssueView, NoteView
 from hub_app.answers.wire import Items
 from hub_app.api.routing import in_unit, route, token_name
 from hub_app.bodies.mirror import NoteIn
-from hub_app.bodies.parsing import parse
 from hub_app.operations import mirror
 from hub_app.runtime.connection import HubRequest
 from hub_app.runtime.roles import INTERFACE
@@ -59,11 +58,10 @@ async def list_notes(
     return await in_unit(request, lambda u: mirror.list_notes(u, key=key, limit=limit, offset=offset))
 
 
-@post("/notes", **route(INTERFACE, body=NoteIn, answer=NoteView, status=201, errors_=(422,)))
-async def add_note(request: HubRequest, data: JSONBody[Any] = None) -> Any:
+@post("/notes", **route(INTERFACE, answer=NoteView, status=201, errors_=(422,)))
+async def add_note(request: HubRequest, data: JSONBody[NoteIn]) -> Any:
     """A note of the hub on a Jira issue (never written to Jira)."""
-    body = parse(NoteIn, data)
-    return await in_unit(request, lambda u: mirror.add_note(u, body, author=token_name(request)))
+    return await in_unit(request, lambda u: mirror.add_note(u, data, author=token_name(request)))
 
 
 ROUTES = [list_issues, get_issue, issue_history, list_notes, add_note]

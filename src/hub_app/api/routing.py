@@ -1,8 +1,10 @@
 """How a route is declared: who may call it, what body it takes, what it answers and which errors it gives.
 
-``@post("/batches", **route(INTERFACE, body=BatchIn, answer=BatchCreated, status=201, errors=(413, 422)))``
-sets the guard's roles, the body DTO (:class:`~hub_app.api.json_body.CoreJson`), the documented answers
-(success and errors, each ``{status_code, detail}``) and the bearer scheme, in one place.
+``@post("/batches", **route(INTERFACE, body=BatchIn, answer=BatchCreated, status=201, errors_=(413, 422)))``
+sets the guard's roles, the documented answers (success and errors, each ``{status_code, detail}``) and the bearer
+scheme, in one place. A route's body is the type of its handler's ``data`` (:class:`~hub_app.api.json_body.TypedBodies`
+reads it); ``body`` is only for a body the core reads whole (``data: JSONBody[Any]``, the DTO
+:class:`~hub_app.api.json_body.CoreJson`): the type the document describes it by.
 """
 
 from __future__ import annotations

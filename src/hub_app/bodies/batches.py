@@ -9,6 +9,7 @@ from typing import Any
 import attrs
 
 from hub_app.bodies.parsing import HIDDEN, meta
+from reconcile.outlook import PLAN_NEEDED
 
 __all__ = [
     "ApproveIn",
@@ -66,7 +67,9 @@ class CancelIn:
 @attrs.frozen(kw_only=True)
 class ApproveIn:
     plan: str = attrs.field(
-        metadata=meta("nonempty", "digest одобряемого плана (GET /batches/{id}/plan): другой план — 409")
+        metadata=meta(
+            "nonempty", "digest одобряемого плана (GET /batches/{id}/plan): другой план — 409", missing=PLAN_NEEDED
+        )
     )
 
 

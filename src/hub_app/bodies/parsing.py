@@ -20,7 +20,18 @@ import attrs
 from adapters.storage.models import DB_INT_MAX
 from reconcile.vocabulary import ValidationError
 
-__all__ = ["HIDDEN", "documented", "expected_fields", "is_db_int", "json_schema", "meta", "page_bounds", "parse"]
+__all__ = [
+    "HIDDEN",
+    "documented",
+    "expected_fields",
+    "given_json",
+    "is_body",
+    "is_db_int",
+    "json_schema",
+    "meta",
+    "page_bounds",
+    "parse",
+]
 
 
 T = TypeVar("T")
@@ -42,11 +53,19 @@ _KINDS: dict[str, str] = {
 }
 
 
-def meta(name: str, doc: str = "", *, item: Callable[[Any, str], Any] | None = None, **schema: Any) -> dict[str, Any]:
+def meta(
+    name: str,
+    doc: str = "",
+    *,
+    item: Callable[[Any, str], Any] | None = None,
+    missing: str | None = None,
+    **schema: Any,
+) -> dict[str, Any]:
     """The metadata of a body field: its kind (the keys of the kinds' table), its doc for MCP and OpenAPI, for a
-    list the ``item`` that turns each element into its record (422 naming ``field[i]``), and JSON Schema extras
-    (``minimum``, ``minItems``)."""
-    return {"kind": name, "doc": doc, "item": item, "schema": schema}
+    list the ``item`` that turns each element into its record (422 naming ``field[i]``), what a body without this
+    required field (or no object at all) is told instead of «нет …», and JSON Schema extras (``minimum``,
+    ``minItems``)."""
+    return {"kind": name, "doc": doc, "item": item, "missing": missing, "schema": schema}
 
 
 _KIND_SCHEMAS: dict[str, dict[str, Any]] = {
@@ -114,17 +133,26 @@ def expected_fields(cls: type[Any]) -> str:
     return expected
 
 
+def is_body(cls: Any) -> bool:
+    """Whether ``cls`` is a body class :func:`parse` reads: an attrs class each of whose fields says its kind
+    (``given`` aside; :class:`EmptyIn` has none)."""
+    return attrs.has(cls) and all(f.name == "given" or "kind" in f.metadata for f in attrs.fields(cls))
+
+
 def parse(cls: type[T], body: Any) -> T:
     """``body`` (a JSON value; ``None`` = an empty body) as a ``cls``; 422 naming the field on any mismatch."""
     fields = {f.name: f for f in attrs.fields(cls) if "kind" in f.metadata}  # type: ignore[arg-type]
     expected = expected_fields(cls)
     if body is None:
         body = {}
+    required = [name for name, f in fields.items() if f.default is attrs.NOTHING]
+    told = [m for name in required if (m := fields[name].metadata.get("missing")) is not None]
     if not isinstance(body, dict):
-        raise ValidationError(f"тело запроса — ожидается объект; {expected}")
-    missing = [name for name, f in fields.items() if f.default is attrs.NOTHING and name not in body]
+        raise ValidationError(told[0] if told else f"тело запроса — ожидается объект; {expected}")
+    missing = [name for name in required if name not in body]
     if missing:
-        raise ValidationError(f"нет {', '.join(missing)}; {expected}")
+        told = [m for name in missing if (m := fields[name].metadata.get("missing")) is not None]
+        raise ValidationError(told[0] if told else f"нет {', '.join(missing)}; {expected}")
     extra = [name for name in body if name not in fields]
     if extra:
         raise ValidationError(f"лишние поля {', '.join(extra)}; {expected}")
@@ -140,6 +168,12 @@ def parse(cls: type[T], body: Any) -> T:
     if "given" in {f.name for f in attrs.fields(cls)}:  # type: ignore[arg-type]
         values["given"] = frozenset(body)
     return cls(**values)
+
+
+def given_json(body: Any) -> dict[str, Any]:
+    """The fields a parsed body's request gave, as JSON (a body class with ``given``; what an idempotency key's
+    fingerprint reads)."""
+    return {name: getattr(body, name) for name in sorted(body.given)}
 
 
 def page_bounds(limit: int | None, offset: int | None) -> tuple[int, int]:

@@ -19,11 +19,11 @@ from hub_app.answers.agent import AgentStatusView, CommandHeld, DeliveryView, Qu
 from hub_app.bodies.agent import AgentProblemIn, ClaimIn
 from hub_app.operations.approvals import expire_approvals
 from hub_app.operations.audit import prune_audit
-from hub_app.operations.batches import store_batch
+from hub_app.operations.batches import create_batch
 from hub_app.operations.freshness import mirror_freshness
 from hub_app.runtime.hub import Unit
-from hub_app.runtime.lookups import base_jql, batch, batch_context, command, held_batches, resolved_in_batch
-from reconcile.batches import auto_refresh_body, batch_needs, validate_batch
+from hub_app.runtime.lookups import base_jql, batch, command, held_batches, resolved_in_batch
+from reconcile.batches import auto_refresh_body
 from reconcile.config import Settings
 from reconcile.jira import site_url
 from reconcile.outlook import AgentPace, approval, approved_for, pace_from_wire, paced_settings
@@ -39,7 +39,7 @@ from reconcile.queue import (
     reports,
 )
 from reconcile.queue import claim as queue
-from reconcile.vocabulary import CATALOGUE, CommandStatus, Event, advance
+from reconcile.vocabulary import CATALOGUE, REFRESH_TYPE, CommandStatus, Event, advance
 
 if TYPE_CHECKING:
     from hub_app.runtime.metrics import HubMetrics
@@ -224,7 +224,7 @@ async def _deliver(unit: Unit, issued: CommandRecord, settings: Settings) -> Del
     file_size = None if file_param is None else unit.files.size(str(issued.params.get(file_param, "")))
     history_param = None
     full = False
-    if issued.type == "refresh":
+    if issued.type == REFRESH_TYPE:
         base = history.base_jql(settings.jira_project, [p.name for p in projects])
         full = history.is_full_refresh(issued.params, base)
         mark = history.journal_mark([run] if (run := await unit.db.queue.journal_mark_run()) else [])
@@ -237,7 +237,7 @@ async def _deliver(unit: Unit, issued: CommandRecord, settings: Settings) -> Del
         boards=delivery.boards_param((p.board_id, p.board_type) for p in projects),
         history=history_param,
     )
-    if issued.type == "refresh":
+    if issued.type == REFRESH_TYPE:
         await unit.db.queue.start_sync_run(issued.id, query=history.sync_query(params), full=full, now=unit.now)
     context = settings.agent_context()
     approved = (await batch(unit, issued.batch_id)).approval
@@ -282,9 +282,7 @@ async def _auto_refresh(unit: Unit, settings: Settings, held: frozenset[int]) ->
     if kind is auto_refresh.AutoRefresh.NONE or base is None:
         return False
     body = auto_refresh_body(base, changes=kind is auto_refresh.AutoRefresh.CHANGES)
-    # With the projects, so that its base JQL is known as the base JQL and stored as it is (full or change-only).
-    valid = validate_batch(body, await batch_context(unit, batch_needs(body, settings), settings), by_hub=True)
-    await store_batch(unit, valid, settings, requester=approval.HUB)
+    await create_batch(unit, body, requester=approval.HUB)
     return True
 
 

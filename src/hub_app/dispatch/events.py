@@ -25,24 +25,22 @@ from adapters.storage.records import AgentStatusRecord, CommandRecord
 from hub_app.answers.agent import EventsAck
 from hub_app.bodies.agent import EventsIn
 from hub_app.dispatch.reports import confirm_claimed
-from hub_app.operations.batches import store_batch
+from hub_app.operations.batches import create_batch
 from hub_app.runtime.hub import Unit
-from hub_app.runtime.lookups import base_jql, batch_context
+from hub_app.runtime.lookups import base_jql
 from reconcile.batches import (
     AUTO_REFRESH_AUTHOR,
     EVENT_REFRESH_TITLE,
     QueuedRefresh,
     auto_refresh_body,
-    batch_needs,
     decide_event_refreshes,
     event_refresh_body,
-    validate_batch,
 )
 from reconcile.config import Settings
 from reconcile.jira import EventOutcome, Need, WebhookEvent, event_outcomes, event_refusal
 from reconcile.outlook import approval
 from reconcile.queue import history, is_online
-from reconcile.vocabulary import CommandStatus, ValidationError
+from reconcile.vocabulary import REFRESH_TYPE, CommandStatus, ValidationError
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +94,7 @@ def _agent_at_work(unit: Unit, settings: Settings, status: AgentStatusRecord | N
 
 async def _queued_refreshes(unit: Unit, base: str | None) -> tuple[CommandRecord | None, bool]:
     """The hub's queued ``refresh {keys}`` for events, if any, and whether a change-only refresh is queued."""
-    queued = [c for c in await unit.db.queue.unfinished_of_type("refresh") if c.status is CommandStatus.QUEUED]
+    queued = [c for c in await unit.db.queue.unfinished_of_type(REFRESH_TYPE) if c.status is CommandStatus.QUEUED]
     batches = await unit.db.queue.batches_by_id({c.batch_id for c in queued})
     by_events = [
         c
@@ -137,12 +135,10 @@ async def _queue_refreshes(unit: Unit, events: Sequence[WebhookEvent]) -> int | 
         command_id = queued.id
     bodies = []
     if decision.queue_keys:
-        bodies.append((event_refresh_body(decision.queue_keys), False))
+        bodies.append(event_refresh_body(decision.queue_keys))
     if decision.queue_changes and base is not None:
-        bodies.append((auto_refresh_body(base, changes=True), True))
-    for batch_body, by_hub in bodies:
-        context = await batch_context(unit, batch_needs(batch_body, settings), settings)
-        valid = validate_batch(batch_body, context, by_hub=by_hub)
-        _, commands = await store_batch(unit, valid, settings, requester=approval.HUB)
-        command_id = command_id or commands[0].id
+        bodies.append(auto_refresh_body(base, changes=True))
+    for batch_body in bodies:
+        created = await create_batch(unit, batch_body, requester=approval.HUB)
+        command_id = command_id or created.commands[0].id
     return command_id

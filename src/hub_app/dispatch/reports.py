@@ -27,7 +27,7 @@ from reconcile.config import Settings
 from reconcile.jira import page_refusal
 from reconcile.outlook import confirm as confirm_rules
 from reconcile.queue import delivery, history, reports
-from reconcile.vocabulary import CommandStatus, ConflictError, Event, ValidationError, advance
+from reconcile.vocabulary import REFRESH_TYPE, CommandStatus, ConflictError, Event, ValidationError, advance
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +47,8 @@ async def submit_pages(unit: Unit, command_id: int, body: PagesIn) -> PagesAck:
         raise ValidationError(f"kind — ожидается одно из {', '.join(_PAGE_KINDS)}")
     await unit.db.lock_queue()
     refresh = await command(unit, command_id)
-    if refresh.type != "refresh":
-        raise ConflictError(f"команда {command_id} — не refresh")
+    if refresh.type != REFRESH_TYPE:
+        raise ConflictError(f"команда {command_id} — не {REFRESH_TYPE}")
     if refresh.status is CommandStatus.QUEUED or refresh.deliveries == 0:
         raise ConflictError(f"команда {command_id} не выдана агенту")
     issues, entries = body.issues or [], body.history or []
@@ -82,7 +82,7 @@ async def report(unit: Unit, command_id: int, body: ReportIn) -> ReportAck:
     if body.outcome == STALE_PLAN and current.status is CommandStatus.CLAIMED:
         await stale_plan(unit, current, body.difference or [])
         return ReportAck(accepted=True, status=CommandStatus.QUEUED)
-    run = await unit.db.queue.sync_run(current.id) if current.type == "refresh" else None
+    run = await unit.db.queue.sync_run(current.id) if current.type == REFRESH_TYPE else None
     decision = reports.decide_report(
         command_type=current.type,
         current_status=current.status,

@@ -41,7 +41,7 @@ from hub_app.runtime.public_url import PublicUrl
 from hub_app.runtime.roles import Caller
 from reconcile.outlook import ApprovalState, Door
 from reconcile.queue import idempotency
-from reconcile.vocabulary import ValidationError, batch_create_description, batch_create_schema
+from reconcile.vocabulary import REFRESH_TYPE, ValidationError, batch_create_description, batch_create_schema
 
 __all__ = [
     "KEY_ARG",
@@ -168,7 +168,7 @@ async def _batch_create(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> 
     async def create(body: dict[str, Any]) -> tuple[BatchCreated, bool]:
         return await batches.create_batch(unit, body, requester=caller.token.through(Door.MCP)), True
 
-    return await _created_once(unit, caller, args, "batch", create)
+    return await _created_once(unit, caller, args, idempotency.BATCH_ASKED, create)
 
 
 async def _batch_plan(unit: Unit, _: McpCaller, args: dict[str, Any]) -> Any:
@@ -232,7 +232,7 @@ async def _refresh(unit: Unit, caller: McpCaller, args: dict[str, Any]) -> Any:
     async def create(body: dict[str, Any]) -> tuple[BatchCreated, bool]:
         return await batches.request_refresh(unit, parse(RefreshIn, body), requester=caller.token.through(Door.MCP))
 
-    return await _created_once(unit, caller, args, "refresh", create)
+    return await _created_once(unit, caller, args, idempotency.REFRESH_ASKED, create)
 
 
 def _text(value: str) -> Callable[[], str]:
@@ -378,7 +378,7 @@ _TOOLS = (
         annotations=_WRITES,
     ),
     McpTool(
-        name="refresh",
+        name=REFRESH_TYPE,  # the tool queues a batch of that one type
         description=_text(
             "Обновить зеркало из Jira: keys — эти задачи, jql — по запросу, без аргументов — полное "
             "обновление по проектам хаба. Ставится пакетом из одной команды refresh; выполняется асинхронно." + KEY_HINT

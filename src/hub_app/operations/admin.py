@@ -52,9 +52,6 @@ __all__ = [
 NEEDS_APPROVAL_ROLE = "needs_approval — только для токена роли interface"
 
 
-# --- tokens -----------------------------------------------------------------------------------------------
-
-
 def token_digest(secret: str) -> str:
     """What the hub keeps of a token's secret (and the web page's session of it): its sha256."""
     return hashlib.sha256(secret.encode()).hexdigest()
@@ -105,9 +102,6 @@ async def caller_by_digest(unit: Unit, digest: str) -> Caller | None:
     return Caller(name=token.name, role=Role(token.role), needs_approval=token.needs_approval)
 
 
-# --- settings ---------------------------------------------------------------------------------------------
-
-
 async def get_settings(unit: Unit) -> dict[str, Any]:
     return settings_to_json(await unit.db.admin.settings())
 
@@ -137,9 +131,6 @@ async def replace_settings(unit: Unit, body: Any) -> dict[str, Any]:
     settings = settings_from_json(body)
     await _save_settings(unit, await unit.db.admin.settings(), settings)
     return settings_to_json(settings)
-
-
-# --- projects ---------------------------------------------------------------------------------------------
 
 
 def _check_board_type(value: str | None) -> None:
@@ -182,9 +173,6 @@ async def delete_project(unit: Unit, name: str) -> None:
     await lookups.project(unit, name)
     await unit.db.admin.delete_project(name)
     unit.audit("project_removed", data={"name": name})
-
-
-# --- files ------------------------------------------------------------------------------------------------
 
 
 async def store_file(unit: Unit, staged: StagedFile, *, filename: str | None) -> FileStored:

@@ -28,7 +28,7 @@ from reconcile.batches import ValidBatch, batch_needs, refresh_body, retry_body,
 from reconcile.config import Settings
 from reconcile.outlook import QueueFilter, Requester, approval
 from reconcile.queue import delivery, history
-from reconcile.vocabulary import PENDING, RETRYABLE, CommandStatus, ConflictError, Event, advance, can
+from reconcile.vocabulary import PENDING, REFRESH_TYPE, RETRYABLE, CommandStatus, ConflictError, Event, advance, can
 
 log = logging.getLogger(__name__)
 
@@ -45,32 +45,53 @@ __all__ = [
     "retry_batch",
     "retry_command",
     "retry_draft",
-    "store_batch",
     "validate",
 ]
 
 
-async def validate(unit: Unit, body: Any) -> tuple[ValidBatch, Settings]:
-    """A batch body checked by the core against the hub's state (422 on the first violation)."""
+async def validate(unit: Unit, body: Any, *, by_hub: bool = False) -> tuple[ValidBatch, Settings]:
+    """A batch body checked by the core against the hub's state, nothing stored (422 in the seed's words): what
+    it needs read (:func:`reconcile.batches.validation.batch_needs`), read, and validated. ``by_hub``: the hub's own
+    batch, which may carry the hub's parameters."""
     settings = await unit.db.admin.settings()
     context = await batch_context(unit, batch_needs(body, settings), settings)
     with unit.metrics().timed_validation():
-        return validate_batch(body, context), settings
+        return validate_batch(body, context, by_hub=by_hub), settings
 
 
-async def store_batch(
+async def create_batch(
     unit: Unit,
-    valid: ValidBatch,
-    settings: Settings,
+    body: Any,
     *,
     requester: Requester,
     retry_of: int | None = None,
     brings_back: Iterable[approval.Approval | None] = (),
     undo_of: int | None = None,
+) -> BatchCreated:
+    """The one way a batch is made, whoever asks (a door, a retry, an undo, drift's repair, the hub's refreshes):
+    :func:`validate` it, store it with its tail refresh and notes, and wake the claims waiting for work unless it
+    waits for approval. ``retry_of``: the command it retries; ``brings_back``: the approvals of the batches it
+    brings back; ``undo_of``: the batch it undoes."""
+    valid, settings = await validate(unit, body, by_hub=requester.by_hub)
+    stored = await _store(
+        unit, valid, settings, requester=requester, retry_of=retry_of, brings_back=brings_back, undo_of=undo_of
+    )
+    return BatchCreated.of(*stored)
+
+
+async def _store(
+    unit: Unit,
+    valid: ValidBatch,
+    settings: Settings,
+    *,
+    requester: Requester,
+    retry_of: int | None,
+    brings_back: Iterable[approval.Approval | None],
+    undo_of: int | None,
 ) -> tuple[BatchRecord, list[CommandRecord]]:
     """Store a validated batch with its notes, ``pending`` when its door, its token or a batch it brings back
     requires approval (:func:`reconcile.outlook.approval.initial_approval`); unless it waits, wake the claims waiting
-    for work (here and elsewhere). ``undo_of``: the batch it undoes."""
+    for work (here and elsewhere)."""
     waits = approval.initial_approval(requester, (c.type for c in valid.commands), settings, brings_back=brings_back)
     batch, commands = await unit.db.queue.add_batch(
         valid,
@@ -99,7 +120,7 @@ async def store_batch(
         "waits": approval.holds(waits),
         "digest": waits.plan.digest if waits is not None and waits.plan else None,
     }
-    by_hub = requester.token_name is None
+    by_hub = requester.by_hub
     unit.audit(
         "batch_created",
         batch_id=batch.id,
@@ -113,20 +134,6 @@ async def store_batch(
     return batch, commands
 
 
-async def create_batch(
-    unit: Unit,
-    body: Any,
-    *,
-    requester: Requester,
-    retry_of: int | None = None,
-    brings_back: Iterable[approval.Approval | None] = (),
-) -> BatchCreated:
-    """``POST /batches``: validate by the core, store the batch with its tail refresh, wake waiting claims."""
-    valid, settings = await validate(unit, body)
-    stored = await store_batch(unit, valid, settings, requester=requester, retry_of=retry_of, brings_back=brings_back)
-    return BatchCreated.of(*stored)
-
-
 async def request_refresh(unit: Unit, body: RefreshIn, *, requester: Requester) -> tuple[BatchCreated, bool]:
     """``POST /refresh``: ``{keys}``, ``{jql}`` or ``{}`` (a full refresh by the base JQL) as a batch; and whether
     it is new. A full refresh asked while one is queued or running (the hub's automatic one, another person's)
@@ -138,7 +145,7 @@ async def request_refresh(unit: Unit, body: RefreshIn, *, requester: Requester) 
     if history.is_full_refresh(refresh["params"], base):
         await unit.db.lock_queue()  # two requests at once: the second sees the first's
         held = await held_batches(unit)
-        for running in await unit.db.queue.unfinished_of_type("refresh"):
+        for running in await unit.db.queue.unfinished_of_type(REFRESH_TYPE):
             if running.batch_id not in held and history.answers_full_refresh(
                 running.params, status=running.status, deliveries=running.deliveries, base=base
             ):
@@ -270,7 +277,7 @@ async def retry_draft(unit: Unit, *, command_ids: list[int] | None, batch_id: in
         assert batch_id is not None
         parent = await batch(unit, batch_id)
         stored = (await unit.db.queue.commands_of([parent.id]))[parent.id]
-        tail = stored[-1].id if len(stored) > 1 and stored[-1].type == "refresh" else None
+        tail = stored[-1].id if len(stored) > 1 and stored[-1].type == REFRESH_TYPE else None
         found = [c for c in stored if c.status is CommandStatus.FAILED and c.id != tail]
         title = f"повтор ошибок пакета {parent.id}: {parent.title}"
     else:

@@ -15,7 +15,7 @@ import gc
 from collections.abc import Iterator, Mapping
 
 from hub_app.answers.batches import BatchCreated
-from hub_app.answers.drift import DriftItemView, DriftPage
+from hub_app.answers.drift import DriftPage
 from hub_app.answers.wire import iso
 from hub_app.bodies.drift import ReapplyIn
 from hub_app.bodies.parsing import page_bounds
@@ -118,7 +118,7 @@ async def list_drift(
     page = found[start : start + size]
     journals = await unit.db.mirror.journals(journal_keys(page))
     return DriftPage(
-        items=[DriftItemView.of(drift) for drift in attribute(page, journals)],
+        items=list(attribute(page, journals)),
         total=len(found),
         last_full_refresh_at=iso(await unit.db.queue.last_full_refresh()),
     )

@@ -16,7 +16,7 @@ from reconcile.batches import NewCommand, batch_keys
 from reconcile.config import Settings
 from reconcile.outlook import PlanSnapshot, Prediction, approved_plan, dryrun, plan_lines
 from reconcile.queue import Skip, resolved_keys, settle, substitute
-from reconcile.vocabulary import CATALOGUE, PENDING, CommandStatus, MirrorIssue
+from reconcile.vocabulary import CATALOGUE, PENDING, REFRESH_TYPE, CommandStatus, MirrorIssue
 
 __all__ = ["StoredPlan", "plan_commands", "predict", "stored_plan"]
 
@@ -81,7 +81,7 @@ async def stored_plan(unit: Unit, batch: BatchRecord, settings: Settings) -> Sto
         if isinstance(verdict, Skip) and command.status is CommandStatus.QUEUED:
             skips[command.seq] = verdict.error
         params = substitute(command.type, command.params, resolved)
-        if command.type == "refresh" and isinstance(keys := command.params.get("keys"), list):
+        if command.type == REFRESH_TYPE and isinstance(keys := command.params.get("keys"), list):
             # A tail refresh names the keys still to be created too: it reads them once they exist.
             params["keys"] = [resolved.get(key, key) for key in keys]
         commands.append(NewCommand(seq=command.seq, type=command.type, params=params, temp_key=command.temp_key))

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hub_app.answers.batches import BatchCreated
 from hub_app.answers.undo import KeptView, UndoItemView, UndoView
-from hub_app.operations.batches import store_batch, validate
+from hub_app.operations.batches import create_batch, validate
 from hub_app.operations.plan import plan_view
 from hub_app.runtime.hub import Unit
 from hub_app.runtime.lookups import batch, resolved_in_batch
@@ -67,16 +66,11 @@ async def undo_batch(unit: Unit, batch_id: int, *, requester: Requester, dry_run
     }
     plan = None
     created = None
-    if undo.commands:
-        valid, settings = await validate(unit, body)
-        if dry_run:
-            plan = await plan_view(unit, valid, settings)
-        else:
-            stored = await store_batch(
-                unit, valid, settings, requester=requester, brings_back=[approval], undo_of=batch_id
-            )
-            created = BatchCreated.of(*stored)
-            unit.audit("batch_undo", batch_id=created.id, data={"undo_of": batch_id, "commands": len(undo.commands)})
+    if undo.commands and dry_run:
+        plan = await plan_view(unit, *await validate(unit, body))
+    elif undo.commands:
+        created = await create_batch(unit, body, requester=requester, brings_back=[approval], undo_of=batch_id)
+        unit.audit("batch_undo", batch_id=created.id, data={"undo_of": batch_id, "commands": len(undo.commands)})
     elif not dry_run:
         raise ConflictError(f"в пакете {batch_id} нечего откатывать")
     return UndoView(

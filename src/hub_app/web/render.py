@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -50,7 +50,7 @@ from reconcile.outlook import (
     result_in_words,
     sprint_state,
 )
-from reconcile.vocabulary import CATALOGUE, bad_place, error_text, is_temp_key
+from reconcile.vocabulary import CATALOGUE, REFRESH_TYPE, bad_place, error_text, is_temp_key, utc_text
 
 __all__ = [
     "PAGE_PREFIX",
@@ -132,7 +132,7 @@ def _time(context: Context, value: Any) -> Markup | str:
         return when(value)
     utc = when(found)
     shown = when(found, context.get("jira_time_zone"))
-    iso = found.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    iso = utc_text(found, "auto")
     return Markup(f'<time datetime="{escape(iso)}" title="{escape(utc)}">{escape(shown)}</time>')
 
 
@@ -173,6 +173,7 @@ def _environment() -> Environment:
         APPROVAL_LABELS=APPROVAL_LABELS,
         BATCH_STATE_LABELS=BATCH_STATE_LABELS,
         BAR_LABELS=BAR_LABELS,
+        REFRESH_TYPE=REFRESH_TYPE,
     )
     env.policies["json.dumps_kwargs"] = {"ensure_ascii": False, "sort_keys": False}
     return env

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import attrs
 
 from reconcile.vocabulary.canonical import canonical_json, sha256_hex
+from reconcile.vocabulary.text import utc_text
 
 __all__ = [
     "COLUMNS",
@@ -76,7 +77,7 @@ _SECRET_WORDS = ("secret", "password", "authorization", "cookie", "csrf")
 
 def format_at(at: datetime) -> str:
     """A record's time as the hash covers it: UTC, microseconds, ``Z``."""
-    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return utc_text(at, "micro")
 
 
 def _scrubbed(value: Any) -> Any:

@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import unquote
 
+from reconcile.vocabulary.catalogue import CommandType
+
 __all__ = ["jira_writes"]
 
 _ISSUE_KEY = re.compile(r"/issue/([A-Z][A-Z0-9_]*-[0-9]+)")
@@ -47,13 +49,13 @@ def _link_change(method: str, result: Mapping[str, Any]) -> tuple[Any, Any]:
 
 def _change(command_type: str, method: str, result: Mapping[str, Any]) -> tuple[Any, Any]:
     """(before, after) of one write of ``command_type`` as its result tells them."""
-    if command_type == "ensure_fields":
+    if command_type == CommandType.ENSURE_FIELDS:
         return _fields_change(result)
-    if command_type in ("ensure_status", "ensure_sprint"):
+    if command_type in (CommandType.ENSURE_STATUS, CommandType.ENSURE_SPRINT):
         return result.get("from"), result.get("to")
-    if command_type == "ensure_link":
+    if command_type == CommandType.ENSURE_LINK:
         return _link_change(method, result)
-    if command_type == "ensure_comment" and method == "PUT":
+    if command_type == CommandType.ENSURE_COMMENT and method == "PUT":
         return result.get("previous_body"), None
     return None, None
 

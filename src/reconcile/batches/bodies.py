@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from reconcile.vocabulary.catalogue import CATALOGUE
+from reconcile.vocabulary.catalogue import CATALOGUE, REFRESH_TYPE, CommandType
 from reconcile.vocabulary.errors import ValidationError
 
 __all__ = [
@@ -36,7 +36,7 @@ def retry_params(command_type: str, params: Mapping[str, Any]) -> dict[str, Any]
     board is resolved again, and so are the type's hub parameters (a retry is a person's request: a retried
     change-only refresh reads its JQL whole, as ``POST /refresh {}`` does)."""
     dropped = {p.name for p in CATALOGUE[command_type].hub_params} if command_type in CATALOGUE else set()
-    dropped |= {"board_id"} if command_type == "ensure_sprint" else set()
+    dropped |= {"board_id"} if command_type == CommandType.ENSURE_SPRINT else set()
     return {k: v for k, v in params.items() if k not in dropped}
 
 
@@ -66,7 +66,7 @@ def refresh_body(*, keys: list[str] | None, jql: str | None, base_jql: str | Non
         raise ValidationError(NO_PROJECTS_FOR_FULL_REFRESH)
     else:
         params = {"jql": base_jql}
-    return {"author": author, "title": "обновление из Jira", "commands": [{"type": "refresh", "params": params}]}
+    return {"author": author, "title": "обновление из Jira", "commands": [{"type": REFRESH_TYPE, "params": params}]}
 
 
 def auto_refresh_body(base_jql: str, *, changes: bool = False) -> dict[str, Any]:
@@ -77,5 +77,5 @@ def auto_refresh_body(base_jql: str, *, changes: bool = False) -> dict[str, Any]
     return {
         "author": AUTO_REFRESH_AUTHOR,
         "title": AUTO_REFRESH_CHANGES_TITLE if changes else AUTO_REFRESH_TITLE,
-        "commands": [{"type": "refresh", "params": params}],
+        "commands": [{"type": REFRESH_TYPE, "params": params}],
     }

@@ -41,6 +41,7 @@ from reconcile.batches.validation import AUTO_REFRESH_AUTHOR
 from reconcile.guard.policy import key_project
 from reconcile.jira.webhook_events import Need, WebhookEvent
 from reconcile.queue.history import JournalMark
+from reconcile.vocabulary.catalogue import REFRESH_TYPE
 
 __all__ = [
     "EVENT_REFRESH_TITLE",
@@ -131,5 +132,5 @@ def event_refresh_body(keys: Sequence[str]) -> dict[str, Any]:
     return {
         "author": AUTO_REFRESH_AUTHOR,
         "title": EVENT_REFRESH_TITLE,
-        "commands": [{"type": "refresh", "params": {"keys": list(keys)}}],
+        "commands": [{"type": REFRESH_TYPE, "params": {"keys": list(keys)}}],
     }

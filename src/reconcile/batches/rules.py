@@ -16,7 +16,7 @@ import attrs
 
 from reconcile.config.settings import Settings
 from reconcile.guard import scope
-from reconcile.vocabulary.catalogue import CATALOGUE
+from reconcile.vocabulary.catalogue import CATALOGUE, REFRESH_TYPE, CommandType
 from reconcile.vocabulary.commands import command_label, is_temp_key, key_params
 from reconcile.vocabulary.errors import ValidationError
 
@@ -230,10 +230,10 @@ def check_command_rules(state: BatchWalk, index: int, command_type: str, params:
         _ensure_issue(state, index, params)
         return
     project = state.project
-    if command_type == "ensure_link":
+    if command_type == CommandType.ENSURE_LINK:
         _ensure_link(state, index, params)
         return
-    if command_type == "refresh":
+    if command_type == REFRESH_TYPE:
         if isinstance(params.get("jql"), str):
             jql = params["jql"]
             try:
@@ -244,11 +244,11 @@ def check_command_rules(state: BatchWalk, index: int, command_type: str, params:
                 raise ValidationError(exc.message, param="jql") from None
         return
     if project is not None:
-        if command_type == "ensure_fields":
+        if command_type == CommandType.ENSURE_FIELDS:
             _ensure_fields_project(state, params)
         if not state.in_project(params["key"]):
             raise ValidationError(f"{params['key']} не в проекте {project}", param="key")
-    if command_type == "ensure_sprint":
+    if command_type == CommandType.ENSURE_SPRINT:
         params["board_id"] = _resolve_board(state, index, params["key"])
     elif spec.file_param is not None and params[spec.file_param] not in state.ctx.files:
         raise ValidationError(

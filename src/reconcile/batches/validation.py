@@ -32,7 +32,7 @@ from reconcile.config.settings import Settings
 from reconcile.guard import scope
 from reconcile.queue import history
 from reconcile.queue.pacing import estimate_seconds
-from reconcile.vocabulary.catalogue import CATALOGUE, creating_types
+from reconcile.vocabulary.catalogue import CATALOGUE, REFRESH_TYPE, creating_types
 from reconcile.vocabulary.commands import check_command, is_jira_key, is_temp_key
 from reconcile.vocabulary.errors import ValidationError
 
@@ -96,9 +96,6 @@ class ValidBatch:
     estimate_seconds: float
 
 
-# --- tolerant walks over any JSON, for the caller to prefetch what validation needs --------------------
-
-
 def _raw_commands(body: Any) -> Iterator[tuple[str, dict[str, Any]]]:
     if not isinstance(body, dict) or not isinstance(body.get("commands"), list):
         return
@@ -138,19 +135,13 @@ def batch_keys(commands: tuple[NewCommand, ...]) -> list[str]:
     """All keys of a batch's commands, temp keys included, in order of first appearance (the tail refresh)."""
     keys: dict[str, None] = {}
     for command in commands:
-        if command.type == "refresh":
+        if command.type == REFRESH_TYPE:
             continue
         if command.temp_key:
             keys.setdefault(command.temp_key)
         for key in key_values(command.type, command.params):
             keys.setdefault(key)
     return list(keys)
-
-
-# --- validation
-
-
-# --- validation -------------------------------------------------------------------------------------------
 
 
 def _note(number: int, note: Any, state: BatchWalk) -> NewNote:
@@ -266,8 +257,10 @@ def validate_batch(body: Any, ctx: BatchContext, *, by_hub: bool = False) -> Val
     notes = _notes(body, state, errors)
     errors.raise_any()
 
-    if any(c.type != "refresh" for c in commands):
-        commands.append(NewCommand(seq=len(commands) + 1, type="refresh", params={"keys": batch_keys(tuple(commands))}))
+    if any(c.type != REFRESH_TYPE for c in commands):
+        commands.append(
+            NewCommand(seq=len(commands) + 1, type=REFRESH_TYPE, params={"keys": batch_keys(tuple(commands))})
+        )
     return ValidBatch(
         author=author,
         title=title,

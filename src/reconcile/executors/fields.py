@@ -15,14 +15,16 @@ from reconcile.executors.base import JiraCall
 from reconcile.guard.paths import issue_path
 from reconcile.jira.model import issue_from_jira, mirror_fields
 from reconcile.jira.replaced import Conflict, FieldChange, FieldsUndo
-from reconcile.vocabulary.catalogue import CATALOGUE
+from reconcile.vocabulary.catalogue import CATALOGUE, CommandType
 from reconcile.vocabulary.records import MirrorIssue
 from reconcile.vocabulary.text import same_text
 
 __all__ = ["FIELD_ORDER", "ensure_fields", "fields_diff", "held_fields"]
 
 #: The fields, in the order the agent compares and reports them (``if_unchanged`` is none of them).
-FIELD_ORDER: tuple[str, ...] = tuple(p.name for p in CATALOGUE["ensure_fields"].optional if p.name != "if_unchanged")
+FIELD_ORDER: tuple[str, ...] = tuple(
+    p.name for p in CATALOGUE[CommandType.ENSURE_FIELDS].optional if p.name != "if_unchanged"
+)
 
 
 def _labels(value: Any) -> list[str]:

@@ -23,6 +23,7 @@ import attrs
 
 from reconcile.config.settings import Settings
 from reconcile.guard.paths import shown_value
+from reconcile.vocabulary.catalogue import REFRESH_TYPE, CommandType
 
 __all__ = [
     "ROLES",
@@ -120,14 +121,14 @@ def mapped_fields(settings: Settings) -> dict[str, str]:
 def roles_used(command_type: str, params: Mapping[str, Any]) -> tuple[str, ...]:
     """The roles whose field a command reads to decide or writes: what a refresh reads for the mirror, what an
     ``ensure_fields``/``ensure_issue`` sets (the epic name on a new epic), ``ensure_sprint``'s sprint."""
-    if command_type == "refresh":
+    if command_type == REFRESH_TYPE:
         return ("sprint", "planned_start", "planned_end", "epic_link")
-    if command_type == "ensure_sprint":
+    if command_type == CommandType.ENSURE_SPRINT:
         return ("sprint",)
-    if command_type not in ("ensure_fields", "ensure_issue"):
+    if command_type not in (CommandType.ENSURE_FIELDS, CommandType.ENSURE_ISSUE):
         return ()
     used = [role for name, role in _PARAM_ROLES.items() if params.get(name) is not None]
-    if command_type == "ensure_issue" and params.get("issue_type") == "epic":
+    if command_type == CommandType.ENSURE_ISSUE and params.get("issue_type") == "epic":
         used.append("epic_name")
     return tuple(used)
 

@@ -22,7 +22,7 @@ import attrs
 
 from reconcile.config.settings import Settings
 from reconcile.guard.jql import JqlProblem, client_jql, within_projects
-from reconcile.vocabulary.catalogue import CATALOGUE, read_only_types
+from reconcile.vocabulary.catalogue import CATALOGUE, REFRESH_TYPE, read_only_types
 from reconcile.vocabulary.commands import is_jira_key, key_params
 from reconcile.vocabulary.notices import seconds_text
 
@@ -116,7 +116,7 @@ def _keys(command_type: str, params: Mapping[str, Any]) -> list[str]:
 
 
 def _jqls(command_type: str, params: Mapping[str, Any]) -> list[str]:
-    if command_type != "refresh":
+    if command_type != REFRESH_TYPE:
         return []
     found = [params["jql"]] if isinstance(params.get("jql"), str) else []
     history = params.get("history")
@@ -162,7 +162,7 @@ def scoped_params(policy: AgentPolicy, command_type: str, params: Mapping[str, A
     """The parameters the executor gets: a refresh's ``jql`` and ``history.jql`` parsed and written anew inside
     the allowed projects (:func:`agent_jql`; call after :func:`refusal` said ``None``)."""
     scoped = dict(params)
-    if command_type != "refresh":
+    if command_type != REFRESH_TYPE:
         return scoped
     if isinstance(scoped.get("jql"), str):
         scoped["jql"] = agent_jql(policy.allow_projects, scoped["jql"])

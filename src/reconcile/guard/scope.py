@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from reconcile.guard.jql import JqlProblem, client_jql, project_restriction, within_project
 from reconcile.guard.jql_tree import jql_text
 from reconcile.guard.policy import key_project
+from reconcile.vocabulary.catalogue import REFRESH_TYPE
 from reconcile.vocabulary.commands import command_label, is_temp_key
 from reconcile.vocabulary.errors import ValidationError
 
@@ -55,5 +56,5 @@ def scoped_jql(index: int, jql: str, *, jira_project: str, base_jql: str | None)
         return jql
     condition = client_jql(jql)
     if isinstance(condition, JqlProblem):
-        raise ValidationError(f"{command_label(index, 'refresh')}: JQL не принят: {condition}")
+        raise ValidationError(f"{command_label(index, REFRESH_TYPE)}: JQL не принят: {condition}")
     return within_project(jira_project, condition)

@@ -16,6 +16,7 @@ from reconcile.guard.policy import key_project
 from reconcile.jira.mirror_rule import FUTURE_LIMIT, too_far_ahead
 from reconcile.jira.webhook_events import WebhookEvent
 from reconcile.vocabulary.records import HistoryEntry, MirrorIssue
+from reconcile.vocabulary.text import utc_text
 
 __all__ = ["event_refusal", "page_refusal"]
 
@@ -42,5 +43,5 @@ def event_refusal(event: WebhookEvent, index: int, *, jira_project: str, now: da
     problem = _outside(event.key, jira_project) if event.key is not None else None
     if problem is None and event.issue is not None and too_far_ahead(event.issue.updated, now):
         limit = int(FUTURE_LIMIT.total_seconds())
-        problem = f"updated {event.issue.updated} позже часов хаба ({now:%Y-%m-%dT%H:%M:%SZ}) больше чем на {limit} с"
+        problem = f"updated {event.issue.updated} позже часов хаба ({utc_text(now)}) больше чем на {limit} с"
     return None if problem is None else f"events[{index}]: {problem}"

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from reconcile.vocabulary.errors import JiraAnswerError, ValidationError
-from reconcile.vocabulary.text import check_text
+from reconcile.vocabulary.text import check_text, utc_text
 
 __all__ = [
     "answer_key",
@@ -127,9 +127,7 @@ def jira_time(value: Any, key: str, field: str, *, millis: bool = False) -> str 
         moment = moment.astimezone(UTC)
     except (ValueError, OverflowError):
         raise JiraAnswerError(key, field, f"не дата-время: {value[:40]!r}") from None
-    whole = moment.strftime("%Y-%m-%dT%H:%M:%S")
-    milliseconds = moment.microsecond // 1000
-    return f"{whole}.{milliseconds:03d}Z" if millis and milliseconds else f"{whole}Z"
+    return utc_text(moment, "milli" if millis and moment.microsecond // 1000 else "none")
 
 
 def answer_key(raw: Any, default: str = "?") -> str:

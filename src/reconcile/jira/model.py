@@ -37,7 +37,7 @@ from reconcile.vocabulary.records import (
     converter,
     oversized,
 )
-from reconcile.vocabulary.text import bad_place
+from reconcile.vocabulary.text import bad_place, utc_text
 
 __all__ = [
     "SPRINT_KEYS",
@@ -242,7 +242,7 @@ def to_utc_z(value: Any) -> str | None:
         moment = datetime.fromisoformat(value)
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=UTC)
-        return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return utc_text(moment)
     except (ValueError, OverflowError):
         return value
 

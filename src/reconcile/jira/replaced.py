@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from reconcile.vocabulary.catalogue import CommandType
 from reconcile.vocabulary.records import MirrorLink
 
 __all__ = [
@@ -311,13 +312,13 @@ def _issue(undo: Mapping[str, Any]) -> IssueUndo | None:
 
 
 _READERS: Mapping[str, Any] = {
-    "ensure_fields": _fields,
-    "ensure_status": _status,
-    "ensure_sprint": _sprint_undo,
-    "ensure_link": _link,
-    "ensure_comment": _comment,
-    "ensure_attachment": _attachment,
-    "ensure_issue": _issue,
+    CommandType.ENSURE_FIELDS: _fields,
+    CommandType.ENSURE_STATUS: _status,
+    CommandType.ENSURE_SPRINT: _sprint_undo,
+    CommandType.ENSURE_LINK: _link,
+    CommandType.ENSURE_COMMENT: _comment,
+    CommandType.ENSURE_ATTACHMENT: _attachment,
+    CommandType.ENSURE_ISSUE: _issue,
 }
 
 

@@ -58,6 +58,7 @@ from reconcile.jira.model import histories_from_jira, issue_from_jira
 from reconcile.vocabulary.commands import is_jira_key
 from reconcile.vocabulary.errors import JiraAnswerError, ValidationError
 from reconcile.vocabulary.records import HistoryEntry, MirrorIssue, converter, issue_to_wire, wire_history, wire_issue
+from reconcile.vocabulary.text import utc_text
 
 __all__ = [
     "COMMENT_EVENTS",
@@ -153,7 +154,7 @@ def _at(timestamp: Any, received_at: datetime) -> str:
     if isinstance(timestamp, int) and not isinstance(timestamp, bool):
         with contextlib.suppress(OverflowError, OSError, ValueError):
             moment = datetime.fromtimestamp(timestamp / 1000, tz=UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return utc_text(moment)
 
 
 def _id(value: Any) -> str | None:

@@ -82,6 +82,11 @@ class Requester:
     token_name: str | None = None
     needs_approval: bool = False
 
+    @property
+    def by_hub(self) -> bool:
+        """Whether the hub itself asks (its own batch may carry the hub's parameters)."""
+        return self.door is None and self.token_name is None
+
 
 #: The hub itself (its automatic refresh): no door, no token.
 HUB = Requester()

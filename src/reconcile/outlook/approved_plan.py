@@ -28,6 +28,7 @@ from reconcile.types.write_lines import WriteLine
 from reconcile.vocabulary.canonical import canonical_json, sha256_hex
 from reconcile.vocabulary.commands import is_temp_key
 from reconcile.vocabulary.errors import ConflictError
+from reconcile.vocabulary.text import utc_text
 from reconcile.vocabulary.wording import field_change, field_name, field_value, show
 
 __all__ = [
@@ -49,7 +50,7 @@ PLAN_NEEDED = "plan — ожидается дайджест одобряемог
 
 
 def _iso(at: datetime) -> str:
-    return at.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return utc_text(at, "micro")
 
 
 @attrs.frozen(kw_only=True)

@@ -109,10 +109,8 @@ class Drift:
     now: Any
     changed_by: str | None = None
     changed_at: str | None = None
-    params: Mapping[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
-
-
-# --- which command counts for each aspect ------------------------------------------------------------------
+    # Not in the answers (``doc: False``): what reapply re-asserts, not what a person reads.
+    params: Mapping[str, Any] = attrs.field(factory=dict, eq=False, repr=False, metadata={"doc": False})
 
 
 def _slot(key: str, name: str, params: Mapping[str, Any]) -> tuple[str, ...]:
@@ -160,9 +158,6 @@ def latest_settings(commands: Iterable[SetCommand]) -> list[Setting]:
             command = ordered[index]
             settings.append(Setting(command=command, key=key, params=params, aspects=own))
     return settings
-
-
-# --- what drifted ------------------------------------------------------------------------------------------
 
 
 def _wanted_and_now(aspect: Aspect, issue: MirrorIssue, link_types: Mapping[str, str]) -> tuple[Any, Any]:
@@ -298,8 +293,6 @@ def find_drift(
     return found
 
 
-# --- who changed it ----------------------------------------------------------------------------------------
-
 # The journal's names of the fields (Jira names a custom field by its display name).
 _JOURNAL_FIELDS: dict[str, tuple[str, ...]] = {
     "summary": ("summary",),
@@ -368,9 +361,6 @@ def attribute(items: Sequence[Drift], journal: Mapping[str, Sequence[HistoryEntr
         else:
             answered.append(attrs.evolve(drift, changed_by=latest.author, changed_at=latest.created))
     return answered
-
-
-# --- putting it back ---------------------------------------------------------------------------------------
 
 
 def _merged(items: Sequence[Drift]) -> dict[str, Any]:

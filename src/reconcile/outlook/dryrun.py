@@ -34,7 +34,7 @@ from reconcile.executors import (
     context_settings,
     drive,
 )
-from reconcile.types.binding import TYPES, CommandType, executor_for
+from reconcile.types.binding import TYPES, TypeBinding, executor_for
 from reconcile.types.dryrun_answers import (
     UNKNOWN_SPRINT,
     MirrorAnswer,
@@ -49,6 +49,7 @@ from reconcile.types.write_lines import Reads, WriteLine, lines_of_write
 from reconcile.vocabulary.commands import is_temp_key
 from reconcile.vocabulary.errors import ValidationError
 from reconcile.vocabulary.records import MirrorIssue
+from reconcile.vocabulary.text import utc_text
 
 __all__ = [
     "BEYOND_MIRROR",
@@ -185,7 +186,7 @@ def predict_command(
     searchable: Mapping[str, Sequence[MirrorIssue]] | None = None,
     context: Mapping[str, Any] | None = None,
     context_read: Settings | None = None,
-    types: Mapping[str, CommandType] = TYPES,
+    types: Mapping[str, TypeBinding] = TYPES,
 ) -> Prediction:
     """Run one command's executor against mirror records; ``issues`` may hold temp keys to be created;
     ``searchable`` (:func:`_searchable` of them), ``context`` (``settings.agent_context()``) and ``context_read``
@@ -249,7 +250,7 @@ def with_issues_to_be_created(
     commands: Sequence[NewCommand], mirror: Mapping[str, MirrorIssue], *, jira_user: str | None, now: datetime
 ) -> dict[str, MirrorIssue]:
     """``mirror`` plus a record under each temp key the ``ensure_issue`` commands among ``commands`` define."""
-    stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    stamp = utc_text(now)
     issues: dict[str, MirrorIssue] = dict(mirror)
     for command in commands:
         if command.temp_key:

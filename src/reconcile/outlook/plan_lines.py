@@ -22,10 +22,10 @@ import attrs
 
 from reconcile.batches.validation import NewCommand
 from reconcile.config.settings import Settings
-from reconcile.types.binding import TYPES, CommandType
+from reconcile.types.binding import TYPES, TypeBinding
 from reconcile.types.plan_rules import CHANGE, CREATE, DELETE, FAIL, NO_CHANGES, NOT_KNOWN, SAME, PlanInput, PlanLine
 from reconcile.types.prediction import Prediction
-from reconcile.vocabulary.catalogue import CommandSpec, Format
+from reconcile.vocabulary.catalogue import REFRESH_TYPE, CommandSpec, CommandType, Format
 from reconcile.vocabulary.commands import is_jira_key, is_temp_key
 from reconcile.vocabulary.records import MirrorIssue
 
@@ -63,7 +63,7 @@ def temp_key_unknown(temp_key: str) -> str:
 
 
 def _missing_unknown(command_type: str, key: str) -> str:
-    if command_type == "refresh":  # the advice to refresh would point at the command itself
+    if command_type == REFRESH_TYPE:  # the advice to refresh would point at the command itself
         return f"задачи {key} ещё нет в зеркале — этот refresh прочтёт её из Jira, если она там есть"
     return f"задачи {key} нет в зеркале — обновите зеркало (refresh), чтобы увидеть план"
 
@@ -78,7 +78,7 @@ def _keys_of(spec: CommandSpec, params: Mapping[str, Any]) -> list[str]:
     return keys
 
 
-def _subject(entry: CommandType, params: Mapping[str, Any]) -> str:
+def _subject(entry: TypeBinding, params: Mapping[str, Any]) -> str:
     if entry.plan_subject is not None:
         return entry.plan_subject(params)
     return str(params.get(entry.spec.subject or ""))  # a type without its own rule names its subject parameter
@@ -95,7 +95,7 @@ def plan_command(
     settings: Settings,
     created: Iterable[str] = (),
     skip: str | None = None,
-    types: Mapping[str, CommandType] = TYPES,
+    types: Mapping[str, TypeBinding] = TYPES,
 ) -> CommandPlan:
     """One command's plan from its ``prediction`` (``None`` with ``skip``: it will be skipped with that error).
 
@@ -130,7 +130,11 @@ def plan_command(
     unknown = [temp_key_unknown(k) for k in dict.fromkeys(temp_refs)]
     unknown += [_missing_unknown(command.type, k) for k in missing]
     unknown += list(prediction.unknown)
-    if command.type == "ensure_sprint" and prediction.writes and params.get("sprint") not in ("backlog", None):
+    if (
+        command.type == CommandType.ENSURE_SPRINT
+        and prediction.writes
+        and params.get("sprint") not in ("backlog", None)
+    ):
         unknown.append(_SPRINT_ID)
     return CommandPlan(
         seq=command.seq,

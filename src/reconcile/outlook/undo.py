@@ -44,6 +44,7 @@ from reconcile.jira.replaced import (
     undo_of_result,
 )
 from reconcile.outlook.drift import Drift, attribute
+from reconcile.vocabulary.catalogue import REFRESH_TYPE, CommandType
 from reconcile.vocabulary.lifecycle import CommandStatus
 from reconcile.vocabulary.records import HistoryEntry, MirrorIssue, MirrorLink
 from reconcile.vocabulary.text import same_text
@@ -158,7 +159,7 @@ def _fields(done: DoneCommand, undo: FieldsUndo, issue: MirrorIssue | None) -> _
     if expected:
         params["if_unchanged"] = expected
     if params:
-        inverse.commands.append(_command("ensure_fields", key=key, **params))
+        inverse.commands.append(_command(CommandType.ENSURE_FIELDS, key=key, **params))
     return inverse
 
 
@@ -168,7 +169,9 @@ def _status(done: DoneCommand, undo: StatusUndo, issue: MirrorIssue | None) -> _
         return _Inverse(kept=[Kept(command_id=done.id, key=key, aspect="status", now=issue.status)])
     back = [*reversed(undo.path[:-1]), undo.before]
     target: Any = back[0] if len(back) == 1 else back
-    return _Inverse(commands=[_command("ensure_status", key=key, target=target, if_unchanged={"status": undo.after})])
+    return _Inverse(
+        commands=[_command(CommandType.ENSURE_STATUS, key=key, target=target, if_unchanged={"status": undo.after})]
+    )
 
 
 def _sprint(done: DoneCommand, undo: SprintUndo, issue: MirrorIssue | None) -> _Inverse:
@@ -178,7 +181,9 @@ def _sprint(done: DoneCommand, undo: SprintUndo, issue: MirrorIssue | None) -> _
         now = issue.sprint.name if issue.sprint is not None else None
         return _Inverse(kept=[Kept(command_id=done.id, key=key, aspect="sprint", now=now)])
     before = undo.before.name if undo.before is not None else None
-    return _Inverse(commands=[_command("ensure_sprint", key=key, sprint=before, if_unchanged={"sprint": after})])
+    return _Inverse(
+        commands=[_command(CommandType.ENSURE_SPRINT, key=key, sprint=before, if_unchanged={"sprint": after})]
+    )
 
 
 def _logical(link: MirrorLink, settings: Settings) -> str | None:
@@ -195,18 +200,18 @@ def _link(done: DoneCommand, undo: LinkUndo, settings: Settings) -> _Inverse:
             return _Inverse(outcome="unknown", text=f"тип связи «{link.type}» не в настройках link_types")
         params: dict[str, Any] = {"source": link.source, "target": link.target, "link_type": logical}
         params.update(replace=False) if restore else params.update(present=False)
-        inverse.commands.append(_command("ensure_link", **params))
+        inverse.commands.append(_command(CommandType.ENSURE_LINK, **params))
     return inverse
 
 
 def _comment(done: DoneCommand, undo: CommentUndo) -> _Inverse:
     key, marker = str(done.params.get("key")), str(done.params.get("marker"))
     if undo.created is not None:
-        return _Inverse(commands=[_command("ensure_comment", key=key, marker=marker, absent=True)])
+        return _Inverse(commands=[_command(CommandType.ENSURE_COMMENT, key=key, marker=marker, absent=True)])
     body = undo.previous_body if undo.updated is not None else undo.deleted[0].body if undo.deleted else None
     if body is None:
         return _Inverse(outcome="nothing")
-    return _Inverse(commands=[_command("ensure_comment", key=key, marker=marker, body=body)])
+    return _Inverse(commands=[_command(CommandType.ENSURE_COMMENT, key=key, marker=marker, body=body)])
 
 
 def _attachment(done: DoneCommand, undo: AttachmentUndo) -> _Inverse:
@@ -214,10 +219,17 @@ def _attachment(done: DoneCommand, undo: AttachmentUndo) -> _Inverse:
     if undo.added is not None:
         added = undo.added
         return _Inverse(
-            commands=[_command("ensure_attachment", key=key, file=added.sha256, filename=added.filename, absent=True)]
+            commands=[
+                _command(
+                    CommandType.ENSURE_ATTACHMENT, key=key, file=added.sha256, filename=added.filename, absent=True
+                )
+            ]
         )
     return _Inverse(
-        commands=[_command("ensure_attachment", key=key, file=a.sha256, filename=a.filename) for a in undo.deleted[:1]]
+        commands=[
+            _command(CommandType.ENSURE_ATTACHMENT, key=key, file=a.sha256, filename=a.filename)
+            for a in undo.deleted[:1]
+        ]
     )
 
 
@@ -228,9 +240,9 @@ def _issue(undo: IssueUndo, settings: Settings) -> _Inverse:
     if created.mode == "leave":
         return _Inverse(outcome="left", text=f"задача {undo.key} создана пакетом и не удаляется")
     target: Any = created.path[0] if len(created.path) == 1 else list(created.path)
-    commands = [_command("ensure_status", key=undo.key, target=target)]
+    commands = [_command(CommandType.ENSURE_STATUS, key=undo.key, target=target)]
     if created.label:
-        commands.append(_command("ensure_fields", key=undo.key, labels_add=[created.label]))
+        commands.append(_command(CommandType.ENSURE_FIELDS, key=undo.key, labels_add=[created.label]))
     text = f"задача {undo.key} создана пакетом: не удаляется, переводится в {field_value('status', created.path[-1])}"
     return _Inverse(commands=commands, text=text)
 
@@ -290,7 +302,7 @@ def plan_undo(
     ``journal`` their journal (who changed a kept aspect); ``zone`` is the Jira user's time zone (times in words)."""
     inverses: list[tuple[DoneCommand, _Inverse]] = []
     for done in sorted(commands, key=lambda c: c.seq, reverse=True):
-        if done.type == "refresh" or done.status not in (CommandStatus.DONE, CommandStatus.CONFIRMED_BY_STATE):
+        if done.type == REFRESH_TYPE or done.status not in (CommandStatus.DONE, CommandStatus.CONFIRMED_BY_STATE):
             continue
         undo = undo_of_result(done.type, done.result) if done.status is CommandStatus.DONE else None
         if undo is None:

@@ -15,12 +15,14 @@ from reconcile.queue.agents import (
     is_online,
 )
 from reconcile.queue.history import SyncRunMark
-from reconcile.queue.idempotency import canonical_json
+from reconcile.queue.idempotency import BATCH_ASKED, REFRESH_ASKED, canonical_json
 from reconcile.queue.pacing import pause_left, pause_seconds
 from reconcile.queue.tempkeys import Skip, TempKeyOutcome, outcome_of, resolved_keys, settle, substitute
 
 __all__ = [
     "BACKOFF_CAP_SECONDS",
+    "BATCH_ASKED",
+    "REFRESH_ASKED",
     "AgentConflict",
     "Skip",
     "SyncRunMark",

@@ -15,9 +15,10 @@ within :data:`ONLINE_FACTOR` of those waits (or of long polls, whichever is long
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from reconcile.vocabulary.errors import ConflictError, ValidationError
+from reconcile.vocabulary.text import utc_text
 
 __all__ = [
     "BACKOFF_CAP_SECONDS",
@@ -80,7 +81,7 @@ def check_claimant(
         return
     if not is_online(active_seen_at, now=now, claim_wait_seconds=claim_wait_seconds):
         return
-    seen = active_seen_at.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    seen = utc_text(active_seen_at, "auto")
     retry_after = max(1, math.ceil((active_seen_at + _window(claim_wait_seconds) - now).total_seconds()))
     if active == claimant:
         raise AgentConflict(

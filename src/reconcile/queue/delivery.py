@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from reconcile.queue.tempkeys import substitute
-from reconcile.vocabulary.catalogue import CATALOGUE
+from reconcile.vocabulary.catalogue import CATALOGUE, REFRESH_TYPE
 
 __all__ = ["boards_param", "complete_params"]
 
@@ -52,7 +52,7 @@ def complete_params(
     result = substitute(command_type, params, resolved_temp_keys)
     if CATALOGUE[command_type].file_param is not None:
         result["size"] = file_size
-    elif command_type == "refresh":
+    elif command_type == REFRESH_TYPE:
         result["boards"] = [dict(board) for board in boards]
         if history is not None:
             result["history"] = dict(history)

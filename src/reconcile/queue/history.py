@@ -26,6 +26,7 @@ import attrs
 
 from reconcile.queue.claim import DELIVERY_LIMIT
 from reconcile.vocabulary.lifecycle import CommandStatus
+from reconcile.vocabulary.text import utc_text
 
 __all__ = [
     "HISTORY_OVERLAP",
@@ -135,7 +136,7 @@ def _utc(value: datetime) -> datetime:
 
 def format_since(mark_started_at: datetime) -> str:
     """``mark − 15 minutes`` as ISO-8601 UTC with ``Z``, to the second (``2026-10-22T08:45:00Z``)."""
-    return (_utc(mark_started_at) - HISTORY_OVERLAP).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return utc_text(_utc(mark_started_at) - HISTORY_OVERLAP)
 
 
 def journal_mark(runs: Iterable[SyncRunMark]) -> JournalMark | None:

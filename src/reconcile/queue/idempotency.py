@@ -20,12 +20,28 @@ from typing import Any
 
 import msgspec
 
+from reconcile.vocabulary.catalogue import REFRESH_TYPE
 from reconcile.vocabulary.errors import ValidationError
 
-__all__ = ["BAD_KEY", "KEY_MAX", "KEY_TTL", "check_key", "expired_before", "fingerprint", "reused"]
+__all__ = [
+    "BAD_KEY",
+    "BATCH_ASKED",
+    "KEY_MAX",
+    "KEY_TTL",
+    "REFRESH_ASKED",
+    "check_key",
+    "expired_before",
+    "fingerprint",
+    "reused",
+]
 
 KEY_MAX = 255
 KEY_TTL = timedelta(hours=24)
+
+#: What is asked, the first part of a fingerprint: a batch (``POST /batches``, MCP ``batch_create``) or a refresh
+#: (``POST /refresh``, MCP ``refresh``: a batch of the one type that reads Jira into the mirror, named by it).
+BATCH_ASKED = "batch"
+REFRESH_ASKED = REFRESH_TYPE
 
 BAD_KEY = "ключ идемпотентности — ожидается от 1 до 255 печатных символов ASCII"
 

@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 
 from reconcile.queue.claim import DELIVERY_LIMIT_ERROR
-from reconcile.vocabulary.catalogue import CATALOGUE
+from reconcile.vocabulary.catalogue import CATALOGUE, REFRESH_TYPE
 
 _BOARD_ID = re.compile(r"[0-9]{1,10}")
 
@@ -70,7 +70,7 @@ def decide_report(
 ) -> ReportDecision:
     """The hub's answer to a report; ``refresh_finished`` says a refresh's sync run already took a report."""
     key = _created_key(command_type, reported_status, result)
-    is_refresh_done = command_type == "refresh" and reported_status == "done"
+    is_refresh_done = command_type == REFRESH_TYPE and reported_status == "done"
     if current_status == "claimed":
         return ReportDecision(
             record=True, key=key, apply_refresh=is_refresh_done, accepted=True, status=reported_status

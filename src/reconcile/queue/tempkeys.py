@@ -19,6 +19,7 @@ from typing import Any
 
 import attrs
 
+from reconcile.vocabulary.catalogue import REFRESH_TYPE
 from reconcile.vocabulary.commands import is_temp_key, key_params
 from reconcile.vocabulary.lifecycle import PENDING, RESOLVED
 
@@ -114,7 +115,7 @@ def substitute(command_type: str, params: Mapping[str, Any], resolved: Mapping[s
     result = dict(params)
     for name in key_params(command_type):
         value = result.get(name)  # an absent parameter is neither a list nor a text: nothing to replace
-        if command_type == "refresh" and isinstance(value, list | tuple):
+        if command_type == REFRESH_TYPE and isinstance(value, list | tuple):
             # ``resolved`` maps temp keys only: a real key is kept as it is.
             result[name] = [resolved.get(v, v) for v in value if not is_temp_key(v) or v in resolved]
         elif isinstance(value, str) and is_temp_key(value) and value in resolved:
@@ -154,11 +155,11 @@ def settle(command_type: str, params: Mapping[str, Any], outcomes: Mapping[str, 
         outcome = outcomes.get(ref)
         if outcome is not None and outcome.pending:
             pending = pending or ref
-        elif (outcome is None or not outcome.resolved) and command_type != "refresh":
+        elif (outcome is None or not outcome.resolved) and command_type != REFRESH_TYPE:
             return Skip(error=skip_reason(ref, outcome.status if outcome else "failed"))
     if pending is not None:
         return Wait(temp_key=pending)
     ready = substitute(command_type, params, resolved_keys(outcomes))
-    if command_type == "refresh" and "keys" in params and params["keys"] is not None and not ready["keys"]:
+    if command_type == REFRESH_TYPE and "keys" in params and params["keys"] is not None and not ready["keys"]:
         return Skip(error=NO_KEYS_TO_REFRESH)
     return Ready(params=ready)

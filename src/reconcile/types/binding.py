@@ -1,7 +1,7 @@
 """Every command type whole: its catalogue entry bound to the code that runs, plans and confirms it.
 
 :mod:`reconcile.vocabulary.catalogue` says what is declaratively true of a type (parameters, labels, editors, example,
-gap, writes, the aspect it sets). Here one :class:`CommandType` per type names its executor
+gap, writes, the aspect it sets). Here one :class:`TypeBinding` per type names its executor
 (:mod:`reconcile.executors`), its plan lines and subject (:mod:`reconcile.types.plan_rules`), its state check
 (:mod:`reconcile.types.state_checks`, or that it is not confirmed by state) and its dry-run answers
 (:mod:`reconcile.types.dryrun_answers`: what the mirror says to each call of its executor). The two layers are
@@ -80,16 +80,16 @@ from reconcile.types.state_checks import (
     sprint_match,
     status_match,
 )
-from reconcile.vocabulary.catalogue import CATALOGUE, AspectKind, CommandSpec
+from reconcile.vocabulary.catalogue import CATALOGUE, AspectKind, CommandSpec, CommandType
 from reconcile.vocabulary.commands import check_params
 from reconcile.vocabulary.errors import ValidationError
 
 __all__ = [
     "ENTRIES",
     "TYPES",
-    "CommandType",
     "IncompleteCatalogueError",
     "StateCheck",
+    "TypeBinding",
     "bind",
     "executor_for",
     "missing_parts",
@@ -99,7 +99,7 @@ StateCheck = LooksAt | LooksFor | NotConfirmed
 
 
 @attrs.frozen(kw_only=True)
-class CommandType:
+class TypeBinding:
     """One command type: its catalogue entry, its executor, its plan lines, its state check, its result in words,
     its dry-run answers.
 
@@ -116,9 +116,9 @@ class CommandType:
     plan_subject: SubjectRule | None = None
 
 
-ENTRIES: tuple[CommandType, ...] = (
-    CommandType(
-        spec=CATALOGUE["ensure_issue"],
+ENTRIES: tuple[TypeBinding, ...] = (
+    TypeBinding(
+        spec=CATALOGUE[CommandType.ENSURE_ISSUE],
         dry_run=ISSUE_ANSWERS,
         executor=ensure_issue,
         plan_lines=issue_lines,
@@ -126,32 +126,32 @@ ENTRIES: tuple[CommandType, ...] = (
         plan_subject=issue_subject,
         confirmation=LooksFor(find=created_issue),
     ),
-    CommandType(
-        spec=CATALOGUE["ensure_fields"],
+    TypeBinding(
+        spec=CATALOGUE[CommandType.ENSURE_FIELDS],
         dry_run=FIELDS_ANSWERS,
         executor=ensure_fields,
         plan_lines=fields_lines,
         result_words=fields_words,
         confirmation=LooksAt(match=fields_match),
     ),
-    CommandType(
-        spec=CATALOGUE["ensure_comment"],
+    TypeBinding(
+        spec=CATALOGUE[CommandType.ENSURE_COMMENT],
         dry_run=COMMENT_ANSWERS,
         executor=ensure_comment,
         plan_lines=comment_lines,
         result_words=comment_words,
         confirmation=NotConfirmed(why="the mirror holds no comments (seed 001)"),
     ),
-    CommandType(
-        spec=CATALOGUE["ensure_status"],
+    TypeBinding(
+        spec=CATALOGUE[CommandType.ENSURE_STATUS],
         dry_run=STATUS_ANSWERS,
         executor=ensure_status,
         plan_lines=status_lines,
         result_words=status_words,
         confirmation=LooksAt(match=status_match),
     ),
-    CommandType(
-        spec=CATALOGUE["ensure_link"],
+    TypeBinding(
+        spec=CATALOGUE[CommandType.ENSURE_LINK],
         dry_run=LINK_ANSWERS,
         executor=ensure_link,
         plan_lines=link_lines,
@@ -159,24 +159,24 @@ ENTRIES: tuple[CommandType, ...] = (
         plan_subject=link_subject,
         confirmation=LooksAt(match=link_match),
     ),
-    CommandType(
-        spec=CATALOGUE["ensure_sprint"],
+    TypeBinding(
+        spec=CATALOGUE[CommandType.ENSURE_SPRINT],
         dry_run=SPRINT_ANSWERS,
         executor=ensure_sprint,
         plan_lines=sprint_lines,
         result_words=sprint_words,
         confirmation=LooksAt(match=sprint_match),
     ),
-    CommandType(
-        spec=CATALOGUE["ensure_attachment"],
+    TypeBinding(
+        spec=CATALOGUE[CommandType.ENSURE_ATTACHMENT],
         dry_run=ATTACHMENT_ANSWERS,
         executor=ensure_attachment,
         plan_lines=attachment_lines,
         result_words=attachment_words,
         confirmation=NotConfirmed(why="the mirror holds no attachments (seed 001)"),
     ),
-    CommandType(
-        spec=CATALOGUE["refresh"],
+    TypeBinding(
+        spec=CATALOGUE[CommandType.REFRESH],
         dry_run=REFRESH_NOT_DRIVEN,
         executor=refresh,
         plan_lines=read_lines,
@@ -214,7 +214,7 @@ def _spec_missing(name: str, spec: CommandSpec) -> list[str]:
     return missing
 
 
-def _binding_missing(entry: CommandType, spec: CommandSpec) -> list[str]:
+def _binding_missing(entry: TypeBinding, spec: CommandSpec) -> list[str]:
     name, check = spec.type, entry.confirmation
     missing = [] if callable(entry.executor) else [f"{name}: no executor"]
     if not callable(entry.plan_lines):
@@ -263,9 +263,9 @@ def _dry_run_missing(dry_run: object, spec: CommandSpec) -> list[str]:
     return missing
 
 
-def missing_parts(catalogue: Mapping[str, CommandSpec], entries: Iterable[CommandType]) -> list[str]:
+def missing_parts(catalogue: Mapping[str, CommandSpec], entries: Iterable[TypeBinding]) -> list[str]:
     """What the types of ``catalogue`` bound by ``entries`` lack, one line each (empty: every type is whole)."""
-    bound: dict[str, CommandType] = {}
+    bound: dict[str, TypeBinding] = {}
     missing: list[str] = []
     for entry in entries:
         name = entry.spec.type
@@ -287,7 +287,7 @@ def missing_parts(catalogue: Mapping[str, CommandSpec], entries: Iterable[Comman
     return missing
 
 
-def bind(catalogue: Mapping[str, CommandSpec], entries: Iterable[CommandType]) -> Mapping[str, CommandType]:
+def bind(catalogue: Mapping[str, CommandSpec], entries: Iterable[TypeBinding]) -> Mapping[str, TypeBinding]:
     """Each type of ``catalogue`` with its entry, in the catalogue's order; :class:`IncompleteCatalogueError`
     naming everything missing when any type is not whole."""
     entries = tuple(entries)
@@ -298,7 +298,7 @@ def bind(catalogue: Mapping[str, CommandSpec], entries: Iterable[CommandType]) -
     return {name: attrs.evolve(by_name[name], spec=spec) for name, spec in catalogue.items()}
 
 
-TYPES: Mapping[str, CommandType] = bind(CATALOGUE, ENTRIES)
+TYPES: Mapping[str, TypeBinding] = bind(CATALOGUE, ENTRIES)
 
 
 def _unknown(delivery: Delivery) -> Executor:
@@ -307,7 +307,7 @@ def _unknown(delivery: Delivery) -> Executor:
 
 
 def executor_for(
-    delivery: Delivery, ctx: ExecContext, settings: Settings | None = None, *, types: Mapping[str, CommandType] = TYPES
+    delivery: Delivery, ctx: ExecContext, settings: Settings | None = None, *, types: Mapping[str, TypeBinding] = TYPES
 ) -> Executor:
     """The executor of the delivered command; drive it with ``send`` until it returns its :class:`Report`.
     ``settings``: those of the delivery's context, when already read (a dry run reads them once a batch);

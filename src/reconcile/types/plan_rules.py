@@ -80,9 +80,6 @@ LineRule = Callable[[PlanInput], list[PlanLine]]
 SubjectRule = Callable[[Mapping[str, Any]], str]
 
 
-# --- subjects ----------------------------------------------------------------------------------------------
-
-
 def issue_subject(params: Mapping[str, Any]) -> str:
     return f"{params.get('temp_key')} {_show(params.get('summary'))}"
 
@@ -94,9 +91,6 @@ def link_subject(params: Mapping[str, Any]) -> str:
 def refresh_subject(params: Mapping[str, Any]) -> str:
     keys = params.get("keys")
     return ", ".join(keys) if isinstance(keys, list) else f"JQL {_show(params.get('jql'))}"
-
-
-# --- lines -------------------------------------------------------------------------------------------------
 
 
 def issue_lines(plan: PlanInput) -> list[PlanLine]:

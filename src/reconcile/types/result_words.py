@@ -13,6 +13,7 @@ from typing import Any
 
 from reconcile.executors.fields import FIELD_ORDER
 from reconcile.jira.replaced import FieldsUndo, conflicts_of_result, undo_of_result
+from reconcile.vocabulary.catalogue import CommandType
 from reconcile.vocabulary.wording import conflict_text, field_change, field_name, field_value, show
 
 __all__ = [
@@ -52,7 +53,7 @@ def fields_words(params: Mapping[str, Any], result: Mapping[str, Any]) -> list[s
     changed = _texts(result.get("changed"))
     if not changed:
         return _conflicts(result) or ["поля уже такие: без изменений"]
-    undo = undo_of_result("ensure_fields", result)
+    undo = undo_of_result(CommandType.ENSURE_FIELDS, result)
     before = undo.changed if isinstance(undo, FieldsUndo) else {}
     words = []
     for name in FIELD_ORDER:

@@ -6,7 +6,16 @@ The apps and other tools import from this face only; its modules are the inside.
 from __future__ import annotations
 
 from reconcile.vocabulary.canonical import canonical_json
-from reconcile.vocabulary.catalogue import CATALOGUE, CommandSpec, Editor, Format, Param, creating_types
+from reconcile.vocabulary.catalogue import (
+    CATALOGUE,
+    REFRESH_TYPE,
+    CommandSpec,
+    CommandType,
+    Editor,
+    Format,
+    Param,
+    creating_types,
+)
 from reconcile.vocabulary.commands import batch_create_description, batch_create_schema, is_jira_key, is_temp_key
 from reconcile.vocabulary.error_words import in_labels
 from reconcile.vocabulary.errors import (
@@ -43,6 +52,7 @@ from reconcile.vocabulary.text import (
     check_text,
     error_text,
     readable,
+    utc_text,
 )
 
 __all__ = [
@@ -53,10 +63,12 @@ __all__ = [
     "NATURAL_KEY_MAX",
     "PENDING",
     "PROJECT_NAME_MAX",
+    "REFRESH_TYPE",
     "RESOLVED",
     "RETRYABLE",
     "CommandSpec",
     "CommandStatus",
+    "CommandType",
     "ConflictError",
     "Editor",
     "Event",
@@ -94,6 +106,7 @@ __all__ = [
     "natural_key",
     "readable",
     "retry_notice",
+    "utc_text",
     "wire_history",
     "wire_issue",
 ]

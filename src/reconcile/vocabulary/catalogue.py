@@ -1,16 +1,15 @@
 """The command catalogue: everything declarative that is true of a command type, one entry per type.
 
-An entry (:class:`CommandSpec`) holds the type's parameters with their value formats (seed: «Описание
-параметров и ошибки валидации»), its Russian label and help and each parameter's, the editor a person uses for
-each parameter, an example of its params, its default gap (seed: «Политика темпа»), whether it writes to Jira,
-the aspect of an issue's state it sets (which confirmation by state and drift follow) and the parameter naming
-the issue that shows it. Validation, the MCP schema and description (:mod:`reconcile.vocabulary.commands`), the
-settings' pacing, approval, drift and the agent's policy read this table; :mod:`reconcile.types.binding` binds each
-entry to the code that runs, plans and confirms it.
+An entry (:class:`CommandSpec`) holds the type's parameters with their value formats (seed: «Описание параметров и
+ошибки валидации»), its Russian label and help and each parameter's, each parameter's editor, an example of its params,
+its default gap (seed: «Политика темпа»), whether it writes to Jira, the aspect of an issue's state it sets (which
+confirmation by state and drift follow), the parameter naming the issue that shows it, and its role. Validation, the MCP
+schema and description (:mod:`reconcile.vocabulary.commands`), pacing, approval, drift and the agent's policy read this
+table; :mod:`reconcile.types.binding` binds each entry to the code that runs, plans and confirms it.
 
 The tables other modules derive are functions of a catalogue (:func:`default_gaps`, :func:`read_only_types`,
-:func:`setting_types`, :func:`creating_types`): their module-level values are computed from :data:`CATALOGUE`,
-and a test feeds them a copy with one more type.
+:func:`setting_types`, :func:`creating_types`, :func:`role_type`): their module-level values are computed from
+:data:`CATALOGUE`, and a test feeds them a copy with one more type.
 """
 
 from __future__ import annotations
@@ -20,21 +19,25 @@ from typing import Any
 
 import attrs
 
-from reconcile.vocabulary.param_kinds import AspectKind, Editor, Format, Param, Removal
+from reconcile.vocabulary.param_kinds import AspectKind, CommandType, Editor, Format, Param, Removal, TypeRole
 
 __all__ = [
     "CATALOGUE",
     "FIELD_PARAMS",
+    "REFRESH_TYPE",
     "AspectKind",
     "CommandSpec",
+    "CommandType",
     "Editor",
     "Format",
     "Param",
     "Removal",
+    "TypeRole",
     "creating_types",
     "default_gaps",
     "field_params",
     "read_only_types",
+    "role_type",
     "setting_types",
 ]
 
@@ -46,10 +49,10 @@ class CommandSpec:
     ``gap``: the default pause in seconds before (and between) its Jira writes. ``writes``: whether it writes to
     Jira (``refresh`` only reads). ``sets``: the aspect it makes true, ``None`` when confirmation by state and
     drift do not follow it (seed 001, change 000). ``subject``: the parameter naming the issue whose mirror record
-    shows that state (``None`` when no one issue does).
+    shows that state (``None`` when no one issue does). ``role``: what the hub does with it beyond running it.
     """
 
-    type: str
+    type: str  # a CommandType (a test's throwaway type in a copy of the catalogue: any name)
     label: str
     doc: str
     required: tuple[Param, ...]
@@ -67,6 +70,7 @@ class CommandSpec:
     # description shows them.
     hub_params: tuple[Param, ...] = ()
     removal: Removal | None = None
+    role: TypeRole | None = None
 
     @property
     def params(self) -> tuple[Param, ...]:
@@ -86,16 +90,6 @@ class CommandSpec:
     def file_param(self) -> str | None:
         """The parameter naming a file uploaded to the hub (the command carries a file), if any."""
         return next((p.name for p in self.params if p.format is Format.SHA256), None)
-
-    def expected_suffix(self) -> str:
-        """«ожидаются <обязательные>» and, when the type has optional ones, «необязательные <список>»."""
-        parts = []
-        if self.required:
-            parts.append("ожидаются " + ", ".join(p.name for p in self.required))
-        listed = [p.name for p in self.optional if not p.unlisted]
-        if listed:
-            parts.append("необязательные " + ", ".join(listed))
-        return "; ".join(parts)
 
 
 # Runs only at import, before mutmut forks (docs/mutation.md): a mutant of it would never run.
@@ -133,11 +127,12 @@ _FIELDS = (
     _ASSIGNEE,
 )
 
+#: Keyed by :class:`CommandType`; looked up by any text (a type named on the wire, a test's copy with one more).
 CATALOGUE: Mapping[str, CommandSpec] = {
     spec.type: spec
     for spec in (
         CommandSpec(
-            type="ensure_issue",
+            type=CommandType.ENSURE_ISSUE,
             label="Задача существует",
             doc=(
                 "задача существует: агент ищет нашу задачу с той же темой, созданную за 7 дней, "
@@ -183,7 +178,7 @@ CATALOGUE: Mapping[str, CommandSpec] = {
             example={"temp_key": "new:1", "issue_type": "bug", "summary": "ОСВ 60 не распознана", "labels": ["AWPCA"]},
         ),
         CommandSpec(
-            type="ensure_fields",
+            type=CommandType.ENSURE_FIELDS,
             label="Поля задачи",
             doc="поля задачи равны заданным: агент пишет только отличающиеся; null очищает поле",
             required=(_KEY,),
@@ -207,7 +202,7 @@ CATALOGUE: Mapping[str, CommandSpec] = {
             example={"key": "AURORA-1533", "duedate": "2026-10-23"},
         ),
         CommandSpec(
-            type="ensure_comment",
+            type=CommandType.ENSURE_COMMENT,
             label="Комментарий",
             doc=(
                 "у задачи есть комментарий, начинающийся с marker, с этим текстом: "
@@ -242,7 +237,7 @@ CATALOGUE: Mapping[str, CommandSpec] = {
             example={"key": "AURORA-1537", "marker": "[план]", "body": "Стенд готов"},
         ),
         CommandSpec(
-            type="ensure_status",
+            type=CommandType.ENSURE_STATUS,
             label="Статус",
             doc="задача в статусе target: агент проходит переходы по шагам пути с паузой между ними",
             required=(
@@ -272,7 +267,7 @@ CATALOGUE: Mapping[str, CommandSpec] = {
             example={"key": "AURORA-1537", "target": ["Разработка", "Готово"]},
         ),
         CommandSpec(
-            type="ensure_link",
+            type=CommandType.ENSURE_LINK,
             label="Связь",
             doc=(
                 "между source и target есть связь link_type (source — inwardIssue, target — outwardIssue); "
@@ -308,7 +303,7 @@ CATALOGUE: Mapping[str, CommandSpec] = {
             example={"source": "AURORA-1537", "target": "AURORA-1538", "link_type": "связанные", "replace": True},
         ),
         CommandSpec(
-            type="ensure_sprint",
+            type=CommandType.ENSURE_SPRINT,
             label="Спринт",
             doc=(
                 "задача в спринте sprint (активном или будущем) доски своего проекта или в бэклоге; "
@@ -336,7 +331,7 @@ CATALOGUE: Mapping[str, CommandSpec] = {
             example={"key": "AURORA-1538", "sprint": "Спринт 2"},
         ),
         CommandSpec(
-            type="ensure_attachment",
+            type=CommandType.ENSURE_ATTACHMENT,
             label="Вложение",
             doc=(
                 "у задачи есть вложение filename того же размера: иначе агент загружает файл, "
@@ -371,7 +366,7 @@ CATALOGUE: Mapping[str, CommandSpec] = {
             example={"key": "AURORA-1537", "file": "0123456789abcdef" * 4, "filename": "ОСВ 60.xlsx"},
         ),
         CommandSpec(
-            type="refresh",
+            type=CommandType.REFRESH,
             label="Обновление из Jira",
             doc="прочитать задачи из Jira в зеркало хаба; Jira не меняется",
             required=(),
@@ -386,6 +381,7 @@ CATALOGUE: Mapping[str, CommandSpec] = {
             sets=None,
             subject=None,
             example={"keys": ["AURORA-1537", "AURORA-1538"]},
+            role=TypeRole.MIRROR_REFRESH,
             # Only the hub's change-only refresh (DESIGN.md 6.2): what it reads depends on the journal mark, which
             # only the hub's own refresh by the base JQL may move; a client's refresh is always a whole read.
             hub_params=(
@@ -431,6 +427,17 @@ def field_params(catalogue: Mapping[str, CommandSpec]) -> dict[str, Param]:
             found.setdefault(param.name, param)
     return found
 
+
+def role_type(catalogue: Mapping[str, CommandSpec], role: TypeRole) -> str:
+    """The one type of ``catalogue`` that plays ``role``."""
+    found = [name for name, spec in catalogue.items() if spec.role is role]
+    if len(found) != 1:
+        raise ValueError(f"{role.value} is played by {', '.join(found) or 'no type'}: one type plays each role")
+    return str(found[0])  # the type's name as commands carry it, whether the catalogue is keyed by text or members
+
+
+#: The type that reads Jira into the mirror (:attr:`TypeRole.MIRROR_REFRESH`): ``refresh``.
+REFRESH_TYPE = role_type(CATALOGUE, TypeRole.MIRROR_REFRESH)
 
 #: The fields' labels and formats (plans and results in words name fields by them).
 FIELD_PARAMS: Mapping[str, Param] = field_params(CATALOGUE)

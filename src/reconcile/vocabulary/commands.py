@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from reconcile.vocabulary.catalogue import CATALOGUE, CommandSpec, Format, Param
+from reconcile.vocabulary.catalogue import CATALOGUE, CommandSpec, CommandType, Format, Param
 from reconcile.vocabulary.errors import ValidationError
 
 __all__ = [
@@ -146,7 +146,7 @@ _IF_UNCHANGED: Mapping[Format, tuple[str | None, bool]] = {
 #: The fields of ``ensure_fields`` an only-if-unchanged value may name (labels change per label, never compared).
 IF_UNCHANGED_FIELDS: tuple[str, ...] = tuple(
     p.name
-    for p in CATALOGUE["ensure_fields"].optional
+    for p in CATALOGUE[CommandType.ENSURE_FIELDS].optional
     if p.format not in (Format.STRING_LIST, Format.IF_UNCHANGED_FIELDS)
 )
 
@@ -170,7 +170,7 @@ def _if_unchanged_ok(fmt: Format, value: Any) -> bool:
 def _if_unchanged_unset(spec: CommandSpec, params: Mapping[str, Any]) -> list[str]:
     """The fields an ``ensure_fields.if_unchanged`` names that the command does not set."""
     value = params.get("if_unchanged")
-    if spec.type != "ensure_fields" or not isinstance(value, dict):
+    if spec.type != CommandType.ENSURE_FIELDS or not isinstance(value, dict):
         return []
     return [name for name in value if name not in params]
 
@@ -203,6 +203,17 @@ def check_command(index: int, command: Any, *, by_hub: bool = False) -> tuple[st
     return command_type, check_params(index, CATALOGUE[command_type], params, by_hub=by_hub)
 
 
+def _expected(spec: CommandSpec) -> str:
+    """«ожидаются <обязательные>» and, when the type has optional ones, «необязательные <список>»."""
+    parts = []
+    if spec.required:
+        parts.append("ожидаются " + ", ".join(p.name for p in spec.required))
+    listed = [p.name for p in spec.optional if not p.unlisted]
+    if listed:
+        parts.append("необязательные " + ", ".join(listed))
+    return "; ".join(parts)
+
+
 def check_params(index: int, spec: CommandSpec, params: dict[str, Any], *, by_hub: bool = False) -> dict[str, Any]:
     """Check the params of the command numbered ``index`` against its type's entry; return a copy of them.
     ``by_hub``: a batch the hub makes itself, which may also set the type's ``hub_params``."""
@@ -210,12 +221,12 @@ def check_params(index: int, spec: CommandSpec, params: dict[str, Any], *, by_hu
     freed = spec.removal.frees if spec.removal is not None and spec.removes(params) else ()
     missing = [p.name for p in spec.required if p.name not in params and p.name not in freed]
     if missing:
-        raise ValidationError(f"{label}: нет {', '.join(missing)}; {spec.expected_suffix()}", param=missing[0])
+        raise ValidationError(f"{label}: нет {', '.join(missing)}; {_expected(spec)}", param=missing[0])
     checked = spec.params + (spec.hub_params if by_hub else ())
     known = {p.name for p in checked}
     extra = [name for name in params if name not in known]
     if extra:
-        raise ValidationError(f"{label}: лишние параметры {', '.join(extra)}; {spec.expected_suffix()}", param=extra[0])
+        raise ValidationError(f"{label}: лишние параметры {', '.join(extra)}; {_expected(spec)}", param=extra[0])
 
     for param in checked:
         if param.name not in params:
@@ -239,9 +250,6 @@ def check_params(index: int, spec: CommandSpec, params: dict[str, Any], *, by_hu
     if unset:
         raise ValidationError(f"{label}: if_unchanged.{unset[0]} — поле не задано в команде", param="if_unchanged")
     return dict(params)
-
-
-# --- JSON Schema and description for MCP, read from the same table -------------------------------------
 
 
 def _value_schema(fmt: Format) -> dict[str, Any]:

@@ -1,14 +1,28 @@
-"""The parts a catalogue entry is made of (:mod:`reconcile.vocabulary.catalogue` re-exports them): a parameter with its
-value format and the editor a person enters it with, the parameter that turns a command into a removal, and the aspect
-of an issue's state a command type sets."""
+"""The parts a catalogue entry is made of (:mod:`reconcile.vocabulary.catalogue` re-exports them): the type's name, a
+parameter with its value format and the editor a person enters it with, the parameter that turns a command into a
+removal, the aspect of an issue's state a command type sets, and the role the hub gives a type beyond running it."""
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import Enum, StrEnum
 
 import attrs
 
-__all__ = ["AspectKind", "Editor", "Format", "Param", "Removal"]
+__all__ = ["AspectKind", "CommandType", "Editor", "Format", "Param", "Removal", "TypeRole"]
+
+
+class CommandType(StrEnum):
+    """The command types by the names the seed and the wire give them: :data:`reconcile.vocabulary.catalogue.CATALOGUE`
+    holds one entry for each, in this order, and nothing else lists them."""
+
+    ENSURE_ISSUE = "ensure_issue"
+    ENSURE_FIELDS = "ensure_fields"
+    ENSURE_COMMENT = "ensure_comment"
+    ENSURE_STATUS = "ensure_status"
+    ENSURE_LINK = "ensure_link"
+    ENSURE_SPRINT = "ensure_sprint"
+    ENSURE_ATTACHMENT = "ensure_attachment"
+    REFRESH = "refresh"
 
 
 class Format(Enum):
@@ -64,6 +78,15 @@ class AspectKind(Enum):
     STATUS = "status"
     SPRINT = "sprint"
     LINK = "link"
+
+
+class TypeRole(Enum):
+    """What the hub and the agent do with a command type beyond running it; one type of the catalogue plays each
+    role (:func:`reconcile.vocabulary.catalogue.role_type`), and code asks for the role, never for the type's name."""
+
+    # Reads Jira's issues into the mirror (a sync run, the journal mark): the tail refresh of a batch that writes,
+    # the hub's automatic and event refreshes, what a stale plan is advised to run.
+    MIRROR_REFRESH = "mirror_refresh"
 
 
 @attrs.frozen(kw_only=True)

@@ -1,4 +1,5 @@
-"""Text rules: Jira text compares as the seed asks (CRLF equals LF, ``null`` equals ""); requests carry clean text."""
+"""Text rules: Jira text compares as the seed asks (CRLF equals LF, ``null`` equals ""); requests carry clean text;
+a moment is written as UTC ISO 8601 with ``Z`` one way (:func:`utc_text`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import html
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, Literal
 
 from reconcile.vocabulary.errors import ValidationError
 
@@ -22,7 +24,21 @@ __all__ = [
     "normalise_text",
     "readable",
     "same_text",
+    "utc_text",
 ]
+
+
+def utc_text(moment: datetime, fraction: Literal["none", "milli", "micro", "auto"] = "none") -> str:
+    """``moment`` in UTC as ISO 8601 with ``Z`` (a naive one is taken as UTC): to the second (``none``), with
+    milliseconds or microseconds always (``milli``, ``micro``), or with microseconds only when it has any (``auto``,
+    what ``isoformat`` writes): ``2026-10-22T09:00:00Z``, ``2026-10-22T09:00:00.120Z``, ``…:00.120000Z``."""
+    utc = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    whole = utc.replace(microsecond=0, tzinfo=None).isoformat()
+    if fraction == "milli":
+        return f"{whole}.{utc.microsecond // 1000:03d}Z"
+    if fraction == "micro" or (fraction == "auto" and utc.microsecond):
+        return f"{whole}.{utc.microsecond:06d}Z"
+    return f"{whole}Z"
 
 
 def normalise_text(value: str | None) -> str:
