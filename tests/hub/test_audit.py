@@ -140,3 +140,10 @@ async def test_no_secret_is_ever_recorded(api: Api, hub: Hub) -> None:
         assert secret not in text
     async with hub.unit() as unit:
         assert await unit.db.audit.count() == len(text.splitlines())
+
+
+async def test_the_document_says_the_export_is_json_lines_or_csv(api: Api) -> None:
+    """The OpenAPI document gives ``GET /audit``'s 200 the media types it really streams, not JSON."""
+    document = (await api.client.get("/schema/openapi.json")).json()
+    ok = document["paths"]["/audit"]["get"]["responses"]["200"]
+    assert set(ok["content"]) == {"application/x-ndjson", "text/csv"}

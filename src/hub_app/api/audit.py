@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from litestar import get
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import OpenAPIMediaType, OpenAPIType, Operation, Schema
 from litestar.params import FromQuery
 from litestar.response import Stream
 
@@ -23,7 +25,18 @@ _STREAMED = {
 }
 
 
-@get("/audit", **route(ADMIN, errors_=(400, 422), more=_STREAMED))
+@dataclass
+class _Streamed(Operation):
+    """``GET /audit``'s operation: its 200 is JSON lines or CSV, each by its own media type (not JSON)."""
+
+    def __post_init__(self) -> None:
+        ok = (self.responses or {}).get("200")
+        if ok is not None and not isinstance(ok, dict) and hasattr(ok, "content"):
+            text = OpenAPIMediaType(schema=Schema(type=OpenAPIType.STRING))
+            ok.content = {media.split(";")[0]: text for media in _MEDIA.values()}
+
+
+@get("/audit", **route(ADMIN, errors_=(400, 422), more=_STREAMED), operation_class=_Streamed)
 async def audit(  # noqa: PLR0917 — a route's query parameters
     request: HubRequest,
     since: FromQuery[str | None] = None,
