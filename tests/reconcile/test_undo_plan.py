@@ -1,13 +1,13 @@
 """The undo's plan as a pure rule (DESIGN.md 6.4, :func:`reconcile.outlook.undo.plan_undo`): an aspect the batch
-set twice, and a command that failed after it wrote part of its path — the two cases the undo law on the
-simulator found (tests/agent/test_undo_laws.py)."""
+set twice, a command that failed after it wrote part of its path, a batch undone already — the cases the undo law
+on the simulator found (tests/agent/test_undo_laws.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from reconcile.config.settings import Settings
-from reconcile.outlook import DoneCommand, plan_undo
+from reconcile.outlook import DoneCommand, plan_undo, standing_undo
 from reconcile.vocabulary import CommandStatus
 from reconcile.vocabulary.records import HistoryEntry, HistoryItem, MirrorIssue
 
@@ -97,3 +97,27 @@ def test_a_status_moved_part_of_its_path_before_failing_goes_back() -> None:
         )
     ]
     assert [(i.command_id, i.outcome) for i in plan.items] == [(1, "undone")]
+
+
+def test_the_undo_that_stands_is_the_oldest_not_wholly_cancelled() -> None:
+    """Of a batch's undo batches, the oldest with a command not cancelled stands (running, waiting or run); one
+    rejected or cancelled whole does not, and without one the batch may be undone."""
+    done, cancelled, queued = CommandStatus.DONE, CommandStatus.CANCELLED, CommandStatus.QUEUED
+    assert standing_undo({}) is None
+    assert standing_undo({18: [cancelled, cancelled]}) is None
+    assert standing_undo({21: [queued], 18: [cancelled], 19: [cancelled, CommandStatus.FAILED]}) == 19
+    assert standing_undo({18: [done], 19: [done]}) == 18
+
+
+def test_a_batch_undone_already_takes_nothing_back_and_names_its_undo() -> None:
+    """Once an undo batch stands, the plan has no command and names it for each command: what that undo put back
+    is not read as the batch's own value and written again."""
+    plan = plan_undo(
+        [_fields(1, "2026-10-01", "2026-11-01")],
+        mirror={KEY: MirrorIssue(key=KEY, duedate="2026-10-01")},
+        journal={},
+        settings=Settings(),
+        undone_by=18,
+    )
+    assert (plan.commands, plan.kept) == ((), ())
+    assert [(i.command_id, i.outcome, i.text) for i in plan.items] == [(1, "nothing", "откат уже в пакете 18")]

@@ -24,6 +24,10 @@ command that failed is taken back as far as it wrote (its result says what it re
 step of its path before a missing transition). A command whose
 result says nothing of what it replaced (it predates this rule, or its report was lost: ``confirmed_by_state``)
 is listed «что было до — не известно», never guessed. A command that wrote nothing has nothing to take back.
+
+A batch is undone once: while an undo batch of it stands (one not wholly cancelled — it runs, waits, or ran), its
+plan takes nothing back and names that batch («откат уже в пакете 18»); what that undo failed to do is retried
+there. Undoing again would read what the first undo put back as the batch's own values and write them again.
 """
 
 from __future__ import annotations
@@ -53,7 +57,7 @@ from reconcile.vocabulary.records import HistoryEntry, MirrorIssue, MirrorLink
 from reconcile.vocabulary.text import same_text
 from reconcile.vocabulary.wording import field_name, field_value
 
-__all__ = ["DoneCommand", "Kept", "UndoItem", "UndoPlan", "plan_undo", "undo_title"]
+__all__ = ["DoneCommand", "Kept", "UndoItem", "UndoPlan", "plan_undo", "standing_undo", "undo_title"]
 
 UNKNOWN = "что было до — не известно"
 
@@ -116,6 +120,19 @@ class UndoPlan:
 
 def undo_title(batch_id: int, title: str) -> str:
     return f"Откат пакета {batch_id}: {title}"
+
+
+def standing_undo(undo_batches: Mapping[int, Sequence[CommandStatus]]) -> int | None:
+    """The undo batch that stands for a batch, of its undo batches (id → their commands' statuses): the oldest not
+    wholly cancelled; ``None`` when there is none (the batch may be undone)."""
+    return next(
+        (
+            batch_id
+            for batch_id, statuses in sorted(undo_batches.items())
+            if any(s is not CommandStatus.CANCELLED for s in statuses)
+        ),
+        None,
+    )
 
 
 def _local(at: str, zone: str | None) -> str:
@@ -338,13 +355,17 @@ def plan_undo(
     journal: Mapping[str, Sequence[HistoryEntry]],
     settings: Settings,
     zone: str | None = None,
+    undone_by: int | None = None,
 ) -> UndoPlan:
     """The inverse of ``commands`` (the batch's, any order): ``mirror`` holds the records of their keys and
-    ``journal`` their journal (who changed a kept aspect); ``zone`` is the Jira user's time zone (times in words)."""
+    ``journal`` their journal (who changed a kept aspect); ``zone`` is the Jira user's time zone (times in words);
+    ``undone_by`` the undo batch that stands for it (:func:`standing_undo`): then nothing is taken back again."""
     inverses: list[tuple[DoneCommand, _Inverse]] = []
     walk = _Walk()
     for done in sorted(commands, key=lambda c: c.seq, reverse=True):
         inverse = _inverse_of(done, mirror, settings, walk)
+        if inverse is not None and undone_by is not None:
+            inverse = _Inverse(outcome="nothing", text=f"откат уже в пакете {undone_by}")
         if inverse is not None:
             inverses.append((done, inverse))
     kept = _attributed([k for _, inverse in inverses for k in inverse.kept], journal)
