@@ -5,11 +5,14 @@ built-in sample, ``sdlc-agent run``. The demo configures projects and a scaled-d
 API, reads the mirror once (a full refresh, which also discovers the STOCKS_DRRK board's type), uploads a
 file, submits one batch with all eight command types and temp keys, prints one line per status change with
 the hub's live figures, then each command's outcome and the resulting Jira state read back from the simulator.
+Then it takes the batch back (DESIGN.md 6.4): the undo's plan, one line per command, the undo batch run, and
+Jira's state after it — the issue the batch created left (``undo.created_issue`` leave), all else as before.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import shutil
 import sys
@@ -21,7 +24,7 @@ from typing import Any, TextIO
 import httpx
 
 from loopback.stack import DEMO_PACING, Stack, checked, start_stack, wait_batch
-from reconcile.vocabulary import CATALOGUE, RESOLVED, CommandType
+from reconcile.vocabulary import CATALOGUE, REFRESH_TYPE, RESOLVED, CommandType
 
 __all__ = ["KEEP_HINT", "PACING_NOTE", "demo", "jira_state", "run", "sample_batch"]
 
@@ -168,13 +171,15 @@ def demo(out: TextIO, *, keep: bool, work_dir: Path) -> int:
             ok = all(c["status"] in RESOLVED for c in final["commands"])
 
             out.write("\nJira (read back from the simulator):\n")
-            for key in [k for k in (new_key, issue_key) if k]:
+            keys = [k for k in (new_key, issue_key) if k]
+            for key in keys:
                 for line in jira_state(sim, key):
                     out.write(f"  {line}\n")
             if new_key:
                 notes = checked(client.get("/notes", params={"key": new_key}))
                 for note in notes.get("items", []) if isinstance(notes, dict) else notes:
                     out.write(f"  note on {new_key}: {note.get('text')!r}\n")
+            ok = _undo_step(out, client, sim, batch["id"], keys) and ok
         out.write(f"\n{'OK' if ok else 'FAILED'}: demo finished in {time.monotonic() - began:.1f} s\n")
         out.write(f"{PACING_NOTE}\n")
         if keep:
@@ -193,6 +198,29 @@ def demo(out: TextIO, *, keep: bool, work_dir: Path) -> int:
         if not keep:
             stack.stop()
     return 0 if ok else 1
+
+
+def _undo_step(out: TextIO, client: httpx.Client, sim: httpx.Client, batch_id: int, keys: list[str]) -> bool:
+    """The batch taken back: the undo's plan (a line per command of the batch), the undo batch run, and the Jira
+    state of ``keys`` after it; whether every command of the undo batch ended resolved."""
+    plan = checked(client.post(f"/batches/{batch_id}/undo", params={"dry_run": "true"}))
+    out.write(f"\nundo plan: «{plan['title']}»\n")
+    planned = (plan.get("plan") or {}).get("commands") or []
+    for item in plan["items"]:
+        mine = [c for c in planned if c["seq"] in item["commands"]]
+        writes = "; ".join(f"{c['subject']} {line['sign']} {line['text']}" for c in mine for line in c["lines"])
+        out.write(f"  command {item['command_id']} {item['type']}: {writes or item['text']}\n")
+    created = checked(client.post(f"/batches/{batch_id}/undo"))["batch"]
+    began = time.monotonic()
+    # The undo batch's status changes stay unprinted: the summary line and the state say what it did.
+    final = wait_batch(client, created["id"], out=io.StringIO(), label="undo ")
+    statuses = ", ".join(f"{c['type']}: {c['status']}" for c in final["commands"] if c["type"] != REFRESH_TYPE)
+    out.write(f"undo batch {created['id']} ({time.monotonic() - began:.1f} s): {statuses}\n")
+    out.write("\nJira after the undo:\n")
+    for key in keys:
+        for line in jira_state(sim, key):
+            out.write(f"  {line}\n")
+    return all(c["status"] in RESOLVED for c in final["commands"])
 
 
 def _compact(value: Any) -> str:

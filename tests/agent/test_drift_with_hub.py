@@ -8,6 +8,7 @@ three times, and after the refresh nothing drifts.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +24,7 @@ from hub_app.app import create_app
 from hub_app.bodies.admin import ProjectIn, TokenIn
 from hub_app.operations import admin
 from hub_app.runtime.hub import open_hub
+from jira_sim import Simulator
 from reconcile.config.settings import Settings
 from reconcile.jira.webhook_registration import registration
 
@@ -38,8 +40,8 @@ BLOCKER = "AURORA-1446"
 class Rig(HubRig):
     """The rig of the agent with the hub, plus a person at the bank using Jira's REST API with their own login."""
 
-    def __init__(self, tmp_path: Path, app: Any, tokens: dict[str, str]) -> None:
-        super().__init__(tmp_path, app, tokens)
+    def __init__(self, tmp_path: Path, app: Any, tokens: dict[str, str], sim: Simulator | None = None) -> None:
+        super().__init__(tmp_path, app, tokens, sim)
         self.petrova = httpx.AsyncClient(
             base_url="http://jira", transport=httpx.ASGITransport(app=self.sim.asgi), auth=("petrova", "секрет")
         )
@@ -59,18 +61,28 @@ class Rig(HubRig):
         await super().close()
 
 
-@pytest.fixture
-async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
+@contextlib.asynccontextmanager
+async def open_rig(tmp_path: Path, sim: Simulator | None = None) -> AsyncIterator[Rig]:
+    """The rig on a fresh hub in ``tmp_path``: project AWPCA on board 4216, an agent token and an interface one;
+    ``sim`` is the Jira (default: the simulator's sample)."""
     hub = await open_hub(data_dir=tmp_path / "hub")
     tokens = {}
     async with hub.unit() as unit:
         await admin.create_project(unit, ProjectIn(name="AWPCA", board_id=4216))
         for role in ("agent", "interface"):
             tokens[role] = (await admin.add_token(unit, TokenIn(name=f"t-{role}", role=role))).secret
-    result = Rig(tmp_path, create_app(hub, mcp=False), tokens)
-    yield result
-    await result.close()
-    await hub.close()
+    result = Rig(tmp_path, create_app(hub, mcp=False), tokens, sim)
+    try:
+        yield result
+    finally:
+        await result.close()
+        await hub.close()
+
+
+@pytest.fixture
+async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
+    async with open_rig(tmp_path) as result:
+        yield result
 
 
 async def test_hand_edits_show_as_drift_and_go_back_with_three_writes(rig: Rig) -> None:

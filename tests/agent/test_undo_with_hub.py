@@ -60,7 +60,8 @@ def _batch() -> dict[str, Any]:
 
 async def test_undo_takes_back_every_write_but_keeps_what_a_person_changed(rig: Rig) -> None:
     """Every aspect the batch changed is back after the undo, except the due date a person changed since, which
-    the plan names with its author; the undo batch names its original and back."""
+    the plan names with its author; the undo batch names its original and back; a second undo is refused (409)
+    naming the first, its plan takes nothing back."""
     agent = rig.agent()
     await rig.full_refresh(agent)
     uploaded = await rig.interface.post("/files", params={"filename": "план.txt"}, content=CONTENT)
@@ -96,6 +97,15 @@ async def test_undo_takes_back_every_write_but_keeps_what_a_person_changed(rig: 
     assert after[KEY]["duedate"] == "2027-01-31"
     again = await rig.interface.post(f"/batches/{batch['id']}/undo", params={"dry_run": "true"})
     assert again.status_code == 200
+    assert (again.json()["plan"], {i["text"] for i in again.json()["items"]}) == (
+        None,
+        {f"откат уже в пакете {undo['id']}"},
+    )
+    twice = await rig.interface.post(f"/batches/{batch['id']}/undo")
+    assert (twice.status_code, twice.json()["detail"]) == (
+        409,
+        f"у пакета {batch['id']} уже есть откат — пакет {undo['id']}; неудавшиеся команды отката повторяйте в нём",
+    )
 
 
 async def test_an_undo_of_a_batch_still_running_is_refused(rig: Rig) -> None:

@@ -54,10 +54,10 @@ class WatchedClock(FakeClock):
 
 
 class HubRig:
-    def __init__(self, tmp_path: Path, app: Any, tokens: dict[str, str]) -> None:
+    def __init__(self, tmp_path: Path, app: Any, tokens: dict[str, str], sim: Simulator | None = None) -> None:
         self.tmp_path = tmp_path
         self.tokens = tokens
-        self.sim = Simulator()
+        self.sim = sim or Simulator()
         self.clock = WatchedClock()
         self.hub_transport = FlakyTransport(httpx.ASGITransport(app=app))
         self.jira_transport = FlakyTransport(httpx.ASGITransport(app=self.sim.asgi))

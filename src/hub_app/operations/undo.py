@@ -4,7 +4,8 @@ batch's commands replaced, its plan from the mirror, and the batch created with 
 
 The undo batch is signed by the caller, titled «Откат пакета 17: <title>», and waits for approval as any batch of
 the caller's token and door would — and always when the batch it undoes waited. A batch still running is not
-undone (409): what it has still to write would not be taken back.
+undone (409): what it has still to write would not be taken back; nor is a batch undone twice (409, naming its
+undo batch: :func:`reconcile.outlook.undo.standing_undo`).
 """
 
 from __future__ import annotations
@@ -16,18 +17,25 @@ from hub_app.operations.batches import create_batch, validate
 from hub_app.operations.plan import plan_view
 from hub_app.runtime.hub import Unit
 from hub_app.runtime.lookups import batch, resolved_in_batch
-from reconcile.outlook import DoneCommand, Requester, UndoPlan, plan_undo, undo_title
+from reconcile.outlook import DoneCommand, Requester, UndoPlan, plan_undo, standing_undo, undo_title
 from reconcile.queue import substitute
 from reconcile.vocabulary import PENDING, ConflictError
 
 __all__ = ["undo_batch"]
 
 
-async def _undo_plan(unit: Unit, batch_id: int) -> tuple[UndoPlan, str, Any, str | None]:
+async def _standing_undo(unit: Unit, batch_id: int) -> int | None:
+    earlier = (await unit.db.queue.undone_by([batch_id]))[batch_id]
+    their = await unit.db.queue.commands_of(earlier) if earlier else {}
+    return standing_undo({undo_id: [c.status for c in commands] for undo_id, commands in their.items()})
+
+
+async def _undo_plan(unit: Unit, batch_id: int, *, dry_run: bool) -> tuple[UndoPlan, str, Any, str | None]:
     found = await batch(unit, batch_id)
     stored = (await unit.db.queue.commands_of([found.id]))[found.id]
     if any(c.status in PENDING for c in stored):
         raise ConflictError(f"пакет {found.id} ещё выполняется — дождитесь его или отмените, затем откатывайте")
+    undone_by = await _standing_undo(unit, found.id)
     resolved = await resolved_in_batch(unit, found.id)
     done = [
         DoneCommand(
@@ -51,14 +59,19 @@ async def _undo_plan(unit: Unit, batch_id: int) -> tuple[UndoPlan, str, Any, str
         journal=await unit.db.mirror.journals(keys),
         settings=await unit.db.admin.settings(),
         zone=zone,
+        undone_by=undone_by,
     )
+    if undone_by is not None and not dry_run:
+        raise ConflictError(
+            f"у пакета {found.id} уже есть откат — пакет {undone_by}; неудавшиеся команды отката повторяйте в нём"
+        )
     return undo, undo_title(found.id, found.title), found.approval, zone
 
 
 async def undo_batch(unit: Unit, batch_id: int, *, requester: Requester, dry_run: bool) -> UndoView:
     """The undo of batch ``batch_id``: its plan (``dry_run``) or the undo batch created (409 when there is nothing
     to take back, or the batch still runs)."""
-    undo, title, approval, zone = await _undo_plan(unit, batch_id)
+    undo, title, approval, zone = await _undo_plan(unit, batch_id, dry_run=dry_run)
     body: dict[str, Any] = {
         "author": requester.token_name or "interface",
         "title": title,

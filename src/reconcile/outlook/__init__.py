@@ -44,7 +44,7 @@ from reconcile.outlook.readable import (
     result_in_words,
     sprint_state,
 )
-from reconcile.outlook.undo import DoneCommand, Kept, UndoItem, UndoPlan, plan_undo, undo_title
+from reconcile.outlook.undo import DoneCommand, Kept, UndoItem, UndoPlan, plan_undo, standing_undo, undo_title
 
 __all__ = [
     "OWN_BATCH",
@@ -104,5 +104,6 @@ __all__ = [
     "result_in_words",
     "search_text",
     "sprint_state",
+    "standing_undo",
     "undo_title",
 ]

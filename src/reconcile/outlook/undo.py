@@ -17,9 +17,17 @@ Every ``done`` command that wrote something is taken back from what its result s
 
 An aspect that the mirror shows changed since the batch set it was changed by a person: it is kept, left out of
 the inverse batch and named with the journal's author and time («срок изменил ivanov 02.12 10:14 — не
-возвращается»); what the mirror has not seen yet the agent's only-if-unchanged check still keeps. A command whose
+возвращается»); what the mirror has not seen yet the agent's only-if-unchanged check still keeps. Walking back
+newest first, an aspect set twice by the batch is compared with what the newer command's inverse leaves there, not
+with the mirror; once kept, it stays kept for every older command (the person changed it after them all). A
+command that failed is taken back as far as it wrote (its result says what it replaced so far: a status moved one
+step of its path before a missing transition). A command whose
 result says nothing of what it replaced (it predates this rule, or its report was lost: ``confirmed_by_state``)
 is listed «что было до — не известно», never guessed. A command that wrote nothing has nothing to take back.
+
+A batch is undone once: while an undo batch of it stands (one not wholly cancelled — it runs, waits, or ran), its
+plan takes nothing back and names that batch («откат уже в пакете 18»); what that undo failed to do is retried
+there. Undoing again would read what the first undo put back as the batch's own values and write them again.
 """
 
 from __future__ import annotations
@@ -50,7 +58,7 @@ from reconcile.vocabulary.records import HistoryEntry, MirrorIssue, MirrorLink
 from reconcile.vocabulary.text import same_text
 from reconcile.vocabulary.wording import field_name, field_value
 
-__all__ = ["DoneCommand", "Kept", "UndoItem", "UndoPlan", "plan_undo", "undo_title"]
+__all__ = ["DoneCommand", "Kept", "UndoItem", "UndoPlan", "plan_undo", "standing_undo", "undo_title"]
 
 UNKNOWN = "что было до — не известно"
 
@@ -115,6 +123,19 @@ def undo_title(batch_id: int, title: str) -> str:
     return f"Откат пакета {batch_id}: {title}"
 
 
+def standing_undo(undo_batches: Mapping[int, Sequence[CommandStatus]]) -> int | None:
+    """The undo batch that stands for a batch, of its undo batches (id → their commands' statuses): the oldest not
+    wholly cancelled; ``None`` when there is none (the batch may be undone)."""
+    return next(
+        (
+            batch_id
+            for batch_id, statuses in sorted(undo_batches.items())
+            if any(s is not CommandStatus.CANCELLED for s in statuses)
+        ),
+        None,
+    )
+
+
 def _local(at: str, zone: str | None) -> str:
     try:
         moment = datetime.fromisoformat(at)
@@ -136,19 +157,47 @@ class _Inverse:
     text: str = ""
 
 
+@attrs.define
+class _Walk:
+    """What each aspect ``(key, aspect)`` holds as the undo walks the batch back, newest first: the mirror's value
+    until an inverse writes another, and the aspects kept."""
+
+    values: dict[tuple[str, str], Any] = attrs.Factory(dict)
+    kept: set[tuple[str, str]] = attrs.Factory(set)
+
+    def back(self, key: str, aspect: str, *, after: Any, mirror: Any, before: Any) -> _Held | None:
+        """``None`` when the aspect still holds ``after`` (its inverse then writes ``before``), else what it holds
+        (the aspect is kept from now on)."""
+        slot = (key, aspect)
+        now = self.values.get(slot, mirror)
+        if slot not in self.kept and same_text(now, after):
+            self.values[slot] = before
+            return None
+        self.kept.add(slot)
+        return _Held(now)
+
+
+@attrs.frozen
+class _Held:
+    """A kept aspect's value now (which may be ``None``)."""
+
+    value: Any
+
+
 def _command(command_type: str, **params: Any) -> dict[str, Any]:
     return {"type": command_type, "params": params}
 
 
-def _fields(done: DoneCommand, undo: FieldsUndo, issue: MirrorIssue | None) -> _Inverse:
+def _fields(done: DoneCommand, undo: FieldsUndo, issue: MirrorIssue | None, walk: _Walk) -> _Inverse:
     key = str(done.params.get("key"))
     params: dict[str, Any] = {}
     expected: dict[str, Any] = {}
     inverse = _Inverse()
     for name, change in undo.changed.items():
-        now = getattr(issue, name, None) if issue is not None else change.after
-        if not same_text(now, change.after):
-            inverse.kept.append(Kept(command_id=done.id, key=key, aspect=name, now=now))
+        mirror = getattr(issue, name, None) if issue is not None else change.after
+        held = walk.back(key, name, after=change.after, mirror=mirror, before=change.before)
+        if held is not None:
+            inverse.kept.append(Kept(command_id=done.id, key=key, aspect=name, now=held.value))
             continue
         params[name] = change.before
         expected[name] = change.after
@@ -163,10 +212,12 @@ def _fields(done: DoneCommand, undo: FieldsUndo, issue: MirrorIssue | None) -> _
     return inverse
 
 
-def _status(done: DoneCommand, undo: StatusUndo, issue: MirrorIssue | None) -> _Inverse:
+def _status(done: DoneCommand, undo: StatusUndo, issue: MirrorIssue | None, walk: _Walk) -> _Inverse:
     key = str(done.params.get("key"))
-    if issue is not None and issue.status != undo.after:
-        return _Inverse(kept=[Kept(command_id=done.id, key=key, aspect="status", now=issue.status)])
+    mirror = issue.status if issue is not None else undo.after
+    held = walk.back(key, "status", after=undo.after, mirror=mirror, before=undo.before)
+    if held is not None:
+        return _Inverse(kept=[Kept(command_id=done.id, key=key, aspect="status", now=held.value)])
     back = [*reversed(undo.path[:-1]), undo.before]
     target: Any = back[0] if len(back) == 1 else back
     return _Inverse(
@@ -174,13 +225,14 @@ def _status(done: DoneCommand, undo: StatusUndo, issue: MirrorIssue | None) -> _
     )
 
 
-def _sprint(done: DoneCommand, undo: SprintUndo, issue: MirrorIssue | None) -> _Inverse:
+def _sprint(done: DoneCommand, undo: SprintUndo, issue: MirrorIssue | None, walk: _Walk) -> _Inverse:
     key = str(done.params.get("key"))
     after = undo.after.name if undo.after is not None else None
-    if issue is not None and (issue.sprint.name if issue.sprint is not None else None) != after:
-        now = issue.sprint.name if issue.sprint is not None else None
-        return _Inverse(kept=[Kept(command_id=done.id, key=key, aspect="sprint", now=now)])
     before = undo.before.name if undo.before is not None else None
+    mirror = (issue.sprint.name if issue.sprint is not None else None) if issue is not None else after
+    held = walk.back(key, "sprint", after=after, mirror=mirror, before=before)
+    if held is not None:
+        return _Inverse(kept=[Kept(command_id=done.id, key=key, aspect="sprint", now=held.value)])
     return _Inverse(
         commands=[_command(CommandType.ENSURE_SPRINT, key=key, sprint=before, if_unchanged={"sprint": after})]
     )
@@ -247,13 +299,13 @@ def _issue(undo: IssueUndo, settings: Settings) -> _Inverse:
     return _Inverse(commands=commands, text=text)
 
 
-def _inverse(done: DoneCommand, undo: Undo, issue: MirrorIssue | None, settings: Settings) -> _Inverse:
+def _inverse(done: DoneCommand, undo: Undo, issue: MirrorIssue | None, settings: Settings, walk: _Walk) -> _Inverse:
     if isinstance(undo, FieldsUndo):
-        return _fields(done, undo, issue)
+        return _fields(done, undo, issue, walk)
     if isinstance(undo, StatusUndo):
-        return _status(done, undo, issue) if undo.path else _Inverse(outcome="nothing")
+        return _status(done, undo, issue, walk) if undo.path else _Inverse(outcome="nothing")
     if isinstance(undo, SprintUndo):
-        return _sprint(done, undo, issue) if undo.before != undo.after else _Inverse(outcome="nothing")
+        return _sprint(done, undo, issue, walk) if undo.before != undo.after else _Inverse(outcome="nothing")
     if isinstance(undo, LinkUndo):
         return _link(done, undo, settings)
     if isinstance(undo, CommentUndo):
@@ -261,6 +313,24 @@ def _inverse(done: DoneCommand, undo: Undo, issue: MirrorIssue | None, settings:
     if isinstance(undo, AttachmentUndo):
         return _attachment(done, undo)
     return _issue(undo, settings)
+
+
+def _inverse_of(
+    done: DoneCommand, mirror: Mapping[str, MirrorIssue], settings: Settings, walk: _Walk
+) -> _Inverse | None:
+    """The inverse of one command of the batch; ``None`` for one the undo does not list (a refresh, one that never
+    ran, one that failed or was cancelled before it wrote)."""
+    if done.type == REFRESH_TYPE:
+        return None
+    if done.status not in (CommandStatus.DONE, CommandStatus.CONFIRMED_BY_STATE) and not (
+        done.status in (CommandStatus.FAILED, CommandStatus.CANCELLED) and done.wrote
+    ):
+        return None
+    undo = undo_of_result(done.type, done.result) if done.status is not CommandStatus.CONFIRMED_BY_STATE else None
+    if undo is None:
+        return _Inverse(outcome="unknown", text=UNKNOWN) if done.wrote or done.result is None else _Inverse()
+    key = done.params.get("key")
+    return _inverse(done, undo, mirror.get(key) if isinstance(key, str) else None, settings, walk)
 
 
 def _attributed(kept: list[Kept], journal: Mapping[str, Sequence[HistoryEntry]]) -> list[Kept]:
@@ -297,20 +367,19 @@ def plan_undo(
     journal: Mapping[str, Sequence[HistoryEntry]],
     settings: Settings,
     zone: str | None = None,
+    undone_by: int | None = None,
 ) -> UndoPlan:
     """The inverse of ``commands`` (the batch's, any order): ``mirror`` holds the records of their keys and
-    ``journal`` their journal (who changed a kept aspect); ``zone`` is the Jira user's time zone (times in words)."""
+    ``journal`` their journal (who changed a kept aspect); ``zone`` is the Jira user's time zone (times in words);
+    ``undone_by`` the undo batch that stands for it (:func:`standing_undo`): then nothing is taken back again."""
     inverses: list[tuple[DoneCommand, _Inverse]] = []
+    walk = _Walk()
     for done in sorted(commands, key=lambda c: c.seq, reverse=True):
-        if done.type == REFRESH_TYPE or done.status not in (CommandStatus.DONE, CommandStatus.CONFIRMED_BY_STATE):
-            continue
-        undo = undo_of_result(done.type, done.result) if done.status is CommandStatus.DONE else None
-        if undo is None:
-            inverse = _Inverse(outcome="unknown", text=UNKNOWN) if done.wrote or done.result is None else _Inverse()
-        else:
-            key = done.params.get("key")
-            inverse = _inverse(done, undo, mirror.get(key) if isinstance(key, str) else None, settings)
-        inverses.append((done, inverse))
+        inverse = _inverse_of(done, mirror, settings, walk)
+        if inverse is not None and undone_by is not None:
+            inverse = _Inverse(outcome="nothing", text=f"откат уже в пакете {undone_by}")
+        if inverse is not None:
+            inverses.append((done, inverse))
     kept = _attributed([k for _, inverse in inverses for k in inverse.kept], journal)
     by_command = iter(kept)
     body: list[Mapping[str, Any]] = []
