@@ -47,8 +47,14 @@ def _commands(driver: WebDriver) -> int:
 def _add(driver: WebDriver, command_type: str) -> int:
     """«Добавить команду» of a type; the number of the new command once the editor shows it."""
     count = _commands(driver)
-    Select(driver.find_element(By.ID, "add_type")).select_by_value(command_type)
-    click(driver, By.ID, "add")
+
+    def chosen_and_added(d: WebDriver) -> bool:
+        # Looked up again in one go: the editor's save of the previous change may swap the select under us.
+        Select(d.find_element(By.ID, "add_type")).select_by_value(command_type)
+        d.find_element(By.ID, "add").click()
+        return True
+
+    wait_for(driver, f"add a {command_type}", chosen_and_added, timeout=10)
     wait_for(driver, f"command {count + 1} added", lambda d: _commands(d) == count + 1)
     return count + 1
 
@@ -60,7 +66,11 @@ def _type(driver: WebDriver, field: str, value: str) -> None:
 
 
 def _choose(driver: WebDriver, field: str, value: str) -> None:
-    Select(driver.find_element(By.ID, field)).select_by_value(value)
+    def chosen(d: WebDriver) -> bool:
+        Select(d.find_element(By.ID, field)).select_by_value(value)
+        return True
+
+    wait_for(driver, f"choose {value} in {field}", chosen, timeout=10)
 
 
 def _date(driver: WebDriver, field: str, value: str) -> None:
