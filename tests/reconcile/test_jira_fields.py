@@ -25,6 +25,7 @@ from reconcile.guard.fields import (
     unseen_ids,
     verified_mapping,
 )
+from reconcile.guard.paths import shown_value
 
 GH = "com.pyxis.greenhopper.jira:"
 #: Jira DC's ``GET /rest/api/2/field`` for the sample's custom fields (the simulator's shapes), and a system one.
@@ -204,6 +205,8 @@ def test_any_mapped_id_that_is_no_field_id_refuses_every_command(settings: Setti
         problem = fields_problem(command_type, {}, settings, fields=FIELDS, pins={})
         assert problem is not None
         assert problem.startswith("недопустимый id поля ")
+        bad = [v for v in (*settings.fields.values(), *mapped_fields(settings).values()) if not is_field_id(v)]
+        assert problem.endswith(f": {shown_value(bad[0])}")  # the value itself, JSON-quoted
 
 
 def test_a_role_without_a_mapping_is_left_to_the_executor() -> None:

@@ -273,6 +273,10 @@ def _error(jira: str) -> str:
         ('x = "a\\"\x01"', "недопустимый символ U+0001", 9, "The character '\\u0001' is illegal."),
         ('x = "\x02"', "недопустимый символ U+0002", 6, "The character '\\u0002' is illegal."),
         ('x = "a\\"b', "незакрытые кавычки", 5, "The quoted string 'a\\\"b' has not been completed."),
+        # an escaped control character belongs to the string (its escape is judged once the string is whole)
+        ('x = "a\\\x01', "незакрытые кавычки", 5, "The quoted string 'a\\\x01' has not been completed."),
+        # the tab before the quote is whitespace, not the string's
+        ('x =\t"a', "незакрытые кавычки", 5, "The quoted string 'a' has not been completed."),
         ("x = b\x01", "недопустимый символ U+0001", 6, "The character '\\u0001' is illegal."),
         ("x = \x7f", "недопустимый символ U+007F", 5, "The character '\\u007f' is illegal."),
         ("summary ~ x\\q", "недопустимая escape-последовательность «\\q»", 12, "The escape sequence '\\q' is illegal."),
