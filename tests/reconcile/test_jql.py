@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from reconcile.guard.jql import JqlProblem, client_jql, read_jql, within_project, within_projects
-from reconcile.guard.jql_lexer import Kind, plain_word, tokenize
+from reconcile.guard.jql_lexer import JqlSyntaxError, Kind, plain_word, tokenize
 from reconcile.guard.jql_tree import (
     And,
     CustomField,
@@ -416,16 +416,36 @@ def test_what_jira_would_refuse_is_refused_with_its_position(text: str, reason: 
     assert problem == JqlProblem(reason=reason, position=position, jira=_error(jira) + where_jira)
 
 
-def test_jiras_position_counts_lines() -> None:
+@pytest.mark.parametrize(
+    ("text", "position", "line", "character"),
+    [
+        ("x = 1\n  AND y = ?", 17, 2, 11),
+        ("\nx = ?", 6, 2, 5),  # the line that begins the text counts
+        ("x = ?\ny = 1", 5, 1, 5),  # the lines after the problem do not
+        ("x = 1\n\ny = 1 OR\n z = ?", 22, 4, 6),
+    ],
+)
+def test_jiras_position_counts_lines(text: str, position: int, line: int, character: int) -> None:
     """Jira names the line and the character inside it; our position counts the whole text."""
-    problem = read_jql("x = 1\n  AND y = ?")
+    problem = read_jql(text)
     assert problem == JqlProblem(
         reason="символ «?» зарезервирован в JQL: возьмите значение в кавычки",
-        position=17,
+        position=position,
         jira=_error(
             "The character '?' is a reserved JQL character. You must enclose it in a string or use the escape "
-            "'\\u003f' instead. (line 2, character 11)"
+            f"'\\u003f' instead. (line {line}, character {character})"
         ),
+    )
+
+
+def test_the_lexers_error_reads_as_its_problem() -> None:
+    """The exception the lexer raises says what the problem says (a log of it is not empty)."""
+    with pytest.raises(JqlSyntaxError) as raised:
+        tokenize("x = ?")
+    assert (
+        str(raised.value)
+        == str(raised.value.problem)
+        == "символ «?» зарезервирован в JQL: возьмите значение в кавычки (позиция 5)"
     )
 
 
