@@ -543,3 +543,12 @@ def test_nesting_stops_at_a_hundred_levels() -> None:
             jira=f"Error in the JQL Query: The query is nested deeper than 100 levels. (line 1, character {at})",
         )
     assert read_jql("(" * 50 + "x in " + "(" * 50 + "1" + ")" * 100) == read_jql("x in " + "(" * 50 + "1" + ")" * 50)
+    # a list closed gives its level back: 150 lists side by side parse, and a list at level 99 leaves room for 2 more
+    assert isinstance(read_jql(" AND ".join(["x in (1)"] * 150)), Query)
+    after_a_list = "(" * 98 + "x in (1) AND " + "(" * 3 + "y = 1" + ")" * 101
+    assert read_jql(after_a_list) == JqlProblem(
+        reason="вложенность глубже 100 уровней",
+        position=114,
+        jira="Error in the JQL Query: The query is nested deeper than 100 levels. (line 1, character 114)",
+    )
+    assert isinstance(read_jql("(" * 98 + "x in (1) AND " + "(" * 2 + "y = 1" + ")" * 100), Query)
