@@ -552,3 +552,12 @@ def test_nesting_stops_at_a_hundred_levels() -> None:
         jira="Error in the JQL Query: The query is nested deeper than 100 levels. (line 1, character 114)",
     )
     assert isinstance(read_jql("(" * 98 + "x in (1) AND " + "(" * 2 + "y = 1" + ")" * 100), Query)
+    # so do a NOT and a parenthesis: after each at level 99, the third level more is one too many
+    for level_99 in ("NOT x = 1", "(x = 1)"):
+        assert read_jql("(" * 98 + level_99 + " AND " + "(" * 3 + "y = 1" + ")" * 101) == JqlProblem(
+            reason="вложенность глубже 100 уровней",
+            position=98 + len(level_99) + 5 + 3,
+            jira="Error in the JQL Query: The query is nested deeper than 100 levels. "
+            f"(line 1, character {98 + len(level_99) + 5 + 3})",
+        )
+        assert isinstance(read_jql("(" * 98 + level_99 + " AND " + "(" * 2 + "y = 1" + ")" * 100), Query)

@@ -105,8 +105,6 @@ class _Parser:
         if end.kind is not Kind.END:
             if order:
                 raise self.fail("ожидалась запятая", "','")
-            if where is None:
-                raise self.fail("ожидалось имя поля", "a field name")
             if end.kind is Kind.RPAREN:
                 raise problem_at(
                     self.text,
