@@ -281,6 +281,8 @@ def _error(jira: str) -> str:
         ("x = \x7f", "недопустимый символ U+007F", 5, "The character '\\u007f' is illegal."),
         ("summary ~ x\\q", "недопустимая escape-последовательность «\\q»", 12, "The escape sequence '\\q' is illegal."),
         ('x ~ "y\\q"', "недопустимая escape-последовательность «\\q»", 7, "The escape sequence '\\q' is illegal."),
+        ('x ~ "y\\q1234"', "недопустимая escape-последовательность «\\q»", 7, "The escape sequence '\\q' is illegal."),
+        ('x ~ "y\\u12g4"', "недопустимая escape-последовательность «\\u»", 7, "The escape sequence '\\u' is illegal."),
         ("x ~ y\\u12g4", "недопустимая escape-последовательность «\\u»", 6, "The escape sequence '\\u' is illegal."),
         ("x ~ \\", "недопустимая escape-последовательность «\\»", 5, "The escape sequence '\\' is illegal."),
         (
@@ -436,6 +438,12 @@ def test_jiras_position_counts_lines(text: str, position: int, line: int, charac
             f"'\\u003f' instead. (line {line}, character {character})"
         ),
     )
+
+
+def test_an_escape_of_upper_or_lower_hex_digits_is_its_character() -> None:
+    """``\\u00E9`` and ``\\u00e9`` are both «é», in a quoted string and in a word."""
+    assert read_jql('x ~ "caf\\u00E9"') == read_jql('x ~ "caf\\u00e9"') == read_jql('x ~ "café"')
+    assert read_jql("x ~ caf\\u00E9") == read_jql("x ~ caf\\u00e9") == read_jql('x ~ "café"')  # escaped: quoted
 
 
 def test_the_lexers_error_reads_as_its_problem() -> None:
