@@ -19,6 +19,7 @@ from selenium.common.exceptions import NoSuchElementException, StaleElementRefer
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.wait import WebDriverWait
 
 __all__ = [
@@ -102,6 +103,16 @@ def click(driver: WebDriver, by: str, value: str) -> None:
         return True
 
     wait_for(driver, f"click {value}", clicked, timeout=10)
+
+
+def choose(driver: WebDriver, element_id: str, value: str) -> None:
+    """Pick ``value`` in the ``<select>`` with ``id``, looking it up again if a swap replaced it in between."""
+
+    def chosen(d: WebDriver) -> bool:
+        Select(d.find_element(By.ID, element_id)).select_by_value(value)
+        return True
+
+    wait_for(driver, f"choose {value} in {element_id}", chosen, timeout=10)
 
 
 def text(driver: WebDriver, element_id: str) -> str:

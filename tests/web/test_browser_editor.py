@@ -24,7 +24,7 @@ from loopback.stack import Stack
 from reconcile.vocabulary.catalogue import CATALOGUE
 
 from . import test_browser as _browser
-from .browser_support import CHROMEDRIVER, CHROMIUM, SCREENSHOTS, click, text, wait_for
+from .browser_support import CHROMEDRIVER, CHROMIUM, SCREENSHOTS, choose, click, text, wait_for
 
 # The browser tests' fixtures, shared: the stack (hub, simulator, agent, the mirror filled), Chromium, and the check
 # that every request went to the hub with no script error.
@@ -65,14 +65,6 @@ def _type(driver: WebDriver, field: str, value: str) -> None:
     element.send_keys(value)
 
 
-def _choose(driver: WebDriver, field: str, value: str) -> None:
-    def chosen(d: WebDriver) -> bool:
-        Select(d.find_element(By.ID, field)).select_by_value(value)
-        return True
-
-    wait_for(driver, f"choose {value} in {field}", chosen, timeout=10)
-
-
 def _date(driver: WebDriver, field: str, value: str) -> None:
     """A date picked (a date input takes its value in the browser's own format: set as the picker would)."""
     driver.execute_script(
@@ -86,7 +78,7 @@ def _compose(driver: WebDriver, summary: str) -> None:
     """Every type of the catalogue through the form, three of them wrong."""
     wait_for(driver, "an empty editor", lambda d: d.find_elements(By.ID, "editor-empty"))
     _type(driver, "title", "Редактор: все типы")
-    _choose(driver, "project", "AWPCA")
+    choose(driver, "project", "AWPCA")
     for command_type in CATALOGUE:
         index = _add(driver, command_type)
         fill = _FILL[command_type]
@@ -99,7 +91,7 @@ def _issue(driver: WebDriver, i: int, summary: str) -> None:
 
 
 def _fields(driver: WebDriver, i: int, _: str) -> None:
-    _choose(driver, f"c{i}.key.new", "new:1")
+    choose(driver, f"c{i}.key.new", "new:1")
     _date(driver, f"c{i}.duedate", "2026-12-15")
 
 
@@ -110,17 +102,17 @@ def _comment(driver: WebDriver, i: int, _: str) -> None:
 
 
 def _status(driver: WebDriver, i: int, _: str) -> None:
-    _choose(driver, f"c{i}.key.new", "new:1")  # mistake 1: no target
+    choose(driver, f"c{i}.key.new", "new:1")  # mistake 1: no target
 
 
 def _link(driver: WebDriver, i: int, _: str) -> None:
     _type(driver, f"c{i}.source", "AURORA-1537")
     _type(driver, f"c{i}.target", "AURORA-1537")  # mistake 2: the same issue
-    _choose(driver, f"c{i}.link_type", "связанные")
+    choose(driver, f"c{i}.link_type", "связанные")
 
 
 def _sprint(driver: WebDriver, i: int, _: str) -> None:
-    _choose(driver, f"c{i}.key.new", "new:1")
+    choose(driver, f"c{i}.key.new", "new:1")
     _type(driver, f"c{i}.sprint", "Спринт 2")
 
 

@@ -278,8 +278,9 @@ def _string_problem(text: str, i: int) -> JqlSyntaxError:
 def _word(text: str, raw: str, i: int) -> Token:
     """The token of the unquoted word ``raw`` found at 0-based ``i``."""
     # Neither a keyword nor a number has a backslash: a word with an escape in it is decoded below.
-    if raw.lower() in KEYWORDS:
-        return Token(KEYWORDS[raw.lower()], raw, i + 1)
+    low = raw.lower()
+    if low in KEYWORDS:
+        return Token(KEYWORDS[low], raw, i + 1)
     if _NUMBER.fullmatch(raw):
         return Token(Kind.NUMBER, raw, i + 1)
     value = _decode(text, raw, i)
