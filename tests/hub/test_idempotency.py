@@ -9,14 +9,14 @@ import httpx
 import pytest
 from sqlalchemy import func, select
 
-from adapters.storage.models import BatchRow
+from adapters.storage.models import BatchRow, IdempotencyKeyRow
 from hub_app.bodies.admin import TokenIn
 from hub_app.operations import admin
 from hub_app.runtime.hub import Hub
 from tests.support import cmd
 
 from .conftest import Api, Clock
-from .support import FIELDS, assert_refused
+from .support import FIELDS, assert_refused, done
 
 pytestmark = pytest.mark.anyio
 
@@ -85,6 +85,28 @@ async def test_a_key_lives_a_day(api: Api, hub: Hub, clock: Clock) -> None:
     later = await _post(api, OTHER, "k")
     assert later.status_code == 201
     assert (await _post(api, OTHER, "k")).json()["id"] == later.json()["id"] != first["id"]
+
+
+async def _keys(hub: Hub) -> list[str]:
+    async with hub.unit() as unit:
+        return sorted((await unit.db.session.scalars(select(IdempotencyKeyRow.key))).all())
+
+
+async def test_expired_keys_are_swept_at_an_idle_claim_and_fresh_ones_kept(api: Api, hub: Hub, clock: Clock) -> None:
+    """A request takes its key in one statement and leaves other keys alone; an idle claim removes the keys past
+    their 24 h and keeps the rest, which still answer their batches."""
+    old = (await _post(api, BODY, "old")).json()
+    clock.advance(hours=12)
+    fresh = (await _post(api, OTHER, "fresh")).json()
+    clock.advance(hours=12, minutes=1)
+    assert (await _post(api, BODY, "new")).json()["id"] != old["id"]
+    assert await _keys(hub) == ["fresh", "new", "old"]
+    while (claimed := await api.claim()).status_code == 200:  # the three commands, then an idle claim
+        await done(api, claimed.json()["id"])
+    assert claimed.status_code == 204
+    assert await _keys(hub) == ["fresh", "new"]
+    assert (await _post(api, OTHER, "fresh")).json()["id"] == fresh["id"]
+    assert (await _post(api, BODY, "old")).status_code == 201
 
 
 async def test_a_dry_run_neither_checks_nor_takes_a_key(api: Api, hub: Hub) -> None:

@@ -21,6 +21,7 @@ from hub_app.operations.approvals import expire_approvals
 from hub_app.operations.audit import prune_audit
 from hub_app.operations.batches import create_batch
 from hub_app.operations.freshness import mirror_freshness
+from hub_app.operations.idempotency import prune_keys
 from hub_app.runtime.hub import Unit
 from hub_app.runtime.lookups import base_jql, batch, command, held_batches, resolved_in_batch
 from reconcile.batches import auto_refresh_body
@@ -319,5 +320,6 @@ async def claim_once(unit: Unit, claim: ClaimIn) -> DeliveryView | None:
         if auto_done or not await _auto_refresh(unit, settings, held):
             unit.after_commit(functools.partial(_count_claim, "empty"))
             await prune_audit(unit, settings)
+            await prune_keys(unit)
             return None
         auto_done = True

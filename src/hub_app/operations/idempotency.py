@@ -20,7 +20,7 @@ from hub_app.runtime.lookups import batch
 from reconcile.outlook import Requester
 from reconcile.queue import idempotency
 
-__all__ = ["Created", "create_once"]
+__all__ = ["Created", "create_once", "prune_keys"]
 
 
 @attrs.frozen(kw_only=True)
@@ -65,3 +65,8 @@ async def create_once(
     first = await batch(unit, kept.batch_id)
     commands = (await unit.db.queue.commands_of([first.id]))[first.id]
     return Created(batch=BatchCreated.of(first, commands), new=False, replayed=True)
+
+
+async def prune_keys(unit: Unit) -> int:
+    """Remove the keys past their 24 h (at an idle claim: a request never waits for it); how many."""
+    return await unit.db.idempotency.prune(idempotency.expired_before(unit.now))
