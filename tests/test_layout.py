@@ -38,3 +38,17 @@ def test_no_test_module_imports_another_by_its_bare_name() -> None:
                 continue
             found += [f"{path.relative_to(TESTS.parent)}: {m}" for m in modules if m.partition(".")[0] in bare]
     assert found == []
+
+
+def test_every_test_module_that_starts_the_stack_is_marked_e2e() -> None:
+    """A module of ``tests/e2e`` or one that starts the processes of ``loopback.stack`` is marked ``e2e``: the quick
+    path (``nox -s quick``, ``-m "not e2e and not browser"``) leaves real processes to the default sessions."""
+    unmarked = []
+    for path in SOURCES:
+        if not path.name.startswith("test_"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        starts_processes = path.parent.name == "e2e" or "loopback.stack import" in text
+        if starts_processes and "pytest.mark.e2e" not in text:
+            unmarked.append(str(path.relative_to(TESTS.parent)))
+    assert unmarked == []

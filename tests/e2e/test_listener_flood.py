@@ -11,9 +11,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from urllib.parse import urlsplit
 
+import pytest
+
 from loopback.stack import Stack, checked, wait_batch
 
 from .test_webhooks import _Quiet, mirrored, person_edits, summary, until
+
+pytestmark = pytest.mark.e2e
 
 #: Runs the agent with its soft limit of open files at 256 (the hard limit as it was).
 LOW_LIMIT = [

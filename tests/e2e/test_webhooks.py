@@ -11,10 +11,11 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+import pytest
 
 from loopback.stack import Stack, checked, wait_batch
 
-#: The hand-edit figure with webhooks (issue 26): visible in the mirror within 5 s.
+pytestmark = pytest.mark.e2e
 
 
 def until(what: str, found: Callable[[], Any], *, timeout: float) -> Any:
