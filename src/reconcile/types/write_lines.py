@@ -27,7 +27,7 @@ from reconcile.config.settings import Settings
 from reconcile.executors import Dropped, Executor, JiraCall, JiraResponse
 from reconcile.jira.model import issue_fields, issue_from_jira, links_from_jira, sprint_of
 from reconcile.vocabulary.errors import JiraAnswerError
-from reconcile.vocabulary.records import MirrorLink
+from reconcile.vocabulary.records import MirrorIssue, MirrorLink
 from reconcile.vocabulary.text import normalise_text
 
 __all__ = [
@@ -153,6 +153,8 @@ class Reads:
     links: dict[str, MirrorLink] = attrs.Factory(dict)
     transitions: dict[tuple[str, str], str] = attrs.Factory(dict)
     sprint_names: dict[str, str] = attrs.Factory(dict)
+    #: ``issues`` read as the mirror reads them, once per answer (``None``: unreadable)
+    parsed: dict[str, MirrorIssue | None] = attrs.field(factory=dict, init=False)
 
     def seen(self, call: JiraCall, answer: JiraResponse) -> None:
         """Take in one answered call (a malformed answer teaches nothing: the executor fails on it itself)."""
@@ -183,6 +185,7 @@ class Reads:
     def _issue(self, key: str, body: Any) -> None:
         fields = issue_fields(body, key)
         self.issues[key] = body
+        self.parsed.pop(key, None)
         if "status" in fields:
             status = fields.get("status")
             self.status[key] = status.get("name") if isinstance(status, Mapping) else None
@@ -207,10 +210,13 @@ class Reads:
         raw = self.issues.get(key)
         if raw is None:
             return None
-        try:
-            return _plain(getattr(issue_from_jira(raw, self.settings), aspect))
-        except JiraAnswerError:
-            return None
+        if key not in self.parsed:
+            try:
+                self.parsed[key] = issue_from_jira(raw, self.settings)
+            except JiraAnswerError:
+                self.parsed[key] = None
+        issue = self.parsed[key]
+        return None if issue is None else _plain(getattr(issue, aspect))
 
 
 def _field_names(settings: Settings) -> dict[str, str]:
