@@ -12,6 +12,7 @@ import asyncio
 import logging
 import os
 import secrets
+import shutil
 import threading
 import time
 from collections.abc import Coroutine, Iterator
@@ -109,8 +110,7 @@ def database_url(request: pytest.FixtureRequest) -> str:
 _MIGRATED: set[str] = set()
 
 
-@pytest.fixture
-def migrated_url(database_url: str) -> str:
+def migrated(database_url: str) -> str:
     """``database_url`` with the hub's schema at head (migrated once per session, reused after)."""
     if database_url not in _MIGRATED:
         from adapters.storage.engine import make_engine, migrate
@@ -125,3 +125,30 @@ def migrated_url(database_url: str) -> str:
         run_in_thread(go())
         _MIGRATED.add(database_url)
     return database_url
+
+
+@pytest.fixture
+def migrated_url(database_url: str) -> str:
+    """``database_url`` with the hub's schema at head (migrated once per session, reused after)."""
+    return migrated(database_url)
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file with the hub's schema at head and nothing in it, migrated once per session (worker); its
+    engine is disposed after, so the WAL is checkpointed into the file."""
+    path: Path = tmp_path_factory.mktemp("template") / "hub.sqlite3"
+    migrated(f"sqlite+aiosqlite:///{path}")
+    return path
+
+
+@pytest.fixture
+def hub_url(database_url: str, tmp_path: Path, sqlite_template: Path) -> str:
+    """The database of a test's hub, at head: on SQLite a copy of the template of its own (nothing to empty, no
+    test sees another's rows), on PostgreSQL the session's database (the ``hub`` fixture empties it)."""
+    if not database_url.startswith("sqlite"):
+        return migrated(database_url)
+    path = tmp_path / "hub-database" / "hub.sqlite3"  # beside, not in, a data dir a test may give tmp_path
+    path.parent.mkdir()
+    shutil.copyfile(sqlite_template, path)
+    return f"sqlite+aiosqlite:///{path}"

@@ -10,10 +10,11 @@ from typing import Any
 import attrs
 import httpx
 import pytest
+from litestar import Litestar
 
 from adapters.files import FileStore
 from adapters.storage.database import Database
-from adapters.storage.engine import make_engine, truncate_all
+from adapters.storage.engine import is_postgres, make_engine, truncate_all
 from hub_app.app import create_app
 from hub_app.bodies.admin import TokenIn
 from hub_app.operations import admin
@@ -41,9 +42,10 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-async def hub(migrated_url: str, tmp_path: Path, clock: Clock) -> AsyncIterator[Hub]:
-    engine = make_engine(migrated_url)
-    await truncate_all(engine)
+async def hub(hub_url: str, tmp_path: Path, clock: Clock) -> AsyncIterator[Hub]:
+    engine = make_engine(hub_url)
+    if is_postgres(engine):
+        await truncate_all(engine)
     hub = Hub(database=Database(engine), files=FileStore(tmp_path / "files"), now=clock)
     try:
         yield hub
@@ -84,6 +86,11 @@ class Api:
         return await self.post(f"/agent/commands/{command_id}/pages", body, role="agent")
 
 
+#: The app of the ``api`` fixture: it holds no state of a test but ``state.hub`` (the MCP manager runs only in a
+#: lifespan, which an ASGI transport does not run; sessions and drafts are the hub's database's).
+_APPS: list[Litestar] = []
+
+
 @pytest.fixture
 async def api(hub: Hub) -> AsyncIterator[Api]:
     tokens = {}
@@ -91,7 +98,10 @@ async def api(hub: Hub) -> AsyncIterator[Api]:
         for role in ("agent", "interface", "admin"):
             created = await admin.add_token(unit, TokenIn(name=f"{role}-token", role=role))
             tokens[role] = created.secret
-    app = create_app(hub)
+    if not _APPS:
+        _APPS.append(create_app(hub))  # built once a worker (a tenth of a second of CPU); each test gives it its hub
+    app = _APPS[0]
+    app.state.hub = hub
     await hub.start_listening()
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://hub.test") as client:

@@ -127,9 +127,9 @@ async def test_the_agents_symmetric_link_types(api: Api) -> None:
 
 
 @pytest.fixture
-async def other(migrated_url: str, tmp_path: Path, clock: Clock, hub: Hub) -> AsyncIterator[Api]:
+async def other(hub_url: str, tmp_path: Path, clock: Clock, hub: Hub) -> AsyncIterator[Api]:
     """Another hub process on the same database (its own engine and kept drift), with the first one's tokens."""
-    second = Hub(database=Database(make_engine(migrated_url)), files=FileStore(tmp_path / "other"), now=clock)
+    second = Hub(database=Database(make_engine(hub_url)), files=FileStore(tmp_path / "other"), now=clock)
     try:
         transport = httpx.ASGITransport(app=create_app(second))
         async with httpx.AsyncClient(transport=transport, base_url="http://other.test") as client:

@@ -139,13 +139,11 @@ async def test_the_database_keeps_the_cookies_digest_not_the_cookie(browser: Ope
     assert cookie not in str(rows)
 
 
-async def test_sessions_are_shared_by_hub_processes(
-    browser: Open, migrated_url: str, tmp_path: Path, clock: Clock
-) -> None:
+async def test_sessions_are_shared_by_hub_processes(browser: Open, hub_url: str, tmp_path: Path, clock: Clock) -> None:
     """A session opened on one hub process opens pages on another on the same database, whose «Выйти» ends it
     for the first too (no key shared between them)."""
     person = await browser("interface")
-    other = Hub(database=Database(make_engine(migrated_url)), files=FileStore(tmp_path / "other"), now=clock)
+    other = Hub(database=Database(make_engine(hub_url)), files=FileStore(tmp_path / "other"), now=clock)
     app = create_app(other, mcp=False, web_key=os.urandom(32))
     try:
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://hub.test") as client:
