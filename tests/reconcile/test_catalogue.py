@@ -31,6 +31,7 @@ from reconcile.vocabulary.catalogue import (
     TypeRole,
     creating_types,
     default_gaps,
+    field_params,
     read_only_types,
     role_type,
     setting_types,
@@ -378,3 +379,27 @@ def test_code_asks_the_catalogue_for_the_refresh_by_its_role() -> None:
         if f'"{REFRESH_TYPE}"' in path.read_text(encoding="utf-8")
     ]
     assert spelt == []
+
+
+def test_a_field_keeps_the_label_and_format_of_its_first_entry() -> None:
+    """A throwaway type naming ``duedate`` and ``key`` its own way changes neither: the catalogue's first entry of a
+    parameter is the one plans name it by; a parameter no type had before is added with its own words."""
+    before = field_params(CATALOGUE)
+    own = attrs.evolve(
+        DUE,
+        required=(
+            Param(name="key", format=Format.TEXT, label="Ключ", doc="ключ", editor=Editor.TEXT),
+            Param(name="duedate", format=Format.TEXT, label="Другой срок", doc="срок", editor=Editor.TEXT),
+        ),
+        optional=(
+            Param(name="due_note", format=Format.TEXT, label="Заметка о сроке", doc="заметка", editor=Editor.TEXT),
+        ),
+    )
+    catalogue, _ = with_due(own)
+    found = field_params(catalogue)
+    assert list(found) == [*before, "due_note"]
+    assert {name: found[name] for name in before} == before
+    assert found["duedate"].label != "Другой срок" and found["key"].format is not Format.TEXT
+    assert found["due_note"] is own.optional[0]
+    first = next(spec for spec in CATALOGUE.values() if any(p.name == "duedate" for p in spec.params))
+    assert found["duedate"] is next(p for p in first.params if p.name == "duedate")
