@@ -10,7 +10,10 @@ import pytest
 
 from reconcile.batches.validation import NewCommand
 from reconcile.config.settings import Settings
+from reconcile.executors import _run as executors_run
+from reconcile.outlook import dryrun
 from reconcile.outlook.dryrun import predict_command, predict_commands
+from reconcile.vocabulary.errors import ValidationError
 from reconcile.vocabulary.records import MirrorIssue, MirrorLink
 
 from .test_dryrun import MIRROR, NOW, SETTINGS
@@ -100,3 +103,69 @@ def test_a_symmetric_link_found_the_other_way_round_is_no_change() -> None:
         now=NOW,
     )
     assert (prediction.status, prediction.writes) == ("done", ())
+
+
+def test_a_type_no_binding_knows_is_predicted_failed_without_a_call() -> None:
+    """As the agent would report it: failed, naming the type; nothing written, nothing assumed."""
+    prediction = predict_command(
+        seq=2,
+        command_type="ensure_due",
+        params={"key": "AURORA-1533"},
+        issues=MIRROR,
+        settings=SETTINGS,
+        jira_user="bridge-user",
+        symmetric_link_types=LINKS,
+        now=NOW,
+    )
+    assert (prediction.status, prediction.error) == ("failed", "неизвестный тип команды ensure_due")
+    assert (prediction.writes, prediction.unknown, prediction.beyond) == ((), (), None)
+
+
+def _batch() -> list[NewCommand]:
+    return [
+        NewCommand(seq=n, type=command_type, params=params, temp_key=params.get("temp_key"))
+        for n, (command_type, params) in enumerate(COMMANDS, start=1)
+    ]
+
+
+def test_a_batch_reads_its_context_and_searches_for_duplicates_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The batch's context, the settings read from it and the duplicate search are made once and handed to every
+    command (DESIGN: the dry run's cost), and the predictions are those of each command alone."""
+    calls = {"context": 0, "read": 0, "search": 0}
+
+    def counted(name: str, original: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            calls[name] += 1
+            return original(*args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(Settings, "agent_context", counted("context", Settings.agent_context))
+    read = counted("read", executors_run.context_settings)
+    monkeypatch.setattr(executors_run, "context_settings", read)
+    monkeypatch.setattr(dryrun, "context_settings", read)
+    monkeypatch.setattr(dryrun, "_searchable", counted("search", dryrun._searchable))
+    predictions = predict_commands(
+        _batch(), mirror=MIRROR, settings=SETTINGS, jira_user="bridge-user", symmetric_link_types=LINKS, now=NOW
+    )
+    assert len(predictions) == len(COMMANDS)
+    assert calls == {"context": 1, "read": 1, "search": 1}
+
+
+def test_a_context_its_executors_cannot_read_fails_every_command_with_the_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As the agent would: each command fails with the settings' refusal, and the dry run goes on to the next."""
+
+    def unreadable(context: Any) -> Settings:
+        raise ValidationError("настройки: fields — ожидается объект")
+
+    monkeypatch.setattr(executors_run, "context_settings", unreadable)
+    monkeypatch.setattr(dryrun, "context_settings", unreadable)
+    predictions = predict_commands(
+        _batch(), mirror=MIRROR, settings=SETTINGS, jira_user="bridge-user", symmetric_link_types=LINKS, now=NOW
+    )
+    driven = [p for p in predictions if p.type != "refresh"]  # the dry run does not drive a refresh
+    assert len(driven) == len(COMMANDS) - 1
+    assert {(p.status, p.error) for p in driven} == {("failed", "настройки: fields — ожидается объект")}
+    assert all(p.writes == () for p in predictions)
