@@ -7,9 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from reconcile.config.settings import Settings
+from reconcile.config.undo import CreatedIssueUndo, UndoSettings
 from reconcile.outlook import DoneCommand, plan_undo, standing_undo
 from reconcile.vocabulary import CommandStatus
-from reconcile.vocabulary.records import HistoryEntry, HistoryItem, MirrorIssue
+from reconcile.vocabulary.records import HistoryEntry, HistoryItem, MirrorIssue, SprintRef
 
 KEY = "AURORA-1445"
 
@@ -121,3 +122,143 @@ def test_a_batch_undone_already_takes_nothing_back_and_names_its_undo() -> None:
     )
     assert (plan.commands, plan.kept) == ((), ())
     assert [(i.command_id, i.outcome, i.text) for i in plan.items] == [(1, "nothing", "откат уже в пакете 18")]
+
+
+def _done(command_type: str, params: dict[str, Any], undo: Any, **changes: Any) -> DoneCommand:
+    fields: dict[str, Any] = {
+        "id": 1,
+        "seq": 1,
+        "type": command_type,
+        "params": {"key": KEY, **params},
+        "status": CommandStatus.DONE,
+        "result": {"undo": undo},
+        "wrote": True,
+    }
+    return DoneCommand(**{**fields, **changes})
+
+
+def _one(done: DoneCommand, issue: MirrorIssue | None = None, settings: Settings | None = None) -> Any:
+    """The plan's commands as (type, params), and the one item's (outcome, text)."""
+    plan = plan_undo(
+        [done], mirror={KEY: issue} if issue else {}, journal={}, settings=settings or Settings(), zone="UTC"
+    )
+    [item] = plan.items
+    return [(c["type"], dict(c["params"])) for c in plan.commands], (item.outcome, item.text)
+
+
+S1, S2 = {"id": 1, "name": "Спринт 1"}, {"id": 2, "name": "Спринт 2"}
+
+
+def _in_sprint(name: str | None) -> MirrorIssue:
+    return MirrorIssue(key=KEY, sprint=None if name is None else SprintRef(id=9, name=name, state="active"))
+
+
+def test_a_sprint_goes_back_while_the_issue_is_in_the_one_the_batch_put_it_in() -> None:
+    """Back to the sprint before (the backlog for none), only while Jira holds the batch's sprint; a person's
+    move since is kept; a sprint the command found already set wrote nothing."""
+    done = _done("ensure_sprint", {"sprint": "Спринт 2"}, {"from": S1, "to": S2})
+    back = ("ensure_sprint", {"key": KEY, "sprint": "Спринт 1", "if_unchanged": {"sprint": "Спринт 2"}})
+    assert _one(done, _in_sprint("Спринт 2")) == ([back], ("undone", "возвращается"))
+    assert _one(done) == ([back], ("undone", "возвращается"))  # not in the mirror: the agent's check decides
+    assert _one(done, _in_sprint("Спринт 3"))[0] == []
+    assert _one(done, _in_sprint("Спринт 3"))[1][0] == "kept"
+    assert _one(done, _in_sprint(None))[1][0] == "kept"
+    from_backlog = _done("ensure_sprint", {"sprint": "Спринт 2"}, {"from": None, "to": S2})
+    assert _one(from_backlog, _in_sprint("Спринт 2"))[0] == [
+        ("ensure_sprint", {"key": KEY, "sprint": None, "if_unchanged": {"sprint": "Спринт 2"}})
+    ]
+    to_backlog = _done("ensure_sprint", {"sprint": None}, {"from": S1, "to": None})
+    assert _one(to_backlog, _in_sprint(None))[0] == [
+        ("ensure_sprint", {"key": KEY, "sprint": "Спринт 1", "if_unchanged": {"sprint": None}})
+    ]
+    assert _one(_done("ensure_sprint", {"sprint": "Спринт 1"}, {}), _in_sprint("Спринт 1")) == (
+        [],
+        ("nothing", "нечего возвращать"),
+    )
+
+
+def test_a_link_created_is_removed_and_a_link_removed_is_made_again() -> None:
+    """By the logical type the settings name the Jira type by; a Jira type no setting names cannot be undone."""
+    made = {"id": "5", "type": "Связанные", "source": KEY, "target": "AURORA-2"}
+    old = {"id": "4", "type": "Блокирует начало", "source": KEY, "target": "AURORA-3"}
+    created = _done("ensure_link", {}, {"created": made})
+    assert _one(created)[0] == [
+        ("ensure_link", {"source": KEY, "target": "AURORA-2", "link_type": "связанные", "present": False})
+    ]
+    replaced = _done("ensure_link", {}, {"replaced": {"old": old, "new": made}, "removed": [old]})
+    assert _one(replaced) == (
+        [
+            ("ensure_link", {"source": KEY, "target": "AURORA-2", "link_type": "связанные", "present": False}),
+            ("ensure_link", {"source": KEY, "target": "AURORA-3", "link_type": "блокирует начало", "replace": False}),
+        ],
+        ("undone", "возвращается"),
+    )
+    strange = _done("ensure_link", {}, {"removed": [{**old, "type": "Дублирует"}]})
+    assert _one(strange) == ([], ("unknown", "тип связи «Дублирует» не в настройках link_types"))
+
+
+def test_a_comment_goes_back_as_it_was() -> None:
+    """Created: deleted (only the agent's own, by its marker); updated: its previous body; deleted: written again."""
+    params = {"marker": "[m]", "body": "[m] новое"}
+    assert _one(_done("ensure_comment", params, {"created": "10001"}))[0] == [
+        ("ensure_comment", {"key": KEY, "marker": "[m]", "absent": True})
+    ]
+    updated = {"updated": "10001", "previous_body": "[m] было"}
+    assert _one(_done("ensure_comment", params, updated))[0] == [
+        ("ensure_comment", {"key": KEY, "marker": "[m]", "body": "[m] было"})
+    ]
+    deleted = {"deleted": [{"id": "1", "body": "[m] первый"}, {"id": "2", "body": "[m] второй"}]}
+    assert _one(_done("ensure_comment", {"marker": "[m]", "absent": True}, deleted))[0] == [
+        ("ensure_comment", {"key": KEY, "marker": "[m]", "body": "[m] первый"})
+    ]
+    assert _one(_done("ensure_comment", params, {})) == ([], ("nothing", "нечего возвращать"))
+    assert _one(_done("ensure_comment", params, {"updated": "10001"})) == ([], ("nothing", "нечего возвращать"))
+
+
+def test_an_attachment_added_is_deleted_and_one_deleted_is_uploaded_again() -> None:
+    added = {"added": {"id": "7", "sha256": "ab" * 32, "filename": "отчёт.pdf"}}
+    assert _one(_done("ensure_attachment", {}, added))[0] == [
+        ("ensure_attachment", {"key": KEY, "file": "ab" * 32, "filename": "отчёт.pdf", "absent": True})
+    ]
+    deleted = {"deleted": [{"id": "7", "sha256": "cd" * 32, "filename": "a.txt"}, {"id": "8", "sha256": "ef" * 32}]}
+    assert _one(_done("ensure_attachment", {}, deleted))[0] == [
+        ("ensure_attachment", {"key": KEY, "file": "cd" * 32, "filename": "a.txt"})
+    ]
+    assert _one(_done("ensure_attachment", {}, {})) == ([], ("nothing", "нечего возвращать"))
+
+
+def test_an_issue_created_is_left_or_moved_along_the_settings_path_never_deleted() -> None:
+    created = _done("ensure_issue", {}, {"created": "AURORA-1450"})
+    assert _one(created) == ([], ("left", "задача AURORA-1450 создана пакетом и не удаляется"))
+    one_step = Settings(undo=UndoSettings(created_issue=CreatedIssueUndo(mode="status", path=["Отменено"])))
+    commands, (outcome, text) = _one(created, settings=one_step)
+    assert commands == [("ensure_status", {"key": "AURORA-1450", "target": "Отменено"})]
+    assert (outcome, text) == ("undone", "задача AURORA-1450 создана пакетом: не удаляется, переводится в «Отменено»")
+    path = CreatedIssueUndo(mode="status", path=["Ревью", "Отменено"], label="откат")
+    commands, (outcome, text) = _one(created, settings=Settings(undo=UndoSettings(created_issue=path)))
+    assert commands == [
+        ("ensure_status", {"key": "AURORA-1450", "target": ["Ревью", "Отменено"]}),
+        ("ensure_fields", {"key": "AURORA-1450", "labels_add": ["откат"]}),
+    ]
+    assert text.endswith("переводится в «Отменено»")
+    assert _one(_done("ensure_issue", {}, {"found": "AURORA-1450"})) == ([], ("nothing", "нечего возвращать"))
+
+
+def test_what_a_result_does_not_say_is_named_not_guessed() -> None:
+    """Confirmed by state, or reported before results said what they replaced: «не известно»; a status that moved
+    nowhere and a sprint left as it was wrote nothing; a refresh and a command that never ran are not listed."""
+    unknown = ("unknown", "что было до — не известно")
+    by_state = _done("ensure_fields", {}, {"changed": {}}, status=CommandStatus.CONFIRMED_BY_STATE)
+    assert _one(by_state) == ([], unknown)
+    assert _one(_done("ensure_fields", {}, None, result={"changed": ["duedate"]})) == ([], unknown)
+    assert _one(_done("ensure_fields", {}, None, result=None, wrote=False)) == ([], unknown)
+    assert _one(_done("ensure_status", {"target": "Готово"}, {})) == ([], ("nothing", "нечего возвращать"))
+    assert _one(_done("ensure_sprint", {}, {"from": S1, "to": S1})) == ([], ("nothing", "нечего возвращать"))
+    silent = _done("ensure_fields", {}, None, result={"changed": []}, wrote=False)
+    assert _one(silent) == ([], ("nothing", "нечего возвращать"))
+    never = [
+        _done("refresh", {}, {}, type="refresh"),
+        _done("ensure_fields", {}, {}, status=CommandStatus.QUEUED, wrote=False),
+        _done("ensure_fields", {}, {}, status=CommandStatus.CANCELLED, wrote=False),
+    ]
+    assert plan_undo(never, mirror={}, journal={}, settings=Settings()).items == ()
