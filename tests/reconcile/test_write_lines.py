@@ -158,3 +158,15 @@ def test_an_approval_lapses_only_without_a_delivery() -> None:
     assert not expired(T0, delivered_since=False, now=T0 + timedelta(hours=72) - timedelta(seconds=1), ttl_hours=72)
     assert expired(T0, delivered_since=False, now=T0 + timedelta(hours=72), ttl_hours=72)
     assert not expired(T0, delivered_since=True, now=T0 + timedelta(days=30), ttl_hours=72)
+
+
+def test_a_line_reads_back_from_its_json() -> None:
+    """``from`` only when the plan vouches for the value before; without it the line vouches for nothing."""
+    vouched = WriteLine(key="AURORA-1", aspect="duedate", after="2026-11-01", before=None)
+    assert vouched.to_json() == {"key": "AURORA-1", "aspect": "duedate", "to": "2026-11-01", "from": None}
+    assert WriteLine.from_json(vouched.to_json()) == vouched
+    unvouched = vouched.vouching_nothing_before()
+    assert unvouched.to_json() == {"key": "AURORA-1", "aspect": "duedate", "to": "2026-11-01"}
+    assert WriteLine.from_json(unvouched.to_json()).before is UNKNOWN
+    assert WriteLine.from_json({"key": 7, "aspect": None}) == WriteLine(key="7", aspect="None", after=None)
+    assert repr(UNKNOWN) == "UNKNOWN"
