@@ -18,8 +18,10 @@ from reconcile.audit.chain import (
     chained,
     parse_record,
     record_hash,
+    retention_cutoff,
     verify,
 )
+from reconcile.audit.writes import jira_writes
 from reconcile.vocabulary.canonical import canonical_json, sha256_hex
 from tests.support import T0
 
@@ -178,3 +180,38 @@ def test_the_fast_body_is_the_canonical_json(actor: str, kind: str, batch_id: in
         "data": data,
     }
     assert body_json(record) == canonical_json(record)
+
+
+def test_a_jira_write_names_the_issue_it_touched() -> None:
+    """The key in the path (decoded), else the command's ``key`` or ``source``, else the key its result names; each
+    operation one record with its method, path and status, in order."""
+    operations = [
+        {"method": "PUT", "path": "/rest/api/2/issue/AURORA%2D1537", "status": 204},
+        {"method": "POST", "path": "/rest/api/2/issue/AURORA-1538/comment", "status": 201},
+        {"method": "POST", "path": "/rest/api/2/issueLink", "status": 201},
+    ]
+    writes = jira_writes("ensure_comment", {"key": "AURORA-1", "source": "AURORA-2"}, operations, {})
+    assert [(w["method"], w["path"], w["status"], w["key"]) for w in writes] == [
+        ("PUT", "/rest/api/2/issue/AURORA%2D1537", 204, "AURORA-1537"),
+        ("POST", "/rest/api/2/issue/AURORA-1538/comment", 201, "AURORA-1538"),
+        ("POST", "/rest/api/2/issueLink", 201, "AURORA-1"),
+    ]
+    link = {"method": "POST", "path": "/rest/api/2/issueLink"}
+    assert jira_writes("ensure_link", {"source": "AURORA-2", "key": 5}, [link], {})[0]["key"] == "AURORA-2"
+    created = {"method": "POST", "path": "/rest/api/2/issue"}
+    assert jira_writes("ensure_issue", {"temp_key": "new:1"}, [created], {"key": "AURORA-9"})[0]["key"] == "AURORA-9"
+    assert jira_writes("ensure_issue", {}, [created], {"key": 9})[0] == {
+        "method": "POST",
+        "path": "/rest/api/2/issue",
+        "status": None,
+        "key": None,
+        "before": None,
+        "after": None,
+    }
+    assert jira_writes("ensure_issue", {}, [], {}) == []
+
+
+def test_retention_keeps_the_days_it_is_told_and_names_the_checkpoint() -> None:
+    assert retention_cutoff(T0, 30) == T0 - timedelta(days=30)
+    assert retention_cutoff(T0, 0.5) == T0 - timedelta(hours=12)
+    assert Checkpoint(seq=41, hash="ab" * 32).to_json() == {"seq": 41, "hash": "ab" * 32}

@@ -21,6 +21,7 @@ from reconcile.outlook.eta import (
     elapsed_seconds,
     eta_seconds,
     pace_from_wire,
+    paced_settings,
     remaining_seconds,
 )
 from reconcile.queue.pacing import estimate_seconds
@@ -253,3 +254,15 @@ def test_a_run_that_follows_the_figure_counts_it_down_and_never_up(
         assert eta_seconds(commands, hub, at(moment), facts) == pytest.approx(length, abs=0.005)
         last = remaining
     assert last == 0
+
+
+def test_the_queue_is_paced_at_the_agents_floors() -> None:
+    """Every type's gap in the settings the queue's ETA reads is the hub's, raised to the bank's floor where it is
+    higher; the rest of the settings is left as it is."""
+    settings = Settings()
+    pace = AgentPace(min_gap={"ensure_comment": 10_000, "*": 1.0})
+    paced = paced_settings(settings, pace)
+    assert paced.pacing == {t: max(settings.gap(t), 10_000 if t == "ensure_comment" else 1.0) for t in CATALOGUE}
+    assert paced.gap("ensure_comment") == 10_000
+    assert attrs.evolve(paced, pacing=settings.pacing) == settings
+    assert paced_settings(settings, AgentPace()).pacing == {t: settings.gap(t) for t in CATALOGUE}
