@@ -810,6 +810,18 @@ def _only_error(batch: Any, context: BatchContext | None = None) -> tuple[str, s
             "file",
         ),
         (
+            body(cmd("ensure_sprint", key="AURORA-1", sprint="S")),
+            None,
+            "у проекта STOCKS_DRRK канбан-доска, спринтов нет",
+            "sprint",
+        ),
+        (
+            body(cmd("ensure_sprint", key="AURORA-1", sprint="S")),
+            ctx(projects={**PROJECTS, "STOCKS_DRRK": ProjectInfo(name="STOCKS_DRRK", board_id=5120)}),
+            "тип доски проекта STOCKS_DRRK ещё не известен — дождитесь обновления из Jira",
+            "sprint",
+        ),
+        (
             body(cmd("ensure_link", source="AURORA-1537", target="AURORA-1537", link_type="связанные")),
             None,
             "команда 1 (ensure_link): source и target — одна задача",
@@ -895,3 +907,25 @@ def test_the_refusal_reads_as_its_first_error_and_names_its_parameter() -> None:
         "key",
     )
     assert [e.param for e in info.value.errors] == ["key", "target"]
+
+
+def test_a_removal_does_without_the_parameters_it_frees() -> None:
+    """``absent: true`` deletes the agent's comment or the attachment: no body, no file name needed; without it
+    they are required."""
+    removals = validate_batch(
+        body(
+            cmd("ensure_comment", key="AURORA-1537", marker="m", absent=True),
+            cmd("ensure_attachment", key="AURORA-1537", file=SHA, absent=True),
+            cmd("ensure_link", source="AURORA-1537", target="AURORA-1538", link_type="связанные", present=False),
+        ),
+        ctx(),
+    )
+    assert [c.type for c in removals.commands] == ["ensure_comment", "ensure_attachment", "ensure_link", "refresh"]
+    assert _only_error(body(cmd("ensure_comment", key="AURORA-1537", marker="m", absent=False))) == (
+        "команда 1 (ensure_comment): нет body; ожидаются key, marker, body",
+        "body",
+    )
+    assert _only_error(body(cmd("ensure_attachment", key="AURORA-1537", file=SHA))) == (
+        "команда 1 (ensure_attachment): нет filename; ожидаются key, file, filename",
+        "filename",
+    )
