@@ -6,13 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
 import pytest
 
 from reconcile.batches.validation import NewCommand
 from reconcile.config.settings import Settings
+from reconcile.executors import JiraCall
 from reconcile.executors import _run as executors_run
 from reconcile.outlook import dryrun
 from reconcile.outlook.dryrun import predict_command, predict_commands
+from reconcile.types.dryrun_answers import LINK_ANSWERS, MirrorView
 from reconcile.vocabulary.errors import ValidationError
 from reconcile.vocabulary.records import MirrorIssue, MirrorLink
 
@@ -169,3 +172,16 @@ def test_a_context_its_executors_cannot_read_fails_every_command_with_the_reason
     assert len(driven) == len(COMMANDS) - 1
     assert {(p.status, p.error) for p in driven} == {("failed", "настройки: fields — ожидается объект")}
     assert all(p.writes == () for p in predictions)
+
+
+def test_the_mirror_answers_the_link_types_the_settings_name() -> None:
+    """An agent that has not seen a link type reads Jira's types again: the mirror answers each type the settings
+    map a logical name to, once, in order (the dry run's own executors know them already and never ask)."""
+    settings = attrs.evolve(SETTINGS, link_types={"связанные": "Связанные", "блокирует": "Блокирует", "b": "Связанные"})
+    found = LINK_ANSWERS.find("GET", "/rest/api/2/issueLinkType")
+    assert found is not None
+    declared, parts = found
+    view = MirrorView(issues={}, settings=settings, params={}, searchable={})
+    said = declared.reply(JiraCall(method="GET", path="/rest/api/2/issueLinkType"), view, parts)
+    assert said.response.ok and said.assumed is None
+    assert said.response.json == {"issueLinkTypes": [{"name": "Блокирует"}, {"name": "Связанные"}]}
