@@ -920,7 +920,11 @@ def test_a_removal_does_without_the_parameters_it_frees() -> None:
         ),
         ctx(),
     )
-    assert [c.type for c in removals.commands] == ["ensure_comment", "ensure_attachment", "ensure_link", "refresh"]
+    assert [(c.seq, c.params.get("absent"), c.params.get("present")) for c in removals.commands[:3]] == [
+        (1, True, None),
+        (2, True, None),
+        (3, None, False),
+    ]
     assert _only_error(body(cmd("ensure_comment", key="AURORA-1537", marker="m", absent=False))) == (
         "команда 1 (ensure_comment): нет body; ожидаются key, marker, body",
         "body",
