@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from reconcile.config.settings import Settings
 from reconcile.config.undo import CreatedIssueUndo, UndoSettings
 from reconcile.outlook import DoneCommand, plan_undo, standing_undo
+from reconcile.outlook.undo import Kept
 from reconcile.vocabulary import CommandStatus
 from reconcile.vocabulary.records import HistoryEntry, HistoryItem, MirrorIssue, SprintRef
 
@@ -262,3 +265,100 @@ def test_what_a_result_does_not_say_is_named_not_guessed() -> None:
         _done("ensure_fields", {}, {}, status=CommandStatus.CANCELLED, wrote=False),
     ]
     assert plan_undo(never, mirror={}, journal={}, settings=Settings()).items == ()
+
+
+STATUS = {"from": "Разработка", "to": "Готово", "path": ["Ревью", "Готово"]}
+CANCELLED_BY_IVANOV = [
+    HistoryEntry(
+        key=KEY,
+        id="7",
+        created="2026-12-02T10:14:00+00:00",
+        author="ivanov",
+        items=(HistoryItem(field="status", to_string="Отменено"),),
+    )
+]
+
+
+@pytest.mark.parametrize(
+    ("zone", "when"),
+    [("Europe/Moscow", "02.12 13:14"), (None, "02.12 10:14"), ("", "02.12 10:14"), ("Nowhere/City", "02.12 10:14")],
+)
+def test_a_kept_aspect_names_who_changed_it_and_when_in_the_users_zone(zone: str | None, when: str) -> None:
+    """The journal's author and time, in the Jira user's time zone (UTC when it has none or one no zone database
+    knows); the status the batch reached is no longer there, so it is not walked back."""
+    done = _done("ensure_status", {"target": "Готово"}, STATUS)
+    plan = plan_undo(
+        [done],
+        mirror={KEY: MirrorIssue(key=KEY, status="Отменено")},
+        journal={KEY: CANCELLED_BY_IVANOV},
+        settings=Settings(),
+        zone=zone,
+    )
+    assert plan.commands == ()
+    assert [(i.outcome, i.text) for i in plan.items] == [
+        ("kept", f"{KEY}: статус изменил ivanov {when} — не возвращается")
+    ]
+    assert [(k.command_id, k.key, k.aspect, k.now) for k in plan.kept] == [(1, KEY, "status", "Отменено")]
+
+
+def test_a_kept_aspect_without_the_journal_is_changed_by_a_person() -> None:
+    done = _done("ensure_status", {"target": "Готово"}, STATUS)
+    plan = plan_undo(
+        [done], mirror={KEY: MirrorIssue(key=KEY, status="Отменено")}, journal={}, settings=Settings(), zone="UTC"
+    )
+    assert [i.text for i in plan.items] == [f"{KEY}: статус изменил человек — не возвращается"]
+
+
+@pytest.mark.parametrize(
+    ("at", "when"),
+    [("2026-12-02T10:14:00", "02.12 13:14"), ("2026-12-02T10:14:00+03:00", "02.12 10:14"), ("вчера", "вчера")],
+)
+def test_a_time_without_a_zone_is_utc_and_one_that_is_no_time_is_shown_as_it_is(at: str, when: str) -> None:
+    kept = Kept(command_id=1, key=KEY, aspect="duedate", now=None, changed_by="ivanov", changed_at=at)
+    assert kept.text("Europe/Moscow") == f"{KEY}: срок изменил ivanov {when} — не возвращается"
+
+
+def test_a_status_goes_back_along_its_path_reversed() -> None:
+    """Through the statuses passed, newest first, to the one before; while Jira shows the status reached (or the
+    mirror does not hold the issue)."""
+    done = _done("ensure_status", {"target": "Готово"}, STATUS)
+    back = ("ensure_status", {"key": KEY, "target": ["Ревью", "Разработка"], "if_unchanged": {"status": "Готово"}})
+    assert _one(done, MirrorIssue(key=KEY, status="Готово")) == ([back], ("undone", "возвращается"))
+    assert _one(done) == ([back], ("undone", "возвращается"))
+
+
+def test_fields_go_back_one_by_one_and_labels_the_other_way() -> None:
+    """A field a person changed is kept and named, the next field still goes back; labels added are removed,
+    labels removed added back."""
+    undo = {
+        "changed": {"duedate": {"from": "2026-10-01", "to": "2026-11-01"}, "summary": {"from": "a", "to": "b"}},
+        "labels": {"added": ["x"], "removed": ["y", "z"]},
+    }
+    done = _done("ensure_fields", {}, undo)
+    commands, (outcome, text) = _one(done, MirrorIssue(key=KEY, duedate="2026-12-01", summary="b"))
+    assert commands == [
+        (
+            "ensure_fields",
+            {
+                "key": KEY,
+                "summary": "a",
+                "labels_remove": ["x"],
+                "labels_add": ["y", "z"],
+                "if_unchanged": {"summary": "b"},
+            },
+        )
+    ]
+    assert (outcome, text) == ("undone", f"{KEY}: срок изменил человек — не возвращается")
+    assert _one(done)[0] == [
+        (
+            "ensure_fields",
+            {
+                "key": KEY,
+                "duedate": "2026-10-01",
+                "summary": "a",
+                "labels_remove": ["x"],
+                "labels_add": ["y", "z"],
+                "if_unchanged": {"duedate": "2026-11-01", "summary": "b"},
+            },
+        )
+    ]
