@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -170,3 +171,30 @@ def test_a_line_reads_back_from_its_json() -> None:
     assert WriteLine.from_json(unvouched.to_json()).before is UNKNOWN
     assert WriteLine.from_json({"key": 7, "aspect": None}) == WriteLine(key="7", aspect="None", after=None)
     assert repr(UNKNOWN) == "UNKNOWN"
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ({"key": "A-1", "aspect": "issue", "to": "Сверка"}, "A-1 + задача «Сверка»"),
+        ({"key": "A-1", "aspect": "labels", "to": {"add": "x"}}, "A-1 + метка «x»"),
+        ({"key": "A-1", "aspect": "labels", "to": {"remove": "x"}}, "A-1 - метка «x»"),
+        ({"key": "A-1", "aspect": "labels", "to": "x"}, "A-1 ~ метки: ? → «x»"),
+        ({"key": "A-1", "aspect": "comment", "to": "[m] текст"}, "A-1 + комментарий «[m] текст»"),
+        ({"key": "A-1", "aspect": "attachment", "to": "f.txt"}, "A-1 + вложение «f.txt»"),
+        ({"key": "A-1", "aspect": "sprint", "to": "Спринт 2"}, "A-1 ~ спринт: ? → «Спринт 2»"),
+        ({"key": "A-1", "aspect": "sprint", "to": None, "from": "Спринт 1"}, "A-1 ~ спринт: «Спринт 1» → «бэклог»"),
+        ({"key": "A-1", "aspect": "status", "to": "Готово", "from": "Ревью"}, "A-1 ~ статус: «Ревью» → «Готово»"),
+        ({"key": "A-1", "aspect": "status", "to": "Готово"}, "A-1 ~ статус: ? → «Готово»"),
+        ({"key": "A-1", "aspect": "duedate", "to": "2026-11-01"}, "A-1 ~ срок: ? → 01.11.2026"),
+        (
+            {"key": "A-1", "aspect": "summary", "to": "Сверка v2", "from": "Сверка"},
+            "A-1 ~ тема: «Сверка» → «Сверка v2»",
+        ),
+        ({"key": "A-1", "aspect": "summary", "to": "Сверка v2", "from": None}, "A-1 ~ тема: пусто → «Сверка v2»"),
+    ],
+)
+def test_a_plan_line_in_words(line: dict[str, Any], words: str) -> None:
+    """Each aspect as the approver reads it: «?» where the plan cannot vouch for the value before, the backlog by
+    name."""
+    assert line_words(line) == words
