@@ -19,8 +19,8 @@ from reconcile.executors.drive import drive
 from reconcile.outlook.approved_plan import approved_for, expired, line_words, plan_digest, snapshot
 from reconcile.outlook.dryrun import predict_commands
 from reconcile.types.binding import executor_for
-from reconcile.types.write_lines import UNKNOWN, PlanCheck, Reads, WriteLine
-from reconcile.vocabulary.records import MirrorIssue
+from reconcile.types.write_lines import UNKNOWN, PlanCheck, Reads, WriteLine, lines_of_write
+from reconcile.vocabulary.records import MirrorIssue, MirrorLink
 from tests.support import T0
 
 SETTINGS = Settings()
@@ -198,3 +198,51 @@ def test_a_plan_line_in_words(line: dict[str, Any], words: str) -> None:
     """Each aspect as the approver reads it: «?» where the plan cannot vouch for the value before, the backlog by
     name."""
     assert line_words(line) == words
+
+
+def test_the_lines_of_link_and_sprint_writes() -> None:
+    """A link created is a line of its source (type, source, target); one deleted names what it was when the
+    executor read it, else its id and the command's source; a move to a sprint is one line per issue, named by the
+    board's sprint names (the command's sprint when the board was not read), the backlog as none."""
+    link = MirrorLink(id="5", type="Связанные", source="A-1", target="A-2")
+    reads = Reads(
+        Settings(),
+        links={"5": link},
+        sprint={"A-1": "Спринт 1", "A-2": None},
+        sprint_names={"12": "Спринт 2"},
+    )
+    params = {"source": "A-9", "sprint": "Спринт 7"}
+
+    def lines(method: str, path: str, json: Any = None) -> list[WriteLine]:
+        return lines_of_write(JiraCall(method=method, path=path, json=json), params=params, reads=reads)
+
+    made = {"type": {"name": "Связанные"}, "inwardIssue": {"key": "A-1"}, "outwardIssue": {"key": "A-2"}}
+    as_link = {"type": "Связанные", "source": "A-1", "target": "A-2"}
+    assert lines("POST", "/rest/api/2/issueLink", made) == [
+        WriteLine(key="A-1", aspect="link", before=None, after=as_link)
+    ]
+    assert lines("DELETE", "/rest/api/2/issueLink/5") == [
+        WriteLine(key="A-1", aspect="link", before=as_link, after=None)
+    ]
+    assert lines("DELETE", "/rest/api/2/issueLink/6") == [
+        WriteLine(key="A-9", aspect="link", before={"id": "6"}, after=None)
+    ]
+    assert lines("POST", "/rest/agile/1.0/sprint/12/issue", {"issues": ["A-1", "A-2"]}) == [
+        WriteLine(key="A-1", aspect="sprint", before="Спринт 1", after="Спринт 2"),
+        WriteLine(key="A-2", aspect="sprint", before=None, after="Спринт 2"),
+    ]
+    assert lines("POST", "/rest/agile/1.0/sprint/13/issue", {"issues": ["A-1"]}) == [
+        WriteLine(key="A-1", aspect="sprint", before="Спринт 1", after="Спринт 7")
+    ]
+    assert lines("POST", "/rest/agile/1.0/backlog/issue", {"issues": ["A-1"]}) == [
+        WriteLine(key="A-1", aspect="sprint", before="Спринт 1", after=None)
+    ]
+    assert lines("POST", "/rest/agile/1.0/backlog/issue", {}) == []
+    # anything else on those paths is a write no rule knows: one line naming it
+    assert lines("PUT", "/rest/api/2/issueLink/5", {"x": 1}) == [
+        WriteLine(key="", aspect="PUT /rest/api/2/issueLink/5", after={"x": 1})
+    ]
+    assert lines("POST", "/rest/agile/1.0/sprint/12", {"name": "x"}) == [
+        WriteLine(key="", aspect="POST /rest/agile/1.0/sprint/12", after="x")
+    ]
+    assert lines("GET", "/rest/api/2/issueLink") == [WriteLine(key="", aspect="GET /rest/api/2/issueLink", after=None)]
