@@ -333,3 +333,44 @@ def test_totals_count_each_kind() -> None:
         ),
     )
     assert totals([plan, plan]) == {CREATE: 2, CHANGE: 2, DELETE: 4}
+
+
+def test_the_plan_of_a_comment_says_what_the_mirror_cannot_know() -> None:
+    """The mirror holds no comments: a removal, a new and an updated comment are each «unknown»; none written means
+    the agent's comment is there."""
+    params = {"key": "AURORA-1", "marker": "[m]", "body": "[m] b"}
+    posted = {"method": "POST", "path": "/rest/api/2/issue/AURORA-1/comment", "json": {"body": "[m] b"}}
+    put = {"method": "PUT", "path": "/rest/api/2/issue/AURORA-1/comment/1", "json": {"body": "[m] b"}}
+    removal = {"key": "AURORA-1", "marker": "[m]", "absent": True}
+    assert lines(planned("ensure_comment", removal, predicted("ensure_comment"))) == [
+        (DELETE, "комментарий с меткой «[m]», если он есть и написан агентом", True)
+    ]
+    assert lines(planned("ensure_comment", params, predicted("ensure_comment", writes=(posted,)))) == [
+        (CREATE, "комментарий «[m] b»", True)
+    ]
+    assert lines(planned("ensure_comment", params, predicted("ensure_comment", writes=(put,)))) == [
+        (CHANGE, "комментарий с меткой «[m]» → «[m] b»", True)
+    ]
+    assert lines(planned("ensure_comment", params, predicted("ensure_comment"))) == [
+        (SAME, "нет изменений: комментарий с меткой «[m]» есть", False)
+    ]
+
+
+def test_the_plan_of_an_attachment() -> None:
+    """A removal names the file (its sha256's first twelve characters without a name) and is «unknown»."""
+    sha = "ab" * 32
+    named = {"key": "AURORA-1", "file": sha, "filename": "f.txt"}
+    upload = {"method": "POST", "path": "/rest/api/2/issue/AURORA-1/attachments"}
+    assert lines(planned("ensure_attachment", {**named, "absent": True}, predicted("ensure_attachment"))) == [
+        (DELETE, "вложение «f.txt», если его добавил агент", True)
+    ]
+    unnamed = {"key": "AURORA-1", "file": sha, "absent": True}
+    assert lines(planned("ensure_attachment", unnamed, predicted("ensure_attachment"))) == [
+        (DELETE, "вложение файл abababababab…, если его добавил агент", True)
+    ]
+    assert lines(planned("ensure_attachment", named, predicted("ensure_attachment"))) == [
+        (SAME, "нет изменений: вложение «f.txt» есть", False)
+    ]
+    assert lines(planned("ensure_attachment", named, predicted("ensure_attachment", writes=(upload,)))) == [
+        (CREATE, "вложение «f.txt»", True)
+    ]
