@@ -195,3 +195,16 @@ def test_a_link_line_in_words() -> None:
     assert line_words({"key": "AURORA-1", "aspect": "link", "to": "AURORA-2"}) == "AURORA-1 + связь «AURORA-2»"
     partial = {"type": "Связанные", "source": "AURORA-1"}
     assert line_words({"key": "AURORA-1", "aspect": "link", "to": partial}).startswith("AURORA-1 + связь «{")
+
+
+def test_an_approval_is_of_the_plan_the_approver_read() -> None:
+    """The digest sent must be the plan's now: another is 409 carrying the plan now; the same records that plan,
+    and a stale finding that made the batch wait again is kept beside it."""
+    plan = PlanSnapshot(digest="d2", lines=({"seq": 1, "key": "AURORA-1", "aspect": "duedate", "to": None},), at=T0)
+    stale = StalePlan(difference=({"key": "AURORA-1"},), at=T0)
+    waiting = Approval(state=ApprovalState.PENDING, plan=plan, stale=stale)
+    with pytest.raises(PlanChanged) as changed:
+        approve(waiting, batch_id=7, creator="planner", approver="boss", now=T0, digest="d1", current=plan)
+    assert changed.value.plan == plan
+    approved = approve(waiting, batch_id=7, creator="planner", approver="boss", now=T0, digest="d2", current=plan)
+    assert approved == Approval(state=ApprovalState.APPROVED, by="boss", at=T0, plan=plan, stale=stale)

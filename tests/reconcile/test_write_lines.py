@@ -16,7 +16,7 @@ from reconcile.config.settings import Settings
 from reconcile.executors import Delivery, ExecContext, JiraCall, JiraResponse, Report
 from reconcile.executors.base import Step
 from reconcile.executors.drive import drive
-from reconcile.outlook.approved_plan import approved_for, expired, line_words, plan_digest, snapshot
+from reconcile.outlook.approved_plan import PlanSnapshot, approved_for, expired, line_words, plan_digest, snapshot
 from reconcile.outlook.dryrun import predict_commands
 from reconcile.types.binding import executor_for
 from reconcile.types.write_lines import UNKNOWN, PlanCheck, Reads, WriteLine, lines_of_write
@@ -246,3 +246,44 @@ def test_the_lines_of_link_and_sprint_writes() -> None:
         WriteLine(key="", aspect="POST /rest/agile/1.0/sprint/12", after="x")
     ]
     assert lines("GET", "/rest/api/2/issueLink") == [WriteLine(key="", aspect="GET /rest/api/2/issueLink", after=None)]
+
+
+def test_a_skipped_command_has_no_lines_and_the_others_keep_theirs() -> None:
+    """A command predicted ``None`` (it will be skipped) gives no line; one on an issue that exists vouches for the
+    value before, even after a command on an issue yet to be created; the plan is of the moment given."""
+    commands = [
+        NewCommand(seq=1, type="ensure_fields", params={"key": "new:2", "duedate": "2026-11-01"}),
+        NewCommand(seq=2, type="ensure_fields", params={"key": "new:1", "duedate": "2026-11-01"}),
+        NewCommand(seq=3, type="ensure_fields", params={"key": "AURORA-1", "duedate": "2026-11-01"}),
+    ]
+    mirror = {"AURORA-1": MirrorIssue(key="AURORA-1", duedate="2026-10-01"), "new:1": MirrorIssue(key="new:1")}
+    predictions = predict_commands(
+        commands[1:], mirror=mirror, settings=SETTINGS, jira_user="u", symmetric_link_types=frozenset(), now=T0
+    )
+    later = T0 + timedelta(minutes=5)
+    plan = snapshot(commands, [None, *predictions], to_be_created=["new:1"], now=later)
+    assert list(plan.lines) == [
+        {"seq": 2, "key": "new:1", "aspect": "duedate", "to": "2026-11-01"},
+        {"seq": 3, "key": "AURORA-1", "aspect": "duedate", "from": "2026-10-01", "to": "2026-11-01"},
+    ]
+    assert plan.at == later
+    with pytest.raises(ValueError):
+        snapshot(commands, predictions, to_be_created=[], now=T0)
+
+
+def test_a_delivery_gets_its_lines_with_every_temp_key_created_since_replaced() -> None:
+    """In lists and objects at any depth; a temp key not created yet, and any other text, stay as they are."""
+    line = {
+        "seq": 4,
+        "key": "new:1",
+        "aspect": "link",
+        "to": {"source": "new:1", "target": "new:2", "path": ["new:1", "AURORA-5", 7]},
+    }
+    plan = PlanSnapshot(digest="d", lines=(line, {**line, "seq": 5}), at=T0)
+    assert approved_for(plan, 4, resolved_temp_keys={"new:1": "AURORA-9", "AURORA-5": "AURORA-6"}) == [
+        {
+            "key": "AURORA-9",
+            "aspect": "link",
+            "to": {"source": "AURORA-9", "target": "new:2", "path": ["AURORA-9", "AURORA-5", 7]},
+        }
+    ]
