@@ -266,3 +266,16 @@ def test_the_queue_is_paced_at_the_agents_floors() -> None:
     assert paced.gap("ensure_comment") == 10_000
     assert attrs.evolve(paced, pacing=settings.pacing) == settings
     assert paced_settings(settings, AgentPace()).pacing == {t: settings.gap(t) for t in CATALOGUE}
+
+
+def test_the_bounds_of_a_pace() -> None:
+    """Floors from 0 to a day of seconds, both ends included; a budget from 0 (none) to 10⁹ writes an hour, 0 when
+    not said; past either end it is refused."""
+    assert pace_from_wire({"min_gap": {"*": 0, "refresh": 86400}}) == AgentPace(
+        min_gap={"*": 0.0, "refresh": 86400.0}, max_writes_per_hour=0
+    )
+    assert pace_from_wire({"min_gap": {"*": 0.5}, "max_writes_per_hour": 10**9}).max_writes_per_hour == 10**9
+    assert pace_from_wire({"max_writes_per_hour": 0}) == AgentPace()
+    for value in ({"min_gap": {"*": 86400.5}}, {"max_writes_per_hour": 10**9 + 1}, {"max_writes_per_hour": True}):
+        with pytest.raises(ValidationError):
+            pace_from_wire(value)

@@ -19,7 +19,7 @@ from reconcile.executors.drive import drive
 from reconcile.outlook.approved_plan import PlanSnapshot, approved_for, expired, line_words, plan_digest, snapshot
 from reconcile.outlook.dryrun import predict_commands
 from reconcile.types.binding import executor_for
-from reconcile.types.write_lines import UNKNOWN, PlanCheck, Reads, WriteLine, lines_of_write
+from reconcile.types.write_lines import UNKNOWN, Difference, PlanCheck, Reads, WriteLine, lines_of_write
 from reconcile.vocabulary.records import MirrorIssue, MirrorLink
 from tests.support import T0
 
@@ -287,3 +287,24 @@ def test_a_delivery_gets_its_lines_with_every_temp_key_created_since_replaced() 
             "to": {"source": "AURORA-9", "target": "new:2", "path": ["AURORA-9", "AURORA-5", 7]},
         }
     ]
+
+
+def test_a_difference_as_the_stale_report_carries_it() -> None:
+    """The line found now beside the approved one of the same issue and aspect (if any), and the words for it."""
+    approved = WriteLine(key="A-1", aspect="summary", after="x", before="y")
+    found = WriteLine(key="A-1", aspect="summary", after="x", before="z")
+    assert Difference(found=found, approved=approved).to_json() == {
+        "key": "A-1",
+        "aspect": "summary",
+        "now": {"key": "A-1", "aspect": "summary", "to": "x", "from": "z"},
+        "approved": {"key": "A-1", "aspect": "summary", "to": "x", "from": "y"},
+        "text": "A-1: summary изменилась в Jira после одобрения",
+    }
+    unapproved = Difference(found=WriteLine(key="A-1", aspect="duedate", after="2026-01-01"), approved=None)
+    assert unapproved.to_json() == {
+        "key": "A-1",
+        "aspect": "duedate",
+        "now": {"key": "A-1", "aspect": "duedate", "to": "2026-01-01"},
+        "approved": None,
+        "text": "A-1: запись duedate не была одобрена",
+    }
