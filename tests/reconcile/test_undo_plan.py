@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
 import pytest
 
 from reconcile.config.settings import Settings
@@ -362,3 +363,36 @@ def test_fields_go_back_one_by_one_and_labels_the_other_way() -> None:
             },
         )
     ]
+
+
+def test_sprints_walk_back_per_issue_and_step_by_step() -> None:
+    """Two issues moved alike go back each on its own; one issue moved twice goes back through the sprint between;
+    a sprint a person changed is kept with what Jira holds."""
+    S3 = {"id": 3, "name": "Спринт 3"}
+    other = "AURORA-1446"
+    moved = [
+        _done("ensure_sprint", {"sprint": "Спринт 2"}, {"from": S1, "to": S2}),
+        _done("ensure_sprint", {"key": other, "sprint": "Спринт 2"}, {"from": S1, "to": S2}, id=2, seq=2),
+    ]
+    plan = plan_undo(
+        moved,
+        mirror={KEY: _in_sprint("Спринт 2"), other: attrs.evolve(_in_sprint("Спринт 2"), key=other)},
+        journal={},
+        settings=Settings(),
+    )
+    assert [(c["params"]["key"], c["params"]["sprint"]) for c in plan.commands] == [
+        (other, "Спринт 1"),
+        (KEY, "Спринт 1"),
+    ]
+    twice = [
+        _done("ensure_sprint", {"sprint": "Спринт 2"}, {"from": S1, "to": S2}),
+        _done("ensure_sprint", {"sprint": "Спринт 3"}, {"from": S2, "to": S3}, id=2, seq=2),
+    ]
+    plan = plan_undo(twice, mirror={KEY: _in_sprint("Спринт 3")}, journal={}, settings=Settings())
+    assert [(c["params"]["sprint"], c["params"]["if_unchanged"]) for c in plan.commands] == [
+        ("Спринт 2", {"sprint": "Спринт 3"}),
+        ("Спринт 1", {"sprint": "Спринт 2"}),
+    ]
+    plan = plan_undo(twice[:1], mirror={KEY: _in_sprint("Спринт 3")}, journal={}, settings=Settings())
+    assert [(k.command_id, k.key, k.aspect, k.now) for k in plan.kept] == [(1, KEY, "sprint", "Спринт 3")]
+    assert [i.text for i in plan.items] == [f"{KEY}: спринт изменил человек — не возвращается"]
