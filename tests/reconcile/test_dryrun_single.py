@@ -185,3 +185,28 @@ def test_the_mirror_answers_the_link_types_the_settings_name() -> None:
     said = declared.reply(JiraCall(method="GET", path="/rest/api/2/issueLinkType"), view, parts)
     assert said.response.ok and said.assumed is None
     assert said.response.json == {"issueLinkTypes": [{"name": "Блокирует"}, {"name": "Связанные"}]}
+
+
+@pytest.mark.parametrize(
+    ("command_type", "params"),
+    [
+        ("ensure_status", {"key": "AURORA-9", "target": "Готово"}),
+        ("ensure_comment", {"key": "AURORA-9", "marker": "[m]", "body": "x"}),
+        ("ensure_attachment", {"key": "AURORA-9", "file": "a" * 64, "filename": "f"}),
+    ],
+)
+def test_a_command_on_an_issue_the_mirror_lacks_cannot_be_predicted(command_type: str, params: dict[str, Any]) -> None:
+    """Its status, comments or attachments are Jira's 404 for that issue: failed, naming it, nothing written."""
+    [prediction] = predict_commands(
+        [NewCommand(seq=1, type=command_type, params=params)],
+        mirror=MIRROR,
+        settings=SETTINGS,
+        jira_user="bridge-user",
+        symmetric_link_types=LINKS,
+        now=NOW,
+    )
+    assert (prediction.status, prediction.error, prediction.writes) == (
+        "failed",
+        "HTTP 404: задачи AURORA-9 нет в зеркале — прогноз невозможен",
+        (),
+    )

@@ -374,3 +374,14 @@ def test_the_plan_of_an_attachment() -> None:
     assert lines(planned("ensure_attachment", named, predicted("ensure_attachment", writes=(upload,)))) == [
         (CREATE, "вложение «f.txt»", True)
     ]
+
+
+def test_a_link_already_as_wanted_says_so_either_way() -> None:
+    """Nothing to write: the link is there, or (``present: false``) it is not."""
+    link = {"source": "AURORA-1", "target": "AURORA-2", "link_type": "связанные"}
+    assert lines(planned("ensure_link", link, predicted("ensure_link"))) == [
+        (SAME, "нет изменений: связь «Связанные» AURORA-1 → AURORA-2 есть", False)
+    ]
+    assert lines(planned("ensure_link", {**link, "present": False}, predicted("ensure_link"))) == [
+        (SAME, "нет изменений: связи «Связанные» AURORA-1 → AURORA-2 нет", False)
+    ]
