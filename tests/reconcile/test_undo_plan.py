@@ -4,6 +4,7 @@ on the simulator found (tests/agent/test_undo_laws.py)."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import attrs
@@ -396,3 +397,64 @@ def test_sprints_walk_back_per_issue_and_step_by_step() -> None:
     plan = plan_undo(twice[:1], mirror={KEY: _in_sprint("Спринт 3")}, journal={}, settings=Settings())
     assert [(k.command_id, k.key, k.aspect, k.now) for k in plan.kept] == [(1, KEY, "sprint", "Спринт 3")]
     assert [i.text for i in plan.items] == [f"{KEY}: спринт изменил человек — не возвращается"]
+
+
+def test_each_item_names_its_command_and_the_positions_of_its_inverse_in_the_undo_batch() -> None:
+    """Newest first; an aspect set twice (the status) goes back through the value between; another issue's field
+    is its own; a link replaced is two commands; kept aspects of one command are named one after another."""
+    other = "AURORA-1446"
+    old = {"id": "4", "type": "Связанные", "source": KEY, "target": "AURORA-3"}
+    new = {"id": "5", "type": "Связанные", "source": KEY, "target": "AURORA-2"}
+    three = {
+        "duedate": {"from": "2026-10-01", "to": "2026-11-01"},
+        "summary": {"from": "a", "to": "b"},
+        "description": {"from": "было", "to": "стало"},
+    }
+    commands = [
+        _done("ensure_status", {"target": "Ревью"}, {"from": "Разработка", "to": "Ревью", "path": ["Ревью"]}),
+        _done(
+            "ensure_status", {"target": "Готово"}, {"from": "Ревью", "to": "Готово", "path": ["Готово"]}, id=2, seq=2
+        ),
+        _done("ensure_link", {}, {"replaced": {"old": old, "new": new}, "removed": [old]}, id=3, seq=3),
+        _done("ensure_fields", {"key": other}, {"changed": {"duedate": three["duedate"]}}, id=4, seq=4),
+        _done("ensure_fields", {}, {"changed": three}, id=5, seq=5),
+    ]
+    mirror = {
+        KEY: MirrorIssue(key=KEY, status="Готово", duedate="2026-12-01", summary="в", description="стало"),
+        other: MirrorIssue(key=other, duedate="2026-11-01"),
+    }
+    plan = plan_undo(commands, mirror=mirror, journal={}, settings=Settings())
+    assert [(c["type"], c["params"].get("key"), c["params"].get("target")) for c in plan.commands] == [
+        ("ensure_fields", KEY, None),
+        ("ensure_fields", other, None),
+        ("ensure_link", None, "AURORA-2"),
+        ("ensure_link", None, "AURORA-3"),
+        ("ensure_status", KEY, "Ревью"),
+        ("ensure_status", KEY, "Разработка"),
+    ]
+    assert plan.commands[-1]["params"]["if_unchanged"] == {"status": "Ревью"}
+    assert [(i.command_id, i.seq, i.type, i.outcome, i.commands) for i in plan.items] == [
+        (5, 5, "ensure_fields", "undone", (1,)),
+        (4, 4, "ensure_fields", "undone", (2,)),
+        (3, 3, "ensure_link", "undone", (3, 4)),
+        (2, 2, "ensure_status", "undone", (5,)),
+        (1, 1, "ensure_status", "undone", (6,)),
+    ]
+    assert plan.items[0].text == (
+        f"{KEY}: срок изменил человек — не возвращается; {KEY}: тема изменил человек — не возвращается"
+    )
+
+
+def test_times_in_words_do_not_depend_on_the_machines_zone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A time without an offset is UTC and a zone no database knows is UTC, whatever zone the hub runs in."""
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    try:
+        naive = Kept(
+            command_id=1, key=KEY, aspect="duedate", now=None, changed_by="ivanov", changed_at="2026-12-02T10:14:00"
+        )
+        assert naive.text(None) == f"{KEY}: срок изменил ivanov 02.12 10:14 — не возвращается"
+        assert naive.text("Nowhere/City") == f"{KEY}: срок изменил ivanov 02.12 10:14 — не возвращается"
+    finally:
+        monkeypatch.undo()
+        time.tzset()

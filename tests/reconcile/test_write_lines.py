@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from reconcile.batches.validation import NewCommand
 from reconcile.config.settings import Settings
 from reconcile.executors import Delivery, ExecContext, JiraCall, JiraResponse, Report
-from reconcile.executors.base import Step
+from reconcile.executors.base import Dropped, Step
 from reconcile.executors.drive import drive
 from reconcile.outlook.approved_plan import PlanSnapshot, approved_for, expired, line_words, plan_digest, snapshot
 from reconcile.outlook.dryrun import predict_commands
@@ -308,3 +308,56 @@ def test_a_difference_as_the_stale_report_carries_it() -> None:
         "approved": None,
         "text": "A-1: запись duedate не была одобрена",
     }
+
+
+def test_an_issue_created_under_an_epic_yet_to_be_created_still_vouches_that_it_is_new() -> None:
+    """The second issue names the first's temp key: what its writes find there is not known, but that the issue
+    itself does not exist yet is (``from: null`` on its issue line)."""
+    commands = [
+        NewCommand(
+            seq=1,
+            type="ensure_issue",
+            params={"temp_key": "new:1", "summary": "Эпик", "issue_type": "epic"},
+            temp_key="new:1",
+        ),
+        NewCommand(
+            seq=2,
+            type="ensure_issue",
+            params={"temp_key": "new:2", "summary": "Задача", "epic_key": "new:1"},
+            temp_key="new:2",
+        ),
+    ]
+    predictions = predict_commands(
+        commands, mirror={}, settings=SETTINGS, jira_user="u", symmetric_link_types=frozenset(), now=T0
+    )
+    assert list(snapshot(commands, predictions, to_be_created=["new:1", "new:2"], now=T0).lines) == [
+        {"seq": 1, "key": "new:1", "aspect": "issue", "to": "Эпик", "from": None},
+        {"seq": 2, "key": "new:2", "aspect": "issue", "to": "Задача", "from": None},
+    ]
+
+
+def test_odd_lines_still_read() -> None:
+    """A label line without its verb, a link created without a body: «?» and «None» rather than an error."""
+    assert line_words({"key": "A-1", "aspect": "labels", "to": {}}) == "A-1 - метка «?»"
+    no_body = JiraCall(method="POST", path="/rest/api/2/issueLink")
+    assert lines_of_write(no_body, params={}, reads=Reads(SETTINGS)) == [
+        WriteLine(key="None", aspect="link", before=None, after={"type": "None", "source": "None", "target": "None"})
+    ]
+
+
+def test_the_drivers_own_refusal_reaches_the_executor() -> None:
+    """The fence refuses a write the check let through: the executor hears it and ends failed with its words."""
+    params = {"key": "AURORA-1", "duedate": "2026-11-01"}
+    approved = planned(params, MirrorIssue(key="AURORA-1", summary="Сверка"))
+    check = PlanCheck(params=params, approved=approved, reads=Reads(SETTINGS))
+    delivery = Delivery(id=1, type="ensure_fields", params=params, pause_seconds=0, context=CONTEXT)
+    watched = check.watch(executor_for(delivery, ExecContext()))
+    step = watched.send(None)
+    assert isinstance(step, JiraCall) and step.method == "GET"
+    step = watched.send(JiraResponse(status=200, json=jira_issue("Сверка")))
+    assert isinstance(step, JiraCall) and step.method == "PUT"
+    with pytest.raises(StopIteration) as ended:
+        watched.throw(Dropped("забор: запись не разрешена"))
+    report = ended.value.value
+    assert (report.status, report.error) == ("failed", "забор: запись не разрешена")
+    assert check.differences == []
