@@ -258,3 +258,21 @@ def test_any_column_kept_as_text_reads_back_as_the_record(index: int, as_text: s
 def test_an_unreadable_record_says_what_is_wrong(changes: dict[str, Any], why: str) -> None:
     with pytest.raises(ValueError, match=f"^{why}$"):
         parse_record({**chain(2)[1], **changes})
+
+
+@given(st.integers(min_value=0, max_value=7))
+def test_a_broken_chain_counts_and_names_the_records_before_the_break(index: int) -> None:
+    """The verdict at a break: the records that verified and the hash of the last of them (none before the first)."""
+    records = chain(8)
+    records[index] = {**records[index], "data": {"n": -1}}
+    verdict = verify(records)
+    assert verdict.count == index
+    assert verdict.head == (records[index - 1]["hash"] if index else None)
+    assert verify([]).count == 0 and verify([]).head is None
+
+
+def test_a_record_carries_its_batch_and_command() -> None:
+    entry = AuditEntry(kind="reported", actor="agent:a", door="agent", batch_id=7, command_id=70, data={})
+    record = chained(None, entry, now=T0).to_json()
+    assert (record["batch_id"], record["command_id"]) == (7, 70)
+    assert record["hash"] == rehashed(record)
