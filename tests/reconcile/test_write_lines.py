@@ -361,3 +361,46 @@ def test_the_drivers_own_refusal_reaches_the_executor() -> None:
     report = ended.value.value
     assert (report.status, report.error) == ("failed", "забор: запись не разрешена")
     assert check.differences == []
+
+
+def test_what_the_agent_has_read_follows_its_reads_and_its_own_writes() -> None:
+    """An issue's status, links and sprint, a transition's target (its name without one), a board's sprint names;
+    a write gone through moves the status and sprint and drops a deleted link; an answer that failed or cannot be
+    read teaches nothing and raises nothing."""
+    sprint_field = SETTINGS.fields["sprint"]
+    reads = Reads(SETTINGS)
+
+    def seen(method: str, path: str, status: int = 200, json: Any = None, body: Any = None) -> None:
+        reads.seen(JiraCall(method=method, path=path, json=body), JiraResponse(status=status, json=json))
+
+    link = {"id": "5", "type": {"name": "Связанные", "inward": "связана с", "outward": "связана с"}}
+    fields = {
+        "status": {"name": "Ревью"},
+        "issuelinks": [{**link, "outwardIssue": {"key": "A-2"}}],
+        sprint_field: [{"id": 11, "name": "Спринт 1", "state": "active"}],
+    }
+    seen("GET", "/rest/api/2/issue/A-1", json={"key": "A-1", "fields": fields})
+    transitions = [{"id": "31", "name": "Сделать", "to": {"name": "Готово"}}, {"id": 41, "name": "Назад"}]
+    seen("GET", "/rest/api/2/issue/A-1/transitions", json={"transitions": transitions})
+    seen("GET", "/rest/agile/1.0/board/7/sprint", json={"values": [{"id": 12, "name": "Спринт 2"}]})
+    assert (reads.status, reads.sprint, list(reads.links)) == ({"A-1": "Ревью"}, {"A-1": "Спринт 1"}, ["5"])
+    assert (reads.links["5"].source, reads.links["5"].target) == ("A-1", "A-2")
+    assert reads.transitions == {("A-1", "31"): "Готово", ("A-1", "41"): "Назад"}
+    assert reads.sprint_names == {"12": "Спринт 2"}
+    assert reads.before("A-1", "status") == "Ревью"
+
+    seen("POST", "/rest/api/2/issue/A-1/transitions", 204, body={"transition": {"id": "31"}})
+    seen("POST", "/rest/agile/1.0/sprint/12/issue", 204, body={"issues": ["A-1"]})
+    seen("DELETE", "/rest/api/2/issueLink/5", 204)
+    seen("DELETE", "/rest/api/2/issueLink/6", 204)
+    assert (reads.status, reads.sprint, reads.links) == ({"A-1": "Готово"}, {"A-1": "Спринт 2"}, {})
+
+    seen("GET", "/rest/api/2/issue/A-2", 404, json={"key": "A-2", "fields": {"status": {"name": "x"}}})
+    seen("GET", "/rest/api/2/issue/A-3", json={"key": "A-3", "fields": []})
+    seen("POST", "/rest/api/2/issue/A-3/transitions", 400, body={"transition": {"id": "31"}})
+    seen("GET", "/rest/api/2/issue/A-4", json={"key": "A-4", "fields": {"summary": " Сверка "}})
+    seen("GET", "/rest/api/2/issue/A-5", json={"key": "A-5", "fields": {"status": "x", sprint_field: None}})
+    assert reads.status == {"A-1": "Готово", "A-5": None}
+    assert reads.sprint == {"A-1": "Спринт 2", "A-5": None}
+    assert sorted(reads.issues) == ["A-1", "A-4", "A-5"]
+    assert (reads.before("A-4", "summary"), reads.before("A-9", "summary")) == (" Сверка ", None)
