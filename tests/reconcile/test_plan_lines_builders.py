@@ -385,3 +385,17 @@ def test_a_link_already_as_wanted_says_so_either_way() -> None:
     assert lines(planned("ensure_link", {**link, "present": False}, predicted("ensure_link"))) == [
         (SAME, "нет изменений: связи «Связанные» AURORA-1 → AURORA-2 нет", False)
     ]
+
+
+def test_what_an_only_if_unchanged_command_would_leave_is_named() -> None:
+    """Jira no longer holds the value the command expects: the plan says what it holds and what was expected."""
+    due = {"field": "duedate", "expected": "2026-10-01", "found": "2026-11-01"}
+    fields = {"key": "AURORA-1", "duedate": "2026-12-01", "if_unchanged": {"duedate": "2026-10-01"}}
+    assert lines(
+        planned("ensure_fields", fields, predicted("ensure_fields", result={"changed": [], "conflicts": [due]}))
+    ) == [(SAME, "срок не изменён: в Jira 01.11.2026, ожидалось 01.10.2026", False)]
+    status = {"field": "status", "expected": "Ревью", "found": "Открыт"}
+    target = {"key": "AURORA-1", "target": "Готово", "if_unchanged": {"status": "Ревью"}}
+    assert lines(planned("ensure_status", target, predicted("ensure_status", result={"conflicts": [status]}))) == [
+        (SAME, "статус не изменён: в Jira «Открыт», ожидалось «Ревью»", False)
+    ]
