@@ -7,12 +7,13 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from reconcile.batches.validation import NewCommand
-from reconcile.config.settings import Settings
+from reconcile.config.settings import EpicLink, Settings
 from reconcile.executors import Delivery, ExecContext, JiraCall, JiraResponse, Report
 from reconcile.executors.base import Dropped, Step
 from reconcile.executors.drive import drive
@@ -404,3 +405,37 @@ def test_what_the_agent_has_read_follows_its_reads_and_its_own_writes() -> None:
     assert reads.sprint == {"A-1": "Спринт 2", "A-5": None}
     assert sorted(reads.issues) == ["A-1", "A-4", "A-5"]
     assert (reads.before("A-4", "summary"), reads.before("A-9", "summary")) == (" Сверка ", None)
+
+
+@pytest.mark.parametrize("mode", ["field", "parent"])
+def test_the_lines_of_a_fields_write_name_each_field_by_its_logical_name(mode: str) -> None:
+    """Jira's field ids become the names ``ensure_fields`` uses (the planned dates, the epic by field or parent),
+    each with the value last read; the summary without its spaces; a field the hub does not set is named by its id
+    with nothing vouched before; each label verb is a line."""
+    settings = attrs.evolve(SETTINGS, epic_link=EpicLink(mode=mode, field_id="customfield_10100"))  # type: ignore[arg-type]
+    epic_id = "parent" if mode == "parent" else "customfield_10100"
+    epic = (lambda key: {"key": key}) if mode == "parent" else (lambda key: key)
+    planned_start = settings.fields["planned_start"]
+    reads = Reads(settings)
+    found = {"summary": " Было ", "duedate": "2026-10-01", planned_start: "2026-09-01", epic_id: epic("A-8")}
+    reads.seen(
+        JiraCall(method="GET", path="/rest/api/2/issue/A-1"),
+        JiraResponse(status=200, json={"key": "A-1", "fields": found}),
+    )
+    fields = {
+        "summary": " Стало ",
+        planned_start: "2026-11-01",
+        "customfield_99": "x",
+        epic_id: epic("A-9"),
+        "duedate": None,
+    }
+    body = {"fields": fields, "update": {"labels": [{"add": "x"}, {"remove": "y"}]}}
+    assert lines_of_write(JiraCall(method="PUT", path="/rest/api/2/issue/A-1", json=body), params={}, reads=reads) == [
+        WriteLine(key="A-1", aspect="summary", before="Было", after="Стало"),
+        WriteLine(key="A-1", aspect="planned_start", before="2026-09-01", after="2026-11-01"),
+        WriteLine(key="A-1", aspect="customfield_99", before=None, after="x"),
+        WriteLine(key="A-1", aspect="epic_key", before="A-8", after="A-9"),
+        WriteLine(key="A-1", aspect="duedate", before="2026-10-01", after=None),
+        WriteLine(key="A-1", aspect="labels", after={"add": "x"}),
+        WriteLine(key="A-1", aspect="labels", after={"remove": "y"}),
+    ]
