@@ -134,3 +134,26 @@ def test_absent_fails_for_another_authors_attachment_or_a_file_the_hub_no_longer
     assert (report.status, report.error, trace) == ("failed", "вложение добавлено не агентом", [f"GET {ISSUE}"])
     report, _ = _remove(0)
     assert (report.status, report.error) == ("failed", f"файл {SHA_ABC} больше нет у хаба")
+
+
+@pytest.mark.parametrize(
+    ("attachment_id", "error"),
+    [
+        (None, f"ответ Jira по {KEY}: attachment[].id — ожидается идентификатор Jira, получено: null"),
+        ("x", 'недопустимый id вложения: "x"'),
+        ("0", 'недопустимый id вложения: "0"'),
+    ],
+)
+def test_absent_names_an_attachment_id_it_cannot_delete_by(attachment_id: Any, error: str) -> None:
+    on_the_issue = [{"id": attachment_id, "filename": "a.txt", "size": 3, "author": MINE}]
+    params = {"key": KEY, "file": SHA_ABC, "absent": True, "filename": "a.txt"}
+    report, steps = play("ensure_attachment", params, [ok(issue(KEY, attachment=on_the_issue))])
+    assert (report.status, report.error, kinds(steps)) == ("failed", error, [f"GET {ISSUE}"])
+
+
+def test_absent_that_fails_at_its_first_delete_says_it_may_have_deleted_only_that_one() -> None:
+    params = {"key": KEY, "file": SHA_ABC, "absent": True, "filename": "a.txt"}
+    answers = [ok(issue(KEY, attachment=ON_THE_ISSUE)), ok({"errorMessages": ["нет"]}, 500)]
+    report, _ = play("ensure_attachment", params, answers)
+    assert (report.status, report.error) == ("failed", "HTTP 500: нет")
+    assert report.result == {"undo": _deleted("11")}

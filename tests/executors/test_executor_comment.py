@@ -193,3 +193,16 @@ def test_comment_absent_deletes_nothing_when_a_marked_comment_is_not_the_agents(
         "комментарий написан не агентом",
         ["GET /rest/api/2/issue/X-1/comment"],
     )
+
+
+@pytest.mark.parametrize(
+    ("comment_id", "error"),
+    [
+        (None, "ответ Jira по X-1: comments[].id — ожидается идентификатор Jira, получено: null"),
+        ("x", 'недопустимый id комментария: "x"'),
+        ("0", 'недопустимый id комментария: "0"'),
+    ],
+)
+def test_comment_absent_names_a_comment_id_it_cannot_delete_by(comment_id: Any, error: str) -> None:
+    report, trace = _removal({"id": comment_id, "body": "[m] a", "author": AGENT})
+    assert (report.status, report.error, trace) == ("failed", error, ["GET /rest/api/2/issue/X-1/comment"])
