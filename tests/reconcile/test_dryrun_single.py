@@ -15,9 +15,16 @@ from reconcile.executors import JiraCall
 from reconcile.executors import _run as executors_run
 from reconcile.outlook import dryrun
 from reconcile.outlook.dryrun import predict_command, predict_commands
-from reconcile.types.dryrun_answers import LINK_ANSWERS, MirrorView
+from reconcile.types.dryrun_answers import (
+    ATTACHMENT_ANSWERS,
+    COMMENT_ANSWERS,
+    LINK_ANSWERS,
+    SPRINT_ANSWERS,
+    UNKNOWN_SPRINT,
+    MirrorView,
+)
 from reconcile.vocabulary.errors import ValidationError
-from reconcile.vocabulary.records import MirrorIssue, MirrorLink
+from reconcile.vocabulary.records import MirrorIssue, MirrorLink, SprintRef
 
 from .test_dryrun import MIRROR, NOW, SETTINGS
 
@@ -209,4 +216,41 @@ def test_a_command_on_an_issue_the_mirror_lacks_cannot_be_predicted(command_type
         "failed",
         "HTTP 404: задачи AURORA-9 нет в зеркале — прогноз невозможен",
         (),
+    )
+
+
+def _asked(answers: Any, method: str, path: str, params: dict[str, Any]) -> tuple[int, Any, str | None]:
+    found = answers.find(method, path)
+    assert found is not None
+    declared, parts = found
+    issues = {"A-1": MirrorIssue(key="A-1", sprint=SprintRef(id=12, name="Спринт 2", state="active"))}
+    view = MirrorView(issues=issues, settings=SETTINGS, params=params, searchable={})
+    said = declared.reply(JiraCall(method=method, path=path), view, parts)
+    return said.response.status, said.response.json, said.assumed
+
+
+def test_what_the_mirror_says_of_boards_sprints_comments_and_attachments() -> None:
+    """A board is a scrum board; the wanted sprint exists (with the issue's sprint id when it is that one, else the
+    id no sprint has), none for the backlog; no comment and no attachment — each assumption named."""
+    sprints = "спринты доски зеркалу не известны: спринт считается существующим"
+    assert _asked(SPRINT_ANSWERS, "GET", "/rest/agile/1.0/board/7", {"key": "A-1"}) == (
+        200,
+        {"id": 7, "type": "scrum"},
+        None,
+    )
+    board_sprints = "/rest/agile/1.0/board/7/sprint"
+    for params, values in [
+        ({"key": "A-1", "sprint": "Спринт 2"}, [{"id": 12, "name": "Спринт 2"}]),
+        ({"key": "A-1", "sprint": "Спринт 3"}, [{"id": UNKNOWN_SPRINT, "name": "Спринт 3"}]),
+        ({"key": "A-9", "sprint": "Спринт 2"}, [{"id": UNKNOWN_SPRINT, "name": "Спринт 2"}]),
+        ({"key": "A-1", "sprint": None}, []),
+    ]:
+        assert _asked(SPRINT_ANSWERS, "GET", board_sprints, params) == (200, {"values": values}, sprints)
+    comments = "комментарии зеркалу не известны: предсказана запись, если комментария с маркером нет"
+    assert _asked(COMMENT_ANSWERS, "GET", "/rest/api/2/issue/A-1/comment", {}) == (200, {"comments": []}, comments)
+    status, body, assumed = _asked(ATTACHMENT_ANSWERS, "GET", "/rest/api/2/issue/A-1", {})
+    assert (status, body["fields"]["attachment"], assumed) == (
+        200,
+        [],
+        "вложения зеркалу не известны: предсказана загрузка",
     )
