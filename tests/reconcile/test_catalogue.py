@@ -207,6 +207,10 @@ def _label(text: str) -> CommandSpec:
         (attrs.evolve(DUE, doc=""), {}, ["ensure_due: no help (doc)"]),
         (attrs.evolve(DUE, gap=0), {}, ["ensure_due: no default gap (a positive number of seconds)"]),
         (attrs.evolve(DUE, gap=float("inf")), {}, ["ensure_due: no default gap (a positive number of seconds)"]),
+        (attrs.evolve(DUE, gap=True), {}, ["ensure_due: no default gap (a positive number of seconds)"]),
+        (attrs.evolve(DUE, gap="45"), {}, ["ensure_due: no default gap (a positive number of seconds)"]),
+        (DUE, {"executor": None}, ["ensure_due: no executor"]),
+        (DUE, {"plan_lines": None}, ["ensure_due: no plan lines"]),
         (_label(""), {}, ["ensure_due.duedate: no label"]),
         (
             attrs.evolve(DUE, required=(attrs.evolve(DUE.required[0], doc=""), DUE.required[1])),
@@ -403,3 +407,16 @@ def test_a_field_keeps_the_label_and_format_of_its_first_entry() -> None:
     assert found["due_note"] is own.optional[0]
     first = next(spec for spec in CATALOGUE.values() if any(p.name == "duedate" for p in spec.params))
     assert found["duedate"] is next(p for p in first.params if p.name == "duedate")
+
+
+def test_a_gap_below_a_second_is_a_gap_and_the_catalogues_entry_is_the_one_bound() -> None:
+    """The binding takes the type's entry from the catalogue given, not the one its executor was written with."""
+    catalogue = {**CATALOGUE, "ensure_due": attrs.evolve(DUE, gap=0.5)}
+    entries = (*ENTRIES, DUE_ENTRY)
+    assert missing_parts(catalogue, entries) == []
+    assert bind(catalogue, entries)["ensure_due"].spec is catalogue["ensure_due"]
+
+
+def test_an_entry_keyed_by_another_types_name_is_named() -> None:
+    catalogue = {**CATALOGUE, "ensure_due": attrs.evolve(DUE, type="ensure_late")}
+    assert "ensure_due: its catalogue entry says type ensure_late" in missing_parts(catalogue, (*ENTRIES, DUE_ENTRY))
