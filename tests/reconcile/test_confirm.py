@@ -9,7 +9,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reconcile.config.settings import Settings
-from reconcile.outlook.confirm import AgentFacts, Aspect, Confirmation, MirrorNeeds, aspects, confirm, mirror_needs
+from reconcile.outlook.confirm import (
+    AgentFacts,
+    Aspect,
+    Confirmation,
+    MirrorNeeds,
+    aspect_names,
+    aspects,
+    confirm,
+    mirror_needs,
+    narrow,
+)
 from reconcile.vocabulary.records import MirrorIssue, MirrorLink, SprintRef
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
@@ -448,3 +458,20 @@ def test_an_issue_without_a_summary_is_never_the_created_one() -> None:
     for summary in ("Отчёт", "XXXX", "?"):
         issue = MirrorIssue(key="A-1", summary=None, reporter="bridge-user", created="2026-10-22T11:00:00Z")
         assert _created_by(issue, summary) is None
+
+
+def test_only_if_unchanged_is_no_aspect_and_a_reassertion_does_not_carry_it() -> None:
+    """``if_unchanged`` guards a write, it is no state: no aspect is named by it, and the state alone (drift's
+    «Вернуть») is re-asserted whatever Jira holds now; a type never confirmed, or unknown, has no aspects."""
+    assert aspect_names(
+        "ensure_fields", {"key": "A-1", "duedate": "2026-10-01", "if_unchanged": {"duedate": None}}
+    ) == ("duedate",)
+    status = {"key": "A-1", "target": "Готово", "if_unchanged": {"status": "Ревью"}}
+    assert aspect_names("ensure_status", status) == ("status",)
+    assert narrow("ensure_status", status, "status") == Aspect(
+        key="A-1", name="status", params={"key": "A-1", "target": "Готово"}
+    )
+    sprint = {"key": "A-1", "sprint": "Спринт 2", "if_unchanged": {"sprint": None}}
+    assert narrow("ensure_sprint", sprint, "sprint").params == {"key": "A-1", "sprint": "Спринт 2"}
+    assert aspect_names("ensure_comment", {"key": "A-1", "marker": "m", "body": "b"}) == ()
+    assert aspect_names("no_such_type", {"key": "A-1"}) == ()
