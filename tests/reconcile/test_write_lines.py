@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from reconcile.batches.validation import NewCommand
 from reconcile.config.settings import EpicLink, Settings
 from reconcile.executors import Delivery, ExecContext, JiraCall, JiraResponse, Report
-from reconcile.executors.base import Dropped, Step
+from reconcile.executors.base import Dropped, Step, Upload
 from reconcile.executors.drive import drive
 from reconcile.outlook.approved_plan import PlanSnapshot, approved_for, expired, line_words, plan_digest, snapshot
 from reconcile.outlook.dryrun import predict_commands
@@ -439,3 +439,41 @@ def test_the_lines_of_a_fields_write_name_each_field_by_its_logical_name(mode: s
         WriteLine(key="A-1", aspect="labels", after={"add": "x"}),
         WriteLine(key="A-1", aspect="labels", after={"remove": "y"}),
     ]
+
+
+def test_the_lines_of_the_writes_on_an_issue() -> None:
+    """A new issue under its temp key with its summary trimmed; a transition to the status it leads to, from the
+    status read (its id when the transitions were not read); a comment written or deleted; an attachment by the
+    name it is uploaded under (the command's when no file part is given); anything else on an issue names itself."""
+    reads = Reads(SETTINGS, status={"A-1": "Ревью"}, transitions={("A-1", "31"): "Готово"})
+
+    def lines(method: str, path: str, json: Any = None, params: dict[str, Any] | None = None, **call: Any) -> Any:
+        return lines_of_write(JiraCall(method=method, path=path, json=json, **call), params=params or {}, reads=reads)
+
+    created = lines("POST", "/rest/api/2/issue", {"fields": {"summary": " Отчёт "}}, {"temp_key": "new:1"})
+    assert created == [WriteLine(key="new:1", aspect="issue", before=None, after="Отчёт")]
+    assert lines("POST", "/rest/api/2/issue", {}) == [WriteLine(key="", aspect="issue", before=None, after=None)]
+    moved = lines("POST", "/rest/api/2/issue/A-1/transitions", {"transition": {"id": "31"}})
+    assert moved == [WriteLine(key="A-1", aspect="status", before="Ревью", after="Готово")]
+    unread = lines("POST", "/rest/api/2/issue/A-2/transitions", {"transition": {"id": "7"}})
+    assert unread == [WriteLine(key="A-2", aspect="status", before=None, after="7")]
+    assert lines("POST", "/rest/api/2/issue/A-1/comment", {"body": "[m] т"}) == [
+        WriteLine(key="A-1", aspect="comment", after="[m] т")
+    ]
+    assert lines("PUT", "/rest/api/2/issue/A-1/comment/5", {"body": "[m] т2"}) == [
+        WriteLine(key="A-1", aspect="comment", after="[m] т2")
+    ]
+    assert lines("DELETE", "/rest/api/2/issue/A-1/comment/5") == [WriteLine(key="A-1", aspect="comment", after=None)]
+    upload = Upload(filename="счёт.xlsx", content=b"x")
+    assert lines("POST", "/rest/api/2/issue/A-1/attachments", params={"filename": "f.txt"}, upload=upload) == [
+        WriteLine(key="A-1", aspect="attachment", after="счёт.xlsx")
+    ]
+    assert lines("POST", "/rest/api/2/issue/A-1/attachments", params={"filename": "f.txt"}) == [
+        WriteLine(key="A-1", aspect="attachment", after="f.txt")
+    ]
+    for method, path, json in [
+        ("POST", "/rest/api/2/issue/A-1/remotelink", {"x": 1}),
+        ("PUT", "/rest/api/2/issue/A-1/transitions", {"transition": {"id": "31"}}),
+        ("POST", "/rest/api/2/issue/A-1", {"x": 1}),
+    ]:
+        assert lines(method, path, json) == [WriteLine(key="", aspect=f"{method} {path}", after=json)]
