@@ -279,3 +279,18 @@ def test_the_bounds_of_a_pace() -> None:
     for value in ({"min_gap": {"*": 86400.5}}, {"max_writes_per_hour": 10**9 + 1}, {"max_writes_per_hour": True}):
         with pytest.raises(ValidationError):
             pace_from_wire(value)
+
+
+def test_edges_of_the_run_so_far_and_of_the_wait() -> None:
+    """A batch whose commands are all final without one saying when it ended ran no time; a decided approval
+    without its moment waited until now; a decision taken before the batch (a clock that went back) is no wait,
+    and neither is a run whose end came before its delivery."""
+    cancelled = [
+        attrs.evolve(COMMENTS[0], status=CommandStatus.CANCELLED, claimed_at=at(36), finished_at=None),
+        attrs.evolve(COMMENTS[1], status=CommandStatus.DONE, claimed_at=at(40), finished_at=None),
+    ]
+    assert elapsed_seconds(cancelled, at(1000)) == 0
+    backwards = [attrs.evolve(COMMENTS[0], status=CommandStatus.DONE, claimed_at=at(36), finished_at=at(30))]
+    assert elapsed_seconds(backwards, at(1000)) == 0
+    assert approval_wait_seconds(T0, Approval(state=ApprovalState.APPROVED, by="lead"), at(50)) == 50
+    assert approval_wait_seconds(at(60), Approval(state=ApprovalState.APPROVED, by="lead", at=at(36)), at(500)) == 0
