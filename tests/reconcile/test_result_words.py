@@ -24,6 +24,7 @@ from reconcile.types.result_words import (
     fields_words,
     link_words,
     refresh_words,
+    sprint_words,
     status_words,
 )
 from reconcile.vocabulary.catalogue import CATALOGUE
@@ -340,6 +341,22 @@ DUE_CONFLICT = {"field": "duedate", "expected": "2026-10-01", "found": "2026-11-
             ["прочитано задач: 3", "журнал не прочитан: HTTP 500"],
         ),
         (refresh_words, {}, {"issues": "3", "history": {"entries": "4"}, "unreadable": [], "refused_boards": []}, []),
+        (
+            refresh_words,
+            {},
+            {"unreadable": [{"key": "A-1"}, {"key": "A-2"}], "refused_boards": {"error": "x"}},
+            ["не прочитаны: A-1, A-2"],
+        ),
+        (sprint_words, {"sprint": "backlog"}, {"moved": True}, ["перенесена в бэклог"]),
+        (sprint_words, {"sprint": None}, {"moved": False}, ["уже в: бэклог"]),
+        (sprint_words, {"sprint": "С2"}, {"moved": True}, ["перенесена в спринт «С2»"]),
+        (sprint_words, {"sprint": "С2"}, {}, []),
+        (
+            sprint_words,
+            {"sprint": "С2"},
+            {"moved": False, "conflicts": [{"field": "sprint", "expected": "С1", "found": "С3"}]},
+            ["спринт не изменён: в Jira «С3», ожидалось «С1»"],
+        ),
     ],
 )
 def test_a_result_in_words(rule: Any, params: dict[str, Any], result: dict[str, Any], words: list[str]) -> None:
