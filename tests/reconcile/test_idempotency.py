@@ -3,6 +3,7 @@ lives."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import timedelta
 from typing import Any
@@ -81,3 +82,12 @@ def test_the_canonical_json_of_a_body() -> None:
     assert idempotency.canonical_json({"b": 1, "a": [1, 2], "c": "я"}) == '{"a":[1,2],"b":1,"c":"я"}'.encode()
     lone = {"b": 1, "a": "\ud800", "c": {"z": "я", "y": None}}
     assert idempotency.canonical_json(lone) == b'{"a":"\\ud800","b":1,"c":{"y":null,"z":"\\u044f"}}'
+
+
+def test_a_key_of_255_printable_characters_is_a_key_and_the_fingerprint_is_of_kind_and_body() -> None:
+    """The fingerprint is kept with a key for a day: its bytes are the kind, a line break, the canonical body."""
+    assert idempotency.check_key("k" * 255) == "k" * 255
+    with pytest.raises(ValidationError):
+        idempotency.check_key("k" * 256)
+    expected = hashlib.sha256(b'batch\n{"a":1,"b":[2]}').hexdigest()
+    assert idempotency.fingerprint("batch", {"b": [2], "a": 1}) == expected
