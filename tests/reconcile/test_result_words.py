@@ -362,3 +362,10 @@ DUE_CONFLICT = {"field": "duedate", "expected": "2026-10-01", "found": "2026-11-
 def test_a_result_in_words(rule: Any, params: dict[str, Any], result: dict[str, Any], words: list[str]) -> None:
     """What the report says, in the order a person reads it; what the result does not say gives no words."""
     assert rule(params, result) == words
+
+
+def test_a_change_of_date_leaves_the_year_out_only_between_two_dates_of_one_year() -> None:
+    assert field_change("duedate", "2026-10-01", "2026-12-15") == "срок: 01.10 → 15.12"
+    assert field_change("duedate", "2025-10-01", "2026-12-15") == "срок: 01.10.2025 → 15.12.2026"
+    assert field_change("duedate", "2026-xx", "2026-12-15") == "срок: «2026-xx» → 15.12.2026"
+    assert field_change("duedate", "2026-10-01", None) == "срок: 01.10.2026 → пусто"
