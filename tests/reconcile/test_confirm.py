@@ -19,6 +19,7 @@ from reconcile.outlook.confirm import (
     confirm,
     mirror_needs,
     narrow,
+    subject,
 )
 from reconcile.vocabulary.records import MirrorIssue, MirrorLink, SprintRef
 
@@ -475,3 +476,11 @@ def test_only_if_unchanged_is_no_aspect_and_a_reassertion_does_not_carry_it() ->
     assert narrow("ensure_sprint", sprint, "sprint").params == {"key": "A-1", "sprint": "Спринт 2"}
     assert aspect_names("ensure_comment", {"key": "A-1", "marker": "m", "body": "b"}) == ()
     assert aspect_names("no_such_type", {"key": "A-1"}) == ()
+
+
+def test_the_subject_of_a_command() -> None:
+    """Its ``key`` (a link's ``source``); none for a type that names no one issue, or a type no entry knows."""
+    assert subject("ensure_fields", {"key": "A-1"}) == "A-1"
+    assert subject("ensure_link", {"source": "A-1", "target": "A-2"}) == "A-1"
+    assert subject("refresh", {"keys": ["A-1"]}) is None
+    assert subject("no_such_type", {"key": "A-1"}) is None

@@ -458,3 +458,18 @@ def test_times_in_words_do_not_depend_on_the_machines_zone(monkeypatch: pytest.M
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def test_statuses_of_two_issues_walk_back_each_on_its_own() -> None:
+    other = "AURORA-1446"
+    moved = [
+        _done("ensure_status", {"target": "Готово"}, STATUS),
+        _done("ensure_status", {"key": other, "target": "Готово"}, STATUS, id=2, seq=2),
+    ]
+    mirror = {KEY: MirrorIssue(key=KEY, status="Готово"), other: MirrorIssue(key=other, status="Готово")}
+    plan = plan_undo(moved, mirror=mirror, journal={}, settings=Settings())
+    assert [(c["params"]["key"], c["params"]["target"]) for c in plan.commands] == [
+        (other, ["Ревью", "Разработка"]),
+        (KEY, ["Ревью", "Разработка"]),
+    ]
+    assert plan.kept == ()
