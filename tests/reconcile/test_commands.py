@@ -495,3 +495,30 @@ def test_the_schema_says_what_the_validation_says_of_if_unchanged(
     )
     blank = params["if_unchanged"] == {"status": " "}
     assert by_schema == (accepted or blank)
+
+
+@pytest.mark.parametrize(
+    ("command_type", "params", "accepted"),
+    [
+        ("ensure_comment", {"key": "AURORA-1", "marker": "m", "absent": True}, True),
+        ("ensure_comment", {"key": "AURORA-1", "marker": "m", "absent": False}, False),
+        ("ensure_comment", {"key": "AURORA-1", "marker": "m"}, False),
+        ("ensure_attachment", {"key": "AURORA-1", "file": SHA, "absent": True}, True),
+        ("ensure_attachment", {"key": "AURORA-1", "file": SHA}, False),
+        ("ensure_link", {"source": "AURORA-1", "target": "AURORA-2", "link_type": "связанные", "present": False}, True),
+    ],
+)
+def test_the_schema_and_the_validation_agree_on_a_removal(
+    command_type: str, params: dict[str, Any], accepted: bool
+) -> None:
+    """A removal does without the parameters it frees, in the schema as in the validation, and only a removal."""
+    command = {"type": command_type, "params": params}
+    try:
+        check_command(1, command)
+        valid = True
+    except ValidationError:
+        valid = False
+    by_schema = jsonschema.Draft202012Validator(batch_create_schema()).is_valid(
+        {"author": "a", "title": "t", "commands": [command]}
+    )
+    assert (valid, by_schema) == (accepted, accepted)
