@@ -21,6 +21,7 @@ from reconcile.outlook.confirm import (
     narrow,
     subject,
 )
+from reconcile.types.state_checks import link_match, sprint_match
 from reconcile.vocabulary.records import MirrorIssue, MirrorLink, SprintRef
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
@@ -484,3 +485,15 @@ def test_the_subject_of_a_command() -> None:
     assert subject("ensure_link", {"source": "A-1", "target": "A-2"}) == "A-1"
     assert subject("refresh", {"keys": ["A-1"]}) is None
     assert subject("no_such_type", {"key": "A-1"}) is None
+
+
+def test_a_link_removal_is_confirmed_while_the_wanted_link_is_gone() -> None:
+    """A reversed link of a type that is not symmetric is not the wanted one: the removal holds; the wanted link
+    there, it does not. A sprint command naming no sprint is never confirmed."""
+    link_types = {"блокирует": "Блокирует"}
+    removal = {"source": "A-1", "target": "A-2", "link_type": "блокирует", "present": False}
+    reversed_link = MirrorLink(id="1", type="Блокирует", source="A-2", target="A-1")
+    forward_link = MirrorLink(id="2", type="Блокирует", source="A-1", target="A-2")
+    assert link_match(removal, {"A-1": MirrorIssue(key="A-1", links=(reversed_link,))}, AgentFacts(), link_types)
+    assert not link_match(removal, {"A-1": MirrorIssue(key="A-1", links=(forward_link,))}, AgentFacts(), link_types)
+    assert not sprint_match({"key": "A-1"}, {"A-1": MirrorIssue(key="A-1")})
