@@ -477,3 +477,23 @@ def test_the_lines_of_the_writes_on_an_issue() -> None:
         ("POST", "/rest/api/2/issue/A-1", {"x": 1}),
     ]:
         assert lines(method, path, json) == [WriteLine(key="", aspect=f"{method} {path}", after=json)]
+
+
+def test_a_write_answered_with_a_body_still_counts_as_written_and_only_a_link_delete_drops_a_link() -> None:
+    """A transition answered 200 with a JSON body moves the status all the same; deleting a comment whose id is a
+    link's id leaves the link; a summary written to an issue never read vouches nothing before; the planned end is
+    named as the planned start is."""
+    link = MirrorLink(id="5", type="Связанные", source="A-1", target="A-2")
+    reads = Reads(SETTINGS, status={"A-1": "Ревью"}, transitions={("A-1", "31"): "Готово"}, links={"5": link})
+    transition = JiraCall(method="POST", path="/rest/api/2/issue/A-1/transitions", json={"transition": {"id": "31"}})
+    reads.seen(transition, JiraResponse(status=200, json={}))
+    reads.seen(JiraCall(method="DELETE", path="/rest/api/2/issue/A-1/comment/5"), JiraResponse(status=204))
+    assert (reads.status, list(reads.links)) == ({"A-1": "Готово"}, ["5"])
+    planned_end = SETTINGS.fields["planned_end"]
+    put = JiraCall(
+        method="PUT", path="/rest/api/2/issue/A-7", json={"fields": {"summary": " Новая ", planned_end: "2026-12-01"}}
+    )
+    assert lines_of_write(put, params={}, reads=reads) == [
+        WriteLine(key="A-7", aspect="summary", before=None, after="Новая"),
+        WriteLine(key="A-7", aspect="planned_end", before=None, after="2026-12-01"),
+    ]
