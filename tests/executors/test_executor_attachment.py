@@ -89,3 +89,71 @@ def test_attachment_gone_from_the_hub_fails() -> None:
     params = {"key": "X-1", "file": SHA, "filename": "a.xlsx", "size": None}
     report, _ = play("ensure_attachment", params, [ok(attachments())])
     assert (report.status, report.error) == ("failed", f"файл {SHA} больше нет у хаба")
+
+
+MINE, THEIRS = {"name": "bridge-user"}, {"name": "ivanov"}
+ON_THE_ISSUE = [
+    {"id": "11", "filename": "a.txt", "size": 3, "author": MINE},
+    {"id": "12", "filename": "a.txt", "size": 5, "author": MINE},
+    {"id": "13", "filename": "b.txt", "size": 3, "author": THEIRS},
+    5,
+]
+
+
+def _remove(deletes: int, **params: Any) -> tuple[Any, list[str]]:
+    answers = [ok(issue(KEY, attachment=ON_THE_ISSUE)), *[ok(None, 204)] * deletes]
+    report, steps = play("ensure_attachment", {"key": KEY, "file": SHA_ABC, "absent": True, **params}, answers)
+    return report, kinds(steps)
+
+
+def _deleted(*ids: str) -> dict[str, Any]:
+    return {"deleted": [{"id": i, "sha256": SHA_ABC, "filename": "a.txt"} for i in ids]}
+
+
+def test_absent_deletes_the_agents_attachments_of_that_name_and_size() -> None:
+    """By name, by size, or both (the hub completes the size at delivery); each DELETE a pause after the last,
+    the undo growing with each; another author's of the same size is left; none of them is nothing to do."""
+    report, trace = _remove(2, filename="a.txt")
+    assert trace == [f"GET {ISSUE}", "DELETE /rest/api/2/attachment/11", "pause 30", "DELETE /rest/api/2/attachment/12"]
+    assert report.result == {"undo": _deleted("11", "12"), "attachment_id": "11", "uploaded": False, "deleted": 2}
+    report, trace = _remove(1, size=3)
+    assert trace == [f"GET {ISSUE}", "DELETE /rest/api/2/attachment/11"]
+    assert report.result["undo"] == _deleted("11")
+    report, trace = _remove(1, filename="a.txt", size=5)
+    assert (report.result["attachment_id"], report.result["deleted"]) == ("12", 1)
+    report, trace = _remove(0, filename="c.txt")
+    assert (report.status, report.result, trace) == (
+        "done",
+        {"attachment_id": None, "uploaded": False, "deleted": 0},
+        [f"GET {ISSUE}"],
+    )
+
+
+def test_absent_fails_for_another_authors_attachment_or_a_file_the_hub_no_longer_has() -> None:
+    report, trace = _remove(0, filename="b.txt")
+    assert (report.status, report.error, trace) == ("failed", "вложение добавлено не агентом", [f"GET {ISSUE}"])
+    report, _ = _remove(0)
+    assert (report.status, report.error) == ("failed", f"файл {SHA_ABC} больше нет у хаба")
+
+
+@pytest.mark.parametrize(
+    ("attachment_id", "error"),
+    [
+        (None, f"ответ Jira по {KEY}: attachment[].id — ожидается идентификатор Jira, получено: null"),
+        ("x", 'недопустимый id вложения: "x"'),
+        ("0", 'недопустимый id вложения: "0"'),
+    ],
+)
+def test_absent_names_an_attachment_id_it_cannot_delete_by(attachment_id: Any, error: str) -> None:
+    on_the_issue = [{"id": attachment_id, "filename": "a.txt", "size": 3, "author": MINE}]
+    params = {"key": KEY, "file": SHA_ABC, "absent": True, "filename": "a.txt"}
+    report, steps = play("ensure_attachment", params, [ok(issue(KEY, attachment=on_the_issue))])
+    assert (report.status, report.error, kinds(steps)) == ("failed", error, [f"GET {ISSUE}"])
+
+
+def test_absent_that_fails_at_its_first_delete_says_it_may_have_deleted_only_that_one() -> None:
+    params = {"key": KEY, "file": SHA_ABC, "absent": True, "filename": "a.txt"}
+    answers = [ok(issue(KEY, attachment=ON_THE_ISSUE)), ok({"errorMessages": ["нет"]}, 500)]
+    report, _ = play("ensure_attachment", params, answers)
+    assert (report.status, report.error) == ("failed", "HTTP 500: нет")
+    assert report.result == {"undo": _deleted("11")}

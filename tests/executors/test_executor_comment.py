@@ -144,3 +144,65 @@ def test_comment_keeps_the_oldest_marked_comment_then_the_lowest_id() -> None:
     }
     report, steps = play("ensure_comment", {"key": "X-1", "marker": "[m]", "body": "[m] b"}, [ok(answer)])
     assert (len(steps), seed_result(report.result)) == (1, {"comment_id": "9", "action": "none"})
+
+
+def _removal(*found: dict[str, Any], deletes: int = 0) -> tuple[Any, list[str]]:
+    page = {"startAt": 0, "total": len(found), "comments": list(found)}
+    report, steps = play(
+        "ensure_comment", {"key": "X-1", "marker": "[m]", "absent": True}, [ok(page), *[ok(None, 204)] * deletes]
+    )
+    return report, kinds(steps)
+
+
+AGENT, PERSON = {"name": "bridge-user"}, {"name": "ivanov"}
+OLDER = {"id": "10", "body": "[m] a", "created": "2026-10-11T10:00:00.000+0300", "author": AGENT}
+NEWER = {"id": "9", "body": "[m] b", "created": "2026-10-12T10:00:00.000+0300", "author": AGENT}
+
+
+def test_comment_absent_deletes_every_marked_comment_of_the_agent_oldest_first() -> None:
+    """A pause between the deletes, the undo growing with each; a comment without the marker is not touched;
+    with no marked comment there is nothing to do."""
+    unmarked = {"id": "8", "body": "другое", "author": PERSON}
+    report, trace = _removal(NEWER, unmarked, OLDER, deletes=2)
+    assert trace == [
+        "GET /rest/api/2/issue/X-1/comment",
+        "DELETE /rest/api/2/issue/X-1/comment/10",
+        "pause 30",
+        "DELETE /rest/api/2/issue/X-1/comment/9",
+    ]
+    assert report.result == {
+        "undo": {"deleted": [{"id": "10", "body": "[m] a"}, {"id": "9", "body": "[m] b"}]},
+        "comment_id": "10",
+        "action": "deleted",
+    }
+    report, trace = _removal(unmarked)
+    assert (report.status, report.result, trace) == (
+        "done",
+        {"comment_id": None, "action": "none"},
+        ["GET /rest/api/2/issue/X-1/comment"],
+    )
+
+
+@pytest.mark.parametrize("author", [PERSON, None, {"name": 5}])
+def test_comment_absent_deletes_nothing_when_a_marked_comment_is_not_the_agents(author: Any) -> None:
+    """Another author's, or one whose author is not said: all or nothing."""
+    theirs = {"id": "7", "body": "[m] d", **({} if author is None else {"author": author})}
+    report, trace = _removal(OLDER, theirs)
+    assert (report.status, report.error, trace) == (
+        "failed",
+        "комментарий написан не агентом",
+        ["GET /rest/api/2/issue/X-1/comment"],
+    )
+
+
+@pytest.mark.parametrize(
+    ("comment_id", "error"),
+    [
+        (None, "ответ Jira по X-1: comments[].id — ожидается идентификатор Jira, получено: null"),
+        ("x", 'недопустимый id комментария: "x"'),
+        ("0", 'недопустимый id комментария: "0"'),
+    ],
+)
+def test_comment_absent_names_a_comment_id_it_cannot_delete_by(comment_id: Any, error: str) -> None:
+    report, trace = _removal({"id": comment_id, "body": "[m] a", "author": AGENT})
+    assert (report.status, report.error, trace) == ("failed", error, ["GET /rest/api/2/issue/X-1/comment"])

@@ -239,3 +239,8 @@ def test_pause_is_never_yielded_before_the_first_write() -> None:
     """A single-write command yields no Pause at all."""
     _, steps = play("ensure_fields", {"key": "X-1", "summary": "b"}, [ok(issue("X-1", summary="a")), ok(status=204)])
     assert not any(isinstance(s, Pause) for s in steps)
+
+
+def test_http_error_names_an_html_page_by_its_title_without_the_code_it_repeats() -> None:
+    page = "<html><head><title>503 Service Unavailable</title></head><body>…</body></html>"
+    assert http_error(JiraResponse(status=503, json=page)) == "HTTP 503: Service Unavailable"

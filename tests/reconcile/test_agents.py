@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from hypothesis import given
@@ -133,3 +133,18 @@ def test_a_refused_claim_says_when_the_active_agent_was_seen_in_utc() -> None:
     assert refused.value.message == (
         "активен другой агент agent-1 (последний раз 2026-10-22T09:00:05Z); второй агент не допускается"
     )
+
+
+@pytest.mark.parametrize(
+    ("ago", "shown"),
+    [
+        (timedelta(seconds=10), "2026-10-22T08:59:50Z"),
+        (timedelta(seconds=10, microseconds=250000), "2026-10-22T08:59:49.750000Z"),
+    ],
+)
+def test_the_refusal_says_when_the_other_agent_was_last_seen_in_utc(ago: timedelta, shown: str) -> None:
+    """A whole second without a fraction, a fraction to the microsecond (the time as the other agent reported)."""
+    now = datetime(2026, 10, 22, 9, 0, tzinfo=UTC)
+    with pytest.raises(AgentConflict) as refused:
+        check_claimant("agent-2", active="agent-1", active_seen_at=now - ago, now=now, claim_wait_seconds=25)
+    assert refused.value.message == f"активен другой агент agent-1 (последний раз {shown}); второй агент не допускается"

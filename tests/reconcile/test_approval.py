@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -14,11 +16,13 @@ from reconcile.outlook.approval import (
     Door,
     Requester,
     approve,
+    back_to_pending,
     holds,
     initial_approval,
     reject,
     rejection_error,
 )
+from reconcile.outlook.approved_plan import PLAN_CHANGED, PlanChanged, PlanSnapshot, StalePlan, line_words
 from reconcile.vocabulary.catalogue import CATALOGUE
 from reconcile.vocabulary.errors import ConflictError, ForbiddenError, ValidationError
 from tests.support import T0
@@ -136,3 +140,71 @@ def test_approval_settings_round_trip_and_keep_the_other_door() -> None:
         with pytest.raises(ValidationError) as refused:
             settings_from_json(bad)
         assert refused.value.message == message
+
+
+def test_an_approved_batch_waits_again_with_the_new_plan() -> None:
+    """Found stale by the agent: it waits with the plan and why (the last lapse kept); lapsed: it waits with the
+    plan and the moment it lapsed (the last stale finding kept)."""
+    old_stale = StalePlan(difference=({"key": "AURORA-1"},), at=T0)
+    approved = Approval(state=ApprovalState.APPROVED, by="lead", at=T0, stale=old_stale, expired_at=T0)
+    plan = PlanSnapshot(digest="d2", lines=({"seq": 1, "key": "AURORA-1", "aspect": "duedate", "to": None},), at=T0)
+    now = T0 + timedelta(hours=30)
+    stale = StalePlan(difference=({"key": "AURORA-2"},), at=now)
+    assert back_to_pending(approved, plan=plan, now=now, stale=stale) == Approval(
+        state=ApprovalState.PENDING, plan=plan, stale=stale, expired_at=T0
+    )
+    assert back_to_pending(approved, plan=plan, now=now) == Approval(
+        state=ApprovalState.PENDING, plan=plan, stale=old_stale, expired_at=now
+    )
+
+
+def test_a_plan_and_a_stale_finding_are_kept_as_json_and_read_back() -> None:
+    """As the database keeps them: times in UTC with microseconds, read back as the same moments."""
+    at = datetime(2026, 10, 22, 9, 30, 15, 250, tzinfo=UTC)
+    lines = ({"seq": 1, "key": "AURORA-1", "aspect": "duedate", "to": "2026-11-01", "from": None},)
+    plan = PlanSnapshot(digest="ab" * 32, lines=lines, at=at)
+    assert plan.to_json() == {"digest": "ab" * 32, "lines": [dict(lines[0])], "at": "2026-10-22T09:30:15.000250Z"}
+    assert PlanSnapshot.from_json(plan.to_json()) == plan
+    assert PlanSnapshot.from_json({"digest": "d", "at": "2026-10-22T09:30:15Z"}).lines == ()
+    stale = StalePlan(difference=({"found": lines[0], "approved": None},), at=at)
+    assert stale.to_json() == {
+        "difference": [{"found": lines[0], "approved": None}],
+        "at": "2026-10-22T09:30:15.000250Z",
+    }
+    assert StalePlan.from_json(stale.to_json()) == stale
+    assert StalePlan.from_json({"difference": None, "at": "2026-10-22T09:30:15Z"}).difference == ()
+
+
+def test_a_changed_plan_is_a_conflict_that_carries_the_plan_now() -> None:
+    plan = PlanSnapshot(digest="d", lines=(), at=T0)
+    error = PlanChanged(plan)
+    assert isinstance(error, ConflictError)
+    assert (error.message, error.plan) == (PLAN_CHANGED, plan)
+    assert PLAN_CHANGED == "план изменился — посмотрите и одобрите заново"
+
+
+def test_a_link_line_in_words() -> None:
+    link = {"type": "Связанные", "source": "AURORA-1", "target": "AURORA-2"}
+    assert (
+        line_words({"key": "AURORA-1", "aspect": "link", "to": link})
+        == "AURORA-1 + связь «Связанные» AURORA-1 → AURORA-2"
+    )
+    assert line_words({"key": "AURORA-1", "aspect": "link", "to": None, "from": link}) == (
+        "AURORA-1 - связь «Связанные» AURORA-1 → AURORA-2"
+    )
+    assert line_words({"key": "AURORA-1", "aspect": "link", "to": "AURORA-2"}) == "AURORA-1 + связь «AURORA-2»"
+    partial = {"type": "Связанные", "source": "AURORA-1"}
+    assert line_words({"key": "AURORA-1", "aspect": "link", "to": partial}).startswith("AURORA-1 + связь «{")
+
+
+def test_an_approval_is_of_the_plan_the_approver_read() -> None:
+    """The digest sent must be the plan's now: another is 409 carrying the plan now; the same records that plan,
+    and a stale finding that made the batch wait again is kept beside it."""
+    plan = PlanSnapshot(digest="d2", lines=({"seq": 1, "key": "AURORA-1", "aspect": "duedate", "to": None},), at=T0)
+    stale = StalePlan(difference=({"key": "AURORA-1"},), at=T0)
+    waiting = Approval(state=ApprovalState.PENDING, plan=plan, stale=stale)
+    with pytest.raises(PlanChanged) as changed:
+        approve(waiting, batch_id=7, creator="planner", approver="boss", now=T0, digest="d1", current=plan)
+    assert changed.value.plan == plan
+    approved = approve(waiting, batch_id=7, creator="planner", approver="boss", now=T0, digest="d2", current=plan)
+    assert approved == Approval(state=ApprovalState.APPROVED, by="boss", at=T0, plan=plan, stale=stale)

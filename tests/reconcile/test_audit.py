@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -18,8 +19,10 @@ from reconcile.audit.chain import (
     chained,
     parse_record,
     record_hash,
+    retention_cutoff,
     verify,
 )
+from reconcile.audit.writes import jira_writes
 from reconcile.vocabulary.canonical import canonical_json, sha256_hex
 from tests.support import T0
 
@@ -178,3 +181,98 @@ def test_the_fast_body_is_the_canonical_json(actor: str, kind: str, batch_id: in
         "data": data,
     }
     assert body_json(record) == canonical_json(record)
+
+
+def test_a_jira_write_names_the_issue_it_touched() -> None:
+    """The key in the path (decoded), else the command's ``key`` or ``source``, else the key its result names; each
+    operation one record with its method, path and status, in order."""
+    operations = [
+        {"method": "PUT", "path": "/rest/api/2/issue/AURORA%2D1537", "status": 204},
+        {"method": "POST", "path": "/rest/api/2/issue/AURORA-1538/comment", "status": 201},
+        {"method": "POST", "path": "/rest/api/2/issueLink", "status": 201},
+    ]
+    writes = jira_writes("ensure_comment", {"key": "AURORA-1", "source": "AURORA-2"}, operations, {})
+    assert [(w["method"], w["path"], w["status"], w["key"]) for w in writes] == [
+        ("PUT", "/rest/api/2/issue/AURORA%2D1537", 204, "AURORA-1537"),
+        ("POST", "/rest/api/2/issue/AURORA-1538/comment", 201, "AURORA-1538"),
+        ("POST", "/rest/api/2/issueLink", 201, "AURORA-1"),
+    ]
+    link = {"method": "POST", "path": "/rest/api/2/issueLink"}
+    assert jira_writes("ensure_link", {"source": "AURORA-2", "key": 5}, [link], {})[0]["key"] == "AURORA-2"
+    created = {"method": "POST", "path": "/rest/api/2/issue"}
+    assert jira_writes("ensure_issue", {"temp_key": "new:1"}, [created], {"key": "AURORA-9"})[0]["key"] == "AURORA-9"
+    assert jira_writes("ensure_issue", {}, [created], {"key": 9})[0] == {
+        "method": "POST",
+        "path": "/rest/api/2/issue",
+        "status": None,
+        "key": None,
+        "before": None,
+        "after": None,
+    }
+    assert jira_writes("ensure_issue", {}, [], {}) == []
+
+
+def test_retention_keeps_the_days_it_is_told_and_names_the_checkpoint() -> None:
+    assert retention_cutoff(T0, 30) == T0 - timedelta(days=30)
+    assert retention_cutoff(T0, 0.5) == T0 - timedelta(hours=12)
+    assert Checkpoint(seq=41, hash="ab" * 32).to_json() == {"seq": 41, "hash": "ab" * 32}
+
+
+@given(
+    st.integers(0, 5),
+    st.sets(st.sampled_from(["seq", "batch_id", "command_id", "data"])),
+    st.integers(1, 10**9),
+)
+def test_any_column_kept_as_text_reads_back_as_the_record(index: int, as_text: set[str], command_id: int) -> None:
+    """A CSV export keeps numbers as text (an empty cell for none) and data as JSON text: any mix of them reads back
+    as the record; a JSON line is taken exactly as it is, a column this version does not know included."""
+    record = {**chain(6)[index], "command_id": command_id if index % 2 else None}
+    row = dict(record)
+    for column in as_text:
+        value = record[column]
+        row[column] = canonical_json(value) if column == "data" else ("" if value is None else str(value))
+    assert parse_record(row) == record
+    assert parse_record({**record, "later": 1}) == {**record, "later": 1}
+
+
+@pytest.mark.parametrize(
+    ("changes", "why"),
+    [
+        ({"data": "[1]"}, "data — не объект"),
+        ({"data": None}, "data — не объект"),
+        ({"seq": ""}, "нет seq"),
+        ({"seq": None}, "нет seq"),
+        ({"seq": "x"}, "seq — не число"),
+        ({"seq": True}, "seq — не число"),
+        ({"seq": [1]}, "seq — не число"),
+        ({"batch_id": "x"}, "batch_id — не число"),
+        ({"command_id": "1.5"}, "command_id — не число"),
+        ({"at": None}, "нет at"),
+        ({"kind": 7}, "нет kind"),
+        ({"actor": None}, "нет actor"),
+        ({"door": None}, "нет door"),
+        ({"prev": None}, "нет prev"),
+        ({"hash": None}, "нет hash"),
+    ],
+)
+def test_an_unreadable_record_says_what_is_wrong(changes: dict[str, Any], why: str) -> None:
+    with pytest.raises(ValueError, match=f"^{why}$"):
+        parse_record({**chain(2)[1], **changes})
+
+
+@given(st.integers(min_value=0, max_value=7))
+def test_a_broken_chain_counts_and_names_the_records_before_the_break(index: int) -> None:
+    """The verdict at a break: the records that verified and the hash of the last of them (none before the first)."""
+    records = chain(8)
+    records[index] = {**records[index], "data": {"n": -1}}
+    verdict = verify(records)
+    assert verdict.count == index
+    assert verdict.head == (records[index - 1]["hash"] if index else None)
+    assert verify([]).count == 0 and verify([]).head is None
+
+
+def test_a_record_carries_its_batch_and_command() -> None:
+    entry = AuditEntry(kind="reported", actor="agent:a", door="agent", batch_id=7, command_id=70, data={})
+    record = chained(None, entry, now=T0).to_json()
+    assert (record["batch_id"], record["command_id"]) == (7, 70)
+    assert record["hash"] == rehashed(record)

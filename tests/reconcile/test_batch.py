@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from reconcile.batches.validation import (
     BatchContext,
+    InvalidBatch,
     NewCommand,
     NewNote,
     ProjectInfo,
@@ -704,4 +705,231 @@ def test_a_key_missing_from_the_mirror_is_not_in_the_project() -> None:
     """A real key the mirror does not hold has no labels: a project batch refuses it."""
     assert refused(body(cmd("ensure_fields", key="AURORA-9999", duedate="2026-10-23"), project="AWPCA")) == (
         "AURORA-9999 не в проекте AWPCA"
+    )
+
+
+def _only_error(batch: Any, context: BatchContext | None = None) -> tuple[str, str | None]:
+    with pytest.raises(InvalidBatch) as info:
+        validate_batch(batch, context or ctx())
+    assert len(info.value.errors) == 1, info.value.errors
+    return info.value.errors[0].message, info.value.errors[0].param
+
+
+@pytest.mark.parametrize(
+    ("batch", "context", "message", "param"),
+    [
+        (
+            body(
+                cmd("ensure_issue", temp_key="new:1", summary="a"), cmd("ensure_issue", temp_key="new:1", summary="b")
+            ),
+            None,
+            "команда 2: временный ключ new:1 уже занят командой 1",
+            "temp_key",
+        ),
+        (
+            body(
+                cmd("ensure_issue", temp_key="new:1", summary="a"), cmd("ensure_issue", temp_key="new:2", summary="a")
+            ),
+            None,
+            "команда 2: задача с темой «a» уже создаётся в пакете (команда 1)",
+            "summary",
+        ),
+        (
+            body(cmd("ensure_issue", temp_key="new:1", summary="s", labels=["awpca"]), project="STOCKS_DRRK"),
+            None,
+            "метка другого проекта: awpca",
+            "labels",
+        ),
+        (
+            body(cmd("ensure_fields", key="AURORA-1", labels_remove=["stocks_drrk"]), project="STOCKS_DRRK"),
+            None,
+            "метку проекта STOCKS_DRRK нельзя снять: AURORA-1",
+            "labels_remove",
+        ),
+        (
+            body(cmd("ensure_fields", key="AURORA-1", labels_add=["AWPCA"]), project="STOCKS_DRRK"),
+            None,
+            "метка другого проекта: AWPCA",
+            "labels_add",
+        ),
+        (
+            body(cmd("ensure_sprint", key="AURORA-9", sprint="S")),
+            None,
+            "команда 1: AURORA-9 ни в одном проекте — доску для спринта не определить",
+            "key",
+        ),
+        (
+            body(cmd("ensure_sprint", key="AURORA-5", sprint="S")),
+            ctx(mirror_labels={"AURORA-5": ("AWPCA", "STOCKS_DRRK")}),
+            "команда 1: AURORA-5 в нескольких проектах с разными досками: AWPCA, STOCKS_DRRK",
+            "key",
+        ),
+        (
+            body(cmd("ensure_sprint", key="AURORA-1538", sprint="S")),
+            ctx(projects={"AWPCA": ProjectInfo(name="AWPCA")}),
+            "у проекта AWPCA нет доски",
+            "sprint",
+        ),
+        (
+            body(cmd("ensure_comment", key="new:3", marker="m", body="b")),
+            None,
+            "команда 1: временный ключ new:3 — в пакете нет ensure_issue с этим temp_key",
+            "key",
+        ),
+        (
+            body(
+                cmd("ensure_link", source="AURORA-1537", target="new:3", link_type="связанные"),
+                cmd("ensure_issue", temp_key="new:3", summary="s"),
+            ),
+            None,
+            "команда 1: new:3 используется раньше своей ensure_issue (команда 2)",
+            "target",
+        ),
+        (
+            body(cmd("ensure_link", source="AURORA-1537", target="OTHER-1", link_type="связанные")),
+            None,
+            "OTHER-1 не в проекте Jira AURORA",
+            "target",
+        ),
+        (
+            body(cmd("refresh", jql="project = X ORDER BY key")),
+            None,
+            "команда 1 (refresh): JQL не принят: ORDER BY не допускается (позиция 13)",
+            "jql",
+        ),
+        (
+            body(cmd("ensure_comment", key="AURORA-1537", marker="m", body="b"), project="STOCKS_DRRK"),
+            None,
+            "AURORA-1537 не в проекте STOCKS_DRRK",
+            "key",
+        ),
+        (
+            body(cmd("ensure_attachment", key="AURORA-1537", file="ab" * 32, filename="a.txt")),
+            None,
+            f"команда 1: файл {'ab' * 32} не загружен: POST /files",
+            "file",
+        ),
+        (
+            body(cmd("ensure_sprint", key="AURORA-1", sprint="S")),
+            None,
+            "у проекта STOCKS_DRRK канбан-доска, спринтов нет",
+            "sprint",
+        ),
+        (
+            body(cmd("ensure_sprint", key="AURORA-1", sprint="S")),
+            ctx(projects={**PROJECTS, "STOCKS_DRRK": ProjectInfo(name="STOCKS_DRRK", board_id=5120)}),
+            "тип доски проекта STOCKS_DRRK ещё не известен — дождитесь обновления из Jira",
+            "sprint",
+        ),
+        (
+            body(cmd("ensure_link", source="AURORA-1537", target="AURORA-1537", link_type="связанные")),
+            None,
+            "команда 1 (ensure_link): source и target — одна задача",
+            "target",
+        ),
+        (
+            body(
+                cmd("ensure_link", source="AURORA-1537", target="AURORA-1538", link_type="связанные"),
+                project="STOCKS_DRRK",
+            ),
+            None,
+            "ни AURORA-1537, ни AURORA-1538 не в проекте STOCKS_DRRK",
+            "source",
+        ),
+    ],
+)
+def test_each_rule_past_one_command_names_its_parameter(
+    batch: dict[str, Any], context: BatchContext | None, message: str, param: str
+) -> None:
+    """The editor puts each refusal next to the parameter it is about."""
+    assert _only_error(batch, context) == (message, param)
+
+
+def test_a_refused_ensure_issue_keeps_its_temp_key_and_labels_for_the_commands_after_it() -> None:
+    """A creating command refused for its own mistake still holds its temp key (a later ensure_issue of the same
+    key is refused as taken by it) and its labels (a sprint of its issue finds the project's board)."""
+    broken = cmd("ensure_issue", temp_key="new:1", summary="a", labels=["AWPCA", 7])  # its text labels are kept
+    assert _only_error(body(broken, cmd("ensure_sprint", key="new:1", sprint="S"))) == (
+        "команда 1 (ensure_issue): labels — ожидается список строк",
+        "labels",
+    )
+    broken = cmd("ensure_issue", temp_key="new:1", summary="a", issue_type="story")
+    with pytest.raises(InvalidBatch) as info:
+        validate_batch(
+            body(
+                broken,
+                cmd("ensure_issue", temp_key="new:1", summary="b"),
+                cmd("ensure_issue", temp_key="new:1", summary="c"),
+            ),
+            ctx(),
+        )
+    assert [e.message for e in info.value.errors] == [
+        "команда 1 (ensure_issue): issue_type — ожидается одно из task, epic, bug",
+        "команда 2: временный ключ new:1 уже занят командой 1",
+        "команда 3: временный ключ new:1 уже занят командой 1",
+    ]
+
+
+@pytest.mark.parametrize("temp_key", [["new:1"], {"new:1": 1}, 5, "AURORA-5"])
+def test_a_refused_ensure_issue_whose_temp_key_is_no_temp_key_defines_nothing(temp_key: Any) -> None:
+    """Its one error only: a list or an object there does not break the walk, and defines no key."""
+    assert (
+        _only_error(
+            body(
+                cmd("ensure_issue", temp_key=temp_key, summary="a"), cmd("ensure_issue", temp_key="new:1", summary="b")
+            )
+        )[1]
+        == "temp_key"
+    )
+
+
+@pytest.mark.parametrize(
+    ("project", "message"), [("NOPE", "нет проекта NOPE"), (" ", "project — ожидается имя проекта")]
+)
+def test_a_refused_project_holds_no_command_to_a_project(project: str, message: str) -> None:
+    """The batch is refused for its project alone: its commands are checked as in a batch without one."""
+    batch = body(cmd("ensure_fields", key="AURORA-1537", duedate="2026-10-23"), project=project)
+    assert _only_error(batch) == (message, None)
+
+
+def test_the_refusal_reads_as_its_first_error_and_names_its_parameter() -> None:
+    """``detail`` and ``param`` of the whole refusal are those of the first error in command order."""
+    with pytest.raises(InvalidBatch) as info:
+        validate_batch(
+            body(
+                cmd("ensure_sprint", key="AURORA-9", sprint="S"),
+                cmd("ensure_link", source="AURORA-1537", target="AURORA-1537", link_type="связанные"),
+            ),
+            ctx(),
+        )
+    assert (info.value.message, info.value.param) == (
+        "команда 1: AURORA-9 ни в одном проекте — доску для спринта не определить",
+        "key",
+    )
+    assert [e.param for e in info.value.errors] == ["key", "target"]
+
+
+def test_a_removal_does_without_the_parameters_it_frees() -> None:
+    """``absent: true`` deletes the agent's comment or the attachment: no body, no file name needed; without it
+    they are required."""
+    removals = validate_batch(
+        body(
+            cmd("ensure_comment", key="AURORA-1537", marker="m", absent=True),
+            cmd("ensure_attachment", key="AURORA-1537", file=SHA, absent=True),
+            cmd("ensure_link", source="AURORA-1537", target="AURORA-1538", link_type="связанные", present=False),
+        ),
+        ctx(),
+    )
+    assert [(c.seq, c.params.get("absent"), c.params.get("present")) for c in removals.commands[:3]] == [
+        (1, True, None),
+        (2, True, None),
+        (3, None, False),
+    ]
+    assert _only_error(body(cmd("ensure_comment", key="AURORA-1537", marker="m", absent=False))) == (
+        "команда 1 (ensure_comment): нет body; ожидаются key, marker, body",
+        "body",
+    )
+    assert _only_error(body(cmd("ensure_attachment", key="AURORA-1537", file=SHA))) == (
+        "команда 1 (ensure_attachment): нет filename; ожидаются key, file, filename",
+        "filename",
     )

@@ -101,3 +101,5 @@ def test_a_commands_duration_runs_from_its_delivery() -> None:
     assert command_seconds(t0, None, t0 + timedelta(seconds=12)) == 12
     assert command_seconds(t0, None, None) is None
     assert command_seconds(None, t0, t0) is None
+    assert command_seconds(t0, t0 + timedelta(microseconds=1500), None) == 0.002  # to the millisecond
+    assert command_seconds(t0 + timedelta(seconds=1), t0, None) == 0  # a clock that went back: never negative

@@ -31,6 +31,7 @@ from reconcile.vocabulary.catalogue import (
     TypeRole,
     creating_types,
     default_gaps,
+    field_params,
     read_only_types,
     role_type,
     setting_types,
@@ -206,6 +207,10 @@ def _label(text: str) -> CommandSpec:
         (attrs.evolve(DUE, doc=""), {}, ["ensure_due: no help (doc)"]),
         (attrs.evolve(DUE, gap=0), {}, ["ensure_due: no default gap (a positive number of seconds)"]),
         (attrs.evolve(DUE, gap=float("inf")), {}, ["ensure_due: no default gap (a positive number of seconds)"]),
+        (attrs.evolve(DUE, gap=True), {}, ["ensure_due: no default gap (a positive number of seconds)"]),
+        (attrs.evolve(DUE, gap="45"), {}, ["ensure_due: no default gap (a positive number of seconds)"]),
+        (DUE, {"executor": None}, ["ensure_due: no executor"]),
+        (DUE, {"plan_lines": None}, ["ensure_due: no plan lines"]),
         (_label(""), {}, ["ensure_due.duedate: no label"]),
         (
             attrs.evolve(DUE, required=(attrs.evolve(DUE.required[0], doc=""), DUE.required[1])),
@@ -378,3 +383,40 @@ def test_code_asks_the_catalogue_for_the_refresh_by_its_role() -> None:
         if f'"{REFRESH_TYPE}"' in path.read_text(encoding="utf-8")
     ]
     assert spelt == []
+
+
+def test_a_field_keeps_the_label_and_format_of_its_first_entry() -> None:
+    """A throwaway type naming ``duedate`` and ``key`` its own way changes neither: the catalogue's first entry of a
+    parameter is the one plans name it by; a parameter no type had before is added with its own words."""
+    before = field_params(CATALOGUE)
+    own = attrs.evolve(
+        DUE,
+        required=(
+            Param(name="key", format=Format.TEXT, label="Ключ", doc="ключ", editor=Editor.TEXT),
+            Param(name="duedate", format=Format.TEXT, label="Другой срок", doc="срок", editor=Editor.TEXT),
+        ),
+        optional=(
+            Param(name="due_note", format=Format.TEXT, label="Заметка о сроке", doc="заметка", editor=Editor.TEXT),
+        ),
+    )
+    catalogue, _ = with_due(own)
+    found = field_params(catalogue)
+    assert list(found) == [*before, "due_note"]
+    assert {name: found[name] for name in before} == before
+    assert found["duedate"].label != "Другой срок" and found["key"].format is not Format.TEXT
+    assert found["due_note"] is own.optional[0]
+    first = next(spec for spec in CATALOGUE.values() if any(p.name == "duedate" for p in spec.params))
+    assert found["duedate"] is next(p for p in first.params if p.name == "duedate")
+
+
+def test_a_gap_below_a_second_is_a_gap_and_the_catalogues_entry_is_the_one_bound() -> None:
+    """The binding takes the type's entry from the catalogue given, not the one its executor was written with."""
+    catalogue = {**CATALOGUE, "ensure_due": attrs.evolve(DUE, gap=0.5)}
+    entries = (*ENTRIES, DUE_ENTRY)
+    assert missing_parts(catalogue, entries) == []
+    assert bind(catalogue, entries)["ensure_due"].spec is catalogue["ensure_due"]
+
+
+def test_an_entry_keyed_by_another_types_name_is_named() -> None:
+    catalogue = {**CATALOGUE, "ensure_due": attrs.evolve(DUE, type="ensure_late")}
+    assert "ensure_due: its catalogue entry says type ensure_late" in missing_parts(catalogue, (*ENTRIES, DUE_ENTRY))

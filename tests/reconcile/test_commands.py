@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import jsonschema
 import pytest
 
@@ -438,3 +440,85 @@ def test_the_batch_schema_describes_its_top_fields_in_the_seeds_words() -> None:
     assert props["notes"]["description"] == "заметки хаба к задачам пакета (в Jira не пишутся)"
     note = props["notes"]["anyOf"][0]["items"]["properties"]
     assert note["key"] == {"type": "string", "description": "ключ задачи или new:<n> этого пакета"}
+
+
+IF_UNCHANGED_CASES = [
+    ("ensure_fields", {"duedate": "2026-10-01", "if_unchanged": {"duedate": "2026-09-01"}}, True),
+    ("ensure_fields", {"duedate": "2026-10-01", "if_unchanged": {"duedate": ""}}, True),  # the empty field
+    ("ensure_fields", {"duedate": "2026-10-01", "if_unchanged": {"duedate": None}}, True),
+    ("ensure_fields", {"duedate": "2026-10-01", "if_unchanged": {"status": "x"}}, False),
+    ("ensure_fields", {"duedate": "2026-10-01", "if_unchanged": {}}, False),
+    ("ensure_fields", {"duedate": "2026-10-01", "if_unchanged": {"duedate": 5}}, False),
+    ("ensure_status", {"target": "Готово", "if_unchanged": {"status": "Ревью"}}, True),
+    ("ensure_status", {"target": "Готово", "if_unchanged": {"status": " "}}, False),
+    ("ensure_status", {"target": "Готово", "if_unchanged": {"status": None}}, False),
+    ("ensure_status", {"target": "Готово", "if_unchanged": {"duedate": "x"}}, False),
+    ("ensure_sprint", {"sprint": "С1", "if_unchanged": {"sprint": None}}, True),  # the backlog
+    ("ensure_sprint", {"sprint": "С1", "if_unchanged": {"sprint": "С0"}}, True),
+    ("ensure_sprint", {"sprint": "С1", "if_unchanged": {"sprint": ""}}, False),
+    ("ensure_sprint", {"sprint": "С1", "if_unchanged": ["sprint"]}, False),
+    ("ensure_status", {"target": "Готово", "if_unchanged": {"status": ""}}, False),
+    ("ensure_status", {"target": "Готово", "if_unchanged": {"status": "Ревью", "sprint": None}}, False),
+    ("ensure_sprint", {"sprint": "С1", "if_unchanged": {"sprint": None, "status": "x"}}, False),
+    (
+        "ensure_fields",
+        {"duedate": "2026-10-01", "summary": "a", "if_unchanged": {"duedate": None, "summary": "b"}},
+        True,
+    ),
+]
+
+
+@pytest.mark.parametrize(("command_type", "params", "accepted"), IF_UNCHANGED_CASES)
+def test_if_unchanged_names_only_what_its_command_may_find(
+    command_type: str, params: dict[str, Any], accepted: bool
+) -> None:
+    """A field any text or null; a status a name; a sprint a name or null (the backlog); nothing else, and not
+    an empty object."""
+    command = {"type": command_type, "params": {"key": "AURORA-1", **params}}
+    if accepted:
+        assert check_command(1, command)[1]["if_unchanged"] == params["if_unchanged"]
+        return
+    with pytest.raises(ValidationError) as refused:
+        check_command(1, command)
+    assert refused.value.param == "if_unchanged"
+    assert refused.value.message.startswith(f"команда 1 ({command_type}): if_unchanged — ожидается объект")
+
+
+@pytest.mark.parametrize(("command_type", "params", "accepted"), IF_UNCHANGED_CASES)
+def test_the_schema_says_what_the_validation_says_of_if_unchanged(
+    command_type: str, params: dict[str, Any], accepted: bool
+) -> None:
+    """An assistant reading the MCP schema sends only what the hub accepts (a blank status is for the validation)."""
+    command = {"type": command_type, "params": {"key": "AURORA-1", **params}}
+    by_schema = jsonschema.Draft202012Validator(batch_create_schema()).is_valid(
+        {"author": "a", "title": "t", "commands": [command]}
+    )
+    blank = params["if_unchanged"] == {"status": " "}
+    assert by_schema == (accepted or blank)
+
+
+@pytest.mark.parametrize(
+    ("command_type", "params", "accepted"),
+    [
+        ("ensure_comment", {"key": "AURORA-1", "marker": "m", "absent": True}, True),
+        ("ensure_comment", {"key": "AURORA-1", "marker": "m", "absent": False}, False),
+        ("ensure_comment", {"key": "AURORA-1", "marker": "m"}, False),
+        ("ensure_attachment", {"key": "AURORA-1", "file": SHA, "absent": True}, True),
+        ("ensure_attachment", {"key": "AURORA-1", "file": SHA}, False),
+        ("ensure_link", {"source": "AURORA-1", "target": "AURORA-2", "link_type": "связанные", "present": False}, True),
+    ],
+)
+def test_the_schema_and_the_validation_agree_on_a_removal(
+    command_type: str, params: dict[str, Any], accepted: bool
+) -> None:
+    """A removal does without the parameters it frees, in the schema as in the validation, and only a removal."""
+    command = {"type": command_type, "params": params}
+    try:
+        check_command(1, command)
+        valid = True
+    except ValidationError:
+        valid = False
+    by_schema = jsonschema.Draft202012Validator(batch_create_schema()).is_valid(
+        {"author": "a", "title": "t", "commands": [command]}
+    )
+    assert (valid, by_schema) == (accepted, accepted)

@@ -9,7 +9,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reconcile.config.settings import Settings
-from reconcile.outlook.confirm import AgentFacts, Aspect, Confirmation, MirrorNeeds, aspects, confirm, mirror_needs
+from reconcile.outlook.confirm import (
+    AgentFacts,
+    Aspect,
+    Confirmation,
+    MirrorNeeds,
+    aspect_names,
+    aspects,
+    confirm,
+    mirror_needs,
+    narrow,
+    subject,
+)
+from reconcile.types.state_checks import link_match, sprint_match
 from reconcile.vocabulary.records import MirrorIssue, MirrorLink, SprintRef
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
@@ -448,3 +460,40 @@ def test_an_issue_without_a_summary_is_never_the_created_one() -> None:
     for summary in ("Отчёт", "XXXX", "?"):
         issue = MirrorIssue(key="A-1", summary=None, reporter="bridge-user", created="2026-10-22T11:00:00Z")
         assert _created_by(issue, summary) is None
+
+
+def test_only_if_unchanged_is_no_aspect_and_a_reassertion_does_not_carry_it() -> None:
+    """``if_unchanged`` guards a write, it is no state: no aspect is named by it, and the state alone (drift's
+    «Вернуть») is re-asserted whatever Jira holds now; a type never confirmed, or unknown, has no aspects."""
+    assert aspect_names(
+        "ensure_fields", {"key": "A-1", "duedate": "2026-10-01", "if_unchanged": {"duedate": None}}
+    ) == ("duedate",)
+    status = {"key": "A-1", "target": "Готово", "if_unchanged": {"status": "Ревью"}}
+    assert aspect_names("ensure_status", status) == ("status",)
+    assert narrow("ensure_status", status, "status") == Aspect(
+        key="A-1", name="status", params={"key": "A-1", "target": "Готово"}
+    )
+    sprint = {"key": "A-1", "sprint": "Спринт 2", "if_unchanged": {"sprint": None}}
+    assert narrow("ensure_sprint", sprint, "sprint").params == {"key": "A-1", "sprint": "Спринт 2"}
+    assert aspect_names("ensure_comment", {"key": "A-1", "marker": "m", "body": "b"}) == ()
+    assert aspect_names("no_such_type", {"key": "A-1"}) == ()
+
+
+def test_the_subject_of_a_command() -> None:
+    """Its ``key`` (a link's ``source``); none for a type that names no one issue, or a type no entry knows."""
+    assert subject("ensure_fields", {"key": "A-1"}) == "A-1"
+    assert subject("ensure_link", {"source": "A-1", "target": "A-2"}) == "A-1"
+    assert subject("refresh", {"keys": ["A-1"]}) is None
+    assert subject("no_such_type", {"key": "A-1"}) is None
+
+
+def test_a_link_removal_is_confirmed_while_the_wanted_link_is_gone() -> None:
+    """A reversed link of a type that is not symmetric is not the wanted one: the removal holds; the wanted link
+    there, it does not. A sprint command naming no sprint is never confirmed."""
+    link_types = {"блокирует": "Блокирует"}
+    removal = {"source": "A-1", "target": "A-2", "link_type": "блокирует", "present": False}
+    reversed_link = MirrorLink(id="1", type="Блокирует", source="A-2", target="A-1")
+    forward_link = MirrorLink(id="2", type="Блокирует", source="A-1", target="A-2")
+    assert link_match(removal, {"A-1": MirrorIssue(key="A-1", links=(reversed_link,))}, AgentFacts(), link_types)
+    assert not link_match(removal, {"A-1": MirrorIssue(key="A-1", links=(forward_link,))}, AgentFacts(), link_types)
+    assert not sprint_match({"key": "A-1"}, {"A-1": MirrorIssue(key="A-1")})

@@ -577,3 +577,22 @@ def test_reapply_numbers_each_recreated_issue_anew() -> None:
     body = reapply_body(found, author="planner", title="возврат", project="AWPCA")
     assert [c["params"]["temp_key"] for c in body["commands"]] == ["new:1", "new:2"]
     assert [c["params"]["summary"] for c in body["commands"]] == ["Первая", "Вторая"]
+
+
+def test_the_backlog_and_a_link_removed_drift_when_they_are_undone() -> None:
+    """A move to the backlog holds while the issue is in no sprint; a link removed holds while it is absent: each
+    drifts once a person puts it back, the wanted link as none."""
+    cmds = [
+        cmd(1, "ensure_sprint", key="A-1", sprint=None, board_id=4216),
+        cmd(2, "ensure_link", source="A-1", target="A-2", link_type="блокирует начало", present=False),
+    ]
+    assert drift(cmds, {"A-1": MirrorIssue(key="A-1"), "A-2": MirrorIssue(key="A-2")}) == []
+    back = MirrorIssue(
+        key="A-1",
+        sprint=SprintRef(id=1, name="Спринт 2", state="active"),
+        links=(MirrorLink(id="9", type="Блокирует начало", source="A-1", target="A-2"),),
+    )
+    assert brief(drift(cmds, {"A-1": back, "A-2": MirrorIssue(key="A-2")})) == [
+        (1, "A-1", "sprint", "backlog", "Спринт 2"),
+        (2, "A-1", "link", None, [{"source": "A-1", "target": "A-2", "type": "Блокирует начало"}]),
+    ]

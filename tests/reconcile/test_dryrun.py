@@ -332,6 +332,21 @@ def test_the_duplicate_search_sees_only_our_issues_of_the_last_seven_days() -> N
     assert (
         created_key({"A-1": MirrorIssue(key="A-1", summary="Отчёт", reporter="bridge-user")}, "bridge-user") == "new:1"
     )
+    # an issue of ours without a summary is a duplicate of no command, whatever its summary says
+    untitled = MirrorIssue(key="A-1", summary=None, reporter="bridge-user", created="2026-10-21T12:00:00+00:00")
+    for summary in ("Отчёт", "XXXX", "None"):
+        command = NewCommand(
+            seq=1, type="ensure_issue", temp_key="new:1", params={"temp_key": "new:1", "summary": summary}
+        )
+        (prediction,) = predict_commands(
+            [command],
+            mirror={"A-1": untitled},
+            settings=SETTINGS,
+            jira_user="bridge-user",
+            symmetric_link_types=frozenset(),
+            now=NOW,
+        )
+        assert prediction.result["key"] == "new:1"
 
 
 def test_records_render_back_in_parent_mode_and_without_configured_fields() -> None:

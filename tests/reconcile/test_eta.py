@@ -21,6 +21,7 @@ from reconcile.outlook.eta import (
     elapsed_seconds,
     eta_seconds,
     pace_from_wire,
+    paced_settings,
     remaining_seconds,
 )
 from reconcile.queue.pacing import estimate_seconds
@@ -253,3 +254,43 @@ def test_a_run_that_follows_the_figure_counts_it_down_and_never_up(
         assert eta_seconds(commands, hub, at(moment), facts) == pytest.approx(length, abs=0.005)
         last = remaining
     assert last == 0
+
+
+def test_the_queue_is_paced_at_the_agents_floors() -> None:
+    """Every type's gap in the settings the queue's ETA reads is the hub's, raised to the bank's floor where it is
+    higher; the rest of the settings is left as it is."""
+    settings = Settings()
+    pace = AgentPace(min_gap={"ensure_comment": 10_000, "*": 1.0})
+    paced = paced_settings(settings, pace)
+    assert paced.pacing == {t: max(settings.gap(t), 10_000 if t == "ensure_comment" else 1.0) for t in CATALOGUE}
+    assert paced.gap("ensure_comment") == 10_000
+    assert attrs.evolve(paced, pacing=settings.pacing) == settings
+    assert paced_settings(settings, AgentPace()).pacing == {t: settings.gap(t) for t in CATALOGUE}
+
+
+def test_the_bounds_of_a_pace() -> None:
+    """Floors from 0 to a day of seconds, both ends included; a budget from 0 (none) to 10⁹ writes an hour, 0 when
+    not said; past either end it is refused."""
+    assert pace_from_wire({"min_gap": {"*": 0, "refresh": 86400}}) == AgentPace(
+        min_gap={"*": 0.0, "refresh": 86400.0}, max_writes_per_hour=0
+    )
+    assert pace_from_wire({"min_gap": {"*": 0.5}, "max_writes_per_hour": 10**9}).max_writes_per_hour == 10**9
+    assert pace_from_wire({"max_writes_per_hour": 0}) == AgentPace()
+    for value in ({"min_gap": {"*": 86400.5}}, {"max_writes_per_hour": 10**9 + 1}, {"max_writes_per_hour": True}):
+        with pytest.raises(ValidationError):
+            pace_from_wire(value)
+
+
+def test_edges_of_the_run_so_far_and_of_the_wait() -> None:
+    """A batch whose commands are all final without one saying when it ended ran no time; a decided approval
+    without its moment waited until now; a decision taken before the batch (a clock that went back) is no wait,
+    and neither is a run whose end came before its delivery."""
+    cancelled = [
+        attrs.evolve(COMMENTS[0], status=CommandStatus.CANCELLED, claimed_at=at(36), finished_at=None),
+        attrs.evolve(COMMENTS[1], status=CommandStatus.DONE, claimed_at=at(40), finished_at=None),
+    ]
+    assert elapsed_seconds(cancelled, at(1000)) == 0
+    backwards = [attrs.evolve(COMMENTS[0], status=CommandStatus.DONE, claimed_at=at(36), finished_at=at(30))]
+    assert elapsed_seconds(backwards, at(1000)) == 0
+    assert approval_wait_seconds(T0, Approval(state=ApprovalState.APPROVED, by="lead"), at(50)) == 50
+    assert approval_wait_seconds(at(60), Approval(state=ApprovalState.APPROVED, by="lead", at=at(36)), at(500)) == 0

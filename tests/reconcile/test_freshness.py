@@ -74,3 +74,22 @@ def test_outcomes_agree_with_the_upsert_rule(versions: list[tuple[str, int]], st
         else:
             assert outcome is (EventOutcome.DUPLICATE if updated == rows[key] else EventOutcome.STALE)
     assert outcomes.count(EventOutcome.APPLIED) == len(written)
+
+
+def test_an_event_that_writes_no_record_does_not_hide_the_events_after_it() -> None:
+    """A hint first and a deletion that carries the issue's last state are applied as they are (nothing to
+    compare), and neither competes with an update of the same issue in the request."""
+    hint = WebhookEvent(event="issuelink_created", at=_at(0))
+    deleted = WebhookEvent(
+        event="jira:issue_deleted",
+        key="A-1",
+        at=_at(9),
+        issue=MirrorIssue(key="A-1", summary="A-1 v9", updated=_at(9)),  # type: ignore[call-arg]
+    )
+    events = [hint, deleted, _event("A-1", 5), _event("A-2", 3)]
+    assert event_outcomes(events, {"A-1": _at(4), "A-2": _at(3)}) == [
+        EventOutcome.APPLIED,
+        EventOutcome.APPLIED,
+        EventOutcome.APPLIED,
+        EventOutcome.DUPLICATE,
+    ]

@@ -201,6 +201,7 @@ def test_change_only_refresh_is_not_full_and_is_a_change_only_run() -> None:
     assert is_changes_refresh(CHANGES, BASE_AWPCA) is True
     assert is_changes_refresh({"jql": BASE_AWPCA}, BASE_AWPCA) is False
     assert is_changes_refresh({"keys": ["AURORA-1"], "changes": True}, BASE_AWPCA) is False
+    assert is_changes_refresh({**CHANGES, "keys": ["AURORA-1"]}, BASE_AWPCA) is False  # keys: a refresh of those
     assert is_changes_refresh({"jql": BASE_AWPCA, "changes": "yes"}, BASE_AWPCA) is False
     assert is_changes_refresh(CHANGES, None) is False
 

@@ -3,6 +3,7 @@ lives."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import timedelta
 from typing import Any
@@ -73,3 +74,20 @@ def test_a_key_expires_a_day_after_its_first_use() -> None:
 def test_a_reused_key_names_its_batch() -> None:
     """The seed-style refusal names the batch the key made."""
     assert str(idempotency.reused(17)) == "ключ идемпотентности уже использован для другого пакета: 17"
+
+
+def test_the_canonical_json_of_a_body() -> None:
+    """Sorted keys at every depth, no spaces, UTF-8; a text UTF-8 cannot hold (a lone surrogate) is written with
+    every non-ASCII character escaped, still sorted."""
+    assert idempotency.canonical_json({"b": 1, "a": [1, 2], "c": "я"}) == '{"a":[1,2],"b":1,"c":"я"}'.encode()
+    lone = {"b": 1, "a": "\ud800", "c": {"z": "я", "y": None}}
+    assert idempotency.canonical_json(lone) == b'{"a":"\\ud800","b":1,"c":{"y":null,"z":"\\u044f"}}'
+
+
+def test_a_key_of_255_printable_characters_is_a_key_and_the_fingerprint_is_of_kind_and_body() -> None:
+    """The fingerprint is kept with a key for a day: its bytes are the kind, a line break, the canonical body."""
+    assert idempotency.check_key("k" * 255) == "k" * 255
+    with pytest.raises(ValidationError):
+        idempotency.check_key("k" * 256)
+    expected = hashlib.sha256(b'batch\n{"a":1,"b":[2]}').hexdigest()
+    assert idempotency.fingerprint("batch", {"b": [2], "a": 1}) == expected

@@ -51,3 +51,16 @@ def test_a_temp_key_never_created_names_no_issue() -> None:
 def test_a_refresh_never_touches(keys: list[str]) -> None:
     """Reading is not touching, whatever keys a refresh names."""
     assert touching("AURORA-1", [_Command("refresh", {"keys": keys})]) == []
+
+
+def test_a_command_that_only_reads_does_not_end_the_search_and_odd_results_name_nothing() -> None:
+    """A refresh before the writes is skipped, not the end; a created key that is no text, or a creation without
+    its temp key, names no issue."""
+    refresh_first = [BATCH[4], *BATCH[:4]]
+    assert touching("AURORA-77", refresh_first) == BATCH[:3]
+    odd = [
+        _Command("ensure_issue", {"temp_key": "new:2", "summary": "a"}, {"key": 77}),
+        _Command("ensure_issue", {"summary": "b"}, {"key": "AURORA-78"}),
+    ]
+    assert created_keys(odd) == {}
+    assert touching("AURORA-78", odd) == [odd[1]]

@@ -76,3 +76,4 @@ def test_the_pause_left_is_the_agents_word_when_it_gave_it() -> None:
     assert pause_left(120, t0, now, ends_at=t0) == 0
     assert pause_left(5, t0, now) == 0
     assert pause_left(30, None, now) == 30
+    assert pause_left(30, now + timedelta(seconds=1), now) == 30  # a delivery «after» now (clocks): nothing waited

@@ -333,3 +333,69 @@ def test_totals_count_each_kind() -> None:
         ),
     )
     assert totals([plan, plan]) == {CREATE: 2, CHANGE: 2, DELETE: 4}
+
+
+def test_the_plan_of_a_comment_says_what_the_mirror_cannot_know() -> None:
+    """The mirror holds no comments: a removal, a new and an updated comment are each «unknown»; none written means
+    the agent's comment is there."""
+    params = {"key": "AURORA-1", "marker": "[m]", "body": "[m] b"}
+    posted = {"method": "POST", "path": "/rest/api/2/issue/AURORA-1/comment", "json": {"body": "[m] b"}}
+    put = {"method": "PUT", "path": "/rest/api/2/issue/AURORA-1/comment/1", "json": {"body": "[m] b"}}
+    removal = {"key": "AURORA-1", "marker": "[m]", "absent": True}
+    assert lines(planned("ensure_comment", removal, predicted("ensure_comment"))) == [
+        (DELETE, "комментарий с меткой «[m]», если он есть и написан агентом", True)
+    ]
+    assert lines(planned("ensure_comment", params, predicted("ensure_comment", writes=(posted,)))) == [
+        (CREATE, "комментарий «[m] b»", True)
+    ]
+    assert lines(planned("ensure_comment", params, predicted("ensure_comment", writes=(put,)))) == [
+        (CHANGE, "комментарий с меткой «[m]» → «[m] b»", True)
+    ]
+    assert lines(planned("ensure_comment", params, predicted("ensure_comment"))) == [
+        (SAME, "нет изменений: комментарий с меткой «[m]» есть", False)
+    ]
+
+
+def test_the_plan_of_an_attachment() -> None:
+    """A removal names the file (its sha256's first twelve characters without a name) and is «unknown»."""
+    sha = "ab" * 32
+    named = {"key": "AURORA-1", "file": sha, "filename": "f.txt"}
+    upload = {"method": "POST", "path": "/rest/api/2/issue/AURORA-1/attachments"}
+    assert lines(planned("ensure_attachment", {**named, "absent": True}, predicted("ensure_attachment"))) == [
+        (DELETE, "вложение «f.txt», если его добавил агент", True)
+    ]
+    unnamed = {"key": "AURORA-1", "file": sha, "absent": True}
+    assert lines(planned("ensure_attachment", unnamed, predicted("ensure_attachment"))) == [
+        (DELETE, "вложение файл abababababab…, если его добавил агент", True)
+    ]
+    assert lines(planned("ensure_attachment", named, predicted("ensure_attachment"))) == [
+        (SAME, "нет изменений: вложение «f.txt» есть", False)
+    ]
+    assert lines(planned("ensure_attachment", named, predicted("ensure_attachment", writes=(upload,)))) == [
+        (CREATE, "вложение «f.txt»", True)
+    ]
+
+
+def test_a_link_already_as_wanted_says_so_either_way() -> None:
+    """Nothing to write: the link is there, or (``present: false``) it is not."""
+    link = {"source": "AURORA-1", "target": "AURORA-2", "link_type": "связанные"}
+    assert lines(planned("ensure_link", link, predicted("ensure_link"))) == [
+        (SAME, "нет изменений: связь «Связанные» AURORA-1 → AURORA-2 есть", False)
+    ]
+    assert lines(planned("ensure_link", {**link, "present": False}, predicted("ensure_link"))) == [
+        (SAME, "нет изменений: связи «Связанные» AURORA-1 → AURORA-2 нет", False)
+    ]
+
+
+def test_what_an_only_if_unchanged_command_would_leave_is_named() -> None:
+    """Jira no longer holds the value the command expects: the plan says what it holds and what was expected."""
+    due = {"field": "duedate", "expected": "2026-10-01", "found": "2026-11-01"}
+    fields = {"key": "AURORA-1", "duedate": "2026-12-01", "if_unchanged": {"duedate": "2026-10-01"}}
+    assert lines(
+        planned("ensure_fields", fields, predicted("ensure_fields", result={"changed": [], "conflicts": [due]}))
+    ) == [(SAME, "срок не изменён: в Jira 01.11.2026, ожидалось 01.10.2026", False)]
+    status = {"field": "status", "expected": "Ревью", "found": "Открыт"}
+    target = {"key": "AURORA-1", "target": "Готово", "if_unchanged": {"status": "Ревью"}}
+    assert lines(planned("ensure_status", target, predicted("ensure_status", result={"conflicts": [status]}))) == [
+        (SAME, "статус не изменён: в Jira «Открыт», ожидалось «Ревью»", False)
+    ]

@@ -224,7 +224,10 @@ def test_describe() -> None:
     assert nothing.describe().split("; ")[1] == "types none"
 
 
-@pytest.mark.parametrize(("seconds", "text"), [(30.0, "30"), (1.5, "1.5"), (0.25, "0.25"), (0.1 + 0.2, "0.3")])
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(30.0, "30"), (1.5, "1.5"), (0.25, "0.25"), (0.1 + 0.2, "0.3"), (1234567.0, "1234567"), (2.0004, "2")],
+)
 def test_seconds_are_written_as_people_write_them(seconds: float, text: str) -> None:
     """No ``30.0`` and no float noise in a message or the policy's line."""
     assert seconds_text(seconds) == text

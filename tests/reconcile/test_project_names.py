@@ -54,3 +54,14 @@ def test_the_longest_label_and_jira_punctuation_are_names() -> None:
     """255 characters, Cyrillic, and the punctuation Jira keeps in labels (``"#?%,()``) are accepted."""
     for name in ("P" * 255, "Склад-2026", 'a"b', "x#y?z%", "a,b(c)", "STOCKS_DRRK"):
         check_project_name(name)
+
+
+def test_a_refused_name_is_shown_up_to_sixty_characters() -> None:
+    """Spaces and «/» shown as they are, control characters escaped; sixty characters whole, more cut with «…»."""
+    exactly = "a b/" + "x" * 56
+    assert project_name_problem(exactly) == (
+        f"недопустимое имя проекта: «{exactly}» — метка Jira без пробелов, «/» и управляющих символов, "
+        f"не длиннее {PROJECT_NAME_MAX} символов"
+    )
+    longer = project_name_problem("a\x01" + "x" * 60)
+    assert longer is not None and longer.startswith("недопустимое имя проекта: «a\\x01" + "x" * 55 + "…» — ")

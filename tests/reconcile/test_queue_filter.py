@@ -99,3 +99,9 @@ def test_what_a_person_types_is_found_as_it_is_stored(needle: str) -> None:
     """A batch titled with a Russian or Latin text is found by that text in another case (folded alike)."""
     stored = search_text(title=needle.upper() or "t", author="a", project=None, token_name=None, commands=[])
     assert QueueFilter(text=needle.lower()).needle in stored
+
+
+def test_a_search_text_of_two_hundred_characters_is_taken() -> None:
+    assert parse_filter({"q": "я" * 200}).text == "я" * 200
+    with pytest.raises(ValidationError):
+        parse_filter({"q": "я" * 201})

@@ -18,6 +18,15 @@ from reconcile.outlook.readable import (
     result_in_words,
     sprint_state,
 )
+from reconcile.types.result_words import (
+    attachment_words,
+    comment_words,
+    fields_words,
+    link_words,
+    refresh_words,
+    sprint_words,
+    status_words,
+)
 from reconcile.vocabulary.catalogue import CATALOGUE
 from reconcile.vocabulary.wording import field_change, field_name, field_value
 
@@ -218,3 +227,145 @@ def test_drifted_aspects_in_words() -> None:
     assert drift_value([], "link") == "нет связи"
     assert drift_value("backlog", "sprint") == "бэклог"
     assert drift_value(None, "priority") == "пусто"
+
+
+SHA64 = "ab" * 32
+DUE_CONFLICT = {"field": "duedate", "expected": "2026-10-01", "found": "2026-11-01"}
+
+
+@pytest.mark.parametrize(
+    ("rule", "params", "result", "words"),
+    [
+        (
+            fields_words,
+            {"key": "A-1", "duedate": "2026-12-15", "summary": "Новая", "labels_add": ["x", "y"]},
+            {
+                "changed": ["summary", "duedate", "labels_add"],
+                "undo": {"changed": {"duedate": {"from": "2026-10-01", "to": "2026-12-15"}}},
+            },
+            ["тема → «Новая»", "срок: 01.10 → 15.12", "добавить метки: x, y"],
+        ),
+        (
+            fields_words,
+            {"key": "A-1", "summary": "Новая", "labels_remove": ["z"]},
+            {"changed": ["summary", "labels_remove"], "conflicts": [DUE_CONFLICT]},
+            ["тема → «Новая»", "убрать метки: z", "срок не изменён: в Jira 01.11.2026, ожидалось 01.10.2026"],
+        ),
+        (
+            fields_words,
+            {"key": "A-1", "duedate": "2026-12-15"},
+            {"changed": [], "conflicts": [DUE_CONFLICT]},
+            ["срок не изменён: в Jira 01.11.2026, ожидалось 01.10.2026"],
+        ),
+        (fields_words, {"key": "A-1", "duedate": "2026-12-15"}, {"changed": []}, ["поля уже такие: без изменений"]),
+        (fields_words, {"key": "A-1", "duedate": "2026-12-15"}, {}, []),
+        (comment_words, {}, {"action": "created"}, ["комментарий добавлен"]),
+        (comment_words, {}, {"action": "updated"}, ["комментарий изменён"]),
+        (comment_words, {"absent": True}, {"action": "deleted"}, ["комментарий удалён"]),
+        (comment_words, {}, {"action": "none"}, ["комментарий уже такой"]),
+        (comment_words, {"absent": True}, {"action": "none"}, ["комментария нет"]),
+        (comment_words, {}, {"action": "other"}, []),
+        (comment_words, {}, {"action": 5}, []),
+        (
+            link_words,
+            {"source": "A-1", "target": "A-2", "present": False},
+            {"removed": ["7"]},
+            ["связь A-1 → A-2 удалена"],
+        ),
+        (link_words, {"source": "A-1", "target": "A-2", "present": False}, {"removed": []}, ["связь A-1 → A-2 нет"]),
+        (link_words, {"source": "A-1", "target": "A-2", "present": False}, {}, []),
+        (
+            link_words,
+            {"source": "A-1", "target": "A-2"},
+            {"removed": ["7", "8"], "existed": False, "link_id": "9"},
+            ["удалены конфликтующие связи: 7, 8", "связь A-1 → A-2 создана"],
+        ),
+        (
+            link_words,
+            {"source": "A-1", "target": "A-2"},
+            {"existed": True, "link_id": "9"},
+            ["связь A-1 → A-2 уже была"],
+        ),
+        (link_words, {"source": "A-1", "target": "A-2"}, {"link_id": "9"}, []),
+        (link_words, {"source": "A-1", "target": "A-2"}, {"existed": False, "link_id": None}, []),
+        (attachment_words, {"file": SHA64, "filename": "f.txt"}, {"uploaded": True}, ["вложение «f.txt» загружено"]),
+        (attachment_words, {"file": SHA64, "filename": "f.txt"}, {"uploaded": False}, ["вложение «f.txt» уже было"]),
+        (
+            attachment_words,
+            {"file": SHA64, "absent": True},
+            {"uploaded": False, "deleted": 2},
+            ["вложение «abababababab…» удалено"],
+        ),
+        (
+            attachment_words,
+            {"file": SHA64, "filename": "f.txt", "absent": True},
+            {"uploaded": False, "deleted": 0},
+            ["вложения «f.txt» нет"],
+        ),
+        (attachment_words, {"file": SHA64}, {}, []),
+        (
+            status_words,
+            {},
+            {"status": "Готово", "transitions": ["Ревью", "Готово"]},
+            ["переходы: «Ревью» → «Готово»", "статус: «Готово»"],
+        ),
+        (status_words, {}, {"status": "Готово", "transitions": []}, ["статус уже «Готово»"]),
+        (
+            status_words,
+            {},
+            {"status": "Ревью", "conflicts": [{"field": "status", "expected": "Разработка", "found": "Ревью"}]},
+            ["статус не изменён: в Jira «Ревью», ожидалось «Разработка»"],
+        ),
+        (
+            refresh_words,
+            {},
+            {
+                "issues": 3,
+                "neighbours": 2,
+                "changes": True,
+                "history": {"entries": 4},
+                "unreadable": [{"key": "A-1", "error": "x"}, 5],
+                "refused_boards": [{"error": "доска 7: нет"}, "x"],
+            },
+            [
+                "прочитано задач: 3, связанных: 2 (только изменения)",
+                "записей журнала: 4",
+                "не прочитаны: A-1",
+                "доска 7: нет",
+            ],
+        ),
+        (
+            refresh_words,
+            {},
+            {"issues": 3, "history": {"error": "HTTP 500"}},
+            ["прочитано задач: 3", "журнал не прочитан: HTTP 500"],
+        ),
+        (refresh_words, {}, {"issues": "3", "history": {"entries": "4"}, "unreadable": [], "refused_boards": []}, []),
+        (
+            refresh_words,
+            {},
+            {"unreadable": [{"key": "A-1"}, {"key": "A-2"}], "refused_boards": {"error": "x"}},
+            ["не прочитаны: A-1, A-2"],
+        ),
+        (sprint_words, {"sprint": "backlog"}, {"moved": True}, ["перенесена в бэклог"]),
+        (sprint_words, {"sprint": None}, {"moved": False}, ["уже в: бэклог"]),
+        (sprint_words, {"sprint": "С2"}, {"moved": True}, ["перенесена в спринт «С2»"]),
+        (sprint_words, {"sprint": "С2"}, {}, []),
+        (
+            sprint_words,
+            {"sprint": "С2"},
+            {"moved": False, "conflicts": [{"field": "sprint", "expected": "С1", "found": "С3"}]},
+            ["спринт не изменён: в Jira «С3», ожидалось «С1»"],
+        ),
+    ],
+)
+def test_a_result_in_words(rule: Any, params: dict[str, Any], result: dict[str, Any], words: list[str]) -> None:
+    """What the report says, in the order a person reads it; what the result does not say gives no words."""
+    assert rule(params, result) == words
+
+
+def test_a_change_of_date_leaves_the_year_out_only_between_two_dates_of_one_year() -> None:
+    assert field_change("duedate", "2026-10-01", "2026-12-15") == "срок: 01.10 → 15.12"
+    assert field_change("duedate", "2025-10-01", "2026-12-15") == "срок: 01.10.2025 → 15.12.2026"
+    assert field_change("duedate", "2026-xx", "2026-12-15") == "срок: «2026-xx» → 15.12.2026"
+    assert field_change("duedate", "2026-10-01", None) == "срок: 01.10.2026 → пусто"

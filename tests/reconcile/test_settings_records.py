@@ -228,3 +228,20 @@ def test_the_jira_project_and_epic_name_field_are_read_as_given() -> None:
     settings = settings_from_json({"jira_project": "ZEUS", "epic_name_field_id": None})
     assert (settings.jira_project, settings.epic_name_field_id) == ("ZEUS", None)
     assert settings_from_json({"epic_name_field_id": "customfield_1"}).epic_name_field_id == "customfield_1"
+
+
+@pytest.mark.parametrize(
+    ("undo", "message"),
+    [
+        ({"created_issue": 5}, "настройки: undo.created_issue — объект {mode, path?, label?}"),
+        (
+            {"created_issue": {"mode": "status", "path": []}},
+            "настройки: undo.created_issue.path обязателен при mode = status",
+        ),
+        ({"x": 1}, "настройки: undo — объект {created_issue}"),
+    ],
+)
+def test_a_bad_undo_setting_is_named_by_its_place(undo: object, message: str) -> None:
+    with pytest.raises(ValidationError) as refused:
+        settings_from_json({**settings_to_json(Settings()), "undo": undo})
+    assert refused.value.message == message

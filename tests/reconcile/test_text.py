@@ -214,3 +214,11 @@ def test_utc_text_pads_the_fraction() -> None:
     assert utc_text(moment, "milli") == "2026-10-22T09:00:00.005Z"
     assert utc_text(moment.replace(microsecond=5), "auto") == "2026-10-22T09:00:00.000005Z"
     assert utc_text(moment.replace(microsecond=0), "auto") == "2026-10-22T09:00:00Z"
+
+
+def test_an_html_pages_title_is_its_words_up_to_the_head() -> None:
+    """Tags inside the title part words; a title of ``BODY_HEAD`` characters is kept whole, a longer one cut."""
+    assert body_text("<html><title>503 <b>Service</b><i>Unavailable</i></title></html>", 503) == "Service Unavailable"
+    exactly = "x" * BODY_HEAD
+    assert body_text(f"<html><title>{exactly}</title></html>") == exactly
+    assert body_text(f"<html><title>{exactly}y</title></html>") == "x" * (BODY_HEAD - 1) + "…"

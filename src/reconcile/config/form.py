@@ -171,12 +171,12 @@ def settings_from_form(form: Mapping[str, str], current: Settings) -> dict[str, 
             for part in path:
                 place = place.setdefault(part, {})
             place[last] = _value(field, form)
-    issue_types = data.get("issue_types", {})
+    issue_types = data.get("issue_types", {})  # no issue type set: no field, no key
     for name, ref in list(issue_types.items()):
         issue_types[name] = {k: v for k, v in ref.items() if v is not None}
-    created = data.get("undo", {}).get("created_issue", {})
-    if created.get("label") is None:
-        created.pop("label", None)
+    created = data["undo"]["created_issue"]
+    if created["label"] is None:
+        del created["label"]
     return data
 
 

@@ -66,6 +66,9 @@ __all__ = [
 
 DELIVERY_LIMIT = 3
 DELIVERY_LIMIT_ERROR = "агент не отчитался после 3 выдач"
+#: An ``ensure_issue`` failed or skipped by this decision: ended without a key, so its dependents are skipped
+#: «задача new:<n> не создана» whichever it was (:func:`reconcile.queue.tempkeys.skip_reason`).
+_ENDED_WITHOUT_KEY = TempKeyOutcome(status="failed")
 
 
 @attrs.frozen(kw_only=True)
@@ -186,14 +189,14 @@ def decide_claim(snapshot: ClaimSnapshot) -> ClaimDecision:
         batch_id: dict(per_batch) for batch_id, per_batch in snapshot.outcomes.items()
     }
 
-    def settled(batch_id: int | None, temp_key: str | None, status: str) -> None:
+    def settled(batch_id: int | None, temp_key: str | None) -> None:
         if batch_id is not None and temp_key is not None:
-            outcomes.setdefault(batch_id, {})[temp_key] = TempKeyOutcome(status=status)
+            outcomes.setdefault(batch_id, {})[temp_key] = _ENDED_WITHOUT_KEY
 
     for claimed in sorted(snapshot.claimed, key=lambda c: (c.claimed_at, c.id)):
         if claimed.deliveries >= DELIVERY_LIMIT:
             actions.append(FailCommand(id=claimed.id))
-            settled(claimed.batch_id, claimed.temp_key, "failed")
+            settled(claimed.batch_id, claimed.temp_key)
             continue
         actions.append(Redeliver(id=claimed.id, deliveries=claimed.deliveries + 1))
         return ClaimDecision(actions=tuple(actions))
@@ -205,7 +208,7 @@ def decide_claim(snapshot: ClaimSnapshot) -> ClaimDecision:
         verdict = settle(queued.type, queued.params, outcomes.get(queued.batch_id, {}))
         if isinstance(verdict, Skip):
             actions.append(SkipCommand(id=queued.id, error=verdict.error))
-            settled(queued.batch_id, queued.temp_key, "skipped")
+            settled(queued.batch_id, queued.temp_key)
             skipped = True
             continue
         if isinstance(verdict, Wait):

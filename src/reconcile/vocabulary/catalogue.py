@@ -93,9 +93,9 @@ class CommandSpec:
 
 
 # Runs only at import, before mutmut forks (docs/mutation.md): a mutant of it would never run.
-def _p(  # pragma: no mutate block
+def _p(
     name: str, fmt: Format, label: str, editor: Editor, doc: str, *, unlisted: bool = False
-) -> Param:
+) -> Param:  # pragma: no mutate block (on the colon's line: mutmut reads a function's pragma there)
     return Param(name=name, format=fmt, label=label, editor=editor, doc=doc, unlisted=unlisted)
 
 
