@@ -13,6 +13,7 @@ import pytest
 
 from hub_app.client_cli.audit_file import verify_file
 from hub_app.runtime.hub import Hub
+from reconcile.jira.replaced import FieldChange, FieldsUndo
 from tests.support import cmd
 
 from .conftest import Api
@@ -37,8 +38,8 @@ async def a_day_of_work(api: Api) -> dict[str, Any]:
     assert (await approve(api, held["id"])).status_code == 200
     delivery = await claim_ok(api)
     operations = [{"method": "PUT", "path": "/rest/api/2/issue/AURORA-1", "status": 204}]
-    changed = {"summary": {"from": "Сверка", "to": "Сверка v2"}}
-    await done(api, delivery["id"], {"changed": changed}, operations=operations)
+    replaced = FieldsUndo(changed={"summary": FieldChange(before="Сверка", after="Сверка v2")})  # as the agent
+    await done(api, delivery["id"], {"changed": ["summary"], "undo": replaced.to_json()}, operations=operations)
     return held
 
 

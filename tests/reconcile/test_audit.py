@@ -23,7 +23,21 @@ from reconcile.audit.chain import (
     verify,
 )
 from reconcile.audit.writes import jira_writes
+from reconcile.jira.replaced import (
+    AttachmentRef,
+    AttachmentUndo,
+    CommentRef,
+    CommentUndo,
+    FieldChange,
+    FieldsUndo,
+    LinkUndo,
+    SprintName,
+    SprintUndo,
+    StatusUndo,
+    link_to_json,
+)
 from reconcile.vocabulary.canonical import canonical_json, sha256_hex
+from reconcile.vocabulary.records import MirrorLink
 from tests.support import T0
 
 
@@ -276,3 +290,72 @@ def test_a_record_carries_its_batch_and_command() -> None:
     record = chained(None, entry, now=T0).to_json()
     assert (record["batch_id"], record["command_id"]) == (7, 70)
     assert record["hash"] == rehashed(record)
+
+
+def _before_after(command_type: str, operations: list[tuple[str, str]], result: dict[str, Any]) -> list[Any]:
+    writes = jira_writes(command_type, {}, [{"method": m, "path": p, "status": 204} for m, p in operations], result)
+    return [(w["before"], w["after"]) for w in writes]
+
+
+def test_a_writes_before_and_after_are_what_its_result_says_it_replaced() -> None:
+    """The shapes the executors report under ``undo`` (built here by reconcile.jira.replaced, as they build them):
+    each write of each type has the value it replaced and the one it set."""
+    fields = FieldsUndo(changed={"summary": FieldChange(before="Сверка", after="Сверка v2")}, added=("x",))
+    result = {"changed": ["summary", "labels_add"], "undo": fields.to_json()}
+    assert _before_after("ensure_fields", [("PUT", "/rest/api/2/issue/A-1")], result) == [
+        ({"summary": "Сверка"}, {"summary": "Сверка v2"})
+    ]
+    status = StatusUndo(before="Разработка", after="Готово", path=("Тестирование", "Готово"))
+    two = [("POST", "/rest/api/2/issue/A-1/transitions")] * 2
+    assert _before_after("ensure_status", two, {"undo": status.to_json()}) == [("Разработка", "Готово")] * 2
+    sprint = SprintUndo(before=None, after=SprintName(id=7, name="Спринт 2"))
+    assert _before_after("ensure_sprint", [("POST", "/rest/agile/1.0/sprint/7/issue")], {"undo": sprint.to_json()}) == [
+        (None, {"id": 7, "name": "Спринт 2"})
+    ]
+    old, new = (MirrorLink(id=i, type="Blocks", source="A-1", target=t) for i, t in (("10", "A-2"), ("", "A-3")))
+    link = LinkUndo(created=new, removed=(old,)).to_json()
+    writes = [("DELETE", "/rest/api/2/issueLink/10"), ("POST", "/rest/api/2/issueLink")]
+    assert _before_after("ensure_link", writes, {"undo": link}) == [
+        (link_to_json(old), None),
+        (None, link_to_json(new)),
+    ]
+    created = LinkUndo(created=new).to_json()
+    assert _before_after("ensure_link", [("POST", "/rest/api/2/issueLink")], {"undo": created}) == [
+        (None, link_to_json(new))
+    ]
+
+
+def test_a_comment_and_an_attachment_name_what_each_write_replaced() -> None:
+    """A comment created (its id after), updated (its text before), deleted (each DELETE the text of the comment
+    its path names); an attachment added (after) or deleted (before, by the id in the path)."""
+    comment = "/rest/api/2/issue/A-1/comment"
+    made = {"undo": CommentUndo(created="301").to_json()}
+    assert _before_after("ensure_comment", [("POST", comment)], made) == [(None, "301")]
+    updated = {"undo": CommentUndo(updated="301", previous_body="было").to_json()}
+    assert _before_after("ensure_comment", [("PUT", f"{comment}/301")], updated) == [("было", None)]
+    gone = {"undo": CommentUndo(deleted=(CommentRef(id="5", body="пять"), CommentRef(id="6", body="шесть"))).to_json()}
+    deletes = [("DELETE", f"{comment}/6"), ("DELETE", f"{comment}/5"), ("DELETE", f"{comment}/7")]
+    assert _before_after("ensure_comment", deletes, gone) == [("шесть", None), ("пять", None), (None, None)]
+    ref = AttachmentRef(id="900", sha256="ab" * 32, filename="план.txt")
+    added = {"undo": AttachmentUndo(added=ref).to_json()}
+    assert _before_after("ensure_attachment", [("POST", "/rest/api/2/issue/A-1/attachments")], added) == [
+        (None, ref.to_json())
+    ]
+    deleted = {"undo": AttachmentUndo(deleted=(ref,)).to_json()}
+    writes = [("DELETE", "/rest/api/2/attachment/900"), ("DELETE", "/rest/api/2/attachment/901")]
+    assert _before_after("ensure_attachment", writes, deleted) == [(ref.to_json(), None), (None, None)]
+
+
+def test_a_result_without_undo_is_read_at_its_top_level_and_an_empty_undo_says_nothing() -> None:
+    """A result reported before ``undo`` existed said its change at the top; ``undo: {}`` (nothing written to
+    take back) gives no before or after even when the top level has the names of the fields."""
+    legacy = {"changed": {"summary": {"from": "a", "to": "b"}}}
+    assert _before_after("ensure_fields", [("PUT", "/rest/api/2/issue/A-1")], legacy) == [
+        ({"summary": "a"}, {"summary": "b"})
+    ]
+    assert _before_after("ensure_status", [("POST", "/x")], {"from": "A", "to": "B"}) == [("A", "B")]
+    empty = {"undo": {}, "changed": {"summary": {"from": "a", "to": "b"}}}
+    assert _before_after("ensure_fields", [("PUT", "/rest/api/2/issue/A-1")], empty) == [(None, None)]
+    assert _before_after("ensure_issue", [("POST", "/rest/api/2/issue")], {"undo": {"created": "A-9"}}) == [
+        (None, None)
+    ]
