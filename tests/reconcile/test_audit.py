@@ -319,6 +319,9 @@ def test_a_writes_before_and_after_are_what_its_result_says_it_replaced() -> Non
         (link_to_json(old), None),
         (None, link_to_json(new)),
     ]
+    assert _before_after("ensure_link", [("DELETE", "/rest/api/2/issueLink/10")], {"undo": {"created": link}}) == [
+        (None, None)
+    ]
     created = LinkUndo(created=new).to_json()
     assert _before_after("ensure_link", [("POST", "/rest/api/2/issueLink")], {"undo": created}) == [
         (None, link_to_json(new))
@@ -340,6 +343,10 @@ def test_a_comment_and_an_attachment_name_what_each_write_replaced() -> None:
     added = {"undo": AttachmentUndo(added=ref).to_json()}
     assert _before_after("ensure_attachment", [("POST", "/rest/api/2/issue/A-1/attachments")], added) == [
         (None, ref.to_json())
+    ]
+    nothing_deleted = {"undo": AttachmentUndo(added=ref).to_json()}
+    assert _before_after("ensure_attachment", [("DELETE", "/rest/api/2/attachment/900")], nothing_deleted) == [
+        (None, None)
     ]
     deleted = {"undo": AttachmentUndo(deleted=(ref,)).to_json()}
     writes = [("DELETE", "/rest/api/2/attachment/900"), ("DELETE", "/rest/api/2/attachment/901")]

@@ -54,7 +54,7 @@ def _link_change(method: str, said: Mapping[str, Any]) -> tuple[Any, Any]:
 
 def _deleted(said: Mapping[str, Any], path: str) -> Any:
     """The item of ``deleted`` whose id ends the path of its ``DELETE``."""
-    written_id = unquote(path).rstrip("/").rpartition("/")[2]
+    written_id = unquote(path).rpartition("/")[2]
     deleted = said.get("deleted")
     items = deleted if isinstance(deleted, list) else []
     return next((d for d in items if isinstance(d, Mapping) and str(d.get("id")) == written_id), None)
@@ -66,13 +66,13 @@ def _comment_change(method: str, path: str, said: Mapping[str, Any]) -> tuple[An
     if method == "DELETE":
         comment = _deleted(said, path)
         return (comment.get("body") if comment is not None else None), None
-    return None, said.get("created") if method == "POST" else None
+    return None, said.get("created")  # a POST: the writes of a comment are POST, PUT and DELETE
 
 
 def _attachment_change(method: str, path: str, said: Mapping[str, Any]) -> tuple[Any, Any]:
     if method == "DELETE":
         return _deleted(said, path), None
-    return None, said.get("added") if method == "POST" else None
+    return None, said.get("added")  # a POST: the writes of an attachment are POST and DELETE
 
 
 def _change(command_type: str, method: str, path: str, said: Mapping[str, Any]) -> tuple[Any, Any]:
