@@ -86,9 +86,17 @@ class Api:
         return await self.post(f"/agent/commands/{command_id}/pages", body, role="agent")
 
 
-#: The app of the ``api`` fixture: it holds no state of a test but ``state.hub`` (the MCP manager runs only in a
-#: lifespan, which an ASGI transport does not run; sessions and drafts are the hub's database's).
 _APPS: list[Litestar] = []
+
+
+def app_of(hub: Hub) -> Litestar:
+    """The hub's app, built once a worker (a tenth of a second of CPU) and given ``hub``: it holds no state of a
+    test but ``state.hub`` (the MCP manager runs only in a lifespan, which an ASGI transport does not run; sessions
+    and drafts are the hub's database's). The ``api`` fixture and the web page's ``browser`` share it."""
+    if not _APPS:
+        _APPS.append(create_app(hub))
+    _APPS[0].state.hub = hub
+    return _APPS[0]
 
 
 @pytest.fixture
@@ -98,10 +106,7 @@ async def api(hub: Hub) -> AsyncIterator[Api]:
         for role in ("agent", "interface", "admin"):
             created = await admin.add_token(unit, TokenIn(name=f"{role}-token", role=role))
             tokens[role] = created.secret
-    if not _APPS:
-        _APPS.append(create_app(hub))  # built once a worker (a tenth of a second of CPU); each test gives it its hub
-    app = _APPS[0]
-    app.state.hub = hub
+    app = app_of(hub)
     await hub.start_listening()
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://hub.test") as client:

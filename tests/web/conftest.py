@@ -7,11 +7,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import httpx
 import pytest
-from litestar import Litestar
 
-from hub_app.app import create_app
 from hub_app.runtime.hub import Hub
-from tests.hub.conftest import Api, Clock, api, clock, hub  # noqa: F401 — the API's fixtures, shared
+from tests.hub.conftest import Api, Clock, api, app_of, clock, hub  # noqa: F401 — the API's fixtures, shared
 
 from .support import Browser
 
@@ -19,16 +17,11 @@ Open = Callable[[str], Awaitable[Browser]]
 #: ``await browser_from("10.0.0.7")``: a browser, not logged in, whose requests come from that client address.
 OpenFrom = Callable[[str], Awaitable[Browser]]
 
-_APPS: list[Litestar] = []
-
 
 @pytest.fixture
 async def browser(api: Api, hub: Hub) -> AsyncIterator[Open]:  # noqa: F811 — the fixtures imported above
     """``await browser("interface")``: a browser logged in with that role's token (``""``: not logged in)."""
-    if not _APPS:
-        _APPS.append(create_app(hub, mcp=False))  # built once (it takes a while); each test gives it its hub
-    app = _APPS[0]
-    app.state.hub = hub
+    app = app_of(hub)  # the api fixture's app, given this test's hub
     clients: list[httpx.AsyncClient] = []
 
     async def open_as(role: str) -> Browser:
@@ -46,11 +39,11 @@ async def browser(api: Api, hub: Hub) -> AsyncIterator[Open]:  # noqa: F811 — 
 
 
 @pytest.fixture
-async def browser_from(browser: Open) -> AsyncIterator[OpenFrom]:  # the app built and given this test's hub
+async def browser_from(browser: Open, hub: Hub) -> AsyncIterator[OpenFrom]:  # noqa: F811 — the fixture above
     clients: list[httpx.AsyncClient] = []
 
     async def open_from(address: str) -> Browser:
-        transport = httpx.ASGITransport(app=_APPS[0], client=(address, 50000))
+        transport = httpx.ASGITransport(app=app_of(hub), client=(address, 50000))
         clients.append(httpx.AsyncClient(transport=transport, base_url="http://hub.test"))
         return Browser(client=clients[-1])
 
