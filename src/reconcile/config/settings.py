@@ -1,7 +1,7 @@
 """Hub settings (DESIGN.md section 3): defaults in code, validated on every change.
 
-Each setting says what it is next to its definition: ``metadata={"label": …, "doc": …}`` (:func:`about`), which
-the page's settings form shows (:mod:`reconcile.config.form`).
+Each setting says what it is next to its definition: ``metadata={"label": …, "doc": …}``
+(:func:`reconcile.config.about.about`), which the page's settings form shows (:mod:`reconcile.config.form`).
 
 A change (``PATCH /settings``) **merges** into the current settings (:func:`merge_settings`): an object
 merges key by key, recursively; a scalar or a list replaces; ``null`` at the top level restores that key's
@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import attrs
 
+from reconcile.config.about import about
 from reconcile.config.undo import UndoSettings, undo_from_json, undo_to_json
 from reconcile.vocabulary.catalogue import CATALOGUE, default_gaps
 from reconcile.vocabulary.commands import is_project_key
@@ -30,7 +31,6 @@ __all__ = [
     "EpicLink",
     "IssueTypeRef",
     "Settings",
-    "about",
     "merge_settings",
     "settings_from_json",
     "settings_to_json",
@@ -53,11 +53,6 @@ LIMITS: dict[str, int] = {
     "approval_ttl_hours": 87600,
     "audit_retention_days": 36500,
 }
-
-
-def about(label: str, doc: str, **extra: Any) -> dict[str, Any]:
-    """A setting's ``metadata``: its name and description for a person (and, for a choice, its ``choices``)."""
-    return {"label": label, "doc": doc, **extra}
 
 
 @attrs.frozen(kw_only=True)

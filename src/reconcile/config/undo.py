@@ -11,30 +11,27 @@ from typing import Any, Literal
 
 import attrs
 
+from reconcile.config.about import about
 from reconcile.vocabulary.errors import ValidationError
 
 __all__ = ["CreatedIssueUndo", "UndoSettings", "undo_from_json", "undo_to_json"]
-
-
-def _about(label: str, doc: str, **extra: Any) -> dict[str, Any]:
-    return {"label": label, "doc": doc, **extra}
 
 
 @attrs.frozen(kw_only=True)
 class CreatedIssueUndo:
     mode: Literal["leave", "status"] = attrs.field(
         default="leave",
-        metadata=_about(
+        metadata=about(
             "созданная задача",
             "leave — оставить и назвать в плане отката; status — перевести по пути path и поставить метку label",
             choices=("leave", "status"),
         ),
     )
     path: list[str] = attrs.field(
-        factory=list, metadata=_about("путь статусов", "статусы по порядку, по одному в строке (для status)")
+        factory=list, metadata=about("путь статусов", "статусы по порядку, по одному в строке (для status)")
     )
     label: str | None = attrs.field(
-        default=None, metadata=_about("метка", "метка, которую откат ставит созданной задаче (для status)")
+        default=None, metadata=about("метка", "метка, которую откат ставит созданной задаче (для status)")
     )
 
 
@@ -42,7 +39,7 @@ class CreatedIssueUndo:
 class UndoSettings:
     created_issue: CreatedIssueUndo = attrs.field(
         factory=CreatedIssueUndo,
-        metadata=_about("Созданная задача", "что откат пакета делает с задачей, которую пакет создал"),
+        metadata=about("Созданная задача", "что откат пакета делает с задачей, которую пакет создал"),
     )
 
 

@@ -23,7 +23,7 @@ class Ended(Exception):
     """Raised by an answer to end the drive at that step with ``report`` (the executor is closed there)."""
 
     def __init__(self, report: Report) -> None:
-        super().__init__(report.status)
+        super().__init__()
         self.report = report
 
 

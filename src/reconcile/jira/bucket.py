@@ -60,9 +60,6 @@ class Bucket:
     interval: float
     retry_after: float = 0.0
 
-    def same_policy(self, other: Bucket) -> bool:
-        return (self.limit, self.fill_rate, self.interval) == (other.limit, other.fill_rate, other.interval)
-
     @property
     def token_seconds(self) -> float:
         """The time between two of Jira's tokens."""
