@@ -24,7 +24,7 @@ _SHOWN = 60
 
 def _shown(name: str) -> str:
     """The name as a message can show it: control characters escaped, a long one cut."""
-    escaped = _FORBIDDEN.sub(lambda m: m.group() if m.group() in " /" else ascii(m.group())[1:-1], name)
+    escaped = _FORBIDDEN.sub(lambda m: ascii(m.group())[1:-1], name)  # a space and «/» are their own ascii()
     return escaped if len(escaped) <= _SHOWN else escaped[:_SHOWN] + "…"
 
 
