@@ -15,6 +15,7 @@ from reconcile.outlook.approval import (
     ApprovalState,
     Door,
     Requester,
+    approval_refusal,
     approve,
     back_to_pending,
     holds,
@@ -99,6 +100,19 @@ def test_approve_takes_another_token() -> None:
     assert approve(PENDING, batch_id=7, creator="planner", approver="boss", now=T0) == Approval(
         state=ApprovalState.APPROVED, by="boss", at=T0
     )
+
+
+def test_the_page_asks_whether_a_token_may_approve() -> None:
+    """What the page asks before it offers «Одобрить»: another token may, the creator's may not (403), a token that
+    requires approval of its own batches approves nothing (403)."""
+    assert approval_refusal(PENDING, batch_id=7, creator="planner", approver="boss") is None
+    own = approval_refusal(PENDING, batch_id=7, creator="planner", approver="planner")
+    assert isinstance(own, ForbiddenError) and own.message == "нельзя одобрить свой пакет"
+    assistant = approval_refusal(
+        PENDING, batch_id=7, creator="planner", approver="claude", approver_needs_approval=True
+    )
+    assert isinstance(assistant, ForbiddenError)
+    assert assistant.message == "токен claude сам требует одобрения своих пакетов и одобрять пакеты не может"
 
 
 def test_only_a_pending_batch_is_approved_or_rejected() -> None:

@@ -21,7 +21,7 @@ from reconcile.outlook.confirm import (
     narrow,
     subject,
 )
-from reconcile.types.state_checks import link_match, sprint_match
+from reconcile.types.state_checks import link_match, sprint_match, status_match
 from reconcile.vocabulary.records import MirrorIssue, MirrorLink, SprintRef
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
@@ -497,3 +497,32 @@ def test_a_link_removal_is_confirmed_while_the_wanted_link_is_gone() -> None:
     assert link_match(removal, {"A-1": MirrorIssue(key="A-1", links=(reversed_link,))}, AgentFacts(), link_types)
     assert not link_match(removal, {"A-1": MirrorIssue(key="A-1", links=(forward_link,))}, AgentFacts(), link_types)
     assert not sprint_match({"key": "A-1"}, {"A-1": MirrorIssue(key="A-1")})
+
+
+def test_a_command_without_its_subject_has_no_aspects() -> None:
+    """No ``key`` (a link: no ``source``): no issue shows its state, so it has nothing to drift."""
+    assert aspect_names("ensure_fields", {"duedate": "2026-10-01"}) == ()
+    assert aspect_names("ensure_status", {"target": "Готово"}) == ()
+    assert aspect_names("ensure_link", {"target": "A-2", "link_type": "блокирует"}) == ()
+
+
+def test_a_key_that_is_no_text_matches_no_issue() -> None:
+    """Params not validated (a list for ``key``) confirm nothing, and raise nothing."""
+    assert (
+        _check("ensure_fields", {"key": ["X-1"], "priority": "High"}, MirrorIssue(key="X-1", priority="High")) is None
+    )
+
+
+def test_only_if_unchanged_is_no_state_the_fields_must_show() -> None:
+    """``ensure_fields`` with ``if_unchanged`` is confirmed by its fields alone, the condition left aside."""
+    params = {"key": "X-1", "duedate": "2026-10-01", "if_unchanged": {"duedate": None}}
+    assert _check("ensure_fields", params, MirrorIssue(key="X-1", duedate="2026-10-01")) == Confirmation()
+    assert _check("ensure_fields", params, MirrorIssue(key="X-1", duedate="2026-11-01")) is None
+
+
+def test_a_status_command_naming_no_target_is_never_confirmed() -> None:
+    """No path, or a path of another shape than a name or a list of names: nothing to reach."""
+    issue = MirrorIssue(key="X-1", status="Готово")
+    assert status_match({"key": "X-1"}, {"X-1": issue}) is False
+    assert status_match({"key": "X-1", "target": {"Готово": 1}}, {"X-1": issue}) is False
+    assert status_match({"key": "X-1", "target": "Готово"}, {"X-1": issue}) is True

@@ -512,6 +512,23 @@ def test_an_ensure_issue_whose_result_names_no_key_sets_nothing() -> None:
     assert latest_settings([odd]) == []
 
 
+def test_an_aspect_an_only_if_unchanged_command_left_alone_stays_with_the_earlier_command() -> None:
+    """A conflict in the later command's result: it did not set the priority, so the earlier command still owns
+    it, and the later one owns only what it set."""
+    early = cmd(1, "ensure_fields", key="A-1", priority="High")
+    left = SetCommand(
+        id=2,
+        batch_id=1,
+        type="ensure_fields",
+        params={"key": "A-1", "priority": "Low", "duedate": "2026-10-01", "if_unchanged": {"priority": "Medium"}},
+        result={"conflicts": [{"field": "priority", "expected": "Medium", "found": "High"}]},
+    )
+    assert [(s.command.id, s.aspects) for s in latest_settings([early, left])] == [
+        (1, ("priority",)),
+        (2, ("duedate",)),
+    ]
+
+
 def test_a_status_target_given_as_a_name_is_wanted_whole() -> None:
     """ensure_status's target may be one name (not a path): the drift wants that name, not its last letter."""
     found = drift(

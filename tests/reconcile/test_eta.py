@@ -294,3 +294,23 @@ def test_edges_of_the_run_so_far_and_of_the_wait() -> None:
     assert elapsed_seconds(backwards, at(1000)) == 0
     assert approval_wait_seconds(T0, Approval(state=ApprovalState.APPROVED, by="lead"), at(50)) == 50
     assert approval_wait_seconds(at(60), Approval(state=ApprovalState.APPROVED, by="lead", at=at(36)), at(500)) == 0
+
+
+def test_writes_an_hour_old_or_older_make_nothing_wait() -> None:
+    """Two writes an hour, both spent an hour ago or more: the budget is free again, each command waits only its
+    gap."""
+    facts = RunFacts(pace=AgentPace(max_writes_per_hour=2), writes=(at(-7200), at(-3600)))
+    assert remaining_seconds(COMMENTS[1:], HUB_4, at(0), facts) == 4 + 4 + 4
+
+
+def test_a_claimed_command_whose_delivery_time_is_unknown_waits_its_whole_gap_from_now() -> None:
+    """No claim time and no word from the agent: its pause is counted from now, as if delivered this moment."""
+    running = [attrs.evolve(COMMENTS[0], status=CommandStatus.CLAIMED), *COMMENTS[1:]]
+    assert remaining_seconds(running, HUB_4, at(0), RunFacts(pace=FLOOR_12)) == 12 + 36
+
+
+def test_the_figures_are_rounded_to_milliseconds() -> None:
+    """1.2344 s since the first delivery reads as 1.234 s; the wait for approval likewise."""
+    running = [attrs.evolve(COMMENTS[0], status=CommandStatus.CLAIMED, claimed_at=at(0))]
+    assert elapsed_seconds(running, at(1.2344)) == 1.234
+    assert approval_wait_seconds(T0, Approval(state=ApprovalState.PENDING), at(1.2346)) == 1.235

@@ -217,7 +217,7 @@ def test_a_failed_link_has_no_no_changes_line() -> None:
 
 
 def test_sprints_and_the_backlog() -> None:
-    """Into a sprint: unknown, and the sprint id is the agent's to find; into the backlog: known."""
+    """Into a sprint: unknown, and the sprint id is the agent's to find; into the backlog (or null): known."""
     into = planned(
         "ensure_sprint", {"key": "AURORA-1", "sprint": "Спринт 3"}, predicted("ensure_sprint", writes=(WRITE,))
     )
@@ -228,6 +228,9 @@ def test_sprints_and_the_backlog() -> None:
     )
     assert lines(out) == [(CHANGE, "спринт: пусто → бэклог", False)]
     assert out.unknown == ()
+    null = planned("ensure_sprint", {"key": "AURORA-1", "sprint": None}, predicted("ensure_sprint", writes=(WRITE,)))
+    assert lines(null) == [(CHANGE, "спринт: «Спринт 2» → бэклог", False)]
+    assert null.unknown == ()
     same = planned("ensure_sprint", {"key": "AURORA-1", "sprint": "Спринт 2"}, predicted("ensure_sprint"))
     assert lines(same) == [(SAME, "нет изменений: спринт «Спринт 2»", False)]
     assert same.unknown == ()

@@ -94,6 +94,15 @@ def test_search_text_holds_the_batch_and_its_commands_string_values_folded() -> 
     ]
 
 
+def test_a_batch_without_project_or_token_is_found_by_its_title_and_author_only() -> None:
+    """No project, no token: no line for either."""
+    text = search_text(title="Сверка", author="Planner", project=None, token_name=None, commands=[])
+    assert text == "сверка\nplanner"
+    assert search_text(title="Сверка", author="Planner", project="AWPCA", token_name="claude", commands=[]) == (
+        "сверка\nplanner\nawpca\nclaude"
+    )
+
+
 @given(needle=st.text(alphabet="абвгдеёжзийклмнопрстуфхцчшщъыьэюяabcxyz0123456789-: ", max_size=30))
 def test_what_a_person_types_is_found_as_it_is_stored(needle: str) -> None:
     """A batch titled with a Russian or Latin text is found by that text in another case (folded alike)."""

@@ -126,6 +126,7 @@ _keys = st.sampled_from(
         "neighbours",
         "history",
         "unreadable",
+        "refused_boards",
         "changes",
     ]
 )
@@ -160,6 +161,11 @@ def test_parameters_by_their_labels_in_the_catalogues_order() -> None:
         "Куда",
         "«A-2»",
     )
+    # A stored command of a type the hub no longer knows: each parameter by its name, never an error.
+    assert params_in_words("ensure_nothing", {"key": "A-1", "duedate": "2026-10-23"}) == [
+        ("key", "«A-1»"),
+        ("duedate", "23.10.2026"),
+    ]
 
 
 def test_fields_are_named_and_dated_as_a_person_reads_them() -> None:
@@ -226,6 +232,8 @@ def test_drifted_aspects_in_words() -> None:
     assert drift_value([link, link], "link") == "«Блокирует» A-1 → A-2; «Блокирует» A-1 → A-2"
     assert drift_value([], "link") == "нет связи"
     assert drift_value("backlog", "sprint") == "бэклог"
+    assert drift_value("Спринт 2", "sprint") == "«Спринт 2»"
+    assert drift_value("backlog", "summary") == "«backlog»"
     assert drift_value(None, "priority") == "пусто"
 
 
@@ -341,6 +349,7 @@ DUE_CONFLICT = {"field": "duedate", "expected": "2026-10-01", "found": "2026-11-
             ["прочитано задач: 3", "журнал не прочитан: HTTP 500"],
         ),
         (refresh_words, {}, {"issues": "3", "history": {"entries": "4"}, "unreadable": [], "refused_boards": []}, []),
+        (refresh_words, {}, {"unreadable": 7, "refused_boards": 7}, []),
         (
             refresh_words,
             {},

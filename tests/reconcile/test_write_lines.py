@@ -95,6 +95,21 @@ def test_a_write_from_another_value_is_never_made() -> None:
     assert [d.to_json()["text"] for d in check.differences] == ["AURORA-1: summary изменилась в Jira после одобрения"]
 
 
+def test_every_difference_of_a_write_is_named_in_its_error() -> None:
+    """Both the summary and the date moved in Jira after approval: the error names each, «; » between them."""
+    approved = planned(FIELDS, MirrorIssue(key="AURORA-1", summary="Сверка", duedate="2026-10-23"))
+    _, check, report = agent_run(FIELDS, approved, jira_issue("Сверка (переименована)", "2026-10-30"))
+    texts = [d.to_json()["text"] for d in check.differences]
+    assert texts == [
+        "AURORA-1: summary изменилась в Jira после одобрения",
+        "AURORA-1: duedate изменилась в Jira после одобрения",
+    ]
+    assert report.error == (
+        "план изменился после одобрения: AURORA-1: summary изменилась в Jira после одобрения; "
+        "AURORA-1: duedate изменилась в Jira после одобрения"
+    )
+
+
 def test_a_write_of_another_aspect_is_never_made() -> None:
     """The plan wrote only the summary (the date was already right); Jira's date moved since: the date's line
     was never approved."""

@@ -179,8 +179,7 @@ def confirm(
     """
     if temp_refs(command_type, params):
         return None
-    entry = TYPES.get(command_type)
-    check = entry.confirmation if entry is not None else None
+    check = TYPES[command_type].confirmation  # a type the catalogue does not know: temp_refs raised KeyError
     if isinstance(check, LooksFor):
         key = check.find(params, mirror.values(), facts, now)
         return Confirmation(key=key) if key is not None else None

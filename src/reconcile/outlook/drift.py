@@ -30,7 +30,7 @@ from typing import Any
 
 import attrs
 
-from reconcile.batches.validation import retry_body
+from reconcile.batches.bodies import retry_params
 from reconcile.jira.replaced import conflicts_of_result
 from reconcile.outlook.confirm import AgentFacts, Aspect, aspect_names, holds, narrow, subject
 from reconcile.queue.tempkeys import TempKeyOutcome, outcome_of, resolved_keys, result_key, substitute
@@ -388,8 +388,7 @@ def reapply_body(items: Sequence[Drift], *, author: str, title: str, project: st
         if CATALOGUE[found[0].type].creates_issue:
             created += 1
             params["temp_key"] = f"new:{created}"
-        body = retry_body(command_type=found[0].type, params=params, author=author, title=title, project=project)
-        commands.extend(body["commands"])
+        commands.append({"type": found[0].type, "params": retry_params(found[0].type, params)})
     body = {"author": author, "title": title, "commands": commands}
     if project is not None:
         body["project"] = project

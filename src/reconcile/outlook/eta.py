@@ -33,7 +33,7 @@ from typing import Any
 import attrs
 
 from reconcile.config.settings import Settings
-from reconcile.guard.policy import ANY_TYPE, BUDGET_WINDOW_SECONDS, AgentPolicy, budget_wait
+from reconcile.guard.policy import ANY_TYPE, AgentPolicy, budget_wait
 from reconcile.outlook.approval import Approval, ApprovalState
 from reconcile.queue.pacing import Paced
 from reconcile.vocabulary.catalogue import CATALOGUE
@@ -149,7 +149,9 @@ def _pause_end(command: Paced, gap: float, now: datetime, facts: RunFacts) -> fl
 
 def remaining_seconds(commands: Iterable[Paced], settings: Settings, now: datetime, facts: RunFacts) -> float:
     """The run still ahead from ``now`` (see the module docstring); ``commands`` in the batch's order."""
-    writes = [_seconds(w, now) for w in facts.writes if _seconds(w, now) > -BUDGET_WINDOW_SECONDS]
+    # No write older than the hour is left out here: budget_wait counts a write only within the hour before a
+    # command's start, and a start is never before now.
+    writes = [_seconds(w, now) for w in facts.writes]
     budget = facts.pace.max_writes_per_hour
     cursor = 0.0  # seconds from now: when the last command of the model made its calls
     first = True

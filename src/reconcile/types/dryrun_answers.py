@@ -239,8 +239,9 @@ def _transitions_as_wanted(call: JiraCall, mirror: MirrorView, parts: Mapping[st
         return _absent(parts["key"])
     target = mirror.params.get("target")
     steps = target if isinstance(target, list) else [target]
+    # Only the target's name: every reader (the executor's pick, its result, the plan's Reads) takes it first.
     transitions = [
-        {"id": str(n), "name": step, "to": {"name": step}}
+        {"id": str(n), "to": {"name": step}}
         for n, step in enumerate(steps, start=1)
         if step != issue.status  # the validation admits only status names
     ]
