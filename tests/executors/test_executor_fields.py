@@ -218,3 +218,12 @@ def test_fields_only_if_unchanged_compares_the_summary_without_spaces_around_it(
     report, steps = play("ensure_fields", params, [ok(issue("X-1", summary="Отчёт")), ok(status=204)])
     assert kinds(steps) == ["GET /rest/api/2/issue/X-1", "PUT /rest/api/2/issue/X-1"]
     assert seed_result(report.result) == {"changed": ["summary"]}
+
+
+def test_fields_only_if_unchanged_naming_no_field_of_the_issue_is_ignored() -> None:
+    """The agent does not trust a delivery to be valid: an only-if-unchanged that names no field of the issue
+    (and no parameter) is no conflict and no crash; the summary is written."""
+    params = {"key": "X-1", "summary": "Новое", "if_unchanged": {"срок": "2026-01-01"}}
+    report, steps = play("ensure_fields", params, [ok(issue("X-1", summary="Старое")), ok(status=204)])
+    assert kinds(steps) == ["GET /rest/api/2/issue/X-1", "PUT /rest/api/2/issue/X-1"]
+    assert (report.status, seed_result(report.result)) == ("done", {"changed": ["summary"]})
