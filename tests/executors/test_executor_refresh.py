@@ -352,7 +352,8 @@ def test_refresh_delivered_boards_without_an_id_are_skipped() -> None:
     assert report.result["boards"] == {"7": "scrum"}
 
 
-CHANGES = {"jql": "project = AURORA", "changes": True, "history": {"since": "2026-10-22T09:00:00Z"}}
+SINCE = "2026-10-22T09:00:00Z"
+CHANGES = {"jql": "project = AURORA", "changes": True, "history": {"since": SINCE}}
 
 
 def test_changes_search_asks_the_mirror_fields_updated_since_in_the_jira_users_zone() -> None:
@@ -388,7 +389,7 @@ def test_changes_unreadable_changelog_is_listed() -> None:
 
 def test_changes_journal_entries_add_up_over_pages_and_the_history_jql() -> None:
     """``history.entries`` counts the entries of every change-only page and of the ``history.jql`` after them."""
-    params = {**CHANGES, "history": {**CHANGES["history"], "jql": "key = X-9"}}
+    params = {**CHANGES, "history": {"since": SINCE, "jql": "key = X-9"}}
     answers = [
         ok(search(_changelog("X-1", "1", "2"), total=2)),
         ok(search(_changelog("X-2", "3"), total=2, start=1)),
@@ -402,7 +403,7 @@ def test_changes_journal_entries_add_up_over_pages_and_the_history_jql() -> None
 def test_changes_journal_failure_keeps_the_refresh_done_with_its_error() -> None:
     """The ``history.jql`` of a change-only refresh failing: done, ``history.error`` Jira's words, the issue
     whose changelog could not be read still listed."""
-    params = {**CHANGES, "history": {**CHANGES["history"], "jql": "key = X-9"}}
+    params = {**CHANGES, "history": {"since": SINCE, "jql": "key = X-9"}}
     bad = {"key": "X-1", "changelog": {"histories": "x"}}
     answers = [ok(search(bad)), ok({"errorMessages": ["Поле не существует"]}, status=400)]
     report, _ = play("refresh", params, answers)
