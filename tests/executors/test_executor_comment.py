@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from reconcile.executors import JiraCall
+from reconcile.executors.comment import comment_author
 from tests.support import seed_result
 
 from .executors_support import ISSUE, KEY, kinds, ok, play
@@ -206,3 +207,12 @@ def test_comment_absent_deletes_nothing_when_a_marked_comment_is_not_the_agents(
 def test_comment_absent_names_a_comment_id_it_cannot_delete_by(comment_id: Any, error: str) -> None:
     report, trace = _removal({"id": comment_id, "body": "[m] a", "author": AGENT})
     assert (report.status, report.error, trace) == ("failed", error, ["GET /rest/api/2/issue/X-1/comment"])
+
+
+def test_comment_author_is_the_users_name_only_when_it_is_text() -> None:
+    """The author of a comment is Jira's ``author.name`` when that is text; a number, an author that is no object,
+    or none at all is no author (``None``), never a value compared with the agent's user."""
+    assert comment_author({"author": {"name": "bridge-user"}}) == "bridge-user"
+    assert comment_author({"author": {"name": 42}}) is None
+    assert comment_author({"author": "bridge-user"}) is None
+    assert comment_author({}) is None

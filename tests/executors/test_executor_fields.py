@@ -189,3 +189,41 @@ def test_a_delivery_whose_settings_cannot_be_read_fails_without_a_call() -> None
         (),
         [],
     )
+
+
+def test_fields_undo_names_the_value_each_write_replaced() -> None:
+    """The ``undo`` of a changed summary holds the summary Jira had before the PUT and the one written."""
+    answers = [ok(issue("X-1", summary="Старое")), ok(status=204)]
+    report, _ = play("ensure_fields", {"key": "X-1", "summary": "Новое"}, answers)
+    assert report.result["undo"]["changed"] == {"summary": {"from": "Старое", "to": "Новое"}}
+
+
+def test_fields_only_if_unchanged_conflict_names_the_value_found() -> None:
+    """A summary Jira holds that is neither the expected nor the wanted one: left, the conflict names all three."""
+    params = {"key": "X-1", "summary": "Новое", "if_unchanged": {"summary": "Прежнее"}}
+    report, steps = play("ensure_fields", params, [ok(issue("X-1", summary="Чужое"))])
+    assert (len(steps), seed_result(report.result)) == (
+        1,
+        {"conflicts": [{"field": "summary", "expected": "Прежнее", "found": "Чужое"}], "changed": []},
+    )
+
+
+def test_fields_only_if_unchanged_compares_the_summary_without_spaces_around_it() -> None:
+    """Spaces around a summary make no difference to the only-if-unchanged check: Jira's «Отчёт» is the wanted
+    « Отчёт » (nothing written, no conflict), and the expected « Отчёт » (the new summary written)."""
+    params = {"key": "X-1", "summary": " Отчёт ", "if_unchanged": {"summary": "Прежнее"}}
+    report, steps = play("ensure_fields", params, [ok(issue("X-1", summary="Отчёт"))])
+    assert (len(steps), seed_result(report.result)) == (1, {"changed": []})
+    params = {"key": "X-1", "summary": "Новое", "if_unchanged": {"summary": " Отчёт "}}
+    report, steps = play("ensure_fields", params, [ok(issue("X-1", summary="Отчёт")), ok(status=204)])
+    assert kinds(steps) == ["GET /rest/api/2/issue/X-1", "PUT /rest/api/2/issue/X-1"]
+    assert seed_result(report.result) == {"changed": ["summary"]}
+
+
+def test_fields_only_if_unchanged_naming_no_field_of_the_issue_is_ignored() -> None:
+    """The agent does not trust a delivery to be valid: an only-if-unchanged that names no field of the issue
+    (and no parameter) is no conflict and no crash; the summary is written."""
+    params = {"key": "X-1", "summary": "Новое", "if_unchanged": {"срок": "2026-01-01"}}
+    report, steps = play("ensure_fields", params, [ok(issue("X-1", summary="Старое")), ok(status=204)])
+    assert kinds(steps) == ["GET /rest/api/2/issue/X-1", "PUT /rest/api/2/issue/X-1"]
+    assert (report.status, seed_result(report.result)) == ("done", {"changed": ["summary"]})

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from reconcile.executors import JiraCall, Operation
+from reconcile.executors import ExecContext, JiraCall, Operation
 from tests.support import seed_result
 
 from .executors_support import issue, kinds, ok, play, search
@@ -229,3 +229,30 @@ def test_issue_hits_without_a_number_or_a_created_time_still_order() -> None:
     hits = search(issue("A-3", summary="Отчёт", created=same), issue("A-4", summary="Отчёт"))
     report, _ = play("ensure_issue", {"temp_key": "new:1", "summary": "Отчёт"}, [ok(hits)])
     assert seed_result(report.result) == {"key": "A-4", "created": False}
+
+
+def test_issue_in_a_project_the_agent_may_not_touch_fails_before_any_call() -> None:
+    """The settings' Jira project outside the agent's allowed projects: failed, the project named, no call."""
+    ctx = ExecContext(allowed_projects=("DEV",))
+    report, steps = play("ensure_issue", {"temp_key": "new:1", "summary": "Отчёт"}, [], ctx=ctx)
+    assert (report.status, report.error, steps) == ("failed", 'проект "AURORA" не в разрешённых проектах', [])
+
+
+def test_issue_created_is_remembered_as_created() -> None:
+    """A created issue's ``undo`` is ``{created: key}``; one found by the duplicate search has none."""
+    report, _ = play(
+        "ensure_issue", {"temp_key": "new:1", "summary": "Отчёт"}, [ok(search()), ok({"key": "AURORA-8"}, status=201)]
+    )
+    assert report.result["undo"] == {"created": "AURORA-8"}
+    report, _ = play(
+        "ensure_issue", {"temp_key": "new:1", "summary": "Отчёт"}, [ok(search(issue("A-7", summary="Отчёт")))]
+    )
+    assert "undo" not in report.result
+
+
+def test_issue_tie_orders_by_the_number_after_the_keys_last_hyphen() -> None:
+    """Of two matches created at once, the lower number after the key's last hyphen wins, whatever Jira's key
+    holds before it."""
+    hits = search(issue("AB-C-10", summary="Отчёт", created=WHEN), issue("AB-C-9", summary="Отчёт", created=WHEN))
+    report, _ = play("ensure_issue", {"temp_key": "new:1", "summary": "Отчёт"}, [ok(hits)])
+    assert seed_result(report.result) == {"key": "AB-C-9", "created": False}

@@ -172,3 +172,43 @@ def test_link_id_from_the_location_header_in_any_case_and_with_a_slash() -> None
         assert (len(steps), report.result["link_id"]) == (2, "10011")
     report, steps = play("ensure_link", LINK, [ok(links()), ok(status=201, Location="/x/10011"), ok(links(new))])
     assert (len(steps), report.result["link_id"]) == (3, "10012")
+
+
+def test_link_removal_deletes_the_wanted_link_and_names_it() -> None:
+    """present: false deletes the wanted link with a DELETE Jira logs as a write, and ``removed`` names its id."""
+    wanted = {"id": "10010", "type": {"name": "Связанные"}, "outwardIssue": {"key": "AURORA-1538"}}
+    report, steps = play("ensure_link", {**LINK, "present": False}, [ok(links(wanted)), ok(status=204)])
+    assert kinds(steps) == ["GET /rest/api/2/issue/AURORA-1537", "DELETE /rest/api/2/issueLink/10010"]
+    assert [(o.method, o.path, o.status) for o in report.operations] == [("DELETE", "/rest/api/2/issueLink/10010", 204)]
+    assert seed_result(report.result) == {"existed": True, "link_id": "10010", "removed": ["10010"]}
+
+
+def test_link_removal_of_a_link_whose_id_is_no_positive_number_is_refused() -> None:
+    """present: false of a link Jira lists with an id that cannot go into a path: failed «недопустимый id связи»,
+    nothing deleted."""
+    wanted = {"id": "abc", "type": {"name": "Связанные"}, "outwardIssue": {"key": "AURORA-1538"}}
+    report, steps = play("ensure_link", {**LINK, "present": False}, [ok(links(wanted))])
+    assert (report.status, report.error, len(steps)) == ("failed", 'недопустимый id связи: "abc"', 1)
+
+
+def test_link_replace_next_to_the_wanted_link_remembers_the_conflict_removed() -> None:
+    """The wanted link exists next to a conflicting one: with replace the conflict deleted is the ``undo``."""
+    wanted = {"id": "10010", "type": {"name": "Связанные"}, "outwardIssue": {"key": "AURORA-1538"}}
+    report, _ = play("ensure_link", {**LINK, "replace": True}, [ok(links(BLOCKS_1538, wanted)), ok(status=204)])
+    old = {"id": "10007", "type": "Блокирует начало", "source": "AURORA-1537", "target": "AURORA-1538"}
+    assert report.result["undo"] == {"replaced": {"old": old, "new": None}, "removed": [old]}
+
+
+def test_link_id_is_the_locations_last_segment_as_given() -> None:
+    """Only slashes are dropped from the end of Location: the rest of its last segment is the id as Jira gave it."""
+    location = "http://jira.test/rest/api/2/issueLink/LNKX"
+    report, _ = play("ensure_link", LINK, [ok(links()), ok(status=201, Location=location)])
+    assert report.result["link_id"] == "LNKX"
+
+
+def test_link_created_without_an_id_read_back_is_remembered_with_an_empty_id() -> None:
+    """The read-back does not show the created link yet: ``undo`` still names it, its id empty."""
+    report, _ = play("ensure_link", LINK, [ok(links()), ok(status=201), ok(links())])
+    assert report.result["undo"] == {
+        "created": {"id": "", "type": "Связанные", "source": "AURORA-1537", "target": "AURORA-1538"}
+    }

@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 
+from reconcile.config.settings import Settings
 from reconcile.executors import ExecContext, JiraCall, Page
 from reconcile.executors.refresh import jira_since
+from reconcile.jira.model import mirror_fields
 
 from .executors_support import BLOCKS_1538, issue, kinds, ok, play, search
 
@@ -315,3 +317,95 @@ def test_refresh_keeps_order_by_at_the_end() -> None:
     assert with_updated_since("project = A ORDER BY key", "2026/10/22 11:45") == (
         '(project = A) AND updated >= "2026/10/22 11:45" ORDER BY key'
     )
+
+
+def test_refresh_reads_no_neighbour_of_the_hubs_project_the_agent_may_not_read() -> None:
+    """A hub working in HR, an agent allowed AURORA only: the link to HR-1 stays a link end, no neighbour read."""
+    to_hr = {"id": "10100", "type": {"name": "Связанные"}, "outwardIssue": {"key": "HR-1"}}
+    hit = issue("AURORA-1537", summary="Интеграция", issuelinks=[to_hr])
+    aurora_only = ExecContext(allowed_projects=("AURORA",))
+    report, steps = play(
+        "refresh", {"keys": ["AURORA-1537"]}, [ok(search(hit))], ctx=aurora_only, context={"jira_project": "HR"}
+    )
+    assert kinds(steps) == ["POST /rest/api/2/search", "page issues"]
+    assert report.result["neighbours"] == 0
+
+
+def test_refresh_board_missing_in_jira_is_no_refusal_for_an_agent_of_allowed_projects() -> None:
+    """A board Jira answers 404 for gets no type and is not refused, even when the agent's projects are limited
+    (the error object names no project)."""
+    answers = [NO_ISSUES, ok({"errorMessages": ["Board does not exist"]}, status=404)]
+    params = {"jql": "project = AURORA", "boards": [{"id": 9001, "type": None}]}
+    report, _ = play("refresh", params, answers, ctx=ExecContext(allowed_projects=("AURORA",)))
+    assert (report.status, report.result["boards"], "refused_boards" in report.result) == (
+        "done",
+        {"9001": None},
+        False,
+    )
+
+
+def test_refresh_delivered_boards_without_an_id_are_skipped() -> None:
+    """A delivered board that is no object, or has no id, is skipped; the boards after it are still read."""
+    boards = ["4216", {"name": "без id"}, {"id": None}, {"id": 7, "type": None}]
+    report, steps = play("refresh", {"jql": "project = A", "boards": boards}, [NO_ISSUES, ok({"type": "scrum"})])
+    assert [k for k in kinds(steps) if k.startswith("GET")] == ["GET /rest/agile/1.0/board/7"]
+    assert report.result["boards"] == {"7": "scrum"}
+
+
+SINCE = "2026-10-22T09:00:00Z"
+CHANGES = {"jql": "project = AURORA", "changes": True, "history": {"since": SINCE}}
+
+
+def test_changes_search_asks_the_mirror_fields_updated_since_in_the_jira_users_zone() -> None:
+    """The change-only search: the JQL with ``updated >=`` since in the Jira user's zone (Moscow: 12:00), the
+    mirror's fields and the changelog."""
+    report, steps = play("refresh", CHANGES, [NO_ISSUES])
+    [body] = _searches(steps)
+    assert body["jql"] == '(project = AURORA) AND updated >= "2026/10/22 12:00"'
+    assert body["expand"] == ["changelog"]
+    assert body["fields"] == mirror_fields(Settings())
+    assert report.result["history"] == {"entries": 0}
+
+
+def test_changes_unreadable_search_page_names_the_search() -> None:
+    """A change-only search page that cannot be read fails the command naming the search."""
+    report, _ = play("refresh", CHANGES, [ok({"issues": 5})])
+    assert (report.status, report.error) == (
+        "failed",
+        "ответ Jira по POST /rest/api/2/search: issues — ожидается список, получено: число",
+    )
+
+
+def test_changes_unreadable_changelog_is_listed() -> None:
+    """A changed issue whose changelog cannot be read is listed in ``unreadable``, the refresh done."""
+    bad = {"key": "X-1", "changelog": {"histories": "x"}}
+    report, _ = play("refresh", CHANGES, [ok(search(bad))])
+    assert report.status == "done"
+    assert report.result["unreadable"][0] == {
+        "key": "X-1",
+        "error": "ответ Jira по X-1: changelog.histories — ожидается список, получено: строка",
+    }
+
+
+def test_changes_journal_entries_add_up_over_pages_and_the_history_jql() -> None:
+    """``history.entries`` counts the entries of every change-only page and of the ``history.jql`` after them."""
+    params = {**CHANGES, "history": {"since": SINCE, "jql": "key = X-9"}}
+    answers = [
+        ok(search(_changelog("X-1", "1", "2"), total=2)),
+        ok(search(_changelog("X-2", "3"), total=2, start=1)),
+        ok(search(_changelog("X-9", "4"))),
+    ]
+    report, steps = play("refresh", params, answers)
+    assert kinds(steps).count("page history") == 3
+    assert report.result["history"] == {"entries": 4}
+
+
+def test_changes_journal_failure_keeps_the_refresh_done_with_its_error() -> None:
+    """The ``history.jql`` of a change-only refresh failing: done, ``history.error`` Jira's words, the issue
+    whose changelog could not be read still listed."""
+    params = {**CHANGES, "history": {"since": SINCE, "jql": "key = X-9"}}
+    bad = {"key": "X-1", "changelog": {"histories": "x"}}
+    answers = [ok(search(bad)), ok({"errorMessages": ["Поле не существует"]}, status=400)]
+    report, _ = play("refresh", params, answers)
+    assert (report.status, report.result["history"]) == ("done", {"error": "HTTP 400: Поле не существует"})
+    assert [u["key"] for u in report.result["unreadable"]] == ["X-1"]

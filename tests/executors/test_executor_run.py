@@ -244,3 +244,18 @@ def test_pause_is_never_yielded_before_the_first_write() -> None:
 def test_http_error_names_an_html_page_by_its_title_without_the_code_it_repeats() -> None:
     page = "<html><head><title>503 Service Unavailable</title></head><body>…</body></html>"
     assert http_error(JiraResponse(status=503, json=page)) == "HTTP 503: Service Unavailable"
+
+
+def test_a_key_outside_the_allowed_projects_fails_naming_the_key_and_the_projects() -> None:
+    """A key of a project the agent may not touch fails before any call, naming the key and the allowed projects
+    joined by «, »; a key of an allowed project is read."""
+    ctx = ExecContext(allowed_projects=("AURORA", "DEV"))
+    report, steps = play("ensure_fields", {"key": "OTHER-1", "summary": "Отчёт"}, [], ctx=ctx)
+    assert (report.status, report.error, steps) == (
+        "failed",
+        "ключ OTHER-1 не в разрешённых проектах (AURORA, DEV)",
+        [],
+    )
+    answers = [ok(issue("DEV-1", summary="Отчёт"))]
+    report, steps = play("ensure_fields", {"key": "DEV-1", "summary": "Отчёт"}, answers, ctx=ctx)
+    assert (report.status, kinds(steps)) == ("done", ["GET /rest/api/2/issue/DEV-1"])

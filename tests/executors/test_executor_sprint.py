@@ -160,3 +160,73 @@ def test_sprint_of_two_with_one_name_the_active_one_is_chosen() -> None:
         report, steps = play("ensure_sprint", {"key": "X-1", "sprint": name, "board_id": 4216}, answers)
         assert kinds(steps)[-1] == f"POST /rest/agile/1.0/sprint/{sprint_id}/issue"
         assert seed_result(report.result) == {"sprint_id": sprint_id, "moved": True}
+
+
+def test_sprint_made_on_another_board_is_refused_naming_the_board() -> None:
+    """A sprint of the board's list whose ``originBoardId`` is another board fails «… заведён на другой доске», no
+    write; one made on this board (by number or digits) is chosen."""
+    board = {"isLast": True, "values": [{"id": 7, "name": "Спринт 2", "state": "active", "originBoardId": 99}]}
+    answers = [ok(issue("X-1", customfield_10104=None)), BOARD_4216, ok(board)]
+    report, _ = play("ensure_sprint", SPRINT, answers)
+    assert (report.status, report.error, report.operations) == (
+        "failed",
+        "спринт «Спринт 2» на доске 4216 заведён на другой доске",
+        (),
+    )
+    for origin in (4216, "4216"):
+        own = {"isLast": True, "values": [{"id": 7, "name": "Спринт 2", "state": "active", "originBoardId": origin}]}
+        answers = [ok(issue("X-1", customfield_10104=None)), BOARD_4216, ok(own), ok(status=204)]
+        report, _ = play("ensure_sprint", SPRINT, answers)
+        assert seed_result(report.result) == {"sprint_id": 7, "moved": True}
+
+
+def test_sprint_whose_id_is_zero_is_refused_as_a_path() -> None:
+    """A sprint Jira lists with id 0 cannot go into the path: failed «недопустимый id спринта: 0», no write."""
+    board = {"isLast": True, "values": [{"id": 0, "name": "Спринт 2", "state": "active"}]}
+    answers = [ok(issue("X-1", customfield_10104=None)), BOARD_4216, ok(board)]
+    report, _ = play("ensure_sprint", SPRINT, answers)
+    assert (report.status, report.error, report.operations) == ("failed", "недопустимый id спринта: 0", ())
+
+
+def test_sprint_move_remembers_the_open_sprint_it_left() -> None:
+    """From «Спринт 2» into «Спринт 3»: ``undo`` names both sprints by id and name."""
+    answers = [ok(issue("X-1", customfield_10104=[SPRINT_2])), BOARD_4216, ok(BOARD), ok(status=204)]
+    report, steps = play("ensure_sprint", {**SPRINT, "sprint": "Спринт 3"}, answers)
+    assert kinds(steps)[-1] == "POST /rest/agile/1.0/sprint/8/issue"
+    assert report.result["undo"] == {"from": {"id": 7, "name": "Спринт 2"}, "to": {"id": 8, "name": "Спринт 3"}}
+
+
+def test_sprint_only_if_unchanged_expecting_a_sprint_of_an_issue_in_none() -> None:
+    """if_unchanged names a sprint while the issue is in none: not moved, the conflict names the sprint expected
+    and ``null`` found; expecting ``null`` it moves."""
+    answers = [ok(issue("X-1", customfield_10104=None)), BOARD_4216, ok(BOARD)]
+    report, _ = play("ensure_sprint", {**SPRINT, "if_unchanged": {"sprint": "Спринт 1"}}, answers)
+    assert (report.status, seed_result(report.result), report.operations) == (
+        "done",
+        {"sprint_id": 7, "moved": False, "conflicts": [{"field": "sprint", "expected": "Спринт 1", "found": None}]},
+        (),
+    )
+    answers = [ok(issue("X-1", customfield_10104=None)), BOARD_4216, ok(BOARD), ok(status=204)]
+    report, _ = play("ensure_sprint", {**SPRINT, "if_unchanged": {"sprint": None}}, answers)
+    assert seed_result(report.result) == {"sprint_id": 7, "moved": True}
+
+
+def test_backlog_only_if_unchanged_checks_the_open_sprint() -> None:
+    """To the backlog while if_unchanged names another sprint than the open one: not moved, the conflict named;
+    naming the open sprint it moves."""
+    params = {"key": "X-1", "sprint": None, "if_unchanged": {"sprint": "Спринт 3"}}
+    report, steps = play("ensure_sprint", params, [ok(issue("X-1", customfield_10104=[SPRINT_2]))])
+    assert (len(steps), report.status, seed_result(report.result)) == (
+        1,
+        "done",
+        {
+            "sprint_id": None,
+            "moved": False,
+            "conflicts": [{"field": "sprint", "expected": "Спринт 3", "found": "Спринт 2"}],
+        },
+    )
+    params = {"key": "X-1", "sprint": None, "if_unchanged": {"sprint": "Спринт 2"}}
+    answers = [ok(issue("X-1", customfield_10104=[SPRINT_2])), ok(status=204)]
+    report, steps = play("ensure_sprint", params, answers)
+    assert kinds(steps)[1:] == ["POST /rest/agile/1.0/backlog/issue"]
+    assert seed_result(report.result) == {"sprint_id": None, "moved": True}

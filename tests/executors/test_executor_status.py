@@ -196,3 +196,13 @@ def test_the_transition_into_a_step_is_found_by_its_target_status_first() -> Non
     assert pick_transition([{"id": "4", "to": {"name": None}}, by_target], "Готово") == by_target
     assert pick_transition([by_name, by_target], "Разработка") is None
     assert pick_transition([], "Готово") is None
+
+
+def test_status_only_if_unchanged_in_the_status_expected_walks_on() -> None:
+    """if_unchanged {status} naming the status Jira holds: no conflict, the transition is made."""
+    params = {"key": KEY, "target": "Разработка", "if_unchanged": {"status": "Анализ"}}
+    transitions = {"transitions": [{"id": "3", "name": "В работу", "to": {"name": "Разработка"}}]}
+    answers = [ok(issue(KEY, status={"name": "Анализ"})), ok(transitions), ok(status=204)]
+    report, steps = play("ensure_status", params, answers)
+    assert kinds(steps) == [f"GET {ISSUE}", f"GET {ISSUE}/transitions", f"POST {ISSUE}/transitions"]
+    assert seed_result(report.result) == {"status": "Разработка", "transitions": ["В работу"]}

@@ -43,7 +43,7 @@ def _order(comment: Mapping[str, Any]) -> tuple[str, int]:
     return (str(comment.get("created") or ""), number)
 
 
-def _remove(run: Run, key: str, path: str, marked: list[Mapping[str, Any]]) -> Body:
+def _remove(run: Run, key: str, marked: list[Mapping[str, Any]]) -> Body:
     """Delete every marked comment, once all of them are known to be the agent's own."""
     if any(comment_author(c) is None or comment_author(c) != run.ctx.jira_user for c in marked):
         raise CommandFailed(NOT_THE_AGENTS)
@@ -75,7 +75,7 @@ def ensure_comment(run: Run) -> Body:
         (c for c in comments if isinstance(c.get("body"), str) and c["body"].startswith(marker)), key=_order
     )
     if run.params.get("absent") is True:
-        return (yield from _remove(run, key, path, marked))
+        return (yield from _remove(run, key, marked))
     if marked:
         kept = marked[0]
         comment_id = jira_id(kept.get("id"), key, "comments[].id")
