@@ -334,7 +334,8 @@ def test_the_wire_event_goes_there_and_back() -> None:
         Need.APPLY,
     )
     link = wire_event({"event": "issuelink_created", "key": None, "at": "2026-10-22T09:00:00Z"}, "events[1]")
-    assert link.need is Need.CHANGES
+    assert link == WebhookEvent(event="issuelink_created", key=None, at="2026-10-22T09:00:00Z")
+    assert (link.need, link.issue, link.history) == (Need.CHANGES, None, None)
     bodiless = {"event": "jira:issue_updated", "key": "AURORA-1", "at": "2026-10-22T09:00:00.5+03:00", "issue": None}
     assert (wire_event(bodiless, "events[2]").issue, wire_event(bodiless, "events[2]").need) == (None, Need.TARGETED)
 
@@ -355,6 +356,10 @@ def test_the_wire_event_goes_there_and_back() -> None:
                 "history": {"key": "AURORA-1", "id": "5", "created": "2026-10-22T09:00:00Z"},
             },
             "events[0]: history.key — не тот ключ, что key",
+        ),
+        (
+            {"event": "jira:issue_updated", "key": "AURORA-1", "at": "2026-10-22T09:00:00Z", "history": {"key": 1}},
+            "events[0].history: key — ожидается строка",
         ),
         ({"event": 5, "key": None, "at": "2026-10-22T09:00:00Z"}, "events[0]: event — ожидается строка или null"),
         (
