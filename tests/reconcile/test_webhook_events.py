@@ -273,6 +273,13 @@ def test_the_time_is_utc_whatever_the_machines_zone(monkeypatch: pytest.MonkeyPa
     assert huge.at == vast.at == "2026-10-22T09:00:30Z"  # a year past 9999; a number no float holds
 
 
+@pytest.mark.usefixtures("moscow")
+def test_a_time_received_late_in_year_9999_is_written_in_utc_on_a_moscow_machine() -> None:
+    """Without Jira's timestamp the time received stands, reckoned in UTC only (Moscow's UTC+3 plays no part)."""
+    late = datetime(9999, 12, 31, 22, 0, tzinfo=UTC)
+    assert parse_webhook(b"", SETTINGS, received_at=late).at == "9999-12-31T22:00:00Z"
+
+
 def test_a_refusal_says_why_as_its_text() -> None:
     """A :class:`WebhookError` is its message (the listener's log line shows it)."""
     with pytest.raises(WebhookError) as refused:

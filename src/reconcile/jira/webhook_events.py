@@ -150,7 +150,7 @@ class WebhookEvent:
 
 def _at(timestamp: Any, received_at: datetime) -> str:
     """Jira's ``timestamp`` (milliseconds since the epoch) as UTC ISO-8601 with ``Z``; else when it was received."""
-    moment = received_at  # utc_text writes it in UTC
+    moment = received_at.astimezone(UTC)
     if isinstance(timestamp, int) and not isinstance(timestamp, bool):
         with contextlib.suppress(OverflowError, OSError, ValueError):
             moment = datetime.fromtimestamp(timestamp / 1000, tz=UTC)
