@@ -148,6 +148,21 @@ def test_the_first_record_removed_is_caught_by_the_genesis_or_the_checkpoint() -
     assert verify(records[2:], checkpoint=checkpoint).broken == (
         "запись seq 2: не на своём месте — после seq 1 идёт seq 3 (запись удалена или переставлена)"
     )
+    elsewhere = Checkpoint(seq=1, hash="e" * 64)
+    assert verify(records[1:], checkpoint=elsewhere).broken == (
+        "запись seq 2: prev не равен хешу записи перед ней — цепочка разорвана"
+    )
+
+
+@given(st.integers(min_value=0, max_value=6))
+def test_a_record_repeated_is_named_by_its_own_seq(index: int) -> None:
+    """Record k twice in a row: the second copy is the one out of its place, so seq k is named (not k + 1)."""
+    records = chain(8)
+    records.insert(index + 1, records[index])
+    assert verify(records).broken == (
+        f"запись seq {index + 1}: не на своём месте — после seq {index + 1} идёт seq {index + 1} "
+        "(запись удалена или переставлена)"
+    )
 
 
 def test_a_csv_row_reads_as_the_record() -> None:
@@ -180,9 +195,12 @@ json_values = st.recursive(
     st.text(),
     st.text(),
     st.none() | st.integers(min_value=1, max_value=2**40),
+    st.none() | st.integers(min_value=1, max_value=2**40),
     st.dictionaries(st.text(max_size=8), json_values, max_size=4),
 )
-def test_the_fast_body_is_the_canonical_json(actor: str, kind: str, batch_id: int | None, data: dict[str, Any]) -> None:
+def test_the_fast_body_is_the_canonical_json(
+    actor: str, kind: str, batch_id: int | None, command_id: int | None, data: dict[str, Any]
+) -> None:
     """body_json, written out by hand for speed, is exactly the canonical JSON the hash is defined over."""
     record = {
         "seq": 7,
@@ -191,7 +209,7 @@ def test_the_fast_body_is_the_canonical_json(actor: str, kind: str, batch_id: in
         "actor": actor,
         "door": "http",
         "batch_id": batch_id,
-        "command_id": None,
+        "command_id": command_id,
         "data": data,
     }
     assert body_json(record) == canonical_json(record)

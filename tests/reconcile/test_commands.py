@@ -455,6 +455,8 @@ IF_UNCHANGED_CASES = [
     ("ensure_status", {"target": "Готово", "if_unchanged": {"duedate": "x"}}, False),
     ("ensure_sprint", {"sprint": "С1", "if_unchanged": {"sprint": None}}, True),  # the backlog
     ("ensure_sprint", {"sprint": "С1", "if_unchanged": {"sprint": "С0"}}, True),
+    ("ensure_sprint", {"sprint": "С1", "if_unchanged": {"sprint": "0"}}, True),  # a name of one character
+    ("ensure_sprint", {"sprint": "С1", "if_unchanged": {"sprint": 5}}, False),
     ("ensure_sprint", {"sprint": "С1", "if_unchanged": {"sprint": ""}}, False),
     ("ensure_sprint", {"sprint": "С1", "if_unchanged": ["sprint"]}, False),
     ("ensure_status", {"target": "Готово", "if_unchanged": {"status": ""}}, False),
@@ -482,6 +484,15 @@ def test_if_unchanged_names_only_what_its_command_may_find(
         check_command(1, command)
     assert refused.value.param == "if_unchanged"
     assert refused.value.message.startswith(f"команда 1 ({command_type}): if_unchanged — ожидается объект")
+
+
+def test_if_unchanged_names_only_fields_its_command_sets() -> None:
+    """ensure_fields compares only what it writes: a field named in if_unchanged but not set is refused, by name."""
+    params = {"key": "AURORA-1", "duedate": "2026-10-01", "if_unchanged": {"duedate": None, "summary": "было"}}
+    with pytest.raises(ValidationError) as refused:
+        check_command(1, {"type": "ensure_fields", "params": params})
+    assert refused.value.param == "if_unchanged"
+    assert refused.value.message == "команда 1 (ensure_fields): if_unchanged.summary — поле не задано в команде"
 
 
 @pytest.mark.parametrize(("command_type", "params", "accepted"), IF_UNCHANGED_CASES)

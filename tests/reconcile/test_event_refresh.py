@@ -104,6 +104,13 @@ def test_a_queued_refresh_holds_one_search_page_of_keys() -> None:
     assert decided.left == ("AURORA-501",)
 
 
+def test_a_full_queued_refresh_takes_no_key_and_leaves_every_one() -> None:
+    """A waiting refresh already holding MAX_KEYS keys is not extended, and no new one is queued: all are left."""
+    queued = QueuedRefresh(command_id=3, keys=tuple(f"AURORA-{n}" for n in range(1, MAX_KEYS + 1)))
+    decided = _decide([_unreadable("AURORA-500"), _unreadable("AURORA-501")], queued=queued)
+    assert (decided.extend, decided.queue_keys, decided.left) == (None, (), ("AURORA-500", "AURORA-501"))
+
+
 def test_the_event_refresh_batch() -> None:
     """The hub's refresh for events: author hub, «обновление по событиям Jira», refresh {keys}, valid as any."""
     body = event_refresh_body(["AURORA-6", "AURORA-7"])

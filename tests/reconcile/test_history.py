@@ -165,6 +165,12 @@ def test_since_from_naive_and_offset_times() -> None:
     )
 
 
+@pytest.mark.usefixtures("moscow")
+def test_since_is_reckoned_in_utc_whatever_the_machines_zone() -> None:
+    """On a machine in Moscow (UTC+3) a mark in the last hours of year 9999 still gives its since: only UTC counts."""
+    assert format_since(datetime(9999, 12, 31, 22, 0, tzinfo=UTC)) == "9999-12-31T21:45:00Z"
+
+
 @given(st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC)))
 def test_since_is_never_after_mark_minus_overlap(moment: datetime) -> None:
     """since is at most 15 minutes before the mark and never later (truncation reads a little more)."""

@@ -102,6 +102,26 @@ def test_times() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("value", "read"),
+    [
+        ("2026-10-22T12:00:00.123+0300", "2026-10-22T09:00:00.123Z"),
+        ("2026-10-22T12:00:00.001+0300", "2026-10-22T09:00:00.001Z"),
+        ("2026-10-22T12:00:00.000+0300", "2026-10-22T09:00:00Z"),
+        ("2026-10-22T12:00:00.000500+0300", "2026-10-22T09:00:00Z"),
+    ],
+)
+def test_a_time_to_the_millisecond_keeps_jiras_millisecond(value: str, read: str) -> None:
+    """With ``millis``: Jira's millisecond when it has one; a whole millisecond's fraction is no millisecond."""
+    assert jira_time(value, "X-1", "f", millis=True) == read
+
+
+@pytest.mark.usefixtures("moscow")
+def test_a_time_near_the_end_of_year_9999_reads_in_utc_whatever_the_machines_zone() -> None:
+    """On a machine in Moscow (UTC+3) the last hours of year 9999 are still read: only UTC counts."""
+    assert jira_time("9999-12-31T22:00:00.000+0000", "X-1", "f") == "9999-12-31T22:00:00Z"
+
+
 def test_the_key_of_an_answer() -> None:
     """The answer's key when it is a non-empty string, else the default."""
     assert answer_key({"key": "X-1"}) == "X-1"

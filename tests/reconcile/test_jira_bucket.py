@@ -57,6 +57,23 @@ def test_an_unreadable_retry_after_is_none() -> None:
     )
 
 
+@pytest.mark.parametrize(("retry", "read"), [("-5", 0.0), ("inf", 0.0), ("nan", 0.0), ("0.5", 0.5), ("0", 0.0)])
+def test_a_retry_after_is_a_finite_count_of_seconds_not_below_zero(retry: str, read: float) -> None:
+    """Retry-After below zero or no finite number counts as 0; a fraction of a second is kept."""
+    assert read_bucket({**_headers(0), "Retry-After": retry}) == Bucket(
+        limit=10, remaining=0, fill_rate=5, interval=1.0, retry_after=read
+    )
+
+
+def test_the_widest_bucket_that_can_be() -> None:
+    """A full bucket (remaining = limit) over a whole day, refilled every half second, is read as it is."""
+    headers = {**_headers(10), "X-RateLimit-Interval-Seconds": "86400"}
+    assert read_bucket(headers) == Bucket(limit=10, remaining=10, fill_rate=5, interval=86400.0)
+    assert read_bucket({**headers, "X-RateLimit-Interval-Seconds": "0.5"}) == Bucket(
+        limit=10, remaining=10, fill_rate=5, interval=0.5
+    )
+
+
 def _after(remaining: int, *, at: float = 10.0, **kw: int | float) -> BucketPacer:
     return BucketPacer().answered(_headers(remaining, **kw), status=200, answered_at=at)  # type: ignore[arg-type]
 
@@ -116,6 +133,8 @@ def test_a_new_reading_replaces_the_old_and_no_headers_forget_the_bucket() -> No
     )
     assert learnt.answered({}, status=200, answered_at=11.0) == BucketPacer()
     assert learnt.answered({}, status=503, answered_at=11.0) == learnt
+    assert learnt.answered({}, status=299, answered_at=11.0) == BucketPacer()
+    assert learnt.answered({}, status=300, answered_at=11.0) == learnt  # a redirect is no success
 
 
 # --- the simulator's bucket driven by the pacer -------------------------------------------------------------

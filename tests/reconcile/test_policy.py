@@ -222,6 +222,10 @@ def test_describe() -> None:
     assert narrow.describe().split("; ")[1] == "types ensure_comment, refresh"
     nothing = AgentPolicy(allow_projects=("AURORA",), allow_types=("ensure_comment",), read_only=True)
     assert nothing.describe().split("; ")[1] == "types none"
+    pinned = AgentPolicy(allow_projects=("AURORA",), fields={"sprint": "customfield_10020", "epic": "customfield_1"})
+    assert pinned.describe().endswith(
+        "writes per hour unlimited; field sprint=customfield_10020; field epic=customfield_1"
+    )
 
 
 @pytest.mark.parametrize(

@@ -166,6 +166,23 @@ def test_empty_writes_render_as_an_empty_undo() -> None:
         assert undo.to_json() == {}, undo
 
 
+@pytest.mark.parametrize(
+    ("undo", "changed", "labels"),
+    [
+        (
+            FieldsUndo(changed={"summary": FieldChange(before="было", after="стало")}),
+            {"summary": {"from": "было", "to": "стало"}},
+            {"added": [], "removed": []},
+        ),
+        (FieldsUndo(added=("срочно",)), {}, {"added": ["срочно"], "removed": []}),
+        (FieldsUndo(removed=("старое",)), {}, {"added": [], "removed": ["старое"]}),
+    ],
+)
+def test_a_fields_write_of_one_kind_names_it(undo: FieldsUndo, changed: dict[str, Any], labels: dict[str, Any]) -> None:
+    """A field changed, or only a label added, or only one removed, is a write: both parts are shown."""
+    assert undo.to_json() == {"changed": changed, "labels": labels}
+
+
 def test_the_shapes_written() -> None:
     """DESIGN 6.4's words: a replaced link names the old and the new one beside every link removed."""
     old = MirrorLink(id="1", type="Связанные", source="A-1", target="A-2")

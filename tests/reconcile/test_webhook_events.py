@@ -273,6 +273,13 @@ def test_the_time_is_utc_whatever_the_machines_zone(monkeypatch: pytest.MonkeyPa
     assert huge.at == vast.at == "2026-10-22T09:00:30Z"  # a year past 9999; a number no float holds
 
 
+@pytest.mark.usefixtures("moscow")
+def test_a_time_received_late_in_year_9999_is_written_in_utc_on_a_moscow_machine() -> None:
+    """Without Jira's timestamp the time received stands, reckoned in UTC only (Moscow's UTC+3 plays no part)."""
+    late = datetime(9999, 12, 31, 22, 0, tzinfo=UTC)
+    assert parse_webhook(b"", SETTINGS, received_at=late).at == "9999-12-31T22:00:00Z"
+
+
 def test_a_refusal_says_why_as_its_text() -> None:
     """A :class:`WebhookError` is its message (the listener's log line shows it)."""
     with pytest.raises(WebhookError) as refused:
@@ -334,7 +341,8 @@ def test_the_wire_event_goes_there_and_back() -> None:
         Need.APPLY,
     )
     link = wire_event({"event": "issuelink_created", "key": None, "at": "2026-10-22T09:00:00Z"}, "events[1]")
-    assert link.need is Need.CHANGES
+    assert link == WebhookEvent(event="issuelink_created", key=None, at="2026-10-22T09:00:00Z")
+    assert (link.need, link.issue, link.history) == (Need.CHANGES, None, None)
     bodiless = {"event": "jira:issue_updated", "key": "AURORA-1", "at": "2026-10-22T09:00:00.5+03:00", "issue": None}
     assert (wire_event(bodiless, "events[2]").issue, wire_event(bodiless, "events[2]").need) == (None, Need.TARGETED)
 
@@ -355,6 +363,10 @@ def test_the_wire_event_goes_there_and_back() -> None:
                 "history": {"key": "AURORA-1", "id": "5", "created": "2026-10-22T09:00:00Z"},
             },
             "events[0]: history.key — не тот ключ, что key",
+        ),
+        (
+            {"event": "jira:issue_updated", "key": "AURORA-1", "at": "2026-10-22T09:00:00Z", "history": {"key": 1}},
+            "events[0].history: key — ожидается строка",
         ),
         ({"event": 5, "key": None, "at": "2026-10-22T09:00:00Z"}, "events[0]: event — ожидается строка или null"),
         (

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from reconcile.vocabulary.catalogue import CATALOGUE, REFRESH_TYPE, CommandType
+from reconcile.vocabulary.catalogue import CATALOGUE, REFRESH_TYPE
 from reconcile.vocabulary.errors import ValidationError
 
 __all__ = [
@@ -34,9 +34,9 @@ AUTO_REFRESH_CHANGES_TITLE = "автообновление (изменения)"
 def retry_params(command_type: str, params: Mapping[str, Any]) -> dict[str, Any]:
     """A stored command's params as a person's new command: the hub-added ``board_id`` is dropped so that the
     board is resolved again, and so are the type's hub parameters (a retry is a person's request: a retried
-    change-only refresh reads its JQL whole, as ``POST /refresh {}`` does)."""
-    dropped = {p.name for p in CATALOGUE[command_type].hub_params} if command_type in CATALOGUE else set()
-    dropped |= {"board_id"} if command_type == CommandType.ENSURE_SPRINT else set()
+    change-only refresh reads its JQL whole, as ``POST /refresh {}`` does). ``command_type`` is a stored command's,
+    so a catalogued one; only ``ensure_sprint`` ever holds a ``board_id`` (no type has a param of that name)."""
+    dropped = {"board_id", *(p.name for p in CATALOGUE[command_type].hub_params)}
     return {k: v for k, v in params.items() if k not in dropped}
 
 

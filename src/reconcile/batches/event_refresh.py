@@ -81,15 +81,15 @@ class EventRefreshes:
 def targets(events: Iterable[WebhookEvent], *, linked: Mapping[str, Iterable[str]]) -> list[str]:
     """The keys the ``TARGETED`` events need read, in the order first named (``linked``: the keys the mirror links
     to each deleted issue)."""
-    found: dict[str, None] = {}
+    found: list[str] = []
     for event in events:
         if event.need is not Need.TARGETED or event.key is None:
             continue
         if event.event == "jira:issue_deleted":
-            found.update((other, None) for other in linked.get(event.key, ()) if other != event.key)
+            found.extend(other for other in linked.get(event.key, ()) if other != event.key)
         else:
-            found[event.key] = None
-    return list(found)
+            found.append(event.key)
+    return list(dict.fromkeys(found))
 
 
 def decide_event_refreshes(

@@ -96,6 +96,15 @@ class _Parser:
             f"Expecting {jira_expected} but got {theirs}.",
         )
 
+    def closing(self, expected: str, jira_expected: str) -> None:
+        """Take the ``)`` that must come next: at the query's end «незакрытая скобка» (Jira's words name no place,
+        so neither does the text), before anything else :meth:`fail` with ``expected``."""
+        if not self.at(Kind.RPAREN):
+            if self.at(Kind.END):
+                raise problem_at(self.text, len(self.text), "незакрытая скобка", "Expecting ')' but got end of query.")
+            raise self.fail(expected, jira_expected)
+        self.take()
+
     def query(self) -> Query:
         where = None if self.at(Kind.END, Kind.ORDER) else self.or_clause()
         order: tuple[Sort, ...] = ()
@@ -150,13 +159,7 @@ class _Parser:
         if self.at(Kind.LPAREN):
             self.nested(self.take())
             inner = self.or_clause()
-            if not self.at(Kind.RPAREN):
-                if self.at(Kind.END):
-                    raise problem_at(
-                        self.text, len(self.text), "незакрытая скобка", "Expecting ')' but got end of query."
-                    )
-                raise self.fail("ожидалась «)»", "')'")
-            self.take()
+            self.closing("ожидалась «)»", "')'")
             self.depth -= 1
             return inner
         return self.terminal()
@@ -304,11 +307,7 @@ class _Parser:
         while self.at(Kind.COMMA):
             self.take()
             items.append(self.operand())
-        if not self.at(Kind.RPAREN):
-            if self.at(Kind.END):
-                raise problem_at(self.text, len(self.text), "незакрытая скобка", "Expecting ')' but got end of query.")
-            raise self.fail("ожидалась «,» или «)»", "either ',' or ')'")
-        self.take()
+        self.closing("ожидалась «,» или «)»", "either ',' or ')'")
         self.depth -= 1
         return ValueList(tuple(items))
 
@@ -320,11 +319,7 @@ class _Parser:
             while self.at(Kind.COMMA):
                 self.take()
                 args.append(self.argument())
-        if not self.at(Kind.RPAREN):
-            if self.at(Kind.END):
-                raise problem_at(self.text, len(self.text), "незакрытая скобка", "Expecting ')' but got end of query.")
-            raise self.fail("ожидалась «,» или «)»", "either ',' or ')'")
-        self.take()
+        self.closing("ожидалась «,» или «)»", "either ',' or ')'")
         return Function(self.name(name, "имя функции", "function name"), tuple(args))
 
     def argument(self) -> Text:

@@ -70,4 +70,4 @@ def after_failure(throttle: Throttle, now: datetime) -> Throttle:
     if len(recent) < MAX_FAILURES:
         return Throttle(recent=recent, level=level, blocked_until=throttle.blocked_until)
     block = min(FIRST_BLOCK * 2 ** min(level, _DOUBLINGS), MAX_BLOCK)
-    return Throttle(recent=(), level=min(level + 1, _DOUBLINGS), blocked_until=now + block)
+    return Throttle(level=min(level + 1, _DOUBLINGS), blocked_until=now + block)  # the block forgets the failures

@@ -127,7 +127,7 @@ def jira_time(value: Any, key: str, field: str, *, millis: bool = False) -> str 
         moment = moment.astimezone(UTC)
     except (ValueError, OverflowError):
         raise JiraAnswerError(key, field, f"не дата-время: {value[:40]!r}") from None
-    return utc_text(moment, "milli" if millis and moment.microsecond // 1000 else "none")
+    return utc_text(moment, "milli") if millis and moment.microsecond // 1000 else utc_text(moment)
 
 
 def answer_key(raw: Any, default: str = "?") -> str:

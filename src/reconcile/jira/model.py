@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import Any
 
 import attrs
@@ -239,10 +239,7 @@ def to_utc_z(value: Any) -> str | None:
     if not isinstance(value, str) or not value:
         return None
     try:
-        moment = datetime.fromisoformat(value)
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)
-        return utc_text(moment)
+        return utc_text(datetime.fromisoformat(value))  # a time without an offset is UTC (as utc_text takes it)
     except (ValueError, OverflowError):
         return value
 

@@ -111,8 +111,11 @@ class SprintUndo:
     def to_json(self) -> dict[str, Any]:
         if self.before == self.after:
             return {}
-        show = (None if s is None else s.to_json() for s in (self.before, self.after))
-        return dict(zip(("from", "to"), show, strict=True))
+        return {"from": _sprint_json(self.before), "to": _sprint_json(self.after)}
+
+
+def _sprint_json(sprint: SprintName | None) -> dict[str, Any] | None:
+    return None if sprint is None else sprint.to_json()
 
 
 def link_to_json(link: MirrorLink) -> dict[str, str]:
