@@ -228,10 +228,17 @@ def _history_item(item: Any) -> bool:
 _HISTORY_ITEM_TEXTS = ("from", "from_string", "to", "to_string")
 
 
+def _structure(data: dict[str, Any], cls: type[Any], what: str) -> Any:
+    try:
+        return converter.structure(data, cls)
+    except (cattrs.BaseValidationError, TypeError, ValueError, KeyError, AttributeError) as exc:
+        raise ValidationError(f"{what}: запись не той формы: {exc}") from None
+
+
 def wire_issue(data: Any, what: str) -> MirrorIssue:
     """A wire issue record sent by the agent (``what`` names it in the 422: ``issues[3]``)."""
     _check_issue(data, what)
-    issue: MirrorIssue = converter.structure(data, MirrorIssue)  # the checks leave cattrs nothing to refuse
+    issue: MirrorIssue = _structure(data, MirrorIssue, what)
     problem = oversized(issue)
     if problem is not None:
         raise ValidationError(f"{what}: {problem}")
@@ -241,7 +248,7 @@ def wire_issue(data: Any, what: str) -> MirrorIssue:
 def wire_history(data: Any, what: str) -> HistoryEntry:
     """A wire journal entry sent by the agent."""
     _check_history(data, what)
-    entry: HistoryEntry = converter.structure(data, HistoryEntry)  # the checks leave cattrs nothing to refuse
+    entry: HistoryEntry = _structure(data, HistoryEntry, what)
     problem = oversized(entry)
     if problem is not None:
         raise ValidationError(f"{what}: {problem}")
