@@ -222,3 +222,12 @@ def test_an_html_pages_title_is_its_words_up_to_the_head() -> None:
     exactly = "x" * BODY_HEAD
     assert body_text(f"<html><title>{exactly}</title></html>") == exactly
     assert body_text(f"<html><title>{exactly}y</title></html>") == "x" * (BODY_HEAD - 1) + "…"
+
+
+@pytest.mark.usefixtures("moscow")
+def test_a_naive_moment_is_taken_as_utc_whatever_the_machines_zone() -> None:
+    """On a machine in Moscow a naive moment is still UTC's: its digits are written as they are."""
+    moment = datetime(2026, 10, 22, 9, 0, 0, 120000)
+    assert utc_text(moment) == "2026-10-22T09:00:00Z"
+    assert utc_text(moment, "milli") == "2026-10-22T09:00:00.120Z"
+    assert utc_text(moment, "auto") == "2026-10-22T09:00:00.120000Z"

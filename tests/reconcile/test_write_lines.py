@@ -512,3 +512,26 @@ def test_a_write_answered_with_a_body_still_counts_as_written_and_only_a_link_de
         WriteLine(key="A-7", aspect="summary", before=None, after="Новая"),
         WriteLine(key="A-7", aspect="planned_end", before=None, after="2026-12-01"),
     ]
+
+
+def _read_issue(reads: Reads, key: str, body: dict[str, Any]) -> None:
+    reads.seen(JiraCall(method="GET", path=f"/rest/api/2/issue/{key}"), JiraResponse(status=200, json=body))
+
+
+def test_an_issue_read_again_is_parsed_again() -> None:
+    """``before`` parses an issue once per answer: a second read of the issue replaces what the first one said."""
+    reads = Reads(SETTINGS)
+    _read_issue(reads, "ZEUS-1", {"key": "ZEUS-1", "fields": {"summary": "первая"}})
+    assert reads.before("ZEUS-1", "summary") == "первая"
+    _read_issue(reads, "ZEUS-1", {"key": "ZEUS-1", "fields": {"summary": "вторая"}})
+    assert reads.before("ZEUS-1", "summary") == "вторая"
+    assert reads.before("ZEUS-2", "summary") is None
+
+
+def test_an_issue_the_mirror_cannot_read_has_no_value_before() -> None:
+    """An answer whose fields the mirror refuses (a summary that is no text) says nothing of any field, twice."""
+    reads = Reads(SETTINGS)
+    _read_issue(reads, "ZEUS-3", {"key": "ZEUS-3", "fields": {"summary": 5, "status": {"name": "Open"}}})
+    assert reads.status == {"ZEUS-3": "Open"}
+    assert reads.before("ZEUS-3", "summary") is None
+    assert reads.before("ZEUS-3", "status") is None

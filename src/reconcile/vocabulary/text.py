@@ -32,7 +32,7 @@ def utc_text(moment: datetime, fraction: Literal["none", "milli", "micro", "auto
     """``moment`` in UTC as ISO 8601 with ``Z`` (a naive one is taken as UTC): to the second (``none``), with
     milliseconds or microseconds always (``milli``, ``micro``), or with microseconds only when it has any (``auto``,
     what ``isoformat`` writes): ``2026-10-22T09:00:00Z``, ``2026-10-22T09:00:00.120Z``, ``…:00.120000Z``."""
-    utc = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    utc = moment if moment.tzinfo is None else moment.astimezone(UTC)  # a naive one is in UTC already
     whole = utc.replace(microsecond=0, tzinfo=None).isoformat()
     if fraction == "milli":
         return f"{whole}.{utc.microsecond // 1000:03d}Z"
