@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile.config.settings import IssueTypeRef, Settings, settings_from_json, settings_to_json
+from reconcile.config.settings import LIMITS, IssueTypeRef, Settings, settings_from_json, settings_to_json
 from reconcile.vocabulary.catalogue import CATALOGUE
 from reconcile.vocabulary.errors import ValidationError
 from reconcile.vocabulary.records import (
@@ -245,3 +245,37 @@ def test_a_bad_undo_setting_is_named_by_its_place(undo: object, message: str) ->
     with pytest.raises(ValidationError) as refused:
         settings_from_json({**settings_to_json(Settings()), "undo": undo})
     assert refused.value.message == message
+
+
+_POSITIVE_NUMBERS = (
+    "full_refresh_hours",
+    "claim_wait_seconds",
+    "file_retention_hours",
+    "approval_ttl_hours",
+    "audit_retention_days",
+)
+_COUNTS = ("max_file_bytes", "max_store_bytes", "max_batch_commands")
+
+
+@pytest.mark.parametrize("name", _POSITIVE_NUMBERS)
+def test_a_positive_number_setting_is_read_as_given_up_to_its_limit(name: str) -> None:
+    """Each of these settings is read under its own name: a fraction, its limit; 0, less or past it is refused."""
+    limit = LIMITS[name]
+    assert getattr(settings_from_json({name: 1.5}), name) == 1.5
+    assert getattr(settings_from_json({name: limit}), name) == limit
+    for bad in (0, -1, limit + 1, "1", True):
+        with pytest.raises(ValidationError) as refused:
+            settings_from_json({name: bad})
+        assert refused.value.message == f"настройки: {name} — положительное число не больше {limit}"
+
+
+@pytest.mark.parametrize("name", _COUNTS)
+def test_a_count_setting_is_read_as_given_up_to_its_limit(name: str) -> None:
+    """A count is a whole number from 1 to its limit, read under its own name."""
+    limit = LIMITS[name]
+    assert getattr(settings_from_json({name: 1}), name) == 1
+    assert getattr(settings_from_json({name: limit}), name) == limit
+    for bad in (0, limit + 1, 2.0, True):
+        with pytest.raises(ValidationError) as refused:
+            settings_from_json({name: bad})
+        assert refused.value.message == f"настройки: {name} — положительное целое не больше {limit}"
