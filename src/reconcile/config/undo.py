@@ -46,7 +46,7 @@ class UndoSettings:
 def undo_to_json(undo: UndoSettings) -> dict[str, Any]:
     created = undo.created_issue
     shown: dict[str, Any] = {"mode": created.mode}
-    if created.mode == "status" or created.path:
+    if created.path:  # mode status always has one (undo_from_json)
         shown["path"] = list(created.path)
     if created.label is not None:
         shown["label"] = created.label
