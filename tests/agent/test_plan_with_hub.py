@@ -97,7 +97,7 @@ async def test_plan_is_what_the_agent_writes_after_approval(rig: tuple[HubRig, s
     assert lines[4] == [("~", "статус: «Ожидание разработки» → «Разработка» → «Тестирование»", True)]
     assert lines[5][0][0] == "-" and lines[5][0][1].startswith("связь «Блокирует начало» AURORA-1537 → AURORA-1538")
     assert lines[5][1] == ("+", "связь «Связанные» AURORA-1537 → AURORA-1538", False)
-    assert lines[6] == [("~", "спринт: пусто → «Спринт 3»", True)]
+    assert lines[6] == [("~", "спринт: бэклог → «Спринт 3»", True)]
     assert lines[8] == [("=", "нет изменений", False)]
     assert lines[9] == [("=", "нет изменений: только чтение Jira в зеркало", False)]
     planned = [(w["method"], w["path"]) for c in plan["commands"] for w in c["writes"]]

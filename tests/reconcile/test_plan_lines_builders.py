@@ -226,10 +226,18 @@ def test_sprints_and_the_backlog() -> None:
     out = planned(
         "ensure_sprint", {"key": "AURORA-2", "sprint": "backlog"}, predicted("ensure_sprint", writes=(WRITE,))
     )
-    assert lines(out) == [(CHANGE, "спринт: пусто → бэклог", False)]
+    assert lines(out) == [(CHANGE, "спринт: бэклог → бэклог", False)]  # a write the mirror did not foresee
     assert out.unknown == ()
     null = planned("ensure_sprint", {"key": "AURORA-1", "sprint": None}, predicted("ensure_sprint", writes=(WRITE,)))
     assert lines(null) == [(CHANGE, "спринт: «Спринт 2» → бэклог", False)]
+    from_backlog = planned(
+        "ensure_sprint", {"key": "AURORA-2", "sprint": "Спринт 3"}, predicted("ensure_sprint", writes=(WRITE,))
+    )
+    assert lines(from_backlog) == [(CHANGE, "спринт: бэклог → «Спринт 3»", True)]
+    kept = planned("ensure_sprint", {"key": "AURORA-2", "sprint": "backlog"}, predicted("ensure_sprint"))
+    assert lines(kept) == [(SAME, "нет изменений: бэклог", False)]
+    still = planned("ensure_sprint", {"key": "AURORA-1", "sprint": "Спринт 2"}, predicted("ensure_sprint"))
+    assert lines(still) == [(SAME, "нет изменений: спринт «Спринт 2»", False)]
     assert null.unknown == ()
     same = planned("ensure_sprint", {"key": "AURORA-1", "sprint": "Спринт 2"}, predicted("ensure_sprint"))
     assert lines(same) == [(SAME, "нет изменений: спринт «Спринт 2»", False)]

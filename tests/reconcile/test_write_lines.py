@@ -200,6 +200,7 @@ def test_a_line_reads_back_from_its_json() -> None:
         ({"key": "A-1", "aspect": "attachment", "to": "f.txt"}, "A-1 + вложение «f.txt»"),
         ({"key": "A-1", "aspect": "sprint", "to": "Спринт 2"}, "A-1 ~ спринт: ? → «Спринт 2»"),
         ({"key": "A-1", "aspect": "sprint", "to": None, "from": "Спринт 1"}, "A-1 ~ спринт: «Спринт 1» → «бэклог»"),
+        ({"key": "A-1", "aspect": "sprint", "to": "Спринт 2", "from": None}, "A-1 ~ спринт: «бэклог» → «Спринт 2»"),
         ({"key": "A-1", "aspect": "status", "to": "Готово", "from": "Ревью"}, "A-1 ~ статус: «Ревью» → «Готово»"),
         ({"key": "A-1", "aspect": "status", "to": "Готово"}, "A-1 ~ статус: ? → «Готово»"),
         ({"key": "A-1", "aspect": "duedate", "to": "2026-11-01"}, "A-1 ~ срок: ? → 01.11.2026"),

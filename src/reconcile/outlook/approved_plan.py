@@ -180,8 +180,8 @@ def line_words(line: Mapping[str, Any]) -> str:
         return f"{key} {'+' if verb == 'add' else '-'} метка {show(label)}"
     if aspect in ("comment", "attachment"):
         return f"{key} + {'комментарий' if aspect == 'comment' else 'вложение'} {show(after)}"
-    if aspect == "sprint":
-        after = "бэклог" if after is None else after
+    if aspect == "sprint":  # no sprint is the backlog, before as after
+        before, after = ("бэклог" if v is None else v for v in (before, after))
     if aspect == "status":
         return f"{key} ~ статус: {show(before) if known else '?'} → {show(after)}"
     if not known:
