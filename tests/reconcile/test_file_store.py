@@ -37,6 +37,13 @@ def test_room_is_refused_exactly_past_the_limit(used: int, adding: int, limit: i
             check_room(used=used, adding=adding, limit=limit)
 
 
+def test_an_upload_that_fills_the_store_exactly_fits() -> None:
+    """The limit itself is room: 60 + 40 of 100 fits, 60 + 41 does not."""
+    check_room(used=60, adding=40, limit=100)
+    with pytest.raises(TooLargeError):
+        check_room(used=60, adding=41, limit=100)
+
+
 def test_the_refusal_says_how_full_the_store_is() -> None:
     """The 413's words: what is used, the limit, the upload's size."""
     with pytest.raises(TooLargeError) as refused:

@@ -201,6 +201,18 @@ def test_unfinished_creation_blocks_the_queue() -> None:
     assert decide_claim(snapshot) == ClaimDecision(waiting=Waiting(command_id=5, temp_key="new:1"))
 
 
+def test_a_skip_before_a_wait_is_still_carried_out() -> None:
+    """A command skipped (its issue was never created) and then one waiting for a creation: the skip is kept."""
+    snapshot = ClaimSnapshot(
+        queued_head=[_comment(5, "new:1"), _comment(6, "new:2"), _comment(7, "AURORA-1")],
+        outcomes={1: {"new:1": TempKeyOutcome(status="failed"), "new:2": TempKeyOutcome(status="queued")}},
+    )
+    assert decide_claim(snapshot) == ClaimDecision(
+        actions=(SkipCommand(id=5, error="задача new:1 не создана"),),
+        waiting=Waiting(command_id=6, temp_key="new:2"),
+    )
+
+
 def test_all_candidates_skipped_asks_for_more() -> None:
     """When every given candidate is skipped and more may be queued, the caller carries out and asks again."""
     snapshot = ClaimSnapshot(
