@@ -8,7 +8,13 @@ import jsonschema
 import pytest
 
 from reconcile.vocabulary.catalogue import CATALOGUE, Editor, Format, Param
-from reconcile.vocabulary.commands import batch_create_description, batch_create_schema, check_command, key_params
+from reconcile.vocabulary.commands import (
+    batch_create_description,
+    batch_create_schema,
+    check_command,
+    check_params,
+    key_params,
+)
 from reconcile.vocabulary.errors import ValidationError
 from tests.support import SHA, TYPE_LIST
 
@@ -533,3 +539,36 @@ def test_the_schema_and_the_validation_agree_on_a_removal(
         {"author": "a", "title": "t", "commands": [command]}
     )
     assert (valid, by_schema) == (accepted, accepted)
+
+
+def test_a_client_may_not_set_the_hubs_own_parameters() -> None:
+    """``changes`` of a refresh is the hub's own: refused unless the hub makes the batch (``by_hub``)."""
+    command = {"type": "refresh", "params": {"jql": "project = AURORA", "changes": True}}
+    for refused in (
+        lambda: check_command(0, command),
+        lambda: check_params(0, CATALOGUE["refresh"], command["params"]),
+    ):
+        with pytest.raises(ValidationError) as error:
+            refused()
+        assert error.value.message == "команда 0 (refresh): лишние параметры changes; необязательные keys, jql"
+    assert check_command(0, command, by_hub=True) == ("refresh", command["params"])
+
+
+@pytest.mark.parametrize(
+    ("params", "message", "param"),
+    [
+        ({}, "команда 2 (refresh): нужен хотя бы один из keys, jql", "keys"),
+        ({"jql": "project = A", "keys": ["A-1"]}, "команда 2 (refresh): только одно из keys, jql", "jql"),
+        ({"key": "AURORA-1"}, None, "summary"),
+    ],
+)
+def test_a_missing_or_doubled_choice_is_named_at_its_field(
+    params: dict[str, Any], message: str | None, param: str
+) -> None:
+    """The editor shows the refusal beside a field: the first of those needed, or the second of those given."""
+    command_type = "ensure_fields" if "key" in params else "refresh"
+    with pytest.raises(ValidationError) as error:
+        check_command(2, {"type": command_type, "params": params})
+    if message is not None:
+        assert error.value.message == message
+    assert error.value.param == param
