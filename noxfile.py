@@ -99,8 +99,9 @@ def mutate(session: nox.Session) -> None:
         session.log(line)
 
 
-#: mutmut's exit codes of a mutant that the tests killed: a failure, a pytest error, a timeout (its own table).
-MUTANT_KILLED = {1, 3, 24, -24, 36, 152, 255}
+#: mutmut's exit codes of a mutant that the tests killed: a failure, a pytest error, a timeout (its own table),
+#: and -9: a mutant that never ends, killed at the CPU-time limit mutmut sets (it shows it as «segfault»).
+MUTANT_KILLED = {1, 3, 24, -24, 36, 152, 255, -9}
 
 
 def mutation_scores(mutated: Path) -> list[str]:
