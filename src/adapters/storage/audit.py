@@ -18,7 +18,7 @@ import attrs
 from sqlalchemy import Row, delete, func, insert, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from adapters.storage.models import AuditCheckpointRow, AuditRow, table_of
+from adapters.storage.models import AuditCheckpointRow, AuditRow, storable_id, table_of
 from reconcile.audit import AuditEntry, AuditRecord, Checkpoint, Head, chained, format_at
 from reconcile.vocabulary import canonical_json
 
@@ -29,6 +29,8 @@ AUDIT_LOCK_KEY = 0x5D1C_A0D1
 
 _AUDIT = table_of(AuditRow)
 _CHECKPOINT = table_of(AuditCheckpointRow)
+#: The largest ``seq`` a ``BIGINT`` holds.
+_SEQ_MAX = 2**63 - 1
 _HEAD = select(_AUDIT.c.seq, _AUDIT.c.hash, _AUDIT.c.at).order_by(_AUDIT.c.seq.desc()).limit(1)
 
 
@@ -99,9 +101,14 @@ class AuditRepository:
 
     async def records(self, where: AuditFilter, *, limit: int) -> list[AuditRecord]:
         """Up to ``limit`` records ``where`` asks for, oldest first."""
+        # An id or cursor no column could hold names nothing; PostgreSQL would refuse to even compare it.
+        if where.batch_id is not None and not storable_id(where.batch_id):
+            return []
+        if where.after is not None and where.after >= _SEQ_MAX:
+            return []
         query = select(_AUDIT).order_by(_AUDIT.c.seq).limit(limit)
         if where.after is not None:
-            query = query.where(_AUDIT.c.seq > where.after)
+            query = query.where(_AUDIT.c.seq > max(where.after, 0))
         if where.since is not None:
             query = query.where(_AUDIT.c.at >= where.since)
         if where.until is not None:
