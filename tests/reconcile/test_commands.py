@@ -284,21 +284,12 @@ def _blank(value: object) -> bool:
 def test_schema_and_validation_agree_on_every_parameter_value(spec_type: str) -> None:
     """For each parameter of each type and each probe value, the JSON Schema and the validation give the
     same verdict, except where the value is blank (spaces only), which only the validation refuses."""
-    schema = batch_create_schema()
     for param in CATALOGUE[spec_type].params:
         for value in PROBES:
             params = {**_base(spec_type), param.name: value}
             if spec_type == "refresh":  # keys and jql exclude each other
                 params = {param.name: value}
-            command = {"type": spec_type, "params": params}
-            try:
-                check_command(1, command)
-                valid = True
-            except ValidationError:
-                valid = False
-            by_schema = jsonschema.Draft202012Validator(schema).is_valid(
-                {"author": "a", "title": "t", "commands": [command]}
-            )
+            valid, by_schema = _verdicts({"type": spec_type, "params": params})
             assert (valid, by_schema) in ((True, True), (False, False)) or (
                 not valid and by_schema and _blank(value)
             ), (param.name, value, valid, by_schema)
@@ -529,16 +520,7 @@ def test_the_schema_and_the_validation_agree_on_a_removal(
     command_type: str, params: dict[str, Any], accepted: bool
 ) -> None:
     """A removal does without the parameters it frees, in the schema as in the validation, and only a removal."""
-    command = {"type": command_type, "params": params}
-    try:
-        check_command(1, command)
-        valid = True
-    except ValidationError:
-        valid = False
-    by_schema = jsonschema.Draft202012Validator(batch_create_schema()).is_valid(
-        {"author": "a", "title": "t", "commands": [command]}
-    )
-    assert (valid, by_schema) == (accepted, accepted)
+    assert _verdicts({"type": command_type, "params": params}) == (accepted, accepted)
 
 
 def test_a_client_may_not_set_the_hubs_own_parameters() -> None:

@@ -152,8 +152,9 @@ def test_fields_of_an_issue_the_mirror_lacks_read_from_empty() -> None:
     assert plan.unknown == ("задачи AURORA-5 нет в зеркале — обновите зеркало (refresh), чтобы увидеть план",)
 
 
-def test_a_comment_created_or_updated() -> None:
-    """A POST creates («+»), a PUT changes the comment that carries the marker («~»); both unknown."""
+def test_a_comment_created_updated_or_removed() -> None:
+    """The mirror holds no comments: a POST creates («+»), a PUT changes the comment that carries the marker («~»),
+    a removal deletes it only if the agent wrote it («-»), each unknown; none written means the comment is there."""
     post = {"method": "POST", "path": "/rest/api/2/issue/AURORA-1/comment", "json": {"body": "[m] текст"}}
     put = {"method": "PUT", "path": "/rest/api/2/issue/AURORA-1/comment/5", "json": {"body": "[m] новый\r\nтекст"}}
     params = {"key": "AURORA-1", "marker": "[m]", "body": "b"}
@@ -165,6 +166,10 @@ def test_a_comment_created_or_updated() -> None:
     ]
     assert lines(planned("ensure_comment", params, predicted("ensure_comment"))) == [
         (SAME, "нет изменений: комментарий с меткой «[m]» есть", False)
+    ]
+    removal = {"key": "AURORA-1", "marker": "[m]", "absent": True}
+    assert lines(planned("ensure_comment", removal, predicted("ensure_comment"))) == [
+        (DELETE, "комментарий с меткой «[m]», если он есть и написан агентом", True)
     ]
 
 
@@ -344,27 +349,6 @@ def test_totals_count_each_kind() -> None:
         ),
     )
     assert totals([plan, plan]) == {CREATE: 2, CHANGE: 2, DELETE: 4}
-
-
-def test_the_plan_of_a_comment_says_what_the_mirror_cannot_know() -> None:
-    """The mirror holds no comments: a removal, a new and an updated comment are each «unknown»; none written means
-    the agent's comment is there."""
-    params = {"key": "AURORA-1", "marker": "[m]", "body": "[m] b"}
-    posted = {"method": "POST", "path": "/rest/api/2/issue/AURORA-1/comment", "json": {"body": "[m] b"}}
-    put = {"method": "PUT", "path": "/rest/api/2/issue/AURORA-1/comment/1", "json": {"body": "[m] b"}}
-    removal = {"key": "AURORA-1", "marker": "[m]", "absent": True}
-    assert lines(planned("ensure_comment", removal, predicted("ensure_comment"))) == [
-        (DELETE, "комментарий с меткой «[m]», если он есть и написан агентом", True)
-    ]
-    assert lines(planned("ensure_comment", params, predicted("ensure_comment", writes=(posted,)))) == [
-        (CREATE, "комментарий «[m] b»", True)
-    ]
-    assert lines(planned("ensure_comment", params, predicted("ensure_comment", writes=(put,)))) == [
-        (CHANGE, "комментарий с меткой «[m]» → «[m] b»", True)
-    ]
-    assert lines(planned("ensure_comment", params, predicted("ensure_comment"))) == [
-        (SAME, "нет изменений: комментарий с меткой «[m]» есть", False)
-    ]
 
 
 def test_the_plan_of_an_attachment() -> None:

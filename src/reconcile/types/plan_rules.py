@@ -199,10 +199,10 @@ def sprint_lines(plan: PlanInput) -> list[PlanLine]:
     issue = plan.issue
     before = issue.sprint.name if issue is not None and issue.sprint is not None else None
     wanted = str(plan.params.get("sprint") or "backlog")
-    if not plan.prediction.writes:
-        place = "бэклог" if before is None else f"спринт {_show(before)}"
-        return _conflict_lines(plan) or [PlanLine(sign=SAME, text=f"{NO_CHANGES}: {place}")]
     shown = "бэклог" if before is None else _show(before)
+    if not plan.prediction.writes:
+        place = shown if before is None else f"спринт {shown}"
+        return _conflict_lines(plan) or [PlanLine(sign=SAME, text=f"{NO_CHANGES}: {place}")]
     after = "бэклог" if wanted == "backlog" else _show(wanted)
     return [PlanLine(sign=CHANGE, text=f"спринт: {shown} → {after}", unknown=wanted != "backlog")]
 
