@@ -72,13 +72,12 @@ def served_patiently(tmp_path: Path) -> Iterator[Served]:
         yield hub
 
 
-def _closed_after(sock: socket.socket, limit: float) -> float:
-    """Seconds until the hub closes ``sock`` (reads until EOF); fails after ``limit``."""
-    started = time.monotonic()
+def _closed_within(sock: socket.socket, limit: float) -> bool:
+    """True once the hub has closed ``sock`` (reads until EOF); ``recv`` raises on one still open after ``limit``."""
     sock.settimeout(limit)
     while sock.recv(4096):
         pass
-    return time.monotonic() - started
+    return True
 
 
 def test_sigterm_ends_a_long_poll_as_an_empty_poll(served_patiently: Served) -> None:
@@ -122,10 +121,13 @@ def test_sigterm_ends_a_long_poll_as_an_empty_poll(served_patiently: Served) -> 
 
 
 def test_a_silent_connection_is_closed(served: Served) -> None:
-    """A client that connects and sends nothing is disconnected, not before the request timeout (0.5 s here)
-    (``_closed_after`` fails on a connection still open after its limit)."""
+    """A client that connects and sends nothing is disconnected by the request deadline (0.5 s here), which says
+    so in the log. (When, to the millisecond, is the deadline's own test's business, on an injected clock: two
+    clocks on a busy machine disagree by more than that.)"""
     with socket.create_connection(("127.0.0.1", served.port)) as sock:
-        assert _closed_after(sock, limit=10) >= TIMEOUT
+        assert _closed_within(sock, limit=10)
+    timeouts = [e for e in served.log_events() if e.get("event") == "request_timeout"]
+    assert [e["timeout_s"] for e in timeouts] == [TIMEOUT]
 
 
 def test_a_request_head_sent_byte_by_byte_is_cut_at_the_deadline(served: Served) -> None:
@@ -144,7 +146,7 @@ def test_a_request_head_sent_byte_by_byte_is_cut_at_the_deadline(served: Served)
                 break
         # The hub closed it before the 200 bytes of the trickle were all sent (0.05 s each: 10 s), or it closes
         # it now (recv raises on a connection still open after the limit).
-        assert closed or _closed_after(sock, limit=8) >= 0
+        assert closed or _closed_within(sock, limit=8)
 
 
 def test_a_body_trickled_in_is_cut_at_the_deadline(served: Served) -> None:
@@ -164,7 +166,7 @@ def test_a_body_trickled_in_is_cut_at_the_deadline(served: Served) -> None:
             if sent > 160:  # 8 s of trickling: far past the deadline
                 break
         if not closed:
-            _closed_after(sock, limit=8)
+            _closed_within(sock, limit=8)
     assert sent < 160
     assert any(e.get("event") == "request_timeout" for e in served.log_events())
 
