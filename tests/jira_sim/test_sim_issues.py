@@ -552,3 +552,52 @@ async def test_update_ops_must_be_objects(jira: httpx.AsyncClient) -> None:
     r = await jira.put("/rest/api/2/issue/AURORA-1", json={"update": {"labels": ["AWPCA"]}})
     assert r.status_code == 400
     assert r.json() == {"errorMessages": [], "errors": {"labels": "Field 'labels': update operations must be a list."}}
+
+
+async def test_each_kind_of_field_has_its_changelog_item_in_jira_shape(jira: httpx.AsyncClient) -> None:
+    """One edit of every kind of field: one history, an item per changed field in the order sent, texts alone for
+    text fields, ids beside the shown values where Jira keeps them (priority, users, dates, the epic's issue id);
+    linking and unlinking tell the epic of its child."""
+    ids = {}
+    for key in ("AURORA-1446", "AURORA-1500"):
+        ids[key] = (await jira.get(f"/rest/api/2/issue/{key}", params={"fields": "summary"})).json()["id"]
+    fields = {
+        "summary": "Сверка ОСВ 60",
+        "labels": ["AWPCA", "kind-dev"],
+        "duedate": "2026-10-30",
+        "priority": {"name": "High"},
+        "assignee": {"name": "petrova"},
+        "customfield_11200": "2026-10-25",
+        "customfield_10100": "AURORA-1500",
+    }
+    assert (await jira.put("/rest/api/2/issue/AURORA-1446", json={"fields": fields})).status_code == 204
+    assert (
+        await jira.put("/rest/api/2/issue/AURORA-1446", json={"fields": {"customfield_10100": None}})
+    ).status_code == 204
+
+    async def histories(key: str) -> list[list[dict[str, object]]]:
+        body = (await jira.get(f"/rest/api/2/issue/{key}", params={"expand": "changelog"})).json()
+        return [h["items"] for h in body["changelog"]["histories"]]
+
+    def item(
+        field: str, old: object, old_text: object, new: object, new_text: object, *, kind: str = "jira"
+    ) -> dict[str, object]:
+        return {"field": field, "fieldtype": kind, "from": old, "fromString": old_text, "to": new, "toString": new_text}
+
+    issue, epic = ids["AURORA-1446"], ids["AURORA-1500"]
+    assert await histories("AURORA-1446") == [
+        [
+            item("summary", None, "Проверка ОСВ 60", None, "Сверка ОСВ 60"),
+            item("labels", None, "AWPCA", None, "AWPCA kind-dev"),
+            item("duedate", None, None, "2026-10-30", "2026-10-30 00:00:00.0"),
+            item("priority", "3", "Medium", "2", "High"),
+            item("assignee", None, None, "petrova", "Петрова Анна"),
+            item("Плановое начало", None, None, "2026-10-25", "2026-10-25", kind="custom"),
+            item("Epic Link", None, None, epic, "AURORA-1500", kind="custom"),
+        ],
+        [item("Epic Link", epic, "AURORA-1500", None, None, kind="custom")],
+    ]
+    assert await histories("AURORA-1500") == [
+        [item("Epic Child", None, None, issue, "AURORA-1446", kind="custom")],
+        [item("Epic Child", issue, "AURORA-1446", None, None, kind="custom")],
+    ]
