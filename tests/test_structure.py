@@ -211,10 +211,11 @@ def test_no_folder_of_reconcile_or_the_hub_holds_more_than_twelve_modules() -> N
 
 
 def test_modules_read_top_to_bottom() -> None:
-    """No module of ``src`` over 450 lines and no function over 80 (migrations and the simulator's tables aside)."""
+    """No module of ``src`` over 450 lines and no function over 80 (the migrations aside: each is one revision),
+    the simulator's included."""
     long_modules, long_functions = [], []
     for path in sorted(SRC.rglob("*.py")):
-        if "migrations" in path.parts or "jira_sim" in path.parts:
+        if "migrations" in path.parts:
             continue
         text = path.read_text(encoding="utf-8")
         if len(text.splitlines()) > 450:

@@ -103,132 +103,69 @@ class FieldValues(StoreState):
         items: list[HistoryItem] = []
         epic_events: list[tuple[str, HistoryItem]] = []
         for field, value in changes.items():
-            if field in ("summary", "description") and value != getattr(issue, field):
-                items.append(
-                    HistoryItem(
-                        field=field,
-                        fieldtype="jira",
-                        from_=None,
-                        from_string=getattr(issue, field),
-                        to=None,
-                        to_string=value,
-                    )
-                )
-                setattr(issue, field, value)
-            elif field == "labels" and value != issue.labels:
-                items.append(
-                    HistoryItem(
-                        field="labels",
-                        fieldtype="jira",
-                        from_=None,
-                        from_string=" ".join(issue.labels) or None,
-                        to=None,
-                        to_string=" ".join(value) or None,
-                    )
-                )
-                issue.labels = list(value)
-            elif field == "duedate" and value != issue.duedate:
-                items.append(
-                    HistoryItem(
-                        field="duedate",
-                        fieldtype="jira",
-                        from_=issue.duedate,
-                        from_string=_date_string(issue.duedate),
-                        to=value,
-                        to_string=_date_string(value),
-                    )
-                )
-                issue.duedate = value
-            elif field == "priority" and value != issue.priority_id:
-                items.append(
-                    HistoryItem(
-                        field="priority",
-                        fieldtype="jira",
-                        from_=issue.priority_id,
-                        from_string=self.priorities.get(issue.priority_id or ""),
-                        to=value,
-                        to_string=self.priorities.get(value or ""),
-                    )
-                )
-                issue.priority_id = value
-            elif field in ("assignee", "reporter") and value != getattr(issue, field):
-                old = getattr(issue, field)
-                items.append(
-                    HistoryItem(
-                        field=field,
-                        fieldtype="jira",
-                        from_=old,
-                        from_string=_display(self.user(old)),
-                        to=value,
-                        to_string=_display(self.user(value)),
-                    )
-                )
-                setattr(issue, field, value)
-            elif field == self.epic_link_field and value != issue.epic:
-                old = issue.epic
-                items.append(
-                    HistoryItem(
-                        field="Epic Link",
-                        fieldtype="custom",
-                        from_=self.issues[old].id if old in self.issues else None,
-                        from_string=old,
-                        to=self.issues[value].id if value else None,
-                        to_string=value,
-                    )
-                )
-                if old in self.issues:
-                    epic_events.append(
-                        (
-                            old,
-                            HistoryItem(
-                                field="Epic Child",
-                                fieldtype="custom",
-                                from_=issue.id,
-                                from_string=issue.key,
-                                to=None,
-                                to_string=None,
-                            ),
-                        )
-                    )
-                if value:
-                    epic_events.append(
-                        (
-                            value,
-                            HistoryItem(
-                                field="Epic Child",
-                                fieldtype="custom",
-                                from_=None,
-                                from_string=None,
-                                to=issue.id,
-                                to_string=issue.key,
-                            ),
-                        )
-                    )
-                issue.epic = value
-            elif field == self.sprint_field:
-                after = self.sprints_after_move(issue, value)
-                if after != issue.sprint_ids:
-                    items.append(self.sprint_item(issue.sprint_ids, after))
-                    issue.sprint_ids = after
-            elif field in self.fields and value != issue.custom.get(field):
-                old = issue.custom.get(field)
-                name = self.fields[field]["name"]
-                items.append(
-                    HistoryItem(
-                        field=name,
-                        fieldtype="custom",
-                        from_=_str_or_none(old),
-                        from_string=_str_or_none(old),
-                        to=_str_or_none(value),
-                        to_string=_str_or_none(value),
-                    )
-                )
-                issue.custom[field] = value
+            if field == self.epic_link_field and value != issue.epic:
+                items.append(self._epic_change(issue, value, epic_events))
+            elif (item := self._change(issue, field, value)) is not None:
+                items.append(item)
         if record and items:
             now = self.now()
             self.record(issue, user, items, now)
             for epic_key, item in epic_events:
                 self.record(self.issues[epic_key], user, [item], now)
+
+    def _change(self, issue: Issue, field: str, value: Any) -> HistoryItem | None:
+        """Write one checked value other than the epic link; its changelog item, ``None`` if nothing changed."""
+        if field in ("summary", "description", "assignee", "reporter"):
+            old = getattr(issue, field)
+            if value == old:
+                return None
+            setattr(issue, field, value)
+            if field in ("summary", "description"):
+                return _item(field, old, value)
+            return _item(field, _display(self.user(old)), _display(self.user(value)), old=old, new=value)
+        if field == "labels" and value != issue.labels:
+            old_labels, issue.labels = issue.labels, list(value)
+            return _item(field, " ".join(old_labels) or None, " ".join(value) or None)
+        if field == "duedate" and value != issue.duedate:
+            old, issue.duedate = issue.duedate, value
+            return _item(field, _date_string(old), _date_string(value), old=old, new=value)
+        if field == "priority" and value != issue.priority_id:
+            old, issue.priority_id = issue.priority_id, value
+            shown = self.priorities.get
+            return _item(field, shown(old or ""), shown(value or ""), old=old, new=value)
+        if field == self.sprint_field:
+            after = self.sprints_after_move(issue, value)
+            if after == issue.sprint_ids:
+                return None
+            item = self.sprint_item(issue.sprint_ids, after)
+            issue.sprint_ids = after
+            return item
+        if field in self.fields and value != issue.custom.get(field):
+            old, issue.custom[field] = issue.custom.get(field), value
+            before, after_text = _str_or_none(old), _str_or_none(value)
+            return _item(self.fields[field]["name"], before, after_text, old=before, new=after_text, kind="custom")
+        return None
+
+    def _epic_change(self, issue: Issue, value: str | None, epic_events: list[tuple[str, HistoryItem]]) -> HistoryItem:
+        """Link ``issue`` to the epic ``value`` (or unlink it): its own item; the epics' «Epic Child» items are
+        added to ``epic_events``."""
+        old = issue.epic
+        if old in self.issues:
+            epic_events.append((old, _item("Epic Child", issue.key, None, old=issue.id, kind="custom")))
+        if value:
+            epic_events.append((value, _item("Epic Child", None, issue.key, new=issue.id, kind="custom")))
+        issue.epic = value
+        old_id = self.issues[old].id if old in self.issues else None
+        new_id = self.issues[value].id if value else None
+        return _item("Epic Link", old, value, old=old_id, new=new_id, kind="custom")
+
+
+def _item(
+    field: str, old_text: str | None, new_text: str | None, *, old: Any = None, new: Any = None, kind: str = "jira"
+) -> HistoryItem:
+    """A changelog item: the field's name, its kind, the values before and after (``from``, ``to``: ids where the
+    field has them) and their texts."""
+    return HistoryItem(field=field, fieldtype=kind, from_=old, from_string=old_text, to=new, to_string=new_text)
 
 
 def _valid_date(text: str) -> bool:

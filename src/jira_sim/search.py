@@ -14,7 +14,8 @@ from zoneinfo import ZoneInfo
 
 import attrs
 
-from jira_sim import jql
+from jira_sim import jql, jql_facts
+from jira_sim.jql_syntax import JqlError
 from jira_sim.model import Issue, JiraError
 from jira_sim.state import StoreState
 
@@ -40,7 +41,7 @@ class SearchCache:
     results: dict[tuple[str, str, bool], SearchResult] = attrs.Factory(dict)
     by_project: dict[str, list[str]] = attrs.Factory(dict)
     by_label: dict[str, set[str]] = attrs.Factory(dict)
-    facts: dict[str, tuple[int, jql.IssueFacts]] = attrs.Factory(dict)  # key → (the issue's revision, its facts)
+    facts: dict[str, tuple[int, jql_facts.IssueFacts]] = attrs.Factory(dict)  # key → (the issue's revision, its facts)
     evaluations: int = 0
 
 
@@ -72,10 +73,10 @@ class Search(StoreState):
     def issues_of(self, keys: Iterable[str]) -> list[Issue]:
         return [self.issues[key] for key in keys]
 
-    def facts(self, issue: Issue) -> jql.IssueFacts:
+    def facts(self, issue: Issue) -> jql_facts.IssueFacts:
         project = self.projects[issue.project]
         status = self.statuses[issue.status_id]
-        return jql.IssueFacts(
+        return jql_facts.IssueFacts(
             key=issue.key,
             project_key=project.key,
             project_name=project.name,
@@ -100,7 +101,7 @@ class Search(StoreState):
             epic_link=issue.epic,
         )
 
-    def _kept_facts(self, issue: Issue) -> jql.IssueFacts:
+    def _kept_facts(self, issue: Issue) -> jql_facts.IssueFacts:
         """The issue's facts, built again only when it changed since they were kept (revision 0 is the seed's)."""
         kept = self.searches.facts.get(issue.key)
         if kept is not None and kept[0] == issue.revision:
@@ -109,12 +110,12 @@ class Search(StoreState):
         self.searches.facts[issue.key] = (issue.revision, facts)
         return facts
 
-    def _sprint_facts(self, sprint_id: int) -> jql.SprintFacts:
+    def _sprint_facts(self, sprint_id: int) -> jql_facts.SprintFacts:
         s = self.sprints[sprint_id]
-        return jql.SprintFacts(id=s.id, name=s.name, state=s.state)
+        return jql_facts.SprintFacts(id=s.id, name=s.name, state=s.state)
 
-    def _compile(self, query: str, user: str, now: datetime, *, strict: bool) -> jql.Compiled:
-        ctx = jql.JqlContext(
+    def _compile(self, query: str, user: str, now: datetime, *, strict: bool) -> jql_facts.Compiled:
+        ctx = jql_facts.JqlContext(
             now=now,
             user=user,
             zone=ZoneInfo(self.users[user].time_zone),
@@ -131,7 +132,7 @@ class Search(StoreState):
         )
         try:
             return jql.compile_query(query, ctx)
-        except jql.JqlError as exc:
+        except JqlError as exc:
             raise JiraError(400, exc.messages) from None
 
     def _key_of_id(self, issue_id: str) -> str | None:

@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jira_sim.jql import IssueFacts, JqlContext, JqlError, SprintFacts, compile_query, parse
-from jira_sim.jql_syntax import And, Clause, Value
+from jira_sim.jql import compile_query
+from jira_sim.jql_facts import IssueFacts, JqlContext, SprintFacts
+from jira_sim.jql_syntax import And, Clause, JqlError, Value, parse
 from reconcile.guard.jql import read_jql
 from reconcile.guard.jql_tree import Query
 from reconcile.guard.policy import agent_jql
