@@ -104,7 +104,9 @@ class FieldValues(StoreState):
         epic_events: list[tuple[str, HistoryItem]] = []
         for field, value in changes.items():
             if field == self.epic_link_field and value != issue.epic:
-                items.append(self._epic_change(issue, value, epic_events))
+                link, told = self._epic_change(issue, value)
+                items.append(link)
+                epic_events += told
             elif (item := self._change(issue, field, value)) is not None:
                 items.append(item)
         if record and items:
@@ -146,18 +148,19 @@ class FieldValues(StoreState):
             return _item(self.fields[field]["name"], before, after_text, old=before, new=after_text, kind="custom")
         return None
 
-    def _epic_change(self, issue: Issue, value: str | None, epic_events: list[tuple[str, HistoryItem]]) -> HistoryItem:
-        """Link ``issue`` to the epic ``value`` (or unlink it): its own item; the epics' «Epic Child» items are
-        added to ``epic_events``."""
+    def _epic_change(self, issue: Issue, value: str | None) -> tuple[HistoryItem, list[tuple[str, HistoryItem]]]:
+        """Link ``issue`` to the epic ``value`` (or unlink it): its own item, and the «Epic Child» item of each epic
+        it leaves or joins, by the epic's key."""
         old = issue.epic
+        told = []
         if old in self.issues:
-            epic_events.append((old, _item("Epic Child", issue.key, None, old=issue.id, kind="custom")))
+            told.append((old, _item("Epic Child", issue.key, None, old=issue.id, kind="custom")))
         if value:
-            epic_events.append((value, _item("Epic Child", None, issue.key, new=issue.id, kind="custom")))
+            told.append((value, _item("Epic Child", None, issue.key, new=issue.id, kind="custom")))
         issue.epic = value
         old_id = self.issues[old].id if old in self.issues else None
         new_id = self.issues[value].id if value else None
-        return _item("Epic Link", old, value, old=old_id, new=new_id, kind="custom")
+        return _item("Epic Link", old, value, old=old_id, new=new_id, kind="custom"), told
 
 
 def _item(
